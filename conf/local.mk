@@ -1,0 +1,1 @@
+# conf/ - example configuration and service files

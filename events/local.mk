@@ -1,0 +1,1 @@
+# events/ - event catalogues, installed to $(pkgdatadir)/events

@@ -1,0 +1,5 @@
+# plugins/ - one fragment per plugin
+include $(srcdir)/plugins/timer/local.mk
+include $(srcdir)/plugins/kernel/local.mk
+include $(srcdir)/plugins/callgraph/local.mk
+include $(srcdir)/plugins/ibs/local.mk

@@ -1,0 +1,438 @@
+/*
+ * oprofile_sdk.h - the plugin ABI of oprofiled (SDK v1).
+ *
+ * The only header a plugin needs. A plugin is a shared object that exports
+ * one const data symbol, OP_EXT_SYMBOL, of type struct op_ext_descriptor.
+ * oprofiled checks the descriptor before it runs any plugin code, then calls
+ * ext_init() with a host service table through which the plugin registers
+ * everything it provides.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OPROFILE_SDK_H
+#define OPROFILE_SDK_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * VERSIONING RULES
+ *
+ * - OP_SDK_MAJOR changes when anything already published changes meaning,
+ *   size or position. A plugin loads only into an oprofiled of the same major.
+ * - OP_SDK_MINOR grows when members are appended to a struct or new host
+ *   services are appended to struct op_host. A plugin built for minor M loads
+ *   into any oprofiled whose minor is >= M; an older plugin keeps loading into
+ *   a newer daemon.
+ * - Every struct that crosses the boundary starts with a uint32_t `size`
+ *   that the writer sets to sizeof(its struct). The reader copies
+ *   min(size, sizeof(own struct)) bytes into a zeroed struct of its own, so
+ *   members a side does not know about read as zero.
+ * - Before calling a host service that was added after v1.0, a plugin checks
+ *   OP_HOST_HAS(host, member).
+ * - Reserved members must be zero; oprofiled refuses a descriptor whose
+ *   reserved slots are not, so that they can be given meaning later.
+ * - Frozen sizes of v1.0 are pinned by tests/abi/ and listed below as
+ *   OP_*_SIZE_V1_0.
+ *
+ * CALLING RULES
+ *
+ * - Actions return 0 or a negative errno value. Predicates return bool.
+ * - Every registration is owned by the plugin context (op_ext_t). If
+ *   ext_init() returns non-zero, every registration it made is rolled back
+ *   and ext_deinit() is not called.
+ * - Two plugins registering the same escape-code name or number, the same
+ *   hardware model name or the same counter name is an error (-EEXIST); the
+ *   log names both plugins.
+ * - oprofiled is single-threaded: every callback runs on the daemon's thread.
+ * - Callbacks marked HOT run once per sample. They must not allocate memory,
+ *   make system calls or block. Host services marked HOT obey the same rule.
+ */
+
+#define OP_SDK_MAJOR 1
+#define OP_SDK_MINOR 0
+
+/* Name of the exported descriptor symbol. */
+#define OP_EXT_SYMBOL "oprofile_ext_v1"
+
+typedef struct op_ext op_ext_t;                 /* a loaded plugin's context */
+typedef struct op_sfile op_sfile_t;             /* one sample-file set (a context) */
+typedef struct op_sample_file op_sample_file_t; /* one open sample file */
+typedef struct op_emit op_emit_t;               /* event-buffer writer */
+typedef uint32_t op_cookie_t;                   /* interned image path; 0 = none */
+
+struct op_host;
+
+/* ------------------------------------------------------------------ */
+/* Descriptor                                                          */
+/* ------------------------------------------------------------------ */
+
+enum op_ext_flags {
+	/* the plugin may be the only source of samples (no core event needed) */
+	OP_EXT_F_NO_EVENT_OK = 1u << 0,
+};
+
+struct op_ext_descriptor {
+	uint32_t abi_major; /* OP_SDK_MAJOR the plugin was built with */
+	uint32_t abi_minor; /* OP_SDK_MINOR the plugin was built with */
+	uint32_t size;      /* sizeof(struct op_ext_descriptor) as built */
+	uint32_t flags;     /* enum op_ext_flags */
+	const char *name;   /* must equal the file stem: "ibs" for ibs.so */
+	const char *version; /* the plugin's own version string */
+	const char *summary; /* one line for --list-plugins */
+	/*
+	 * Called once after the descriptor was accepted. @args is the text after
+	 * the first ':' of --ext-feature=NAME:ARGS (or plugins.NAME.args from the
+	 * config file); "" when none was given, never NULL. Returns 0 or -errno;
+	 * on failure the plugin should log why through host->log first.
+	 */
+	int (*ext_init)(op_ext_t *ctx, const struct op_host *host, const char *args);
+	/* Optional. Called at shutdown after the last sync; not after a failed init. */
+	void (*ext_deinit)(op_ext_t *ctx);
+	void *reserved[6]; /* must be NULL */
+};
+
+#define OP_EXT_DESCRIPTOR_SIZE_V1_0 104
+
+/*
+ * Declare the descriptor. Use once per plugin, at file scope:
+ *   OP_EXT_DECLARE("timer", "1.0", "cpu-clock sampling", timer_init, NULL);
+ */
+#define OP_EXT_DECLARE(NAME, VERSION, SUMMARY, INIT, DEINIT)                      \
+	__attribute__((visibility("default"))) extern const struct op_ext_descriptor \
+		oprofile_ext_v1;                                                      \
+	const struct op_ext_descriptor oprofile_ext_v1 = {                            \
+		.abi_major = OP_SDK_MAJOR,                                            \
+		.abi_minor = OP_SDK_MINOR,                                            \
+		.size = sizeof(struct op_ext_descriptor),                             \
+		.flags = 0,                                                           \
+		.name = (NAME),                                                       \
+		.version = (VERSION),                                                 \
+		.summary = (SUMMARY),                                                 \
+		.ext_init = (INIT),                                                   \
+		.ext_deinit = (DEINIT),                                               \
+	}
+
+/* ------------------------------------------------------------------ */
+/* Data the host hands to plugins                                      */
+/* ------------------------------------------------------------------ */
+
+/* cpumode of a sample, as in perf_event_header.misc & 7 */
+enum op_cpumode {
+	OP_CPUMODE_UNKNOWN = 0,
+	OP_CPUMODE_KERNEL = 1,
+	OP_CPUMODE_USER = 2,
+	OP_CPUMODE_HYPERVISOR = 3,
+	OP_CPUMODE_GUEST_KERNEL = 4,
+	OP_CPUMODE_GUEST_USER = 5,
+};
+
+/* perf's callchain context markers (PERF_CONTEXT_*) */
+#define OP_CONTEXT_HV ((uint64_t)-32)
+#define OP_CONTEXT_KERNEL ((uint64_t)-128)
+#define OP_CONTEXT_USER ((uint64_t)-512)
+#define OP_CONTEXT_GUEST ((uint64_t)-2048)
+#define OP_CONTEXT_MAX ((uint64_t)-4095)
+
+/*
+ * A decoded PERF_RECORD_SAMPLE. Pointers stay valid only for the duration of
+ * the callback they are passed to.
+ */
+struct op_perf_sample {
+	uint32_t size;
+	uint16_t misc;      /* perf_event_header.misc */
+	uint16_t cpumode;   /* enum op_cpumode */
+	uint64_t id;        /* PERF_SAMPLE_IDENTIFIER */
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+	uint32_t source;    /* index of the event source (see register_source) */
+	uint64_t period;
+	uint64_t addr;      /* PERF_SAMPLE_ADDR if requested, else 0 */
+	uint64_t nr_callchain;
+	const uint64_t *callchain; /* nr_callchain entries, with OP_CONTEXT_* markers */
+	uint32_t raw_size;
+	const void *raw;    /* PERF_SAMPLE_RAW payload (raw_size bytes), or NULL */
+};
+
+/* Where a PC lies once buffer sync has mapped it. */
+struct op_pc_map {
+	uint32_t size;
+	int32_t in_kernel;    /* 1 kernel/module, 0 user, -1 unknown */
+	op_cookie_t cookie;   /* image; 0 if no mapping covered the pc */
+	uint64_t offset;      /* key: file offset, or pc - kernel image start */
+	uint64_t anon_start;  /* start of an anon region, else 0 */
+	uint64_t anon_end;    /* inclusive end of an anon region, else 0 */
+};
+
+/*
+ * The trans stage's current context, read-only for plugins. Valid only inside
+ * the callback it is passed to.
+ */
+struct op_trans_view {
+	uint32_t size;
+	int32_t tgid, tid, cpu; /* -1 when unknown */
+	int32_t in_kernel;      /* 1, 0, or -1 when unknown */
+	op_cookie_t app_cookie; /* the application (first component of the name) */
+	op_cookie_t cookie;     /* the image being sampled */
+	uint32_t counter;       /* counter of the last sample pair */
+	uint64_t pc;            /* last sample's key (offset in image) */
+	uint64_t anon_start, anon_end;
+	op_sfile_t *sfile;      /* the current sample-file set, or NULL */
+};
+
+/* ------------------------------------------------------------------ */
+/* Registration payloads                                               */
+/* ------------------------------------------------------------------ */
+
+/* A sink the host gives to print_stats: one call per named counter. */
+struct op_stats_sink {
+	uint32_t size;
+	void *opaque;
+	void (*counter)(const struct op_stats_sink *sink, const char *name, uint64_t value);
+	void (*text)(const struct op_stats_sink *sink, const char *line);
+};
+
+struct op_stats_ops {
+	uint32_t size;
+	/* Called when the daemon prints statistics (periodically, on dump, at exit). */
+	void (*print_stats)(void *priv, const struct op_stats_sink *sink);
+};
+
+/*
+ * Escape codes: a plugin adds record kinds to the event buffer between buffer
+ * sync and trans. It emits them (host->emit) from a sample hook or a source
+ * callback; trans calls the handler when it meets the code.
+ */
+struct op_escape_desc {
+	uint32_t size;
+	uint32_t code;   /* wanted code number, or 0 to have the host allocate one */
+	const char *name; /* unique, e.g. "ibs-op-sample" */
+	uint32_t min_args; /* the emitter writes at least this many u64 words */
+	uint32_t max_args; /* and at most this many (a length word precedes them) */
+	/*
+	 * HOT. @t is the current context (the sample that preceded the code, if
+	 * any). Return 0, or -EINVAL for a malformed record: trans then counts it
+	 * as incomplete and moves on.
+	 */
+	int (*handler)(void *priv, const struct op_trans_view *t, const uint64_t *args,
+		       uint32_t nargs);
+};
+
+/*
+ * Per-sfile handlers: a plugin that owns sample files of its own (call-graph
+ * arcs, derived events) attaches private state to every sample-file set.
+ */
+struct op_sfile_ops {
+	uint32_t size;
+	/* a new sample-file set was created; set *sf_priv (may stay NULL) */
+	int (*create)(void *priv, op_sfile_t *sf, void **sf_priv);
+	/* @to is a copy of @from (same context, another image); optional */
+	int (*dup)(void *priv, op_sfile_t *to, void **to_priv, const op_sfile_t *from,
+		   void *from_priv);
+	/* the set is evicted or the daemon stops: close every file it opened */
+	int (*close)(void *priv, op_sfile_t *sf, void *sf_priv);
+	/* flush the set's files to disk (msync) */
+	int (*sync)(void *priv, op_sfile_t *sf, void *sf_priv);
+	/*
+	 * HOT after the first call for a given file. Return the file that a
+	 * sample of @counter in context @t logs into, opening it with
+	 * host->sample_file_open the first time; NULL to drop the sample
+	 * (counted by the host). @is_cg selects a call-graph file.
+	 */
+	op_sample_file_t *(*get_file)(void *priv, op_sfile_t *sf, void *sf_priv,
+				      const struct op_trans_view *t, uint32_t counter,
+				      bool is_cg);
+};
+
+/* What sample_file_open creates. Naming and header are the host's business. */
+struct op_file_spec {
+	uint32_t size;
+	uint32_t counter;        /* a core counter or one from register_counter */
+	bool is_cg;              /* call-graph arc file */
+	op_cookie_t cg_to_cookie; /* callee image of an arc file */
+	int32_t cg_to_is_kernel;
+	uint64_t cg_to_anon_start, cg_to_anon_end;
+};
+
+/* A virtual counter (derived event) that gets its own sample files. */
+struct op_counter_desc {
+	uint32_t size;
+	const char *name;  /* event name in file names, no '.' or '/' */
+	uint32_t event;    /* header ctr_event, e.g. 0xf100 */
+	uint32_t um;       /* header ctr_um and name field */
+	uint64_t count;    /* header ctr_count and name field */
+};
+
+/* A perf event the host opens on every CPU on behalf of a plugin. */
+struct op_perf_attr {
+	uint32_t size;
+	uint32_t type;        /* perf_event_attr.type (may be a sysfs dynamic PMU) */
+	uint64_t config, config1, config2;
+	uint64_t sample_period; /* or frequency if freq is set */
+	bool freq;
+	bool exclude_user, exclude_kernel, exclude_hv;
+	uint8_t precise_ip;
+	uint64_t sample_type_extra; /* PERF_SAMPLE_* bits wanted on top of the core's */
+};
+
+struct op_source_desc {
+	uint32_t size;
+	const char *name;           /* for messages and stats */
+	struct op_perf_attr attr;
+	/*
+	 * HOT. One sample of this source. The plugin maps PCs with
+	 * host->map_pc and writes its escape records with host->emit.
+	 */
+	int (*on_sample)(void *priv, const struct op_perf_sample *s, op_emit_t *w);
+};
+
+/* A hook run by buffer sync for every sample of the core events. */
+struct op_sample_hook_desc {
+	uint32_t size;
+	const char *name;
+	uint64_t sample_type_extra; /* PERF_SAMPLE_* bits to request (e.g. CALLCHAIN) */
+	uint32_t max_stack;         /* sample_max_stack when CALLCHAIN is requested */
+	/* HOT. Called after the sample pair was emitted. */
+	int (*on_sample)(void *priv, const struct op_perf_sample *s, op_emit_t *w);
+};
+
+/* What a hardware model knows about the CPU it claims. */
+struct op_cpuinfo {
+	uint32_t size;
+	char vendor[16];   /* "AuthenticAMD", "GenuineIntel", ... */
+	uint32_t family, model, stepping;
+	bool pmu_usable;   /* a hardware PMU is usable by perf_event_open */
+	const char *forced_cpu_type; /* --cpu-type= value, or NULL */
+};
+
+/* One requested event, parsed from NAME:count:um:kernel:user. */
+struct op_event_req {
+	uint32_t size;
+	const char *name;
+	uint32_t code;     /* from the events catalogue */
+	uint32_t um;
+	uint64_t count;
+	bool kernel, user;
+	uint32_t counter_mask; /* allowed counters (catalogue `counters:`), 0 = any */
+};
+
+struct op_model_desc {
+	uint32_t size;
+	const char *name;          /* unique model plugin name */
+	/*
+	 * Return >0 to claim the CPU (higher wins), 0 to decline. When declining
+	 * a CPU of its vendor, write the reason to @why.
+	 */
+	int (*detect)(void *priv, const struct op_cpuinfo *ci, char *why, size_t why_len);
+	/* OProfile cpu type name ("x86-64/family10") and its enum value */
+	const char *(*cpu_type)(void *priv, uint32_t *cpu_type_id);
+	uint32_t nr_counters;
+	const char *default_event; /* e.g. "CPU_CLK_UNHALTED:100000" */
+	/* fill @attr for @ev; on error write a message to @err and return -errno */
+	int (*encode)(void *priv, const struct op_event_req *ev, struct op_perf_attr *attr,
+		      char *err, size_t err_len);
+};
+
+/* A kernel image (the kernel or a module) covering a kernel PC. */
+struct op_kernel_image {
+	uint32_t size;
+	op_cookie_t cookie;    /* interned name, e.g. of "no-vmlinux" or "ext4" */
+	uint64_t start, end;   /* [start, end) */
+};
+
+struct op_kernel_ops {
+	uint32_t size;
+	/* HOT (cached). Find the image covering @pc; -ENOENT if none. */
+	int (*resolve)(void *priv, uint64_t pc, struct op_kernel_image *out);
+};
+
+/* ------------------------------------------------------------------ */
+/* Host service table                                                  */
+/* ------------------------------------------------------------------ */
+
+enum op_log_level { OP_LOG_ERR = 0, OP_LOG_WARN = 1, OP_LOG_INFO = 2, OP_LOG_DEBUG = 3 };
+
+struct op_host {
+	uint32_t size;  /* bytes of this table the host provides */
+	uint32_t abi_major, abi_minor;
+
+	/* --- logging, prefixed with the plugin name --- */
+	void (*log)(op_ext_t *ctx, enum op_log_level level, const char *fmt, ...)
+		__attribute__((format(printf, 3, 4)));
+	void (*vlog)(op_ext_t *ctx, enum op_log_level level, const char *fmt, va_list ap);
+
+	/*
+	 * --- scoped configuration: plugins.<name>.<key> only ---
+	 * Return 0, -ENOENT when the key is absent, -EINVAL on a type mismatch
+	 * (logged with file:line). Strings live until ext_deinit.
+	 */
+	int (*config_string)(op_ext_t *ctx, const char *key, const char **out);
+	int (*config_int64)(op_ext_t *ctx, const char *key, int64_t *out);
+	int (*config_bool)(op_ext_t *ctx, const char *key, bool *out);
+
+	/* --- registrations (owned by ctx) --- */
+	int (*register_stats)(op_ext_t *ctx, const struct op_stats_ops *ops, void *priv);
+	int (*register_sfile_handlers)(op_ext_t *ctx, const struct op_sfile_ops *ops,
+				       void *priv);
+	/* *code_out receives the code number (allocated when desc->code is 0) */
+	int (*register_escape)(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
+			       uint32_t *code_out);
+	int (*register_model)(op_ext_t *ctx, const struct op_model_desc *desc, void *priv);
+	int (*register_source)(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
+			       uint32_t *source_out);
+	int (*register_sample_hook)(op_ext_t *ctx, const struct op_sample_hook_desc *desc,
+				    void *priv);
+	int (*register_kernel)(op_ext_t *ctx, const struct op_kernel_ops *ops, void *priv);
+	int (*register_counter)(op_ext_t *ctx, const struct op_counter_desc *desc,
+				uint32_t *counter_out);
+
+	/* --- buffer sync side (inside on_sample callbacks) --- */
+	/* HOT. Map @pc of task @pid (cpumode as in the sample) to image + offset. */
+	int (*map_pc)(op_ext_t *ctx, uint32_t pid, uint16_t cpumode, uint64_t pc,
+		      struct op_pc_map *out);
+	/* HOT. Append escape @code with @nargs words; -ENOSPC if the record is too long. */
+	int (*emit)(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs);
+
+	/* --- trans side (inside escape handlers and sfile handlers) --- */
+	/* HOT. Log @count at @key for @counter in the context @t (core sfile path). */
+	int (*log_sample)(op_ext_t *ctx, const struct op_trans_view *t, uint32_t counter,
+			  uint64_t key, uint32_t count);
+	/* Open the sample file @spec of set @sf (named by the host); NULL + log on error. */
+	op_sample_file_t *(*sample_file_open)(op_ext_t *ctx, op_sfile_t *sf,
+					      const struct op_trans_view *t,
+					      const struct op_file_spec *spec);
+	/* HOT. Add @count at @key; counts saturate, never wrap. */
+	int (*sample_file_add)(op_sample_file_t *f, uint64_t key, uint32_t count);
+	int (*sample_file_sync)(op_sample_file_t *f);
+	void (*sample_file_close)(op_sample_file_t *f);
+
+	/* --- misc --- */
+	/* path of an interned image, or NULL */
+	const char *(*cookie_path)(op_ext_t *ctx, op_cookie_t cookie);
+	/* intern a path (kernel images: a name without '/') */
+	op_cookie_t (*cookie_intern)(op_ext_t *ctx, const char *path, bool is_kernel);
+	/* the session directory (absolute) */
+	const char *(*session_dir)(op_ext_t *ctx);
+	/* the proc root ("/proc" unless overridden for tests) */
+	const char *(*proc_root)(op_ext_t *ctx);
+};
+
+#define OP_HOST_SIZE_V1_0 (sizeof(struct op_host))
+
+/* True if the host table provides @member (for services added after v1.0). */
+#define OP_HOST_HAS(host, member) \
+	((host)->size >= offsetof(struct op_host, member) + sizeof((host)->member))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPROFILE_SDK_H */

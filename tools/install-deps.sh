@@ -1,0 +1,17 @@
+#!/bin/sh
+# install-deps.sh - install the Debian 12 packages the build and tests need,
+# when they are missing. Needs root (apt-get); does nothing if all are there.
+# SPDX-License-Identifier: MIT
+pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing packages:$missing (run as root, or: sudo apt-get install$missing)" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing"
+apt-get update -qq >/dev/null && \
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,1 @@
+# tools/ - opreport, ophelp, opcontrol, opcount

