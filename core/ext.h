@@ -1,0 +1,151 @@
+/*
+ * ext.h - the plugin loader and the registry of everything plugins
+ * registered (ext.c). The sample path, sync and trans read the registry;
+ * only ext.c knows about dlopen and descriptors.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_CORE_EXT_H
+#define OP_CORE_EXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "oprofile_sdk.h"
+
+struct op_options;
+
+/* Escape codes 1..OP_CORE_CODES_END-1 are the core's (see evbuf.h). */
+#define OP_ESCAPE_FIRST_PLUGIN 32
+#define OP_ESCAPE_MAX 256
+
+struct ext_escape {
+	struct op_escape_desc desc;
+	void *priv;
+	op_ext_t *owner;
+};
+
+struct ext_sfile_handlers {
+	struct op_sfile_ops ops;
+	void *priv;
+	op_ext_t *owner;
+	unsigned slot; /* index into an sfile's per-plugin private slots */
+};
+
+struct ext_source {
+	struct op_source_desc desc;
+	void *priv;
+	op_ext_t *owner;
+};
+
+struct ext_hook {
+	struct op_sample_hook_desc desc;
+	void *priv;
+	op_ext_t *owner;
+};
+
+struct ext_model {
+	struct op_model_desc desc;
+	void *priv;
+	op_ext_t *owner;
+};
+
+struct ext_kernel {
+	struct op_kernel_ops ops;
+	void *priv;
+	op_ext_t *owner;
+};
+
+struct ext_counter {
+	struct op_counter_desc desc;
+	char *name;      /* owned copy */
+	op_ext_t *owner;
+};
+
+struct ext_stats {
+	struct op_stats_ops ops;
+	void *priv;
+	op_ext_t *owner;
+};
+
+#define EXT_MAX_SFILE_SLOTS 8
+#define EXT_MAX_SOURCES 8
+#define EXT_MAX_HOOKS 8
+#define EXT_MAX_MODELS 16
+#define EXT_MAX_COUNTERS 256
+#define EXT_MAX_STATS 32
+
+/*
+ * Core services that buffer sync / trans / sfile implement and the loader
+ * exposes to plugins through struct op_host. main.c fills this in before
+ * loading plugins; any member may be NULL in tests (the host call then
+ * returns -ENOSYS).
+ */
+struct ext_core_services {
+	void *sync;   /* passed back as first argument */
+	void *trans;
+	int (*map_pc)(void *sync, uint32_t pid, uint16_t cpumode, uint64_t pc,
+		      struct op_pc_map *out);
+	int (*emit)(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs);
+	int (*log_sample)(void *trans, const struct op_trans_view *t, uint32_t counter,
+			  uint64_t key, uint32_t count);
+	op_sample_file_t *(*sample_file_open)(void *trans, op_sfile_t *sf,
+					      const struct op_trans_view *t,
+					      const struct op_file_spec *spec);
+	int (*sample_file_add)(op_sample_file_t *f, uint64_t key, uint32_t count);
+	int (*sample_file_sync)(op_sample_file_t *f);
+	void (*sample_file_close)(op_sample_file_t *f);
+	const char *(*cookie_path)(void *sync, op_cookie_t cookie);
+	op_cookie_t (*cookie_intern)(void *sync, const char *path, bool is_kernel);
+	const char *session_dir;
+	const char *proc_root;
+};
+
+/* The registry: filled by plugins' ext_init through the host table. */
+struct ext_registry {
+	struct ext_escape *escapes[OP_ESCAPE_MAX]; /* by code; NULL = unused */
+	struct ext_sfile_handlers sfile[EXT_MAX_SFILE_SLOTS];
+	size_t nr_sfile;
+	struct ext_source sources[EXT_MAX_SOURCES];
+	size_t nr_sources;
+	struct ext_hook hooks[EXT_MAX_HOOKS];
+	size_t nr_hooks;
+	struct ext_model models[EXT_MAX_MODELS];
+	size_t nr_models;
+	struct ext_kernel kernel;   /* at most one kernel resolver */
+	bool has_kernel;
+	struct ext_counter counters[EXT_MAX_COUNTERS]; /* virtual counters */
+	size_t nr_counters;
+	struct ext_stats stats[EXT_MAX_STATS];
+	size_t nr_stats;
+	uint32_t no_event_ok;       /* some plugin set OP_EXT_F_NO_EVENT_OK */
+};
+
+/* Virtual counters are numbered from here (core counters are 0..OP_MAX_EVENTS-1). */
+#define EXT_COUNTER_BASE 64
+
+struct ext_loader;
+
+/*
+ * Create the loader. @core may be filled in later (before samples flow).
+ * @config is the parsed libconfig config_t or NULL.
+ */
+struct ext_loader *ext_loader_new(const char *plugin_dir, void *config,
+				  struct ext_core_services *core, FILE *log);
+/*
+ * Load and initialise plugin @name with @args. Every refusal is logged with
+ * plugin, path, expected vs found and what to do; returns -errno.
+ */
+int ext_load(struct ext_loader *l, const char *name, const char *args, const char *origin);
+/* Load all requested features of @o, in order. Stops at the first failure. */
+int ext_load_all(struct ext_loader *l, const struct op_options *o);
+struct ext_registry *ext_registry(struct ext_loader *l);
+/* print every plugin's stats sections ("-- plugin NAME --") to @out */
+void ext_print_stats(struct ext_loader *l, FILE *out);
+/* --list-plugins: name, version, SDK version, summary of every plugin in the dir */
+int ext_list_plugins(const char *plugin_dir, FILE *out);
+/* ext_deinit every plugin (reverse order), dlclose, free. */
+void ext_loader_free(struct ext_loader *l);
+
+#endif /* OP_CORE_EXT_H */

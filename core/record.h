@@ -1,0 +1,63 @@
+/*
+ * record.h - perf records as the sample path (perf.c) hands them to buffer
+ * sync (sync.c): decoded, in time order across all rings.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_CORE_RECORD_H
+#define OP_CORE_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "oprofile_sdk.h"
+
+enum op_rec_type {
+	OP_REC_SAMPLE,
+	OP_REC_MMAP,     /* MMAP2 (or MMAP, or synthesized from /proc) */
+	OP_REC_COMM,
+	OP_REC_FORK,
+	OP_REC_EXIT,
+	OP_REC_LOST,
+	OP_REC_THROTTLE,
+	OP_REC_UNTHROTTLE,
+	OP_REC_KSYMBOL,
+};
+
+struct op_record {
+	enum op_rec_type type;
+	uint64_t time;   /* perf time (ns), 0 for synthesized records */
+	uint32_t cpu;
+	union {
+		struct op_perf_sample sample;
+		struct {
+			uint32_t pid, tid;
+			uint64_t start, len, pgoff;
+			uint32_t prot, flags;
+			uint16_t cpumode;  /* kernel or user mapping */
+			bool exec;         /* executable mapping */
+			const char *filename;
+		} mmap;
+		struct {
+			uint32_t pid, tid;
+			bool exec;         /* PERF_RECORD_MISC_COMM_EXEC */
+			const char *comm;
+		} comm;
+		struct {
+			uint32_t pid, ppid, tid, ptid;
+		} task;                    /* FORK and EXIT */
+		struct {
+			uint64_t id, lost;
+		} lost;
+		struct {
+			uint64_t id;
+		} throttle;
+		struct {
+			uint64_t addr;
+			uint32_t len;
+			uint16_t ktype, flags;
+			const char *name;
+		} ksym;
+	};
+};
+
+#endif /* OP_CORE_RECORD_H */
