@@ -3,3 +3,4 @@ lib_LTLIBRARIES += lib/libopng.la
 lib_libopng_la_SOURCES = \
 	lib/op_header.h lib/op_header.c lib/odb.h lib/op_mangle.h
 lib_libopng_la_LDFLAGS = -version-info 0:0:0 -no-undefined
+EXTRA_DIST += lib/opcount.pc.in
