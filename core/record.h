@@ -27,6 +27,9 @@ struct op_record {
 	enum op_rec_type type;
 	uint64_t time;   /* perf time (ns), 0 for synthesized records */
 	uint32_t cpu;
+	uint32_t counter; /* SAMPLE: index of the event within its source
+			   * (source 0: core counter number; 1+i: i-th event of
+			   * registry source i, always 0 today) */
 	union {
 		struct op_perf_sample sample;
 		struct {
