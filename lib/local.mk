@@ -1,6 +1,6 @@
 # lib/ - code shared by daemon, plugins and tools (odb, names, events, utils)
 lib_LTLIBRARIES += lib/libopng.la
 lib_libopng_la_SOURCES = \
-	lib/op_header.h lib/op_header.c lib/odb.h lib/op_mangle.h
+	lib/op_header.h lib/op_header.c lib/odb.h lib/odb.c lib/op_mangle.h
 lib_libopng_la_LDFLAGS = -version-info 0:0:0 -no-undefined
 EXTRA_DIST += lib/opcount.pc.in

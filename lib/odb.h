@@ -30,36 +30,87 @@ struct odb_node {
 	odb_index_t next;
 };
 
+_Static_assert(sizeof(struct odb_descr) == 32, "odb_descr_t is 32 bytes");
+_Static_assert(sizeof(struct odb_node) == 16, "odb_node_t is 16 bytes");
+
+/* layout constants of the file format */
+#define ODB_DESCR_OFFSET sizeof(struct opd_header)                        /* 72 */
+#define ODB_NODE_OFFSET (ODB_DESCR_OFFSET + sizeof(struct odb_descr))     /* 104 */
+#define ODB_BYTES_PER_NODE (sizeof(struct odb_node) + sizeof(odb_index_t)) /* 20 */
+#define ODB_INITIAL_NODES 128u                                            /* file: 2664 bytes */
+#define ODB_FILE_SIZE(nodes) (ODB_NODE_OFFSET + (uint64_t)(nodes) * ODB_BYTES_PER_NODE)
+
+/* Bucket of @key in a table of @size (power of two) buckets: part of the format. */
+static inline uint32_t odb_hash(odb_key_t key, uint32_t size)
+{
+	uint32_t t = (uint32_t)((key >> 32) ^ key);
+
+	return (t ^ (t >> 8)) & (size - 1);
+}
+
 enum odb_mode { ODB_RDONLY, ODB_RDWR };
 
 typedef struct odb {
 	int fd;
 	enum odb_mode mode;
-	char *path;              /* for messages */
+	char *path;              /* as given to odb_open, for messages */
 	void *base;              /* mapping start (header) */
-	size_t map_len;
+	size_t map_len;          /* == file size */
 	struct odb_descr *descr;
 	struct odb_node *nodes;  /* node array, node 0 unused */
 	odb_index_t *hash;       /* bucket heads */
-	uint64_t saturated;      /* updates that hit UINT32_MAX */
+	uint64_t saturated;      /* updates that hit UINT32_MAX (count kept at UINT32_MAX) */
 } odb_t;
 
 /*
- * Open (creating if needed, for ODB_RDWR) @path. A new file starts with an
- * all-zero header and 128 nodes. @dirfd lets the caller open relative to a
- * directory it trusts (AT_FDCWD otherwise); O_NOFOLLOW is always used.
- * Returns 0 or -errno; on a corrupt file -EINVAL and a message in @err.
+ * Open @path relative to @dirfd (AT_FDCWD or a directory the caller trusts),
+ * always with O_NOFOLLOW; a non-regular file is refused.
+ *
+ * ODB_RDWR creates the file (mode 0644) if needed, or an empty one, sized for
+ * 128 nodes with an all-zero header (fill it through odb_header()). If disk
+ * space cannot be reserved, a file created by this call is removed again and
+ * -ENOSPC (or the error from posix_fallocate) is returned. An existing file
+ * is validated like odb_check() except that an all-zero header (never filled)
+ * is accepted.
+ *
+ * ODB_RDONLY maps the file read-only and checks in O(1) the header (magic,
+ * version) and the geometry (file size vs node capacity, current_size), so
+ * odb_nodes() is safe afterwards. An empty file gives -EIO.
+ *
+ * Returns 0 or -errno. On failure @err (if not NULL) holds a one-line message
+ * "<path>: <defect>"; -EINVAL means the file is not a valid sample file.
+ * @db is left closed (odb_close() on it is harmless).
  */
 int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *err,
 	     size_t err_len);
-/* Validate a file opened read-only: magic, version, sizes, indexes, chains. */
+
+/*
+ * Full validation in O(nodes): header, geometry, every bucket head and next
+ * index, chains free of cycles, every key chained from its own bucket and
+ * every used node reachable. Returns 0, -EINVAL with a message naming the
+ * file and the defect, or -ENOMEM.
+ */
 int odb_check(const odb_t *db, char *err, size_t err_len);
+
+/* The header at the start of the mapping (writable for ODB_RDWR). */
 struct opd_header *odb_header(odb_t *db);
-/* Add @n at @key (HOT: no syscall except when growing). Saturates at UINT32_MAX. */
+
+/*
+ * Add @n to the count of @key, inserting it if new. HOT: no syscall and no
+ * allocation except when the table doubles. A count never wraps: it stops at
+ * UINT32_MAX and db->saturated is incremented. Returns 0, or -ENOSPC (or
+ * another -errno) when growing failed; then the file and mapping are
+ * unchanged and still valid, and the sample is not recorded.
+ */
 int odb_update(odb_t *db, odb_key_t key, odb_value_t n);
-/* Iterate used nodes: nodes[1 .. count] */
+
+/* Used nodes: returns &nodes[1] and sets *count to current_size - 1. */
 const struct odb_node *odb_nodes(const odb_t *db, size_t *count);
+
+/* msync(MS_ASYNC) of the whole mapping. Returns 0 or -errno. */
 int odb_sync(odb_t *db);
+
+/* Unmap and close; idempotent. Does not sync (MAP_SHARED data is in the page cache). */
 void odb_close(odb_t *db);
 
 #endif /* OP_ODB_H */

@@ -7,6 +7,7 @@
 #ifndef OP_HEADER_H
 #define OP_HEADER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define OPD_MAGIC "DAE\n"
@@ -34,10 +35,25 @@ struct opd_header {
 };
 
 _Static_assert(sizeof(struct opd_header) == 72, "opd_header must be 72 bytes");
+_Static_assert(offsetof(struct opd_header, cpu_speed) == 32, "opd_header.cpu_speed at 32");
+_Static_assert(offsetof(struct opd_header, mtime) == 40, "opd_header.mtime at 40");
+_Static_assert(offsetof(struct opd_header, cg_to_is_kernel) == 48, "opd_header.cg_to_is_kernel at 48");
+_Static_assert(offsetof(struct opd_header, anon_start) == 56, "opd_header.anon_start at 56");
+_Static_assert(offsetof(struct opd_header, cg_to_anon_start) == 64, "opd_header.cg_to_anon_start at 64");
 
 /* Fill the constant parts of a header (magic, version). */
 void op_header_init(struct opd_header *h);
-/* Write <dir>/abi (text, key value per line). Returns 0 or -errno. */
+/*
+ * Check magic and version. Returns 0, or -EINVAL with "<subject>: <defect>"
+ * in @err (if not NULL).
+ */
+int op_header_check(const struct opd_header *h, const char *subject, char *err, size_t err_len);
+/*
+ * Write the text `abi` file @name relative to @dirfd (one "key value" per
+ * line: type sizes, field offsets, little_endian), as OProfile's daemon and
+ * operf do. Written to a temporary name and renamed, mode 0644, never through
+ * a symlink. Returns 0 or -errno.
+ */
 int op_write_abi(int dirfd, const char *name);
 
 #endif /* OP_HEADER_H */

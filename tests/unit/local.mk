@@ -1,1 +1,22 @@
 # tests/unit
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_odb
+TESTS += tests/unit/test_odb
+SANITIZER_TESTS += tests/unit/test_odb
+tests_unit_test_odb_SOURCES = tests/unit/test_odb.c
+tests_unit_test_odb_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_odb_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif
+
+# --- plugins helper: mock host + timer/kernel plugin tests ---
+EXTRA_DIST += tests/unit/mock_host.h
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_timer
+TESTS += tests/unit/test_timer
+SANITIZER_TESTS += tests/unit/test_timer
+tests_unit_test_timer_SOURCES = tests/unit/test_timer.c tests/unit/mock_host.c \
+	tests/unit/mock_host.h plugins/timer/timer.c
+tests_unit_test_timer_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit
+tests_unit_test_timer_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_timer_LDADD = $(CMOCKA_LIBS)
+endif

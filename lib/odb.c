@@ -1,0 +1,433 @@
+/*
+ * odb.c - OProfile 1.x compatible sample files: open/create, validate,
+ * update (the daemon's hot path), grow without SIGBUS on a full disk.
+ * Layout: header | descr | nodes[size] | bucket heads[size] (see odb.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "odb.h"
+
+/* largest capacity we accept: keeps 20 * size and index arithmetic in range */
+#define ODB_MAX_NODES (1u << 31)
+
+__attribute__((format(printf, 4, 5))) static int fail(int rc, char *err, size_t err_len,
+						      const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && err_len) {
+		va_start(ap, fmt);
+		vsnprintf(err, err_len, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* point descr/nodes/hash into the mapping for the current descr->size */
+static void odb_set_pointers(odb_t *db)
+{
+	char *b = db->base;
+
+	db->descr = (struct odb_descr *)(b + ODB_DESCR_OFFSET);
+	db->nodes = (struct odb_node *)(b + ODB_NODE_OFFSET);
+	db->hash = (odb_index_t *)(b + ODB_NODE_OFFSET +
+				   (size_t)db->descr->size * sizeof(struct odb_node));
+}
+
+static bool is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/*
+ * O(1) checks that make every pointer derived from the descriptor lie inside
+ * a mapping of @len bytes: afterwards nodes[0..size) and hash[0..size) are
+ * addressable and current_size is in 1..size.
+ */
+static int check_geometry(const void *base, uint64_t len, const char *path, char *err,
+			  size_t err_len)
+{
+	const struct odb_descr *d = (const void *)((const char *)base + ODB_DESCR_OFFSET);
+	uint64_t nodes;
+
+	if (len < ODB_NODE_OFFSET)
+		return fail(-EINVAL, err, err_len,
+			    "%s: file size %" PRIu64 " is smaller than the %zu-byte header and "
+			    "descriptor: truncated",
+			    path, len, (size_t)ODB_NODE_OFFSET);
+	if (!is_pow2(d->size) || d->size > ODB_MAX_NODES)
+		return fail(-EINVAL, err, err_len,
+			    "%s: node capacity %" PRIu32 " is not a power of two in 1..2^31", path,
+			    d->size);
+	if ((len - ODB_NODE_OFFSET) % ODB_BYTES_PER_NODE)
+		return fail(-EINVAL, err, err_len,
+			    "%s: file size %" PRIu64 " is not %zu + %zu*N bytes (%" PRIu64
+			    " bytes too many): truncated or appended to",
+			    path, len, (size_t)ODB_NODE_OFFSET, (size_t)ODB_BYTES_PER_NODE,
+			    (len - ODB_NODE_OFFSET) % ODB_BYTES_PER_NODE);
+	nodes = (len - ODB_NODE_OFFSET) / ODB_BYTES_PER_NODE;
+	if (nodes != d->size)
+		return fail(-EINVAL, err, err_len,
+			    "%s: file size %" PRIu64 " holds %" PRIu64
+			    " nodes but the descriptor says %" PRIu32,
+			    path, len, nodes, d->size);
+	if (d->current_size < 1 || d->current_size > d->size)
+		return fail(-EINVAL, err, err_len,
+			    "%s: current_size %" PRIu32 " out of range 1..%" PRIu32, path,
+			    d->current_size, d->size);
+	return 0;
+}
+
+/*
+ * O(nodes) hash checks: bucket heads and next indexes in 1..used, no cycles,
+ * each key chained from its own bucket, every used node reachable. A bitmap of
+ * visited nodes bounds the walk: no node is followed twice.
+ */
+static int check_chains(const odb_t *db, char *err, size_t err_len)
+{
+	const uint32_t size = db->descr->size, cur = db->descr->current_size;
+	const uint32_t used = cur - 1;
+	uint64_t *seen;
+	uint32_t b, i, reached = 0;
+	int rc = 0;
+
+	seen = calloc(cur / 64 + 1, sizeof(*seen));
+	if (!seen)
+		return fail(-ENOMEM, err, err_len, "%s: no memory to check %" PRIu32 " nodes",
+			    db->path, used);
+	for (b = 0; b < size && !rc; b++) {
+		uint32_t prev = 0;
+
+		for (i = db->hash[b]; i; prev = i, i = db->nodes[i].next) {
+			if (i >= cur) {
+				if (prev)
+					rc = fail(-EINVAL, err, err_len,
+						  "%s: node %" PRIu32 " next index %" PRIu32
+						  " out of range (used nodes %" PRIu32 ")",
+						  db->path, prev, i, used);
+				else
+					rc = fail(-EINVAL, err, err_len,
+						  "%s: bucket %" PRIu32 " head index %" PRIu32
+						  " out of range (used nodes %" PRIu32 ")",
+						  db->path, b, i, used);
+				break;
+			}
+			if (seen[i / 64] & (1ull << (i % 64))) {
+				rc = fail(-EINVAL, err, err_len,
+					  "%s: chain of bucket %" PRIu32 " reaches node %" PRIu32
+					  " twice (cycle)",
+					  db->path, b, i);
+				break;
+			}
+			seen[i / 64] |= 1ull << (i % 64);
+			reached++;
+			if (odb_hash(db->nodes[i].key, size) != b) {
+				rc = fail(-EINVAL, err, err_len,
+					  "%s: node %" PRIu32 " key 0x%" PRIx64
+					  " belongs in bucket %" PRIu32
+					  " but is chained from bucket %" PRIu32,
+					  db->path, i, db->nodes[i].key,
+					  odb_hash(db->nodes[i].key, size), b);
+				break;
+			}
+		}
+	}
+	if (!rc && reached != used) {
+		for (i = 1; i < cur; i++)
+			if (!(seen[i / 64] & (1ull << (i % 64))))
+				break;
+		rc = fail(-EINVAL, err, err_len,
+			  "%s: node %" PRIu32 " is not linked from any bucket (%" PRIu32
+			  " of %" PRIu32 " used nodes unreachable)",
+			  db->path, i, used - reached, used);
+	}
+	free(seen);
+	return rc;
+}
+
+int odb_check(const odb_t *db, char *err, size_t err_len)
+{
+	int rc;
+
+	if (!db->base)
+		return fail(-EINVAL, err, err_len, "%s: not open", db->path ? db->path : "odb");
+	rc = op_header_check(db->base, db->path, err, err_len);
+	if (!rc)
+		rc = check_geometry(db->base, db->map_len, db->path, err, err_len);
+	if (!rc)
+		rc = check_chains(db, err, err_len);
+	return rc;
+}
+
+static bool header_is_zero(const struct opd_header *h)
+{
+	static const struct opd_header zero;
+
+	return !memcmp(h, &zero, sizeof(zero));
+}
+
+/*
+ * Reserve [from, to) on disk before anything maps or touches it, so a full
+ * disk is an error return and not a SIGBUS later. On failure the file is
+ * cut back to @from and stays as it was.
+ */
+static int reserve(int fd, uint64_t from, uint64_t to)
+{
+	int rc;
+
+	do
+		rc = posix_fallocate(fd, (off_t)from, (off_t)(to - from));
+	while (rc == EINTR);
+	if (rc) {
+		if (ftruncate(fd, (off_t)from)) {
+			/* best effort: the size check rejects a half-grown file anyway */
+		}
+		return -rc;
+	}
+	return 0;
+}
+
+void odb_close(odb_t *db)
+{
+	if (db->base && db->base != MAP_FAILED)
+		munmap(db->base, db->map_len);
+	if (db->fd >= 0)
+		close(db->fd);
+	free(db->path);
+	memset(db, 0, sizeof(*db));
+	db->fd = -1;
+}
+
+int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *err,
+	     size_t err_len)
+{
+	const bool rw = mode == ODB_RDWR;
+	bool created = false, fresh = false;
+	struct stat st;
+	int rc, prot;
+
+	memset(db, 0, sizeof(*db));
+	db->fd = -1;
+	db->mode = mode;
+	db->path = strdup(path);
+	if (!db->path)
+		return fail(-ENOMEM, err, err_len, "%s: out of memory", path);
+
+	/* O_NONBLOCK: never hang on a FIFO planted at the path; ignored for files */
+	if (rw) {
+		db->fd = openat(dirfd, path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (db->fd >= 0)
+			created = true;
+		else if (errno == EEXIST)
+			db->fd = openat(dirfd, path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	} else {
+		db->fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	}
+	if (db->fd < 0) {
+		rc = -errno;
+		fail(rc, err, err_len, "%s: cannot open%s: %s", path, rw ? " for writing" : "",
+		     rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
+		goto out_close;
+	}
+	if (fstat(db->fd, &st)) {
+		rc = fail(-errno, err, err_len, "%s: cannot stat: %s", path, strerror(errno));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = fail(-EINVAL, err, err_len, "%s: not a regular file", path);
+		goto out_close;
+	}
+
+	if (st.st_size == 0) {
+		if (!rw) {
+			rc = fail(-EIO, err, err_len,
+				  "%s: empty sample file (0 bytes): never written or truncated", path);
+			goto out_close;
+		}
+		rc = reserve(db->fd, 0, ODB_FILE_SIZE(ODB_INITIAL_NODES));
+		if (rc) {
+			fail(rc, err, err_len, "%s: cannot reserve %" PRIu64 " bytes: %s", path,
+			     ODB_FILE_SIZE(ODB_INITIAL_NODES), strerror(-rc));
+			goto out_unlink;
+		}
+		st.st_size = (off_t)ODB_FILE_SIZE(ODB_INITIAL_NODES);
+		fresh = true;
+	}
+	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+		rc = fail(-EFBIG, err, err_len, "%s: file too large (%jd bytes)", path,
+			  (intmax_t)st.st_size);
+		goto out_close;
+	}
+
+	db->map_len = (size_t)st.st_size;
+	prot = rw ? PROT_READ | PROT_WRITE : PROT_READ;
+	db->base = mmap(NULL, db->map_len, prot, MAP_SHARED, db->fd, 0);
+	if (db->base == MAP_FAILED) {
+		db->base = NULL;
+		rc = fail(-errno, err, err_len, "%s: cannot map %zu bytes: %s", path, db->map_len,
+			  strerror(errno));
+		goto out_unlink;
+	}
+
+	if (fresh) {
+		/* the new file is all zeros: header left to the caller */
+		db->descr = (struct odb_descr *)((char *)db->base + ODB_DESCR_OFFSET);
+		db->descr->size = ODB_INITIAL_NODES;
+		db->descr->current_size = 1;
+		odb_set_pointers(db);
+		return 0;
+	}
+
+	if (db->map_len < sizeof(struct opd_header)) {
+		rc = check_geometry(db->base, db->map_len, path, err, err_len);
+		goto out_close;
+	}
+	if (!rw || !header_is_zero(db->base)) {
+		rc = op_header_check(db->base, path, err, err_len);
+		if (rc)
+			goto out_close;
+	}
+	rc = check_geometry(db->base, db->map_len, path, err, err_len);
+	if (rc)
+		goto out_close;
+	odb_set_pointers(db);
+	/* the writer walks chains: they must be sound before the first update */
+	if (rw) {
+		rc = check_chains(db, err, err_len);
+		if (rc)
+			goto out_close;
+	}
+	return 0;
+
+out_unlink:
+	if (created)
+		unlinkat(dirfd, path, 0);
+out_close:
+	odb_close(db);
+	return rc;
+}
+
+struct opd_header *odb_header(odb_t *db)
+{
+	return db->base;
+}
+
+const struct odb_node *odb_nodes(const odb_t *db, size_t *count)
+{
+	if (!db->descr) {
+		*count = 0;
+		return NULL;
+	}
+	*count = db->descr->current_size - 1;
+	return db->nodes + 1;
+}
+
+int odb_sync(odb_t *db)
+{
+	if (!db->base)
+		return -EBADF;
+	if (msync(db->base, db->map_len, MS_ASYNC))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Double the capacity: reserve the disk space first, then mremap, then
+ * rebuild the bucket table in the new tail (all zero: the new table starts
+ * at 16*2*size, beyond the old end at 20*size). As in OProfile, nodes 1..used
+ * are re-linked in order at their bucket heads; the old bucket bytes stay as
+ * junk in node slots >= current_size, which readers never look at.
+ */
+static __attribute__((noinline)) int odb_grow(odb_t *db)
+{
+	const uint32_t old_size = db->descr->size, cur = db->descr->current_size;
+	uint32_t new_size, i;
+	uint64_t new_len;
+	void *nb;
+	int rc;
+
+	if (old_size >= ODB_MAX_NODES)
+		return -EFBIG;
+	new_size = old_size * 2;
+	new_len = ODB_FILE_SIZE(new_size);
+	if (new_len > SIZE_MAX / 2)
+		return -EFBIG;
+	rc = reserve(db->fd, db->map_len, new_len);
+	if (rc)
+		return rc;
+	nb = mremap(db->base, db->map_len, (size_t)new_len, MREMAP_MAYMOVE);
+	if (nb == MAP_FAILED) {
+		rc = -errno;
+		if (ftruncate(db->fd, (off_t)db->map_len)) {
+			/* as in reserve() */
+		}
+		return rc;
+	}
+	db->base = nb;
+	db->map_len = (size_t)new_len;
+	db->descr = (struct odb_descr *)((char *)nb + ODB_DESCR_OFFSET);
+	db->descr->size = new_size;
+	odb_set_pointers(db);
+	memset(db->hash, 0, (size_t)new_size * sizeof(odb_index_t));
+	for (i = 1; i < cur; i++) {
+		uint32_t b = odb_hash(db->nodes[i].key, new_size);
+
+		db->nodes[i].next = db->hash[b];
+		db->hash[b] = i;
+	}
+	return 0;
+}
+
+int odb_update(odb_t *db, odb_key_t key, odb_value_t n)
+{
+	struct odb_node *node;
+	uint32_t b, i;
+	int rc;
+
+	b = odb_hash(key, db->descr->size);
+	for (i = db->hash[b]; i; i = db->nodes[i].next) {
+		node = &db->nodes[i];
+		if (node->key == key) {
+			if (__builtin_expect(node->value > UINT32_MAX - n, 0)) {
+				node->value = UINT32_MAX;
+				db->saturated++;
+			} else {
+				node->value += n;
+			}
+			return 0;
+		}
+	}
+
+	if (__builtin_expect(db->descr->current_size >= db->descr->size, 0)) {
+		rc = odb_grow(db);
+		if (rc)
+			return rc;
+		b = odb_hash(key, db->descr->size);
+	}
+	i = db->descr->current_size;
+	node = &db->nodes[i];
+	node->key = key;
+	node->value = n;
+	node->next = db->hash[b];
+	db->hash[b] = i;
+	/* commit: a concurrent reader sees the node only once it is complete */
+	__atomic_store_n(&db->descr->current_size, i + 1, __ATOMIC_RELEASE);
+	return 0;
+}

@@ -1,0 +1,645 @@
+/*
+ * test_odb.c - lib/odb: exact OProfile 1.x byte layout and growth sizes,
+ * random updates against an in-memory model (with reopen and growth),
+ * saturation, full-disk growth, the abi file.
+ * SPDX-License-Identifier: MIT
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "odb.h"
+#include "op_header.h"
+
+struct fixture {
+	char dir[256];
+	int dirfd;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const char *tmp = getenv("TMPDIR");
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "%s/test_odb.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->dirfd = open(f->dir, O_RDONLY | O_DIRECTORY);
+	if (f->dirfd < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[300];
+
+	close(f->dirfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", f->dir);
+	free(f);
+	return 0;
+}
+
+static off_t file_size(struct fixture *f, const char *name)
+{
+	struct stat st;
+
+	assert_int_equal(fstatat(f->dirfd, name, &st, 0), 0);
+	return st.st_size;
+}
+
+static size_t read_all(struct fixture *f, const char *name, unsigned char *buf, size_t len)
+{
+	int fd = openat(f->dirfd, name, O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, len);
+	assert_true(n >= 0);
+	close(fd);
+	return (size_t)n;
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* bijective 64-bit mix: distinct indexes give distinct keys */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+static uint64_t rng_state = 0x1234567;
+
+static uint64_t rnd(void)
+{
+	rng_state += 0x9e3779b97f4a7c15ull;
+	return mix64(rng_state);
+}
+
+static void test_hash_function(void **state)
+{
+	(void)state;
+	/* t = 0x1167; t ^ t>>8 = 0x1176; & 127 = 0x76 */
+	assert_int_equal(odb_hash(0x1167, 128), 0x76);
+	/* upper and lower halves cancel */
+	assert_int_equal(odb_hash(0x0000000100000001ull, 128), 0);
+	assert_int_equal(odb_hash(0xffffffff00000000ull, 256), (0xffffffffu ^ 0x00ffffffu) & 255);
+	assert_int_equal(odb_hash(0xabcd12345678ull, 1u << 20),
+			 ((0xabcdu ^ 0x12345678u) ^ ((0xabcdu ^ 0x12345678u) >> 8)) & 0xfffff);
+}
+
+static void test_create_layout(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char buf[4096];
+	char err[256];
+	odb_t db;
+	size_t n, count;
+	const struct odb_node *nodes;
+
+	assert_int_equal(odb_open(&db, f->dirfd, "new", ODB_RDWR, err, sizeof(err)), 0);
+	assert_int_equal(file_size(f, "new"), 2664);
+	assert_int_equal(db.descr->size, 128);
+	assert_int_equal(db.descr->current_size, 1);
+	/* header all zero until the writer fills it */
+	for (n = 0; n < sizeof(struct opd_header); n++)
+		assert_int_equal(((unsigned char *)db.base)[n], 0);
+	op_header_init(odb_header(&db));
+	odb_header(&db)->cpu_type = OP_CPU_TIMER;
+	odb_header(&db)->ctr_count = 100000;
+	odb_header(&db)->mtime = 0x6b022a48;
+	assert_int_equal(odb_update(&db, 0x1167, 0x1b0), 0);
+	assert_int_equal(odb_update(&db, 0x1167, 7), 0);
+	assert_int_equal(odb_update(&db, 0, 1), 0); /* key 0 is valid */
+	nodes = odb_nodes(&db, &count);
+	assert_int_equal(count, 2);
+	assert_int_equal(nodes[0].key, 0x1167);
+	assert_int_equal(odb_sync(&db), 0);
+	odb_close(&db);
+	odb_close(&db); /* idempotent */
+
+	n = read_all(f, "new", buf, sizeof(buf));
+	assert_int_equal(n, 2664);
+	assert_memory_equal(buf, "DAE\n", 4);
+	assert_int_equal(get32(buf + 4), 0x13);
+	assert_int_equal(get32(buf + 8), 4);
+	assert_int_equal(get32(buf + 20), 100000);
+	assert_int_equal(get64(buf + 40), 0x6b022a48);
+	assert_int_equal(get32(buf + 72), 128); /* descr.size */
+	assert_int_equal(get32(buf + 76), 3);   /* current_size = used + 1 */
+	for (n = 80; n < 120; n++)              /* descr padding, node 0 */
+		assert_int_equal(buf[n], 0);
+	assert_int_equal(get64(buf + 120), 0x1167); /* node 1 */
+	assert_int_equal(get32(buf + 128), 0x1b7);
+	assert_int_equal(get32(buf + 132), 0);
+	assert_int_equal(get64(buf + 136), 0); /* node 2: key 0 */
+	assert_int_equal(get32(buf + 144), 1);
+	/* bucket table after 128 nodes: bucket 0x76 -> node 1, bucket 0 -> node 2 */
+	assert_int_equal(get32(buf + 104 + 128 * 16 + 0x76 * 4), 1);
+	assert_int_equal(get32(buf + 104 + 128 * 16), 2);
+
+	/* a reader sees exactly that */
+	assert_int_equal(odb_open(&db, f->dirfd, "new", ODB_RDONLY, err, sizeof(err)), 0);
+	assert_int_equal(odb_check(&db, err, sizeof(err)), 0);
+	nodes = odb_nodes(&db, &count);
+	assert_int_equal(count, 2);
+	assert_int_equal(nodes[0].value, 0x1b7);
+	assert_int_equal(nodes[1].value, 1);
+	odb_close(&db);
+}
+
+/* every chain lists nodes from newest to oldest: OProfile's insert-at-head order */
+static void assert_chains_descending(const odb_t *db)
+{
+	uint32_t b, i;
+
+	for (b = 0; b < db->descr->size; b++)
+		for (i = db->hash[b]; i && db->nodes[i].next; i = db->nodes[i].next)
+			assert_true(db->nodes[i].next < i);
+}
+
+static void test_growth_sizes(void **state)
+{
+	static const struct {
+		unsigned keys;
+		off_t size;
+		uint32_t nodes;
+	} t[] = { { 0, 2664, 128 },     { 1, 2664, 128 },     { 127, 2664, 128 },
+		  { 128, 5224, 256 },   { 255, 5224, 256 },   { 256, 10344, 512 },
+		  { 1000, 20584, 1024 }, { 1023, 20584, 1024 }, { 1024, 41064, 2048 } };
+	struct fixture *f = *state;
+	char err[256], name[32];
+	size_t k, count;
+	unsigned i;
+	odb_t db;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		snprintf(name, sizeof(name), "grow%u", t[k].keys);
+		assert_int_equal(odb_open(&db, f->dirfd, name, ODB_RDWR, err, sizeof(err)), 0);
+		op_header_init(odb_header(&db));
+		for (i = 0; i < t[k].keys; i++)
+			assert_int_equal(odb_update(&db, (uint64_t)i * 4 + 0x400000, i + 1), 0);
+		assert_int_equal(db.descr->current_size, t[k].keys + 1);
+		assert_int_equal(db.descr->size, t[k].nodes);
+		assert_chains_descending(&db);
+		odb_close(&db);
+		assert_int_equal(file_size(f, name), t[k].size);
+
+		assert_int_equal(odb_open(&db, f->dirfd, name, ODB_RDONLY, err, sizeof(err)), 0);
+		assert_int_equal(odb_check(&db, err, sizeof(err)), 0);
+		const struct odb_node *nodes = odb_nodes(&db, &count);
+		assert_int_equal(count, t[k].keys);
+		for (i = 0; i < count; i++) { /* insertion order is kept */
+			assert_int_equal(nodes[i].key, (uint64_t)i * 4 + 0x400000);
+			assert_int_equal(nodes[i].value, i + 1);
+		}
+		odb_close(&db);
+	}
+}
+
+/* growth leaves the old bucket table as junk in unused node slots, as libodb does */
+static void test_growth_stale_area(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char old_hash[128 * 4], buf[8192];
+	char err[256];
+	unsigned i;
+	odb_t db;
+
+	assert_int_equal(odb_open(&db, f->dirfd, "stale", ODB_RDWR, err, sizeof(err)), 0);
+	for (i = 0; i < 127; i++)
+		assert_int_equal(odb_update(&db, rnd(), 1), 0);
+	memcpy(old_hash, db.hash, sizeof(old_hash));
+	assert_int_equal(odb_update(&db, 42, 1), 0); /* grows */
+	assert_int_equal(db.descr->size, 256);
+	odb_close(&db);
+	assert_int_equal(read_all(f, "stale", buf, sizeof(buf)), 5224);
+	/* node 128 overwrote the first 16 bytes of the old table; the rest remains */
+	assert_memory_equal(buf + 104 + 129 * 16, old_hash + 16, sizeof(old_hash) - 16);
+}
+
+/* in-memory model: pool of distinct keys, expected counts */
+#define POOL 100000
+struct model {
+	uint64_t key[POOL];
+	uint64_t sorted[POOL]; /* key << 0, sorted, for lookup */
+	uint32_t count[POOL];
+	uint8_t seen[POOL];
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t model_index(const struct model *m, const uint64_t *idx_by_sorted, uint64_t key)
+{
+	const uint64_t *p = bsearch(&key, m->sorted, POOL, sizeof(uint64_t), cmp_u64);
+
+	assert_non_null(p);
+	return idx_by_sorted[p - m->sorted];
+}
+
+static void model_verify(const struct model *m, const uint64_t *idx_by_sorted, const odb_t *db)
+{
+	static uint8_t found[POOL];
+	const struct odb_node *nodes;
+	size_t count, i, want = 0;
+
+	memset(found, 0, sizeof(found));
+	nodes = odb_nodes(db, &count);
+	for (i = 0; i < POOL; i++)
+		want += m->seen[i];
+	assert_int_equal(count, want);
+	for (i = 0; i < count; i++) {
+		size_t k = model_index(m, idx_by_sorted, nodes[i].key);
+
+		assert_false(found[k]);
+		found[k] = 1;
+		assert_true(m->seen[k]);
+		assert_int_equal(nodes[i].value, m->count[k]);
+	}
+}
+
+static void test_random_model(void **state)
+{
+	struct fixture *f = *state;
+	struct model *m = calloc(1, sizeof(*m));
+	uint64_t *idx_by_sorted = calloc(POOL, sizeof(uint64_t));
+	uint64_t *pairs = calloc(POOL * 2, sizeof(uint64_t));
+	char err[256];
+	unsigned long u;
+	unsigned grows = 0, last_size = 128;
+	size_t i;
+	odb_t db;
+
+	assert_non_null(m);
+	assert_non_null(idx_by_sorted);
+	assert_non_null(pairs);
+	for (i = 0; i < POOL; i++)
+		m->key[i] = i ? mix64(i) : 0;
+	/* sort (key, index) pairs */
+	{
+		struct kv {
+			uint64_t k, i;
+		} *kv = (struct kv *)pairs;
+
+		for (i = 0; i < POOL; i++) {
+			kv[i].k = m->key[i];
+			kv[i].i = i;
+		}
+		qsort(kv, POOL, sizeof(*kv), cmp_u64);
+		for (i = 0; i < POOL; i++) {
+			m->sorted[i] = kv[i].k;
+			idx_by_sorted[i] = kv[i].i;
+		}
+	}
+
+	assert_int_equal(odb_open(&db, f->dirfd, "model", ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&db));
+	for (u = 0; u < 1000000; u++) {
+		/* skewed: half the updates go to the first 1% of keys */
+		size_t k = (rnd() & 1) ? rnd() % (POOL / 100) : rnd() % POOL;
+		uint32_t n = 1 + rnd() % 16;
+
+		assert_int_equal(odb_update(&db, m->key[k], n), 0);
+		m->count[k] += n;
+		m->seen[k] = 1;
+		if (db.descr->size != last_size) {
+			grows++;
+			last_size = db.descr->size;
+		}
+		if (u % 250000 == 249999) { /* close and reopen for writing mid-run */
+			odb_close(&db);
+			assert_int_equal(odb_open(&db, f->dirfd, "model", ODB_RDWR, err, sizeof(err)),
+					 0);
+			model_verify(m, idx_by_sorted, &db);
+		}
+	}
+	assert_true(grows >= 9); /* 128 -> 131072 */
+	assert_int_equal(db.descr->size, 131072);
+	model_verify(m, idx_by_sorted, &db);
+	assert_int_equal(db.saturated, 0);
+	odb_close(&db);
+
+	assert_int_equal(odb_open(&db, f->dirfd, "model", ODB_RDONLY, err, sizeof(err)), 0);
+	assert_int_equal(odb_check(&db, err, sizeof(err)), 0);
+	model_verify(m, idx_by_sorted, &db);
+	assert_chains_descending(&db);
+	odb_close(&db);
+	free(pairs);
+	free(idx_by_sorted);
+	free(m);
+}
+
+static void test_saturation(void **state)
+{
+	struct fixture *f = *state;
+	const struct odb_node *nodes;
+	char err[256];
+	size_t count;
+	odb_t db;
+
+	assert_int_equal(odb_open(&db, f->dirfd, "sat", ODB_RDWR, err, sizeof(err)), 0);
+	assert_int_equal(odb_update(&db, 7, UINT32_MAX - 5), 0);
+	assert_int_equal(odb_update(&db, 7, 3), 0);
+	assert_int_equal(db.saturated, 0);
+	nodes = odb_nodes(&db, &count);
+	assert_int_equal(nodes[0].value, UINT32_MAX - 2);
+	assert_int_equal(odb_update(&db, 7, 2), 0);
+	assert_int_equal(nodes[0].value, UINT32_MAX);
+	assert_int_equal(db.saturated, 0); /* reached exactly, nothing lost */
+	assert_int_equal(odb_update(&db, 7, 1), 0);
+	assert_int_equal(nodes[0].value, UINT32_MAX);
+	assert_int_equal(db.saturated, 1);
+	assert_int_equal(odb_update(&db, 7, UINT32_MAX), 0);
+	assert_int_equal(nodes[0].value, UINT32_MAX);
+	assert_int_equal(db.saturated, 2);
+	assert_int_equal(odb_update(&db, 8, 0), 0); /* a zero update still creates the node */
+	nodes = odb_nodes(&db, &count);
+	assert_int_equal(count, 2);
+	assert_int_equal(nodes[1].value, 0);
+	odb_close(&db);
+}
+
+static void test_open_errors(void **state)
+{
+	struct fixture *f = *state;
+	char err[256];
+	odb_t db;
+	int fd;
+
+	/* read-only open of an empty file: EIO and a message */
+	fd = openat(f->dirfd, "empty", O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(odb_open(&db, f->dirfd, "empty", ODB_RDONLY, err, sizeof(err)), -EIO);
+	assert_string_equal(err, "empty: empty sample file (0 bytes): never written or truncated");
+	odb_close(&db);
+	/* ...while a writer initialises it */
+	assert_int_equal(odb_open(&db, f->dirfd, "empty", ODB_RDWR, err, sizeof(err)), 0);
+	assert_int_equal(db.descr->size, 128);
+	odb_close(&db);
+	assert_int_equal(file_size(f, "empty"), 2664);
+
+	/* missing file */
+	assert_int_equal(odb_open(&db, f->dirfd, "missing", ODB_RDONLY, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "missing: cannot open"));
+
+	/* never through a symlink, for reading or writing */
+	assert_int_equal(symlinkat("empty", f->dirfd, "link"), 0);
+	assert_int_equal(odb_open(&db, f->dirfd, "link", ODB_RDONLY, err, sizeof(err)), -ELOOP);
+	assert_string_equal(err, "link: cannot open: is a symbolic link");
+	assert_int_equal(odb_open(&db, f->dirfd, "link", ODB_RDWR, err, sizeof(err)), -ELOOP);
+	assert_int_equal(symlinkat("nowhere", f->dirfd, "dangling"), 0);
+	assert_int_equal(odb_open(&db, f->dirfd, "dangling", ODB_RDWR, err, sizeof(err)), -ELOOP);
+	assert_int_equal(faccessat(f->dirfd, "nowhere", F_OK, 0), -1); /* not created */
+
+	/* not a regular file (a FIFO must not hang the open) */
+	assert_int_equal(mkfifoat(f->dirfd, "fifo", 0644), 0);
+	assert_int_equal(odb_open(&db, f->dirfd, "fifo", ODB_RDONLY, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "fifo: not a regular file");
+	assert_int_equal(odb_open(&db, f->dirfd, "fifo", ODB_RDWR, err, sizeof(err)), -EINVAL);
+	assert_int_equal(mkdirat(f->dirfd, "dir", 0755), 0);
+	assert_true(odb_open(&db, f->dirfd, "dir", ODB_RDWR, err, sizeof(err)) < 0);
+
+	/* mode 0644 (under the usual umask 022) */
+	umask(022);
+	assert_int_equal(odb_open(&db, f->dirfd, "mode", ODB_RDWR, err, sizeof(err)), 0);
+	odb_close(&db);
+	{
+		struct stat st;
+
+		assert_int_equal(fstatat(f->dirfd, "mode", &st, 0), 0);
+		assert_int_equal(st.st_mode & 07777, 0644);
+	}
+
+	/* a writer reopening a file keeps its header, and refuses a foreign one */
+	assert_int_equal(odb_open(&db, f->dirfd, "hdr", ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&db));
+	odb_header(&db)->version = 0x12;
+	odb_close(&db);
+	assert_int_equal(odb_open(&db, f->dirfd, "hdr", ODB_RDWR, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "hdr: sample file version 0x12, expected 0x13 (OProfile 1.x): "
+				 "written by OProfile 0.9.x, convert it first");
+}
+
+/* fill until growth fails; the file must stay valid and hold every accepted key */
+static void fill_until_error(struct fixture *f, const char *name, int want_rc, uint32_t *keys_ok)
+{
+	char err[256];
+	uint32_t i, size_before;
+	off_t len_before;
+	int rc = 0;
+	odb_t db;
+
+	assert_int_equal(odb_open(&db, f->dirfd, name, ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&db));
+	for (i = 0; i < 1000000; i++) {
+		size_before = db.descr->size;
+		len_before = (off_t)db.map_len;
+		rc = odb_update(&db, 1000 + i, i + 1);
+		if (rc)
+			break;
+	}
+	assert_int_equal(rc, want_rc);
+	*keys_ok = i;
+	assert_int_equal(i + 1, size_before); /* failed exactly when the table was full */
+	assert_int_equal(db.descr->size, size_before);
+	assert_int_equal(db.descr->current_size, i + 1);
+	assert_int_equal(file_size(f, name), len_before);
+	/* existing keys still update after the failure; a new one fails again */
+	assert_int_equal(odb_update(&db, 1000, 1), 0);
+	assert_int_equal(odb_update(&db, 999, 1), want_rc);
+	odb_close(&db);
+
+	assert_int_equal(odb_open(&db, f->dirfd, name, ODB_RDONLY, err, sizeof(err)), 0);
+	assert_int_equal(odb_check(&db, err, sizeof(err)), 0);
+	{
+		size_t count, k;
+		const struct odb_node *nodes = odb_nodes(&db, &count);
+
+		assert_int_equal(count, *keys_ok);
+		for (k = 0; k < count; k++) {
+			assert_int_equal(nodes[k].key, 1000 + k);
+			assert_int_equal(nodes[k].value, k + 1 + (k == 0));
+		}
+	}
+	odb_close(&db);
+}
+
+/* RLIMIT_FSIZE makes growth fail with EFBIG: same path as a full disk */
+static void test_growth_fsize_limit(void **state)
+{
+	struct fixture *f = *state;
+	struct rlimit old, lim;
+	uint32_t ok;
+
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 20584; /* 1024 nodes fit, 2048 do not */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	fill_until_error(f, "fsize", -EFBIG, &ok);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(ok, 1023);
+}
+
+/* a real ENOSPC: a 64 KiB tmpfs in a private mount namespace (needs root) */
+static void test_growth_enospc(void **state)
+{
+	struct fixture *f = *state;
+	char mnt[300], err[256];
+	struct fixture sub;
+	uint32_t ok;
+	off_t len;
+	odb_t db;
+	int fd;
+
+	snprintf(mnt, sizeof(mnt), "%s/tmpfs", f->dir);
+	assert_int_equal(mkdir(mnt, 0755), 0);
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("tmpfs", mnt, "tmpfs", 0, "size=64k")) {
+		print_message("cannot mount a small tmpfs (%s): ENOSPC test skipped\n",
+			      strerror(errno));
+		skip();
+	}
+	sub.dir[0] = 0; /* unused by fill_until_error */
+	sub.dirfd = open(mnt, O_RDONLY | O_DIRECTORY);
+	assert_true(sub.dirfd >= 0);
+	fill_until_error(&sub, "full", -ENOSPC, &ok);
+	/* 16 pages: 41064 bytes (11 pages) fit, 82024 do not */
+	assert_int_equal(ok, 2047);
+
+	/* creating a new file on the full disk fails cleanly and leaves nothing */
+	fd = openat(sub.dirfd, "filler", O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	for (len = 4096; posix_fallocate(fd, 0, len) == 0; len += 4096)
+		;
+	close(fd);
+	assert_int_equal(odb_open(&db, sub.dirfd, "new", ODB_RDWR, err, sizeof(err)), -ENOSPC);
+	assert_non_null(strstr(err, "new: cannot reserve 2664 bytes"));
+	assert_int_equal(faccessat(sub.dirfd, "new", F_OK, 0), -1);
+	close(sub.dirfd);
+	assert_int_equal(umount(mnt), 0);
+}
+
+static void test_abi_file(void **state)
+{
+	static const char want[] =
+		"sizeof_double 8\nsizeof_u64 8\nsizeof_u8 1\nsizeof_u32 4\nsizeof_int 4\n"
+		"sizeof_unsigned_int 4\nsizeof_odb_key_t 8\nsizeof_odb_index_t 4\n"
+		"sizeof_odb_value_t 4\nsizeof_odb_node_nr_t 4\nsizeof_odb_descr_t 32\n"
+		"sizeof_odb_node_t 16\nsizeof_struct_opd_header 72\n"
+		"offsetof_node_key 0\noffsetof_node_value 8\noffsetof_node_next 12\n"
+		"offsetof_descr_size 0\noffsetof_descr_current_size 4\n"
+		"offsetof_header_magic 0\noffsetof_header_version 4\noffsetof_header_cpu_type 8\n"
+		"offsetof_header_ctr_event 12\noffsetof_header_ctr_um 16\n"
+		"offsetof_header_ctr_count 20\noffsetof_header_is_kernel 24\n"
+		"offsetof_header_cpu_speed 32\noffsetof_header_mtime 40\n"
+		"offsetof_header_cg_to_is_kernel 48\noffsetof_header_anon_start 56\n"
+		"offsetof_header_cg_to_anon_start 64\nlittle_endian 1\n";
+	struct fixture *f = *state;
+	char buf[4096];
+	size_t n;
+	struct stat st;
+
+	assert_int_equal(op_write_abi(f->dirfd, "abi"), 0);
+	n = read_all(f, "abi", (unsigned char *)buf, sizeof(buf) - 1);
+	buf[n] = 0;
+	assert_string_equal(buf, want);
+	assert_int_equal(fstatat(f->dirfd, "abi", &st, 0), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(faccessat(f->dirfd, "abi.tmp", F_OK, 0), -1);
+	/* rewriting replaces it */
+	assert_int_equal(op_write_abi(f->dirfd, "abi"), 0);
+	assert_int_equal(file_size(f, "abi"), (off_t)strlen(want));
+	/* never through a symlink */
+	assert_int_equal(symlinkat("/nonexistent-abi-target", f->dirfd, "abi2.tmp"), 0);
+	assert_int_equal(op_write_abi(f->dirfd, "abi2"), -ELOOP);
+}
+
+static void test_header_check(void **state)
+{
+	struct opd_header h;
+	char err[256];
+
+	(void)state;
+	op_header_init(&h);
+	assert_int_equal(op_header_check(&h, "f", err, sizeof(err)), 0);
+	h.magic[3] = 'X';
+	assert_int_equal(op_header_check(&h, "f", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "f: bad magic 44 41 45 58, expected 44 41 45 0a (\"DAE\\n\"): "
+				 "not an OProfile sample file");
+	op_header_init(&h);
+	h.version = 0x14;
+	assert_int_equal(op_header_check(&h, "f", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "f: sample file version 0x14, expected 0x13 (OProfile 1.x)");
+	assert_int_equal(op_header_check(&h, "f", NULL, 0), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hash_function),
+		cmocka_unit_test(test_header_check),
+		cmocka_unit_test_setup_teardown(test_create_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_growth_sizes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_growth_stale_area, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_model, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_saturation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_growth_fsize_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_growth_enospc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_abi_file, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
