@@ -4,3 +4,5 @@ lib_libopng_la_SOURCES = \
 	lib/op_header.h lib/op_header.c lib/odb.h lib/odb.c lib/op_mangle.h
 lib_libopng_la_LDFLAGS = -version-info 0:0:0 -no-undefined
 EXTRA_DIST += lib/opcount.pc.in
+# names: sample-file names, events/ catalogue parser, cpu types
+lib_libopng_la_SOURCES += lib/op_mangle.c

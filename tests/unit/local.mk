@@ -20,3 +20,13 @@ tests_unit_test_timer_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit
 tests_unit_test_timer_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_timer_LDADD = $(CMOCKA_LIBS)
 endif
+
+# --- names: sample-file names and events/ parser ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_mangle
+TESTS += tests/unit/test_mangle
+SANITIZER_TESTS += tests/unit/test_mangle
+tests_unit_test_mangle_SOURCES = tests/unit/test_mangle.c
+tests_unit_test_mangle_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_mangle_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif
