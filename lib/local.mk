@@ -6,3 +6,10 @@ lib_libopng_la_LDFLAGS = -version-info 0:0:0 -no-undefined
 EXTRA_DIST += lib/opcount.pc.in
 # names: sample-file names, events/ catalogue parser, cpu types
 lib_libopng_la_SOURCES += lib/op_mangle.c
+# opcount: virtual per-process counters library (issue 8)
+lib_LTLIBRARIES += lib/libopcount.la
+lib_libopcount_la_SOURCES = lib/opcount.c lib/opcount.h
+lib_libopcount_la_LDFLAGS = -version-info 0:0:0 -no-undefined
+lib_libopcount_la_LIBADD = $(PFM_LIBS)
+sdkinclude_HEADERS += lib/opcount.h
+pkgconfig_DATA += lib/opcount.pc
