@@ -129,15 +129,7 @@ static int check_chains(const odb_t *db, char *err, size_t err_len)
 						  db->path, b, i, used);
 				break;
 			}
-			if (seen[i / 64] & (1ull << (i % 64))) {
-				rc = fail(-EINVAL, err, err_len,
-					  "%s: chain of bucket %" PRIu32 " reaches node %" PRIu32
-					  " twice (cycle)",
-					  db->path, b, i);
-				break;
-			}
-			seen[i / 64] |= 1ull << (i % 64);
-			reached++;
+			/* a foreign node first: it may also have been seen from its own bucket */
 			if (odb_hash(db->nodes[i].key, size) != b) {
 				rc = fail(-EINVAL, err, err_len,
 					  "%s: node %" PRIu32 " key 0x%" PRIx64
@@ -147,6 +139,15 @@ static int check_chains(const odb_t *db, char *err, size_t err_len)
 					  odb_hash(db->nodes[i].key, size), b);
 				break;
 			}
+			if (seen[i / 64] & (1ull << (i % 64))) {
+				rc = fail(-EINVAL, err, err_len,
+					  "%s: chain of bucket %" PRIu32 " reaches node %" PRIu32
+					  " twice (cycle)",
+					  db->path, b, i);
+				break;
+			}
+			seen[i / 64] |= 1ull << (i % 64);
+			reached++;
 		}
 	}
 	if (!rc && reached != used) {

@@ -6,6 +6,12 @@ SANITIZER_TESTS += tests/unit/test_odb
 tests_unit_test_odb_SOURCES = tests/unit/test_odb.c
 tests_unit_test_odb_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_odb_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/test_odb_corrupt
+TESTS += tests/unit/test_odb_corrupt
+SANITIZER_TESTS += tests/unit/test_odb_corrupt
+tests_unit_test_odb_corrupt_SOURCES = tests/unit/test_odb_corrupt.c
+tests_unit_test_odb_corrupt_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_odb_corrupt_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
 
 # --- plugins helper: mock host + timer/kernel plugin tests ---
