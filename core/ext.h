@@ -102,7 +102,16 @@ struct ext_core_services {
 	const char *proc_root;
 };
 
-/* The registry: filled by plugins' ext_init through the host table. */
+/*
+ * The registry: filled by plugins' ext_init through the host table.
+ * Registrations are accepted only inside ext_init. Payloads are copies made
+ * with the size rule; their name members point to copies owned by the
+ * registry. Entries stay in load order, and a failed init removes all of its
+ * own, so indices (sfile slot, source number, counter number) are stable once
+ * ext_load_all returned. Plugin escape codes are OP_ESCAPE_FIRST_PLUGIN..
+ * OP_ESCAPE_MAX-1; a source's number is its index in sources[]; a virtual
+ * counter's number is EXT_COUNTER_BASE + its index in counters[].
+ */
 struct ext_registry {
 	struct ext_escape *escapes[OP_ESCAPE_MAX]; /* by code; NULL = unused */
 	struct ext_sfile_handlers sfile[EXT_MAX_SFILE_SLOTS];
@@ -147,5 +156,25 @@ void ext_print_stats(struct ext_loader *l, FILE *out);
 int ext_list_plugins(const char *plugin_dir, FILE *out);
 /* ext_deinit every plugin (reverse order), dlclose, free. */
 void ext_loader_free(struct ext_loader *l);
+
+/*
+ * Services of struct op_host without a ctx argument (emit, sample_file_add,
+ * sample_file_sync, sample_file_close) are bound to the core's functions when
+ * a plugin is loaded, by ext_registry() and by ext_loader_set_core(): call one
+ * of them after filling in struct ext_core_services, before samples flow.
+ * Missing services answer -ENOSYS (NULL, 0, no-op for void).
+ */
+void ext_loader_set_core(struct ext_loader *l, struct ext_core_services *core);
+/* log plugins' OP_LOG_DEBUG messages and "loaded" lines (--verbose=ext) */
+void ext_loader_set_verbose(struct ext_loader *l, bool verbose);
+/* the host table plugins get (tests, mock hosts) */
+const struct op_host *ext_host(struct ext_loader *l);
+/* a plugin's name for the core's messages ("core" for NULL) */
+const char *ext_name(const op_ext_t *ctx);
+size_t ext_nr_plugins(const struct ext_loader *l);
+/* the loaded plugin @name, or NULL */
+op_ext_t *ext_plugin(struct ext_loader *l, const char *name);
+/* plugin names: 1..64 of [A-Za-z0-9_-] (no '/', '.', "..") */
+bool ext_name_valid(const char *name);
 
 #endif /* OP_CORE_EXT_H */

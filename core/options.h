@@ -71,6 +71,8 @@ enum {
  * and returns -EINVAL; returns 1 when the caller should exit 0 (--help).
  */
 int options_parse(struct op_options *o, int argc, char **argv);
+/* The same, with messages to @err (NULL: silent) instead of stderr. */
+int options_parse_f(struct op_options *o, int argc, char **argv, FILE *err);
 void options_free(struct op_options *o);
 /* Print the effective configuration (for --check-config). */
 void options_print(const struct op_options *o, FILE *out);

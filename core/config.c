@@ -1,0 +1,505 @@
+/*
+ * config.c - reads oprofiled.conf with libconfig 1.5 into struct op_options
+ * (every known key, type-checked, errors with FILE:LINE, unknown keys warned
+ * with their full path) and serves plugins' scoped plugins.<name> lookups.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include "conf.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_mangle.h"
+#include "options.h"
+#include "options_int.h"
+
+enum conf_kind { K_STR, K_STRLIST, K_INT, K_BOOL, K_PLUGINS };
+
+struct conf_key {
+	const char *name;
+	enum conf_kind kind;
+	int64_t min, max; /* K_INT */
+};
+
+/* every top-level key oprofiled understands; keep conf/oprofiled.conf in step */
+static const struct conf_key conf_keys[] = {
+	{ "session_dir", K_STR, 0, 0 },
+	{ "events", K_STRLIST, 0, 0 },
+	{ "separate", K_STRLIST, 0, 0 },
+	{ "plugin_dir", K_STR, 0, 0 },
+	{ "vmlinux", K_STR, 0, 0 },
+	{ "no_vmlinux", K_BOOL, 0, 0 },
+	{ "image", K_STRLIST, 0, 0 },
+	{ "verbose", K_STRLIST, 0, 0 },
+	{ "append", K_BOOL, 0, 0 },
+	{ "ring_pages", K_INT, 1, 1 << 20 },
+	{ "system_wide", K_BOOL, 0, 0 },
+	{ "proc_root", K_STR, 0, 0 },
+	{ "cpu_type", K_STR, 0, 0 },
+	{ "stats_interval", K_INT, 0, 86400 * 365 },
+	{ "sync_interval", K_INT, 0, 86400 * 365 },
+	{ "log_file", K_STR, 0, 0 },
+	{ "daemonize", K_BOOL, 0, 0 },
+	{ "max_open_files", K_INT, 1, 1 << 20 },
+	{ "plugins", K_PLUGINS, 0, 0 },
+};
+
+static const char *conf_type_name(int type)
+{
+	switch (type) {
+	case CONFIG_TYPE_GROUP: return "a group";
+	case CONFIG_TYPE_INT: return "an integer";
+	case CONFIG_TYPE_INT64: return "a 64-bit integer";
+	case CONFIG_TYPE_FLOAT: return "a float";
+	case CONFIG_TYPE_STRING: return "a string";
+	case CONFIG_TYPE_BOOL: return "a boolean";
+	case CONFIG_TYPE_ARRAY: return "an array";
+	case CONFIG_TYPE_LIST: return "a list";
+	default: return "nothing";
+	}
+}
+
+/* "plugins.[1].args" style path of @s */
+static void conf_path(const config_setting_t *s, char *buf, size_t len)
+{
+	const config_setting_t *chain[32];
+	size_t n = 0, used = 0;
+
+	buf[0] = '\0';
+	for (; s && !config_setting_is_root(s) && n < 32; s = config_setting_parent(s))
+		chain[n++] = s;
+	while (n-- > 0 && used < len) {
+		const char *name = config_setting_name(chain[n]);
+		int w;
+
+		if (name)
+			w = snprintf(buf + used, len - used, "%s%s", used ? "." : "", name);
+		else
+			w = snprintf(buf + used, len - used, "[%d]", config_setting_index(chain[n]));
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+/* "FILE:LINE" of @s */
+static void conf_where(const config_setting_t *s, const char *fallback, char *buf, size_t len)
+{
+	const char *f = config_setting_source_file(s);
+
+	snprintf(buf, len, "%s:%u", f ? f : fallback, config_setting_source_line(s));
+}
+
+struct conf_ctx {
+	struct op_options *o;
+	struct conf_result *res;
+	const char *path;
+	FILE *err;
+	int rc;
+};
+
+static void conf_msg(struct conf_ctx *c, const config_setting_t *s, bool error,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void conf_msg(struct conf_ctx *c, const config_setting_t *s, bool error,
+		     const char *fmt, ...)
+{
+	char where[PATH_MAX + 32], path[256];
+	va_list ap;
+
+	conf_where(s, c->path, where, sizeof(where));
+	conf_path(s, path, sizeof(path));
+	if (c->err) {
+		fprintf(c->err, "oprofiled: %s: %s\"%s\": ", where, error ? "" : "warning: ", path);
+		va_start(ap, fmt);
+		vfprintf(c->err, fmt, ap);
+		va_end(ap);
+		fputc('\n', c->err);
+	}
+	if (error)
+		c->rc = -EINVAL;
+}
+
+static bool conf_expect(struct conf_ctx *c, const config_setting_t *s, int type, const char *what)
+{
+	int t = config_setting_type(s);
+
+	if (t == type || (type == CONFIG_TYPE_INT && t == CONFIG_TYPE_INT64))
+		return true;
+	conf_msg(c, s, true, "expected %s, found %s - fix the value's type", what, conf_type_name(t));
+	return false;
+}
+
+/* string, or array/list of strings joined with ',' into a new string */
+static char *conf_strlist(struct conf_ctx *c, const config_setting_t *s)
+{
+	size_t len = 0;
+	char *out;
+	int i, n;
+
+	if (config_setting_type(s) == CONFIG_TYPE_STRING)
+		return strdup(config_setting_get_string(s));
+	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST) {
+		conf_msg(c, s, true, "expected a string or an array of strings, found %s",
+			 conf_type_name(config_setting_type(s)));
+		return NULL;
+	}
+	n = config_setting_length(s);
+	for (i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+
+		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
+			conf_msg(c, e, true, "expected a string, found %s",
+				 conf_type_name(config_setting_type(e)));
+			return NULL;
+		}
+		len += strlen(config_setting_get_string(e)) + 1;
+	}
+	out = calloc(1, len + 1);
+	if (!out)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(out, ",");
+		strcat(out, config_setting_get_string(config_setting_get_elem(s, (unsigned)i)));
+	}
+	return out;
+}
+
+static void conf_replace(char **dst, char *val)
+{
+	free(*dst);
+	*dst = val;
+}
+
+static void conf_one_plugin(struct conf_ctx *c, const config_setting_t *g, const char *name)
+{
+	const char *args = "";
+	int enabled = 1;
+	char where[PATH_MAX + 32];
+	int i, n, rc;
+
+	n = config_setting_length(g);
+	for (i = 0; i < n; i++) {
+		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		const char *k = config_setting_name(m);
+
+		if (!strcmp(k, "args")) {
+			if (conf_expect(c, m, CONFIG_TYPE_STRING, "a string"))
+				args = config_setting_get_string(m);
+		} else if (!strcmp(k, "enabled")) {
+			if (conf_expect(c, m, CONFIG_TYPE_BOOL, "a boolean"))
+				enabled = config_setting_get_bool(m);
+		}
+		/* "name" and plugin-specific keys: read by the plugin itself */
+	}
+	if (!enabled)
+		return;
+	conf_where(g, c->path, where, sizeof(where));
+	rc = options_add_feature(c->o, name, args, where, false);
+	if (rc == -EEXIST)
+		conf_msg(c, g, true, "plugin \"%s\" is configured twice - keep one entry", name);
+	else if (rc == -ENOSPC)
+		conf_msg(c, g, true, "more than %d plugins - remove some", OP_MAX_FEATURES);
+	else if (rc)
+		conf_msg(c, g, true, "%s", strerror(-rc));
+}
+
+static void conf_plugins(struct conf_ctx *c, const config_setting_t *s)
+{
+	int i, n = config_setting_length(s);
+
+	if (config_setting_type(s) == CONFIG_TYPE_LIST) {
+		for (i = 0; i < n; i++) {
+			const config_setting_t *g = config_setting_get_elem(s, (unsigned)i);
+			const char *name = NULL;
+
+			if (!conf_expect(c, g, CONFIG_TYPE_GROUP, "a group { name = \"...\"; ... }"))
+				continue;
+			if (!config_setting_lookup_string(g, "name", &name)) {
+				conf_msg(c, g, true, "plugin entry without a string 'name' - add name = \"PLUGIN\";");
+				continue;
+			}
+			conf_one_plugin(c, g, name);
+		}
+	} else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
+		for (i = 0; i < n; i++) {
+			const config_setting_t *g = config_setting_get_elem(s, (unsigned)i);
+
+			if (!conf_expect(c, g, CONFIG_TYPE_GROUP, "a group of plugin settings"))
+				continue;
+			conf_one_plugin(c, g, config_setting_name(g));
+		}
+	} else {
+		conf_msg(c, s, true, "expected a list ( { name = ...; }, ... ) or a group { NAME = { ... }; }, found %s",
+			 conf_type_name(config_setting_type(s)));
+	}
+}
+
+static void conf_apply(struct conf_ctx *c, const config_setting_t *s, const struct conf_key *k)
+{
+	struct op_options *o = c->o;
+	const char *n = k->name;
+	char err[256];
+	char *str = NULL;
+	int64_t v = 0;
+
+	switch (k->kind) {
+	case K_STR:
+		if (!conf_expect(c, s, CONFIG_TYPE_STRING, "a string"))
+			return;
+		str = strdup(config_setting_get_string(s));
+		break;
+	case K_STRLIST:
+		str = conf_strlist(c, s);
+		if (!str)
+			return;
+		break;
+	case K_INT:
+		if (!conf_expect(c, s, CONFIG_TYPE_INT, "an integer"))
+			return;
+		v = config_setting_get_int64(s);
+		if (v < k->min || v > k->max) {
+			conf_msg(c, s, true, "%lld is out of range, expected %lld..%lld", (long long)v,
+				 (long long)k->min, (long long)k->max);
+			return;
+		}
+		break;
+	case K_BOOL:
+		if (!conf_expect(c, s, CONFIG_TYPE_BOOL, "a boolean (true/false)"))
+			return;
+		v = config_setting_get_bool(s);
+		break;
+	case K_PLUGINS:
+		conf_plugins(c, s);
+		return;
+	}
+
+	if (!strcmp(n, "session_dir"))
+		conf_replace(&o->session_dir, str);
+	else if (!strcmp(n, "events"))
+		conf_replace(&o->events_spec, str);
+	else if (!strcmp(n, "plugin_dir"))
+		conf_replace(&o->plugin_dir, str);
+	else if (!strcmp(n, "vmlinux"))
+		conf_replace(&o->vmlinux, str);
+	else if (!strcmp(n, "proc_root"))
+		conf_replace(&o->proc_root, str);
+	else if (!strcmp(n, "cpu_type"))
+		conf_replace(&o->cpu_type, str);
+	else if (!strcmp(n, "log_file"))
+		conf_replace(&o->log_file, str);
+	else if (!strcmp(n, "separate")) {
+		if (options_parse_separate(str, &o->separate, err, sizeof(err)))
+			conf_msg(c, s, true, "%s", err);
+		free(str);
+	} else if (!strcmp(n, "verbose")) {
+		if (options_parse_verbose(str, &o->verbose, err, sizeof(err)))
+			conf_msg(c, s, true, "%s", err);
+		free(str);
+	} else if (!strcmp(n, "image")) {
+		if (options_set_image(o, str))
+			conf_msg(c, s, true, "out of memory");
+		free(str);
+	} else if (!strcmp(n, "no_vmlinux"))
+		o->no_vmlinux = v;
+	else if (!strcmp(n, "append"))
+		o->append = v;
+	else if (!strcmp(n, "system_wide"))
+		c->res->system_wide = v;
+	else if (!strcmp(n, "daemonize"))
+		o->daemonize = v;
+	else if (!strcmp(n, "ring_pages")) {
+		if (v & (v - 1))
+			conf_msg(c, s, true, "%lld is not a power of two - use 1, 2, 4, ... pages",
+				 (long long)v);
+		else
+			o->ring_pages = (size_t)v;
+	} else if (!strcmp(n, "stats_interval"))
+		o->stats_interval = (unsigned)v;
+	else if (!strcmp(n, "sync_interval"))
+		o->sync_interval = (unsigned)v;
+	else if (!strcmp(n, "max_open_files"))
+		o->max_open_files = (unsigned)v;
+	else
+		free(str);
+}
+
+int conf_load(struct op_options *o, const char *path, struct conf_result *res, FILE *err)
+{
+	struct conf_ctx c = { .o = o, .res = res, .path = path, .err = err };
+	config_setting_t *root;
+	char *dir, *slash;
+	config_t *cfg;
+	FILE *f;
+	int i, n;
+
+	f = fopen(path, "r");
+	if (!f) {
+		int e = errno;
+
+		if (err)
+			fprintf(err, "oprofiled: cannot read config file %s: %s - check --config\n", path,
+				strerror(e));
+		return -e;
+	}
+	fclose(f);
+
+	cfg = calloc(1, sizeof(*cfg));
+	dir = strdup(path);
+	if (!cfg || !dir) {
+		free(cfg);
+		free(dir);
+		return -ENOMEM;
+	}
+	config_init(cfg);
+	/* @include paths are relative to the main file's directory (see deps.md) */
+	slash = strrchr(dir, '/');
+	if (slash) {
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		config_set_include_dir(cfg, dir);
+	}
+	if (config_read_file(cfg, path) != CONFIG_TRUE) {
+		if (err)
+			fprintf(err, "oprofiled: %s:%d: %s - fix the config file syntax\n",
+				config_error_file(cfg) ? config_error_file(cfg) : path,
+				config_error_line(cfg), config_error_text(cfg));
+		config_destroy(cfg);
+		free(cfg);
+		free(dir);
+		return -EINVAL;
+	}
+	free(dir); /* libconfig copied it */
+
+	root = config_root_setting(cfg);
+	n = config_setting_length(root);
+	for (i = 0; i < n; i++) {
+		config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+		const char *name = config_setting_name(s);
+		size_t k;
+
+		for (k = 0; k < sizeof(conf_keys) / sizeof(conf_keys[0]); k++)
+			if (!strcmp(conf_keys[k].name, name))
+				break;
+		if (k == sizeof(conf_keys) / sizeof(conf_keys[0])) {
+			conf_msg(&c, s, false, "unknown setting ignored - see conf/oprofiled.conf for the known ones");
+			res->warnings++;
+			continue;
+		}
+		conf_apply(&c, s, &conf_keys[k]);
+	}
+	if (c.rc) {
+		config_destroy(cfg);
+		free(cfg);
+		return c.rc;
+	}
+	if (o->config)
+		conf_free(o->config);
+	o->config = cfg;
+	return 0;
+}
+
+void conf_free(void *config)
+{
+	if (!config)
+		return;
+	config_destroy(config);
+	free(config);
+}
+
+/* the group holding plugins.<plugin>'s settings, in either form, or NULL */
+static config_setting_t *conf_plugin_group(config_t *cfg, const char *plugin)
+{
+	config_setting_t *pl = config_lookup(cfg, "plugins");
+	int i, n;
+
+	if (!pl)
+		return NULL;
+	if (config_setting_type(pl) == CONFIG_TYPE_GROUP) {
+		config_setting_t *g = config_setting_get_member(pl, plugin);
+
+		return g && config_setting_type(g) == CONFIG_TYPE_GROUP ? g : NULL;
+	}
+	if (config_setting_type(pl) != CONFIG_TYPE_LIST)
+		return NULL;
+	n = config_setting_length(pl);
+	for (i = 0; i < n; i++) {
+		config_setting_t *g = config_setting_get_elem(pl, (unsigned)i);
+		const char *name;
+
+		if (config_setting_type(g) == CONFIG_TYPE_GROUP &&
+		    config_setting_lookup_string(g, "name", &name) && !strcmp(name, plugin))
+			return g;
+	}
+	return NULL;
+}
+
+static config_setting_t *conf_plugin_key(void *config, const char *plugin, const char *key)
+{
+	config_setting_t *g;
+
+	if (!config || !plugin || !key || !*key)
+		return NULL;
+	g = conf_plugin_group(config, plugin);
+	return g ? config_setting_lookup(g, key) : NULL;
+}
+
+static int conf_mismatch(const config_setting_t *s, const char *plugin, const char *key,
+			 const char *expected, char *why, size_t why_len)
+{
+	const char *f = config_setting_source_file(s);
+
+	if (why && why_len)
+		snprintf(why, why_len, "%s:%u: plugins.%s.%s: expected %s, found %s",
+			 f ? f : "config", config_setting_source_line(s), plugin, key, expected,
+			 conf_type_name(config_setting_type(s)));
+	return -EINVAL;
+}
+
+int conf_plugin_string(void *config, const char *plugin, const char *key, const char **out,
+		       char *why, size_t why_len)
+{
+	config_setting_t *s = conf_plugin_key(config, plugin, key);
+
+	if (!s)
+		return -ENOENT;
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return conf_mismatch(s, plugin, key, "a string", why, why_len);
+	*out = config_setting_get_string(s);
+	return 0;
+}
+
+int conf_plugin_int64(void *config, const char *plugin, const char *key, int64_t *out,
+		      char *why, size_t why_len)
+{
+	config_setting_t *s = conf_plugin_key(config, plugin, key);
+
+	if (!s)
+		return -ENOENT;
+	if (config_setting_type(s) != CONFIG_TYPE_INT && config_setting_type(s) != CONFIG_TYPE_INT64)
+		return conf_mismatch(s, plugin, key, "an integer", why, why_len);
+	*out = config_setting_get_int64(s);
+	return 0;
+}
+
+int conf_plugin_bool(void *config, const char *plugin, const char *key, bool *out, char *why,
+		     size_t why_len)
+{
+	config_setting_t *s = conf_plugin_key(config, plugin, key);
+
+	if (!s)
+		return -ENOENT;
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+		return conf_mismatch(s, plugin, key, "a boolean", why, why_len);
+	*out = config_setting_get_bool(s);
+	return 0;
+}

@@ -1,0 +1,1246 @@
+/*
+ * ext.c - the plugin loader: finds <dir>/<name>.so, refuses unsafe files and
+ * incompatible descriptors before any plugin callback runs, runs ext_init
+ * with the host service table, keeps every registration in struct
+ * ext_registry owned by its plugin, and rolls a failed init back completely.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "ext.h"
+#include "options.h"
+
+/* refusal messages are bounded on purpose: a long path may cut one short */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#define EXT_MAX_PLUGINS 32
+#define EXT_NAME_MAX 64
+
+struct op_ext {
+	struct ext_loader *loader;
+	char *name;
+	char *path;   /* the resolved file that was dlopen'd */
+	char *origin; /* "command line", "FILE:LINE" */
+	void *handle;
+	struct op_ext_descriptor desc; /* min(size, sizeof) copy */
+	bool in_init;
+	bool initialized;
+};
+
+struct ext_loader {
+	char *plugin_dir;
+	void *config;
+	struct ext_core_services *core;
+	FILE *log;
+	bool verbose;
+	struct op_host host;
+	struct ext_registry reg;
+	struct op_ext *plugins[EXT_MAX_PLUGINS];
+	size_t nr_plugins;
+};
+
+/* ------------------------------------------------------------------ */
+/* logging                                                             */
+/* ------------------------------------------------------------------ */
+
+static FILE *ext_log_file(const struct ext_loader *l)
+{
+	return l && l->log ? l->log : stderr;
+}
+
+static void ext_msg(const struct ext_loader *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ext_msg(const struct ext_loader *l, const char *fmt, ...)
+{
+	FILE *f = ext_log_file(l);
+	va_list ap;
+
+	fputs("oprofiled: ", f);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fflush(f);
+}
+
+static const char *const ext_level_names[] = { "error: ", "warning: ", "", "debug: " };
+
+static void host_vlog(op_ext_t *ctx, enum op_log_level level, const char *fmt, va_list ap)
+{
+	struct ext_loader *l = ctx ? ctx->loader : NULL;
+	char buf[1024];
+	size_t len;
+
+	if (level == OP_LOG_DEBUG && !(l && l->verbose))
+		return;
+	if ((unsigned)level > OP_LOG_DEBUG)
+		level = OP_LOG_DEBUG;
+	vsnprintf(buf, sizeof(buf), fmt ? fmt : "(null)", ap);
+	len = strlen(buf);
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	fprintf(ext_log_file(l), "%s: %s%s\n", ctx ? ctx->name : "?", ext_level_names[level], buf);
+	fflush(ext_log_file(l));
+}
+
+static void host_log(op_ext_t *ctx, enum op_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	host_vlog(ctx, level, fmt, ap);
+	va_end(ap);
+}
+
+static void ext_err(op_ext_t *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* a registration refused: "oprofiled: plugin "x" (path): ..." */
+static void ext_err(op_ext_t *ctx, const char *fmt, ...)
+{
+	FILE *f = ext_log_file(ctx->loader);
+	va_list ap;
+
+	fprintf(f, "oprofiled: plugin \"%s\" (%s): ", ctx->name, ctx->path);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fflush(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* scoped configuration                                                */
+/* ------------------------------------------------------------------ */
+
+static int ext_conf_result(op_ext_t *ctx, int rc, const char *why)
+{
+	if (rc == -EINVAL)
+		ext_err(ctx, "%s - fix the config file", why);
+	return rc;
+}
+
+static int host_config_string(op_ext_t *ctx, const char *key, const char **out)
+{
+	char why[512];
+
+	if (!ctx || !out)
+		return -EINVAL;
+	return ext_conf_result(ctx, conf_plugin_string(ctx->loader->config, ctx->name, key, out,
+						       why, sizeof(why)), why);
+}
+
+static int host_config_int64(op_ext_t *ctx, const char *key, int64_t *out)
+{
+	char why[512];
+
+	if (!ctx || !out)
+		return -EINVAL;
+	return ext_conf_result(ctx, conf_plugin_int64(ctx->loader->config, ctx->name, key, out,
+						      why, sizeof(why)), why);
+}
+
+static int host_config_bool(op_ext_t *ctx, const char *key, bool *out)
+{
+	char why[512];
+
+	if (!ctx || !out)
+		return -EINVAL;
+	return ext_conf_result(ctx, conf_plugin_bool(ctx->loader->config, ctx->name, key, out, why,
+						     sizeof(why)), why);
+}
+
+/* ------------------------------------------------------------------ */
+/* registrations                                                       */
+/* ------------------------------------------------------------------ */
+
+/* the size rule: min(size, sizeof) of @src into zeroed @dst */
+static void ext_copy(void *dst, size_t dst_size, const void *src)
+{
+	uint32_t size;
+
+	memcpy(&size, src, sizeof(size));
+	memset(dst, 0, dst_size);
+	memcpy(dst, src, size < dst_size ? size : dst_size);
+}
+
+static int ext_reg_check(op_ext_t *ctx, const char *what, const void *payload)
+{
+	if (!ctx)
+		return -EINVAL;
+	if (!ctx->in_init) {
+		ext_err(ctx, "%s called outside ext_init - register everything from ext_init", what);
+		return -EPERM;
+	}
+	if (!payload) {
+		ext_err(ctx, "%s with a NULL description", what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool ext_name_ok(const char *s, bool allow_dot_slash)
+{
+	size_t n;
+
+	if (!s || !*s)
+		return false;
+	n = strnlen(s, EXT_NAME_MAX + 1);
+	if (n > EXT_NAME_MAX)
+		return false;
+	return allow_dot_slash || !strpbrk(s, "./");
+}
+
+static char *ext_dup_name(op_ext_t *ctx, const char *what, const char *name, bool strict)
+{
+	char *d;
+
+	if (!ext_name_ok(name, !strict)) {
+		ext_err(ctx, "%s: name %s%s%s is invalid - expected 1..%d characters%s", what,
+			name ? "\"" : "", name ? name : "NULL", name ? "\"" : "", EXT_NAME_MAX,
+			strict ? " without '.' or '/'" : "");
+		return NULL;
+	}
+	d = strdup(name);
+	if (!d)
+		ext_err(ctx, "%s: out of memory", what);
+	return d;
+}
+
+static int ext_missing(op_ext_t *ctx, const char *what, const char *member, uint32_t size)
+{
+	ext_err(ctx, "%s: %s is NULL (description size %u) - set it", what, member, size);
+	return -EINVAL;
+}
+
+static int host_register_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
+				uint32_t *code_out)
+{
+	struct ext_registry *r;
+	struct op_escape_desc d;
+	struct ext_escape *e;
+	uint32_t code;
+	int rc, i;
+
+	rc = ext_reg_check(ctx, "register_escape", desc);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_copy(&d, sizeof(d), desc);
+	if (!d.handler)
+		return ext_missing(ctx, "register_escape", "handler", d.size);
+	if (!ext_name_ok(d.name, true))
+		return ext_missing(ctx, "register_escape", "name", d.size);
+	if (d.min_args > d.max_args) {
+		ext_err(ctx, "register_escape \"%s\": min_args %u > max_args %u", d.name, d.min_args,
+			d.max_args);
+		return -EINVAL;
+	}
+	for (i = 0; i < OP_ESCAPE_MAX; i++) {
+		e = r->escapes[i];
+		if (e && !strcmp(e->desc.name, d.name)) {
+			ext_err(ctx, "escape code name \"%s\" is already registered by plugin \"%s\" (code %d) - "
+				     "the two plugins cannot be used together",
+				d.name, e->owner->name, i);
+			return -EEXIST;
+		}
+	}
+	code = d.code;
+	if (code == 0) {
+		for (code = OP_ESCAPE_FIRST_PLUGIN; code < OP_ESCAPE_MAX && r->escapes[code]; code++)
+			;
+		if (code == OP_ESCAPE_MAX) {
+			ext_err(ctx, "register_escape \"%s\": all %d plugin escape codes are in use", d.name,
+				OP_ESCAPE_MAX - OP_ESCAPE_FIRST_PLUGIN);
+			return -ENOSPC;
+		}
+	} else if (code < OP_ESCAPE_FIRST_PLUGIN || code >= OP_ESCAPE_MAX) {
+		ext_err(ctx, "register_escape \"%s\": code %u is outside the plugin range %d..%d - "
+			     "use 0 to have one allocated",
+			d.name, code, OP_ESCAPE_FIRST_PLUGIN, OP_ESCAPE_MAX - 1);
+		return -EINVAL;
+	} else if (r->escapes[code]) {
+		e = r->escapes[code];
+		ext_err(ctx, "escape code %u (\"%s\") is already registered by plugin \"%s\" as \"%s\" - "
+			     "the two plugins cannot be used together (or let one allocate with code 0)",
+			code, d.name, e->owner->name, e->desc.name);
+		return -EEXIST;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	d.name = ext_dup_name(ctx, "register_escape", d.name, false);
+	if (!d.name) {
+		free(e);
+		return -ENOMEM;
+	}
+	d.code = code;
+	e->desc = d;
+	e->priv = priv;
+	e->owner = ctx;
+	r->escapes[code] = e;
+	if (code_out)
+		*code_out = code;
+	return 0;
+}
+
+static int host_register_sfile_handlers(op_ext_t *ctx, const struct op_sfile_ops *ops, void *priv)
+{
+	struct ext_sfile_handlers *h;
+	struct ext_registry *r;
+	struct op_sfile_ops d;
+	size_t i;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_sfile_handlers", ops);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_copy(&d, sizeof(d), ops);
+	if (!d.get_file)
+		return ext_missing(ctx, "register_sfile_handlers", "get_file", d.size);
+	for (i = 0; i < r->nr_sfile; i++)
+		if (r->sfile[i].owner == ctx) {
+			ext_err(ctx, "register_sfile_handlers called twice - register one set per plugin");
+			return -EEXIST;
+		}
+	if (r->nr_sfile == EXT_MAX_SFILE_SLOTS) {
+		ext_err(ctx, "register_sfile_handlers: all %d slots are in use by other plugins",
+			EXT_MAX_SFILE_SLOTS);
+		return -ENOSPC;
+	}
+	h = &r->sfile[r->nr_sfile];
+	h->ops = d;
+	h->priv = priv;
+	h->owner = ctx;
+	h->slot = (unsigned)r->nr_sfile;
+	r->nr_sfile++;
+	return 0;
+}
+
+static int host_register_model(op_ext_t *ctx, const struct op_model_desc *desc, void *priv)
+{
+	struct ext_registry *r;
+	struct op_model_desc d;
+	size_t i;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_model", desc);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_copy(&d, sizeof(d), desc);
+	if (!ext_name_ok(d.name, true))
+		return ext_missing(ctx, "register_model", "name", d.size);
+	if (!d.detect)
+		return ext_missing(ctx, "register_model", "detect", d.size);
+	if (!d.cpu_type)
+		return ext_missing(ctx, "register_model", "cpu_type", d.size);
+	if (!d.encode)
+		return ext_missing(ctx, "register_model", "encode", d.size);
+	for (i = 0; i < r->nr_models; i++)
+		if (!strcmp(r->models[i].desc.name, d.name)) {
+			ext_err(ctx, "hardware model \"%s\" is already registered by plugin \"%s\" - "
+				     "load only one of them",
+				d.name, r->models[i].owner->name);
+			return -EEXIST;
+		}
+	if (r->nr_models == EXT_MAX_MODELS) {
+		ext_err(ctx, "register_model: more than %d models", EXT_MAX_MODELS);
+		return -ENOSPC;
+	}
+	d.name = ext_dup_name(ctx, "register_model", d.name, false);
+	if (!d.name)
+		return -ENOMEM;
+	r->models[r->nr_models].desc = d;
+	r->models[r->nr_models].priv = priv;
+	r->models[r->nr_models].owner = ctx;
+	r->nr_models++;
+	return 0;
+}
+
+static int host_register_source(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
+				uint32_t *source_out)
+{
+	struct ext_registry *r;
+	struct op_source_desc d;
+	uint32_t asize;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_source", desc);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_copy(&d, sizeof(d), desc);
+	if (!d.on_sample)
+		return ext_missing(ctx, "register_source", "on_sample", d.size);
+	if (!ext_name_ok(d.name, true))
+		return ext_missing(ctx, "register_source", "name", d.size);
+	/* the nested attr has its own size: apply the rule to it as well */
+	asize = d.attr.size;
+	if (asize < sizeof(uint32_t) * 2) {
+		ext_err(ctx, "register_source \"%s\": attr.size is %u - set attr.size = sizeof(struct op_perf_attr)",
+			d.name, asize);
+		return -EINVAL;
+	}
+	if (asize < sizeof(d.attr))
+		memset((char *)&d.attr + asize, 0, sizeof(d.attr) - asize);
+	if (r->nr_sources == EXT_MAX_SOURCES) {
+		ext_err(ctx, "register_source \"%s\": more than %d plugin sources", d.name,
+			EXT_MAX_SOURCES);
+		return -ENOSPC;
+	}
+	d.name = ext_dup_name(ctx, "register_source", d.name, false);
+	if (!d.name)
+		return -ENOMEM;
+	r->sources[r->nr_sources].desc = d;
+	r->sources[r->nr_sources].priv = priv;
+	r->sources[r->nr_sources].owner = ctx;
+	if (source_out)
+		*source_out = (uint32_t)r->nr_sources;
+	r->nr_sources++;
+	return 0;
+}
+
+static int host_register_sample_hook(op_ext_t *ctx, const struct op_sample_hook_desc *desc,
+				     void *priv)
+{
+	struct op_sample_hook_desc d;
+	struct ext_registry *r;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_sample_hook", desc);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_copy(&d, sizeof(d), desc);
+	if (!d.on_sample)
+		return ext_missing(ctx, "register_sample_hook", "on_sample", d.size);
+	if (r->nr_hooks == EXT_MAX_HOOKS) {
+		ext_err(ctx, "register_sample_hook: more than %d hooks", EXT_MAX_HOOKS);
+		return -ENOSPC;
+	}
+	d.name = ext_dup_name(ctx, "register_sample_hook", d.name ? d.name : ctx->name, false);
+	if (!d.name)
+		return -ENOMEM;
+	r->hooks[r->nr_hooks].desc = d;
+	r->hooks[r->nr_hooks].priv = priv;
+	r->hooks[r->nr_hooks].owner = ctx;
+	r->nr_hooks++;
+	return 0;
+}
+
+static int host_register_kernel(op_ext_t *ctx, const struct op_kernel_ops *ops, void *priv)
+{
+	struct op_kernel_ops d;
+	struct ext_registry *r;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_kernel", ops);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_copy(&d, sizeof(d), ops);
+	if (!d.resolve)
+		return ext_missing(ctx, "register_kernel", "resolve", d.size);
+	if (r->has_kernel) {
+		ext_err(ctx, "a kernel image resolver is already registered by plugin \"%s\" - "
+			     "load only one kernel plugin",
+			r->kernel.owner->name);
+		return -EEXIST;
+	}
+	r->kernel.ops = d;
+	r->kernel.priv = priv;
+	r->kernel.owner = ctx;
+	r->has_kernel = true;
+	return 0;
+}
+
+static int host_register_counter(op_ext_t *ctx, const struct op_counter_desc *desc,
+				 uint32_t *counter_out)
+{
+	struct op_counter_desc d;
+	struct ext_registry *r;
+	struct ext_counter *c;
+	size_t i;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_counter", desc);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_copy(&d, sizeof(d), desc);
+	if (!d.name)
+		return ext_missing(ctx, "register_counter", "name", d.size);
+	for (i = 0; i < r->nr_counters; i++)
+		if (!strcmp(r->counters[i].name, d.name)) {
+			ext_err(ctx, "counter \"%s\" is already registered by plugin \"%s\" - "
+				     "the two plugins cannot be used together",
+				d.name, r->counters[i].owner->name);
+			return -EEXIST;
+		}
+	if (r->nr_counters == EXT_MAX_COUNTERS) {
+		ext_err(ctx, "register_counter \"%s\": more than %d virtual counters", d.name,
+			EXT_MAX_COUNTERS);
+		return -ENOSPC;
+	}
+	c = &r->counters[r->nr_counters];
+	c->name = ext_dup_name(ctx, "register_counter", d.name, true);
+	if (!c->name)
+		return -EINVAL;
+	d.name = c->name;
+	c->desc = d;
+	c->owner = ctx;
+	if (counter_out)
+		*counter_out = EXT_COUNTER_BASE + (uint32_t)r->nr_counters;
+	r->nr_counters++;
+	return 0;
+}
+
+static int host_register_stats(op_ext_t *ctx, const struct op_stats_ops *ops, void *priv)
+{
+	struct ext_registry *r;
+	struct op_stats_ops d;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_stats", ops);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_copy(&d, sizeof(d), ops);
+	if (!d.print_stats)
+		return ext_missing(ctx, "register_stats", "print_stats", d.size);
+	if (r->nr_stats == EXT_MAX_STATS) {
+		ext_err(ctx, "register_stats: more than %d", EXT_MAX_STATS);
+		return -ENOSPC;
+	}
+	r->stats[r->nr_stats].ops = d;
+	r->stats[r->nr_stats].priv = priv;
+	r->stats[r->nr_stats].owner = ctx;
+	r->nr_stats++;
+	return 0;
+}
+
+/* remove every registration of @ctx, keeping the others in order */
+static void ext_unregister(struct ext_registry *r, const op_ext_t *ctx)
+{
+	size_t i, j;
+
+	for (i = 0; i < OP_ESCAPE_MAX; i++)
+		if (r->escapes[i] && r->escapes[i]->owner == ctx) {
+			free((char *)r->escapes[i]->desc.name);
+			free(r->escapes[i]);
+			r->escapes[i] = NULL;
+		}
+	for (i = j = 0; i < r->nr_sfile; i++)
+		if (r->sfile[i].owner != ctx) {
+			r->sfile[j] = r->sfile[i];
+			r->sfile[j].slot = (unsigned)j;
+			j++;
+		}
+	memset(&r->sfile[j], 0, (r->nr_sfile - j) * sizeof(r->sfile[0]));
+	r->nr_sfile = j;
+	for (i = j = 0; i < r->nr_sources; i++) {
+		if (r->sources[i].owner == ctx)
+			free((char *)r->sources[i].desc.name);
+		else
+			r->sources[j++] = r->sources[i];
+	}
+	memset(&r->sources[j], 0, (r->nr_sources - j) * sizeof(r->sources[0]));
+	r->nr_sources = j;
+	for (i = j = 0; i < r->nr_hooks; i++) {
+		if (r->hooks[i].owner == ctx)
+			free((char *)r->hooks[i].desc.name);
+		else
+			r->hooks[j++] = r->hooks[i];
+	}
+	memset(&r->hooks[j], 0, (r->nr_hooks - j) * sizeof(r->hooks[0]));
+	r->nr_hooks = j;
+	for (i = j = 0; i < r->nr_models; i++) {
+		if (r->models[i].owner == ctx)
+			free((char *)r->models[i].desc.name);
+		else
+			r->models[j++] = r->models[i];
+	}
+	memset(&r->models[j], 0, (r->nr_models - j) * sizeof(r->models[0]));
+	r->nr_models = j;
+	if (r->has_kernel && r->kernel.owner == ctx) {
+		memset(&r->kernel, 0, sizeof(r->kernel));
+		r->has_kernel = false;
+	}
+	for (i = j = 0; i < r->nr_counters; i++) {
+		if (r->counters[i].owner == ctx)
+			free(r->counters[i].name);
+		else
+			r->counters[j++] = r->counters[i];
+	}
+	memset(&r->counters[j], 0, (r->nr_counters - j) * sizeof(r->counters[0]));
+	r->nr_counters = j;
+	for (i = j = 0; i < r->nr_stats; i++)
+		if (r->stats[i].owner != ctx)
+			r->stats[j++] = r->stats[i];
+	memset(&r->stats[j], 0, (r->nr_stats - j) * sizeof(r->stats[0]));
+	r->nr_stats = j;
+}
+
+/* ------------------------------------------------------------------ */
+/* core services                                                       */
+/* ------------------------------------------------------------------ */
+
+static struct ext_core_services *ext_core(op_ext_t *ctx)
+{
+	return ctx && ctx->loader ? ctx->loader->core : NULL;
+}
+
+static int host_map_pc(op_ext_t *ctx, uint32_t pid, uint16_t cpumode, uint64_t pc,
+		       struct op_pc_map *out)
+{
+	struct ext_core_services *c = ext_core(ctx);
+
+	if (!c || !c->map_pc)
+		return -ENOSYS;
+	return c->map_pc(c->sync, pid, cpumode, pc, out);
+}
+
+static int host_emit_nosys(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs)
+{
+	(void)w;
+	(void)code;
+	(void)args;
+	(void)nargs;
+	return -ENOSYS;
+}
+
+static int host_log_sample(op_ext_t *ctx, const struct op_trans_view *t, uint32_t counter,
+			   uint64_t key, uint32_t count)
+{
+	struct ext_core_services *c = ext_core(ctx);
+
+	if (!c || !c->log_sample)
+		return -ENOSYS;
+	return c->log_sample(c->trans, t, counter, key, count);
+}
+
+static op_sample_file_t *host_sample_file_open(op_ext_t *ctx, op_sfile_t *sf,
+					       const struct op_trans_view *t,
+					       const struct op_file_spec *spec)
+{
+	struct ext_core_services *c = ext_core(ctx);
+	struct op_file_spec s;
+
+	if (!c || !c->sample_file_open || !spec)
+		return NULL;
+	ext_copy(&s, sizeof(s), spec);
+	return c->sample_file_open(c->trans, sf, t, &s);
+}
+
+static int host_sample_file_add_nosys(op_sample_file_t *f, uint64_t key, uint32_t count)
+{
+	(void)f;
+	(void)key;
+	(void)count;
+	return -ENOSYS;
+}
+
+static int host_sample_file_sync_nosys(op_sample_file_t *f)
+{
+	(void)f;
+	return -ENOSYS;
+}
+
+static void host_sample_file_close_nosys(op_sample_file_t *f)
+{
+	(void)f;
+}
+
+static const char *host_cookie_path(op_ext_t *ctx, op_cookie_t cookie)
+{
+	struct ext_core_services *c = ext_core(ctx);
+
+	return c && c->cookie_path ? c->cookie_path(c->sync, cookie) : NULL;
+}
+
+static op_cookie_t host_cookie_intern(op_ext_t *ctx, const char *path, bool is_kernel)
+{
+	struct ext_core_services *c = ext_core(ctx);
+
+	return c && c->cookie_intern && path ? c->cookie_intern(c->sync, path, is_kernel) : 0;
+}
+
+static const char *host_session_dir(op_ext_t *ctx)
+{
+	struct ext_core_services *c = ext_core(ctx);
+
+	return c ? c->session_dir : NULL;
+}
+
+static const char *host_proc_root(op_ext_t *ctx)
+{
+	struct ext_core_services *c = ext_core(ctx);
+
+	return c ? c->proc_root : NULL;
+}
+
+/*
+ * Services without a ctx argument are bound straight to the core's
+ * functions; rebinding happens whenever the core may have changed.
+ */
+static void ext_bind(struct ext_loader *l)
+{
+	struct ext_core_services *c = l->core;
+
+	l->host.emit = c && c->emit ? c->emit : host_emit_nosys;
+	l->host.sample_file_add = c && c->sample_file_add ? c->sample_file_add
+							  : host_sample_file_add_nosys;
+	l->host.sample_file_sync = c && c->sample_file_sync ? c->sample_file_sync
+							    : host_sample_file_sync_nosys;
+	l->host.sample_file_close = c && c->sample_file_close ? c->sample_file_close
+							      : host_sample_file_close_nosys;
+}
+
+static void ext_host_init(struct ext_loader *l)
+{
+	struct op_host *h = &l->host;
+
+	memset(h, 0, sizeof(*h));
+	h->size = sizeof(*h);
+	h->abi_major = OP_SDK_MAJOR;
+	h->abi_minor = OP_SDK_MINOR;
+	h->log = host_log;
+	h->vlog = host_vlog;
+	h->config_string = host_config_string;
+	h->config_int64 = host_config_int64;
+	h->config_bool = host_config_bool;
+	h->register_stats = host_register_stats;
+	h->register_sfile_handlers = host_register_sfile_handlers;
+	h->register_escape = host_register_escape;
+	h->register_model = host_register_model;
+	h->register_source = host_register_source;
+	h->register_sample_hook = host_register_sample_hook;
+	h->register_kernel = host_register_kernel;
+	h->register_counter = host_register_counter;
+	h->map_pc = host_map_pc;
+	h->log_sample = host_log_sample;
+	h->sample_file_open = host_sample_file_open;
+	h->cookie_path = host_cookie_path;
+	h->cookie_intern = host_cookie_intern;
+	h->session_dir = host_session_dir;
+	h->proc_root = host_proc_root;
+	ext_bind(l);
+}
+
+/* ------------------------------------------------------------------ */
+/* finding and checking a plugin                                       */
+/* ------------------------------------------------------------------ */
+
+struct ext_probe {
+	char path[PATH_MAX]; /* <dir>/<name>.so as named */
+	char real[PATH_MAX]; /* the file it resolves to */
+	void *handle;
+	struct op_ext_descriptor desc;
+};
+
+bool ext_name_valid(const char *name)
+{
+	size_t i;
+
+	if (!name || !*name || strlen(name) > EXT_NAME_MAX)
+		return false;
+	for (i = 0; name[i]; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* a file or directory anyone but its owner can write, or not root's for a root daemon */
+static int ext_check_owner(const char *what, const char *path, const struct stat *st, char *why,
+			   size_t len)
+{
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, len, "%s %s is writable by %s (mode %04o) - run chmod go-w %s", what, path,
+			 (st->st_mode & S_IWOTH) ? "everyone" : "its group",
+			 (unsigned)(st->st_mode & 07777), path);
+		return -EPERM;
+	}
+	if (geteuid() == 0 && st->st_uid != 0) {
+		snprintf(why, len, "%s %s is owned by uid %u, but oprofiled runs as root - run chown root %s",
+			 what, path, (unsigned)st->st_uid, path);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/*
+ * Find, check and dlopen plugin @name of @dir; fill @p. No plugin code but
+ * ELF constructors has run when this returns. On refusal, @why says what
+ * was expected, what was found and what to do.
+ */
+static int ext_probe(const char *dir, const char *name, struct ext_probe *p, char *why, size_t len)
+{
+	char rdir[PATH_MAX], fdir[PATH_MAX], *slash;
+	const unsigned char *raw;
+	uint32_t major, minor, size;
+	size_t symsize = 0, rdir_len;
+	struct stat st;
+	ElfW(Sym) *es = NULL;
+	Dl_info info;
+	void *sym;
+	int rc, i;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->path, sizeof(p->path), "%s/%s.so", dir ? dir : "", name ? name : "");
+	if (!ext_name_valid(name)) {
+		snprintf(why, len, "invalid plugin name - expected 1..%d letters, digits, '_' or '-' "
+				   "(no '/', '.' or '..'); plugins are looked up as <plugin dir>/NAME.so",
+			 EXT_NAME_MAX);
+		return -EINVAL;
+	}
+	if (!dir || !*dir || !realpath(dir, rdir)) {
+		rc = dir && *dir ? -errno : -ENOENT;
+		snprintf(why, len, "plugin directory \"%s\": %s - set --plugin-dir, plugin_dir in the "
+				   "config file or OP_PLUGIN_DIR",
+			 dir ? dir : "", strerror(-rc));
+		return rc;
+	}
+	if (lstat(p->path, &st)) {
+		rc = -errno;
+		snprintf(why, len, "%s - no plugin of that name in %s (see oprofiled --list-plugins)",
+			 strerror(-rc), dir);
+		return rc;
+	}
+	if (!realpath(p->path, p->real)) {
+		rc = -errno;
+		snprintf(why, len, "cannot resolve the path: %s - fix or remove the file", strerror(-rc));
+		return rc;
+	}
+	rdir_len = strlen(rdir);
+	if (S_ISLNK(st.st_mode) && (strncmp(p->real, rdir, rdir_len) || p->real[rdir_len] != '/')) {
+		snprintf(why, len, "symlink leads out of the plugin directory %s (to %s) - install the "
+				   "plugin file itself in the plugin directory",
+			 rdir, p->real);
+		return -EPERM;
+	}
+	if (stat(p->real, &st)) {
+		rc = -errno;
+		snprintf(why, len, "%s: %s", p->real, strerror(-rc));
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, len, "%s is not a regular file - install the plugin's .so there", p->real);
+		return -EINVAL;
+	}
+	rc = ext_check_owner("plugin file", p->real, &st, why, len);
+	if (rc)
+		return rc;
+	strcpy(fdir, p->real);
+	slash = strrchr(fdir, '/');
+	if (slash)
+		*(slash == fdir ? slash + 1 : slash) = '\0';
+	if (stat(fdir, &st)) {
+		rc = -errno;
+		snprintf(why, len, "%s: %s", fdir, strerror(-rc));
+		return rc;
+	}
+	rc = ext_check_owner("plugin directory", fdir, &st, why, len);
+	if (rc)
+		return rc;
+	if (strcmp(fdir, rdir)) {
+		if (stat(rdir, &st)) {
+			rc = -errno;
+			snprintf(why, len, "%s: %s", rdir, strerror(-rc));
+			return rc;
+		}
+		rc = ext_check_owner("plugin directory", rdir, &st, why, len);
+		if (rc)
+			return rc;
+	}
+
+	dlerror();
+	p->handle = dlopen(p->real, RTLD_NOW | RTLD_LOCAL);
+	if (!p->handle) {
+		const char *e = dlerror();
+
+		snprintf(why, len, "cannot load: %s - rebuild the plugin for this system",
+			 e ? e : "unknown dlopen error");
+		return -ENOEXEC;
+	}
+	sym = dlsym(p->handle, OP_EXT_SYMBOL);
+	if (!sym) {
+		snprintf(why, len, "does not export the descriptor \"%s\" - not an oprofiled plugin, or "
+				   "built without OP_EXT_DECLARE()",
+			 OP_EXT_SYMBOL);
+		rc = -ENOEXEC;
+		goto out_close;
+	}
+	if (dladdr1(sym, &info, (void **)&es, RTLD_DL_SYMENT) && es)
+		symsize = es->st_size;
+	if (symsize && symsize < 3 * sizeof(uint32_t)) {
+		snprintf(why, len, "descriptor \"%s\" is only %zu bytes, SDK %d.%d needs %d - rebuild "
+				   "the plugin with OP_EXT_DECLARE()",
+			 OP_EXT_SYMBOL, symsize, OP_SDK_MAJOR, OP_SDK_MINOR, OP_EXT_DESCRIPTOR_SIZE_V1_0);
+		rc = -ENOEXEC;
+		goto out_close;
+	}
+	raw = sym;
+	memcpy(&major, raw + offsetof(struct op_ext_descriptor, abi_major), sizeof(major));
+	memcpy(&minor, raw + offsetof(struct op_ext_descriptor, abi_minor), sizeof(minor));
+	memcpy(&size, raw + offsetof(struct op_ext_descriptor, size), sizeof(size));
+	if (major != OP_SDK_MAJOR) {
+		snprintf(why, len, "built for SDK %u.%u, oprofiled provides %d.%d - rebuild the plugin "
+				   "against SDK %d.x",
+			 major, minor, OP_SDK_MAJOR, OP_SDK_MINOR, OP_SDK_MAJOR);
+		rc = -ENOEXEC;
+		goto out_close;
+	}
+	if (minor > OP_SDK_MINOR) {
+		snprintf(why, len, "built for SDK %u.%u, oprofiled provides %d.%d - use an oprofiled "
+				   "with SDK >= %u.%u, or rebuild the plugin against SDK %d.%d",
+			 major, minor, OP_SDK_MAJOR, OP_SDK_MINOR, major, minor, OP_SDK_MAJOR,
+			 OP_SDK_MINOR);
+		rc = -ENOEXEC;
+		goto out_close;
+	}
+	if (size < OP_EXT_DESCRIPTOR_SIZE_V1_0) {
+		snprintf(why, len, "descriptor size is %u bytes, SDK %d.x needs at least %d - rebuild "
+				   "the plugin with OP_EXT_DECLARE()",
+			 size, OP_SDK_MAJOR, OP_EXT_DESCRIPTOR_SIZE_V1_0);
+		rc = -ENOEXEC;
+		goto out_close;
+	}
+	if (symsize && size > symsize) {
+		snprintf(why, len, "descriptor claims %u bytes but its symbol has %zu - the plugin is "
+				   "broken, rebuild it with OP_EXT_DECLARE()",
+			 size, symsize);
+		rc = -ENOEXEC;
+		goto out_close;
+	}
+	ext_copy(&p->desc, sizeof(p->desc), sym);
+	for (i = 0; i < (int)(sizeof(p->desc.reserved) / sizeof(p->desc.reserved[0])); i++)
+		if (p->desc.reserved[i]) {
+			snprintf(why, len, "descriptor reserved slot %d is not zero (found %p), SDK %d.%d "
+					   "needs zero - rebuild the plugin with OP_EXT_DECLARE()",
+				 i, p->desc.reserved[i], OP_SDK_MAJOR, OP_SDK_MINOR);
+			rc = -ENOEXEC;
+			goto out_close;
+		}
+	if (p->desc.flags & ~(uint32_t)OP_EXT_F_NO_EVENT_OK) {
+		snprintf(why, len, "descriptor flags 0x%x unknown to SDK %d.%d (known: 0x%x) - rebuild "
+				   "the plugin against SDK %d.%d",
+			 p->desc.flags, OP_SDK_MAJOR, OP_SDK_MINOR, (unsigned)OP_EXT_F_NO_EVENT_OK,
+			 OP_SDK_MAJOR, OP_SDK_MINOR);
+		rc = -ENOEXEC;
+		goto out_close;
+	}
+	if (!p->desc.name || strcmp(p->desc.name, name)) {
+		snprintf(why, len, "descriptor name is \"%.*s\", expected \"%s\" (the file stem) - "
+				   "rename the file to <name>.so or fix the name in OP_EXT_DECLARE()",
+			 EXT_NAME_MAX, p->desc.name ? p->desc.name : "(null)", name);
+		rc = -ENOEXEC;
+		goto out_close;
+	}
+	if (!p->desc.ext_init) {
+		snprintf(why, len, "descriptor has no ext_init - set it in OP_EXT_DECLARE()");
+		rc = -ENOEXEC;
+		goto out_close;
+	}
+	if (!p->desc.version)
+		p->desc.version = "";
+	if (!p->desc.summary)
+		p->desc.summary = "";
+	return 0;
+
+out_close:
+	dlclose(p->handle);
+	p->handle = NULL;
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* loader API                                                          */
+/* ------------------------------------------------------------------ */
+
+struct ext_loader *ext_loader_new(const char *plugin_dir, void *config,
+				  struct ext_core_services *core, FILE *log)
+{
+	struct ext_loader *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->plugin_dir = strdup(plugin_dir ? plugin_dir : "");
+	if (!l->plugin_dir) {
+		free(l);
+		return NULL;
+	}
+	l->config = config;
+	l->core = core;
+	l->log = log;
+	ext_host_init(l);
+	return l;
+}
+
+void ext_loader_set_core(struct ext_loader *l, struct ext_core_services *core)
+{
+	l->core = core;
+	ext_bind(l);
+}
+
+void ext_loader_set_verbose(struct ext_loader *l, bool verbose)
+{
+	l->verbose = verbose;
+}
+
+const struct op_host *ext_host(struct ext_loader *l)
+{
+	ext_bind(l);
+	return &l->host;
+}
+
+const char *ext_name(const op_ext_t *ctx)
+{
+	return ctx ? ctx->name : "core";
+}
+
+size_t ext_nr_plugins(const struct ext_loader *l)
+{
+	return l->nr_plugins;
+}
+
+op_ext_t *ext_plugin(struct ext_loader *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr_plugins; i++)
+		if (!strcmp(l->plugins[i]->name, name))
+			return l->plugins[i];
+	return NULL;
+}
+
+static void ext_ctx_free(op_ext_t *ctx)
+{
+	if (!ctx)
+		return;
+	free(ctx->name);
+	free(ctx->path);
+	free(ctx->origin);
+	free(ctx);
+}
+
+int ext_load(struct ext_loader *l, const char *name, const char *args, const char *origin)
+{
+	struct ext_probe p;
+	char why[PATH_MAX + 512];
+	op_ext_t *ctx, *old;
+	int rc;
+
+	if (!origin)
+		origin = "caller";
+	old = name ? ext_plugin(l, name) : NULL;
+	if (old) {
+		ext_msg(l, "plugin \"%s\" (%s): requested again by %s, already loaded by %s - give it once",
+			name, old->path, origin, old->origin);
+		return -EEXIST;
+	}
+	if (l->nr_plugins == EXT_MAX_PLUGINS) {
+		ext_msg(l, "plugin \"%s\": more than %d plugins requested (%s) - load fewer", name,
+			EXT_MAX_PLUGINS, origin);
+		return -ENOSPC;
+	}
+	rc = ext_probe(l->plugin_dir, name, &p, why, sizeof(why));
+	if (rc) {
+		ext_msg(l, "plugin \"%s\" (%s): %s [requested by %s]", name ? name : "", p.path, why,
+			origin);
+		return rc;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		goto out_nomem;
+	ctx->loader = l;
+	ctx->name = strdup(name);
+	ctx->path = strdup(p.real);
+	ctx->origin = strdup(origin);
+	if (!ctx->name || !ctx->path || !ctx->origin)
+		goto out_nomem;
+	ctx->handle = p.handle;
+	ctx->desc = p.desc;
+
+	ext_bind(l);
+	ctx->in_init = true;
+	rc = ctx->desc.ext_init(ctx, &l->host, args ? args : "");
+	ctx->in_init = false;
+	if (rc) {
+		ext_msg(l, "plugin \"%s\" (%s): ext_init failed with %d (%s) - see the plugin's messages "
+			   "above; everything it registered was rolled back",
+			name, ctx->path, rc, rc < 0 ? strerror(-rc) : "not a -errno value");
+		ext_unregister(&l->reg, ctx);
+		dlclose(ctx->handle);
+		ext_ctx_free(ctx);
+		return rc < 0 ? rc : -EINVAL;
+	}
+	ctx->initialized = true;
+	if (ctx->desc.flags & OP_EXT_F_NO_EVENT_OK)
+		l->reg.no_event_ok++;
+	l->plugins[l->nr_plugins++] = ctx;
+	if (l->verbose)
+		ext_msg(l, "plugin \"%s\" %s (SDK %u.%u) loaded from %s", name, ctx->desc.version,
+			ctx->desc.abi_major, ctx->desc.abi_minor, ctx->path);
+	return 0;
+
+out_nomem:
+	ext_msg(l, "plugin \"%s\": out of memory", name);
+	ext_ctx_free(ctx);
+	dlclose(p.handle);
+	return -ENOMEM;
+}
+
+int ext_load_all(struct ext_loader *l, const struct op_options *o)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < o->nr_features; i++) {
+		rc = ext_load(l, o->features[i].name, o->features[i].args, o->features[i].origin);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+struct ext_registry *ext_registry(struct ext_loader *l)
+{
+	ext_bind(l);
+	return &l->reg;
+}
+
+struct ext_stats_out {
+	FILE *out;
+};
+
+static void ext_sink_counter(const struct op_stats_sink *sink, const char *name, uint64_t value)
+{
+	const struct ext_stats_out *s = sink->opaque;
+
+	fprintf(s->out, "%s: %" PRIu64 "\n", name ? name : "?", value);
+}
+
+static void ext_sink_text(const struct op_stats_sink *sink, const char *line)
+{
+	const struct ext_stats_out *s = sink->opaque;
+
+	fprintf(s->out, "%s\n", line ? line : "");
+}
+
+void ext_print_stats(struct ext_loader *l, FILE *out)
+{
+	struct ext_stats_out so = { .out = out };
+	struct op_stats_sink sink = {
+		.size = sizeof(sink),
+		.opaque = &so,
+		.counter = ext_sink_counter,
+		.text = ext_sink_text,
+	};
+	size_t i, k;
+
+	for (i = 0; i < l->nr_plugins; i++) {
+		fprintf(out, "-- plugin %s --\n", l->plugins[i]->name);
+		for (k = 0; k < l->reg.nr_stats; k++)
+			if (l->reg.stats[k].owner == l->plugins[i])
+				l->reg.stats[k].ops.print_stats(l->reg.stats[k].priv, &sink);
+	}
+	fflush(out);
+}
+
+static int ext_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ext_list_plugins(const char *plugin_dir, FILE *out)
+{
+	char **names = NULL, why[PATH_MAX + 512];
+	size_t n = 0, cap = 0, i;
+	struct ext_probe p;
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(plugin_dir ? plugin_dir : "");
+	if (!d) {
+		int e = errno;
+
+		fprintf(out, "oprofiled: cannot list plugin directory \"%s\": %s - set --plugin-dir, "
+			     "plugin_dir in the config file or OP_PLUGIN_DIR\n",
+			plugin_dir ? plugin_dir : "", strerror(e));
+		return -e;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || len < 4 || strcmp(de->d_name + len - 3, ".so"))
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
+
+			if (!nn)
+				break;
+			names = nn;
+		}
+		names[n] = strndup(de->d_name, len - 3);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), ext_cmp_str);
+	fprintf(out, "plugins in %s (oprofiled SDK %d.%d):\n", plugin_dir, OP_SDK_MAJOR,
+		OP_SDK_MINOR);
+	if (!n)
+		fprintf(out, "  (none)\n");
+	for (i = 0; i < n; i++) {
+		if (ext_probe(plugin_dir, names[i], &p, why, sizeof(why)) == 0) {
+			fprintf(out, "  %-12s %-8s SDK %u.%u  %s\n", names[i], p.desc.version,
+				p.desc.abi_major, p.desc.abi_minor, p.desc.summary);
+			dlclose(p.handle);
+		} else {
+			fprintf(out, "  %-12s REFUSED: %s\n", names[i], why);
+		}
+		free(names[i]);
+	}
+	free(names);
+	fflush(out);
+	return 0;
+}
+
+void ext_loader_free(struct ext_loader *l)
+{
+	size_t i;
+
+	if (!l)
+		return;
+	for (i = l->nr_plugins; i-- > 0;)
+		if (l->plugins[i]->initialized && l->plugins[i]->desc.ext_deinit)
+			l->plugins[i]->desc.ext_deinit(l->plugins[i]);
+	for (i = l->nr_plugins; i-- > 0;)
+		ext_unregister(&l->reg, l->plugins[i]);
+	for (i = l->nr_plugins; i-- > 0;) {
+		dlclose(l->plugins[i]->handle);
+		ext_ctx_free(l->plugins[i]);
+	}
+	free(l->plugin_dir);
+	free(l);
+}

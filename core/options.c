@@ -1,0 +1,796 @@
+/*
+ * options.c - oprofiled's command line: built-in defaults, then the config
+ * file (config.c), then the command line on top; validation of the result
+ * and --check-config's printout of the effective configuration.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "op_mangle.h"
+#include "options_int.h"
+
+#ifndef OP_PLUGINDIR
+#define OP_PLUGINDIR "/usr/local/lib/oprofile-ng/plugins"
+#endif
+#ifndef OP_SYSCONFIGFILE
+#define OP_SYSCONFIGFILE "/usr/local/etc/oprofiled.conf"
+#endif
+
+#define OPT_PID_MAX 4194304u /* Linux PID_MAX_LIMIT */
+#define ORIGIN_CMDLINE "command line"
+
+enum {
+	OPT_SESSION_DIR = 256,
+	OPT_SEPARATE,
+	OPT_EXT_FEATURE,
+	OPT_CONFIG,
+	OPT_PLUGIN_DIR,
+	OPT_VMLINUX,
+	OPT_NO_VMLINUX,
+	OPT_IMAGE,
+	OPT_VERBOSE,
+	OPT_APPEND,
+	OPT_RING_PAGES,
+	OPT_RECORD,
+	OPT_REPLAY,
+	OPT_PROC_ROOT,
+	OPT_CPU_TYPE,
+	OPT_LIST_PLUGINS,
+	OPT_CHECK_CONFIG,
+	OPT_DAEMONIZE,
+	OPT_STATS_INTERVAL,
+	OPT_SYNC_INTERVAL,
+	OPT_LOG_FILE,
+	OPT_MAX_OPEN_FILES,
+	OPT_VERSION,
+};
+
+static const struct option opt_long[] = {
+	{ "session-dir", required_argument, NULL, OPT_SESSION_DIR },
+	{ "events", required_argument, NULL, 'e' },
+	{ "separate", required_argument, NULL, OPT_SEPARATE },
+	{ "ext-feature", required_argument, NULL, OPT_EXT_FEATURE },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+	{ "no-vmlinux", no_argument, NULL, OPT_NO_VMLINUX },
+	{ "image", required_argument, NULL, OPT_IMAGE },
+	{ "verbose", optional_argument, NULL, OPT_VERBOSE },
+	{ "append", no_argument, NULL, OPT_APPEND },
+	{ "ring-pages", required_argument, NULL, OPT_RING_PAGES },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "system-wide", no_argument, NULL, 'a' },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
+	{ "cpu-type", required_argument, NULL, OPT_CPU_TYPE },
+	{ "list-plugins", no_argument, NULL, OPT_LIST_PLUGINS },
+	{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+	{ "daemonize", no_argument, NULL, OPT_DAEMONIZE },
+	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
+	{ "sync-interval", required_argument, NULL, OPT_SYNC_INTERVAL },
+	{ "log-file", required_argument, NULL, OPT_LOG_FILE },
+	{ "max-open-files", required_argument, NULL, OPT_MAX_OPEN_FILES },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* '+': stop at the first non-option, which starts the command to launch */
+static const char opt_short[] = "+he:p:a";
+
+static const char opt_usage[] =
+	"Usage: oprofiled [OPTIONS] [--] [COMMAND [ARGS...]]\n"
+	"       oprofiled [OPTIONS] --pid=PID[,PID...] | --system-wide\n"
+	"\n"
+	"Profile COMMAND, running processes, or the whole system, into OProfile sample files.\n"
+	"\n"
+	"  --session-dir=DIR        where samples go (default ./oprofile_data, or\n"
+	"                           /var/lib/oprofile with --system-wide)\n"
+	"  -e, --events=EV,...      NAME:count[:unitmask[:kernel[:user]]] (default: the model's)\n"
+	"  --separate=LIST          none,lib,kernel,thread,cpu,all (comma list)\n"
+	"  --ext-feature=NAME[:ARGS]  load plugin NAME with ARGS (repeatable)\n"
+	"  --config=FILE            config file (default " OP_SYSCONFIGFILE " if present;\n"
+	"                           --config= reads none)\n"
+	"  --plugin-dir=DIR         plugin directory (default $OP_PLUGIN_DIR or " OP_PLUGINDIR ")\n"
+	"  --vmlinux=FILE | --no-vmlinux   kernel image with symbols, or none\n"
+	"  --image=A,B,...          only profile these images\n"
+	"  --verbose[=LIST]         all,sfile,arcs,samples,module,misc,ext\n"
+	"  --append                 add to existing samples instead of starting anew\n"
+	"  --ring-pages=N           data pages per per-CPU ring (power of two)\n"
+	"  -p, --pid=PID[,PID...]   profile running processes\n"
+	"  -a, --system-wide        profile every process\n"
+	"  --record=FILE            also record the perf record stream to FILE\n"
+	"  --replay=FILE            process a recorded stream instead of the kernel's\n"
+	"  --proc-root=DIR          read process information below DIR (tests)\n"
+	"  --cpu-type=NAME          force the OProfile cpu type\n"
+	"  --stats-interval=SEC     print statistics every SEC seconds (0: only at exit)\n"
+	"  --sync-interval=SEC      flush sample files every SEC seconds\n"
+	"  --max-open-files=N       bound on open sample files\n"
+	"  --log-file=FILE          log (default SESSION/samples/oprofiled.log)\n"
+	"  --daemonize              detach from the terminal\n"
+	"  --list-plugins           list the plugins of the plugin directory and exit\n"
+	"  --check-config           print the effective configuration and exit\n"
+	"  -h, --help               this text\n"
+	"  --version                print the version\n";
+
+static void opt_err(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void opt_err(FILE *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	fputs("oprofiled: ", err);
+	va_start(ap, fmt);
+	vfprintf(err, fmt, ap);
+	va_end(ap);
+	fputc('\n', err);
+}
+
+static int opt_strdup(char **dst, const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		return -ENOMEM;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	unsigned bits;
+} opt_sep_names[] = {
+	{ "none", OP_SEP_NONE },
+	{ "lib", OP_SEP_LIB },
+	{ "library", OP_SEP_LIB },
+	/* as in OProfile: per-application kernel samples imply lib */
+	{ "kernel", OP_SEP_KERNEL | OP_SEP_LIB },
+	{ "thread", OP_SEP_THREAD },
+	{ "cpu", OP_SEP_CPU },
+	{ "all", OP_SEP_ALL },
+}, opt_verbose_names[] = {
+	{ "all", OP_VERBOSE_ALL },
+	{ "sfile", OP_VERBOSE_SFILE },
+	{ "arcs", OP_VERBOSE_ARCS },
+	{ "samples", OP_VERBOSE_SAMPLES },
+	{ "module", OP_VERBOSE_MODULE },
+	{ "misc", OP_VERBOSE_MISC },
+	{ "ext", OP_VERBOSE_EXT },
+};
+
+/* comma list of names from @tab (n entries) OR'ed into *out */
+static int opt_parse_names(const char *what, const char *s, const void *tabp, size_t n,
+			   const char *allowed, unsigned *out, char *err, size_t err_len)
+{
+	const struct {
+		const char *name;
+		unsigned bits;
+	} *tab = tabp;
+	unsigned bits = 0;
+	const char *p = s;
+
+	if (!s || !*s) {
+		snprintf(err, err_len, "empty %s value - expected a comma list of %s", what, allowed);
+		return -EINVAL;
+	}
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < n; i++)
+			if (strlen(tab[i].name) == len && !strncmp(tab[i].name, p, len))
+				break;
+		if (i == n) {
+			snprintf(err, err_len, "unknown %s value \"%.*s\" - allowed: %s", what, (int)len, p,
+				 allowed);
+			return -EINVAL;
+		}
+		bits |= tab[i].bits;
+		p += len;
+		if (*p == ',') {
+			p++;
+			if (!*p) {
+				snprintf(err, err_len, "trailing ',' in %s value \"%s\"", what, s);
+				return -EINVAL;
+			}
+		}
+	}
+	*out = bits;
+	return 0;
+}
+
+int options_parse_separate(const char *s, unsigned *out, char *err, size_t err_len)
+{
+	return opt_parse_names("--separate", s, opt_sep_names,
+			       sizeof(opt_sep_names) / sizeof(opt_sep_names[0]),
+			       "none,lib,kernel,thread,cpu,all", out, err, err_len);
+}
+
+int options_parse_verbose(const char *s, unsigned *out, char *err, size_t err_len)
+{
+	return opt_parse_names("--verbose", s, opt_verbose_names,
+			       sizeof(opt_verbose_names) / sizeof(opt_verbose_names[0]),
+			       "all,sfile,arcs,samples,module,misc,ext", out, err, err_len);
+}
+
+static void opt_free_strv(char **v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+int options_set_image(struct op_options *o, const char *s)
+{
+	size_t n = 1, i = 0;
+	const char *p;
+	char **v;
+
+	for (p = s; *p; p++)
+		n += *p == ',';
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (p = s;;) {
+		size_t len = strcspn(p, ",");
+
+		if (len) {
+			v[i] = strndup(p, len);
+			if (!v[i]) {
+				opt_free_strv(v);
+				return -ENOMEM;
+			}
+			i++;
+		}
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	opt_free_strv(o->image_filter);
+	o->image_filter = v;
+	return 0;
+}
+
+static void opt_free_feature(struct op_feature_req *f)
+{
+	free(f->name);
+	free(f->args);
+	free((char *)f->origin);
+	memset(f, 0, sizeof(*f));
+}
+
+int options_add_feature(struct op_options *o, const char *name, const char *args,
+			const char *origin, bool replace)
+{
+	struct op_feature_req nf = { 0 };
+	size_t i;
+
+	for (i = 0; i < o->nr_features; i++)
+		if (!strcmp(o->features[i].name, name))
+			break;
+	if (i < o->nr_features && !replace)
+		return -EEXIST;
+	if (i == o->nr_features && o->nr_features == OP_MAX_FEATURES)
+		return -ENOSPC;
+	nf.name = strdup(name);
+	nf.args = strdup(args ? args : "");
+	nf.origin = strdup(origin);
+	if (!nf.name || !nf.args || !nf.origin) {
+		opt_free_feature(&nf);
+		return -ENOMEM;
+	}
+	if (i < o->nr_features) {
+		opt_free_feature(&o->features[i]);
+	} else {
+		o->nr_features++;
+	}
+	o->features[i] = nf;
+	return 0;
+}
+
+/* strict decimal: digits only, no sign, no overflow, within [min, max] */
+static int opt_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+			  unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int opt_parse_pids(struct op_options *o, const char *s, FILE *err)
+{
+	const char *p = s;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char buf[32];
+		unsigned long long v;
+
+		if (len == 0 || len >= sizeof(buf) ||
+		    (memcpy(buf, p, len), buf[len] = '\0', opt_parse_uint(buf, 1, OPT_PID_MAX, &v))) {
+			opt_err(err, "--pid=%s: \"%.*s\" is not a process id - expected numbers 1..%u separated by ','",
+				s, (int)len, p, OPT_PID_MAX);
+			return -EINVAL;
+		}
+		if (o->nr_pids == OP_MAX_PIDS) {
+			opt_err(err, "--pid: more than %d processes - profile fewer or use --system-wide",
+				OP_MAX_PIDS);
+			return -EINVAL;
+		}
+		o->pids[o->nr_pids++] = (uint32_t)v;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+static int opt_uint_arg(const char *opt, const char *arg, unsigned long long min,
+			unsigned long long max, unsigned long long *out, FILE *err)
+{
+	if (opt_parse_uint(arg, min, max, out)) {
+		opt_err(err, "--%s=%s: expected a whole number %llu..%llu", opt, arg, min, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void opt_defaults(struct op_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mode = OP_MODE_LAUNCH;
+	/* operf's behaviour: libraries and kernel attributed per application */
+	o->separate = OP_SEP_LIB | OP_SEP_KERNEL;
+	o->ring_pages = 128;
+	o->stats_interval = 0;
+	o->sync_interval = 10;
+	o->max_open_files = 512;
+}
+
+/* resolve a relative session dir against the cwd (plugins get it absolute) */
+static int opt_absolute(char **path)
+{
+	char cwd[PATH_MAX], *abs;
+	const char *p = *path;
+
+	if (p[0] == '/')
+		return 0;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -errno;
+	if (p[0] == '.' && p[1] == '/')
+		p += 2;
+	if (asprintf(&abs, "%s/%s", cwd, p) < 0)
+		return -ENOMEM;
+	free(*path);
+	*path = abs;
+	return 0;
+}
+
+/* one pass over argv; the first only looks at --config/--help/--version */
+static int opt_pass(struct op_options *o, int argc, char **argv, bool first, const char **config,
+		    bool *config_given, bool *system_wide, FILE *err)
+{
+	unsigned long long v;
+	char ebuf[256];
+	int c, rc = 0;
+
+	optind = 0; /* GNU: full reinitialisation, so the second pass works */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, opt_short, opt_long, NULL)) != -1) {
+		const char *arg = optarg;
+
+		if (first) {
+			if (c == OPT_CONFIG) {
+				*config = arg;
+				*config_given = true;
+			} else if (c == 'h') {
+				fputs(opt_usage, stdout);
+				return 1;
+			} else if (c == OPT_VERSION) {
+				printf("oprofiled (oprofile-ng) %s, plugin SDK %d.%d\n",
+#ifdef PACKAGE_VERSION
+				       PACKAGE_VERSION,
+#else
+				       "?",
+#endif
+				       1, 0);
+				return 1;
+			}
+			continue;
+		}
+		switch (c) {
+		case OPT_SESSION_DIR:
+			if (!*arg) {
+				opt_err(err, "--session-dir: empty directory name");
+				return -EINVAL;
+			}
+			rc = opt_strdup(&o->session_dir, arg);
+			break;
+		case 'e':
+			rc = opt_strdup(&o->events_spec, arg);
+			break;
+		case OPT_SEPARATE:
+			if (options_parse_separate(arg, &o->separate, ebuf, sizeof(ebuf))) {
+				opt_err(err, "%s", ebuf);
+				return -EINVAL;
+			}
+			break;
+		case OPT_EXT_FEATURE: {
+			const char *colon = strchr(arg, ':');
+			char *name = strndup(arg, colon ? (size_t)(colon - arg) : strlen(arg));
+			size_t i;
+
+			if (!name)
+				return -ENOMEM;
+			if (!*name) {
+				opt_err(err, "--ext-feature=%s: empty plugin name - use NAME[:ARGS]", arg);
+				free(name);
+				return -EINVAL;
+			}
+			for (i = 0; i < o->nr_features; i++)
+				if (!strcmp(o->features[i].name, name) &&
+				    !strcmp(o->features[i].origin, ORIGIN_CMDLINE)) {
+					opt_err(err, "--ext-feature=%s given twice - give each plugin once", name);
+					free(name);
+					return -EINVAL;
+				}
+			rc = options_add_feature(o, name, colon ? colon + 1 : "", ORIGIN_CMDLINE, true);
+			if (rc == -ENOSPC)
+				opt_err(err, "--ext-feature=%s: more than %d plugins", name, OP_MAX_FEATURES);
+			free(name);
+			break;
+		}
+		case OPT_CONFIG:
+			break;
+		case OPT_PLUGIN_DIR:
+			rc = opt_strdup(&o->plugin_dir, arg);
+			break;
+		case OPT_VMLINUX:
+			rc = opt_strdup(&o->vmlinux, arg);
+			break;
+		case OPT_NO_VMLINUX:
+			o->no_vmlinux = true;
+			break;
+		case OPT_IMAGE:
+			rc = options_set_image(o, arg);
+			break;
+		case OPT_VERBOSE:
+			if (!arg) {
+				o->verbose = OP_VERBOSE_ALL;
+			} else if (options_parse_verbose(arg, &o->verbose, ebuf, sizeof(ebuf))) {
+				opt_err(err, "%s", ebuf);
+				return -EINVAL;
+			}
+			break;
+		case OPT_APPEND:
+			o->append = true;
+			break;
+		case OPT_RING_PAGES:
+			if (opt_uint_arg("ring-pages", arg, 1, 1u << 20, &v, err))
+				return -EINVAL;
+			if (v & (v - 1)) {
+				opt_err(err, "--ring-pages=%s: not a power of two - use 1, 2, 4, ... pages", arg);
+				return -EINVAL;
+			}
+			o->ring_pages = (size_t)v;
+			break;
+		case 'p':
+			rc = opt_parse_pids(o, arg, err);
+			break;
+		case 'a':
+			*system_wide = true;
+			break;
+		case OPT_RECORD:
+			rc = opt_strdup(&o->record_file, arg);
+			break;
+		case OPT_REPLAY:
+			rc = opt_strdup(&o->replay_file, arg);
+			break;
+		case OPT_PROC_ROOT:
+			rc = opt_strdup(&o->proc_root, arg);
+			break;
+		case OPT_CPU_TYPE:
+			rc = opt_strdup(&o->cpu_type, arg);
+			break;
+		case OPT_LIST_PLUGINS:
+			o->list_plugins = true;
+			break;
+		case OPT_CHECK_CONFIG:
+			o->check_config = true;
+			break;
+		case OPT_DAEMONIZE:
+			o->daemonize = true;
+			break;
+		case OPT_STATS_INTERVAL:
+			if (opt_uint_arg("stats-interval", arg, 0, 86400u * 365, &v, err))
+				return -EINVAL;
+			o->stats_interval = (unsigned)v;
+			break;
+		case OPT_SYNC_INTERVAL:
+			if (opt_uint_arg("sync-interval", arg, 0, 86400u * 365, &v, err))
+				return -EINVAL;
+			o->sync_interval = (unsigned)v;
+			break;
+		case OPT_MAX_OPEN_FILES:
+			if (opt_uint_arg("max-open-files", arg, 1, 1u << 20, &v, err))
+				return -EINVAL;
+			o->max_open_files = (unsigned)v;
+			break;
+		case OPT_LOG_FILE:
+			rc = opt_strdup(&o->log_file, arg);
+			break;
+		case 'h':
+		case OPT_VERSION:
+			break;
+		case ':':
+			opt_err(err, "option %s needs a value - see oprofiled --help", argv[optind - 1]);
+			return -EINVAL;
+		default:
+			if (optopt && optopt < 256 && strchr("ep", optopt))
+				opt_err(err, "option -%c needs a value - see oprofiled --help", optopt);
+			else if (optopt && optopt < 256)
+				opt_err(err, "unknown option -%c - see oprofiled --help", optopt);
+			else
+				opt_err(err, "unknown option %s - see oprofiled --help", argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int opt_finish(struct op_options *o, int argc, char **argv, int cmd_start,
+		      bool system_wide, bool cfg_system_wide, FILE *err)
+{
+	const char *env;
+	int nmodes, i;
+	bool has_cmd = cmd_start < argc;
+
+	if (has_cmd) {
+		o->command = calloc((size_t)(argc - cmd_start) + 1, sizeof(char *));
+		if (!o->command)
+			return -ENOMEM;
+		for (i = cmd_start; i < argc; i++)
+			if (!(o->command[i - cmd_start] = strdup(argv[i])))
+				return -ENOMEM;
+	}
+
+	nmodes = has_cmd + (o->nr_pids > 0) + system_wide + (o->replay_file != NULL);
+	if (nmodes > 1) {
+		opt_err(err, "choose one of: a command after '--', --pid, --system-wide, --replay");
+		return -EINVAL;
+	}
+	if (has_cmd)
+		o->mode = OP_MODE_LAUNCH;
+	else if (o->nr_pids)
+		o->mode = OP_MODE_PID;
+	else if (system_wide)
+		o->mode = OP_MODE_SYSTEM;
+	else if (o->replay_file)
+		o->mode = OP_MODE_REPLAY;
+	else if (cfg_system_wide)
+		o->mode = OP_MODE_SYSTEM;
+	else if (!o->list_plugins && !o->check_config) {
+		opt_err(err, "nothing to profile: give a command (oprofiled [OPTIONS] -- COMMAND [ARGS]), "
+			     "--pid=PID or --system-wide");
+		return -EINVAL;
+	}
+	if (o->vmlinux && o->no_vmlinux) {
+		opt_err(err, "--vmlinux and --no-vmlinux together - choose one");
+		return -EINVAL;
+	}
+	if (o->record_file && o->replay_file) {
+		opt_err(err, "--record and --replay together - choose one");
+		return -EINVAL;
+	}
+
+	if (!o->plugin_dir) {
+		env = getenv("OP_PLUGIN_DIR");
+		if (opt_strdup(&o->plugin_dir, env && *env ? env : OP_PLUGINDIR))
+			return -ENOMEM;
+	}
+	if (!o->session_dir &&
+	    opt_strdup(&o->session_dir, o->mode == OP_MODE_SYSTEM ? "/var/lib/oprofile" : "oprofile_data"))
+		return -ENOMEM;
+	if (opt_absolute(&o->session_dir))
+		return -ENOMEM;
+	if (!o->proc_root && opt_strdup(&o->proc_root, "/proc"))
+		return -ENOMEM;
+	if (!o->log_file &&
+	    asprintf(&o->log_file, "%s/samples/oprofiled.log", o->session_dir) < 0) {
+		o->log_file = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int options_parse_f(struct op_options *o, int argc, char **argv, FILE *err)
+{
+	const char *config = NULL;
+	bool config_given = false, system_wide = false;
+	struct conf_result res = { 0 };
+	int rc;
+
+	opt_defaults(o);
+	rc = opt_pass(o, argc, argv, true, &config, &config_given, &system_wide, err);
+	if (rc)
+		return rc;
+	if (!config_given && access(OP_SYSCONFIGFILE, R_OK) == 0)
+		config = OP_SYSCONFIGFILE;
+	if (config && *config) {
+		if (opt_strdup(&o->config_file, config))
+			return -ENOMEM;
+		rc = conf_load(o, config, &res, err);
+		if (rc)
+			return -EINVAL;
+	}
+	rc = opt_pass(o, argc, argv, false, &config, &config_given, &system_wide, err);
+	if (rc == -ENOMEM)
+		opt_err(err, "out of memory");
+	if (rc)
+		return -EINVAL;
+	rc = opt_finish(o, argc, argv, optind, system_wide, res.system_wide, err);
+	if (rc == -ENOMEM)
+		opt_err(err, "out of memory");
+	return rc ? -EINVAL : 0;
+}
+
+int options_parse(struct op_options *o, int argc, char **argv)
+{
+	return options_parse_f(o, argc, argv, stderr);
+}
+
+void options_free(struct op_options *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	free(o->session_dir);
+	free(o->config_file);
+	free(o->plugin_dir);
+	free(o->events_spec);
+	for (i = 0; i < o->nr_features; i++)
+		opt_free_feature(&o->features[i]);
+	free(o->vmlinux);
+	opt_free_strv(o->image_filter);
+	opt_free_strv(o->command);
+	free(o->record_file);
+	free(o->replay_file);
+	free(o->proc_root);
+	free(o->cpu_type);
+	free(o->log_file);
+	conf_free(o->config);
+	memset(o, 0, sizeof(*o));
+}
+
+/* a libconfig string literal */
+static void opt_print_lit(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void opt_print_str(FILE *out, const char *key, const char *s)
+{
+	fprintf(out, "%s = ", key);
+	opt_print_lit(out, s);
+	fputs(";\n", out);
+}
+
+/* @names[i] is the name of bit i */
+static void opt_print_bits(FILE *out, const char *key, unsigned bits, const char *const *names,
+			   size_t n, const char *none)
+{
+	bool first = true;
+	size_t i;
+
+	fprintf(out, "%s = \"", key);
+	for (i = 0; i < n; i++) {
+		if (!(bits & (1u << i)))
+			continue;
+		fprintf(out, "%s%s", first ? "" : ",", names[i]);
+		first = false;
+	}
+	fprintf(out, "%s\";\n", first ? none : "");
+}
+
+void options_print(const struct op_options *o, FILE *out)
+{
+	static const char *const modes[] = { "launch", "pid", "system-wide", "replay" };
+	/* bit order of enum op_separate and OP_VERBOSE_* */
+	static const char *const sep_atoms[] = { "lib", "kernel", "thread", "cpu" };
+	static const char *const verbose_atoms[] = { "sfile", "samples", "arcs", "module", "misc", "ext" };
+	size_t i;
+
+	fprintf(out, "# oprofiled effective configuration (command line > %s > defaults)\n",
+		o->config_file ? o->config_file : "no config file");
+	fprintf(out, "# mode: %s\n", (unsigned)o->mode < 4 ? modes[o->mode] : "?");
+	if (o->command) {
+		fputs("# command:", out);
+		for (i = 0; o->command[i]; i++)
+			fprintf(out, " %s", o->command[i]);
+		fputc('\n', out);
+	}
+	if (o->nr_pids) {
+		fputs("# pids:", out);
+		for (i = 0; i < o->nr_pids; i++)
+			fprintf(out, "%s%u", i ? "," : " ", o->pids[i]);
+		fputc('\n', out);
+	}
+	if (o->record_file)
+		fprintf(out, "# record: %s\n", o->record_file);
+	if (o->replay_file)
+		fprintf(out, "# replay: %s\n", o->replay_file);
+	opt_print_str(out, "session_dir", o->session_dir);
+	if (o->events_spec)
+		opt_print_str(out, "events", o->events_spec);
+	else
+		fputs("# events: the hardware model's default\n", out);
+	opt_print_bits(out, "separate", o->separate, sep_atoms, 4, "none");
+	opt_print_str(out, "plugin_dir", o->plugin_dir);
+	if (o->vmlinux)
+		opt_print_str(out, "vmlinux", o->vmlinux);
+	fprintf(out, "no_vmlinux = %s;\n", o->no_vmlinux ? "true" : "false");
+	if (o->image_filter) {
+		fputs("image = [", out);
+		for (i = 0; o->image_filter[i]; i++)
+			fprintf(out, "%s\"%s\"", i ? ", " : " ", o->image_filter[i]);
+		fputs(" ];\n", out);
+	}
+	opt_print_bits(out, "verbose", o->verbose, verbose_atoms, 6, "");
+	fprintf(out, "append = %s;\n", o->append ? "true" : "false");
+	fprintf(out, "ring_pages = %zu;\n", o->ring_pages);
+	fprintf(out, "system_wide = %s;\n", o->mode == OP_MODE_SYSTEM ? "true" : "false");
+	opt_print_str(out, "proc_root", o->proc_root);
+	if (o->cpu_type)
+		opt_print_str(out, "cpu_type", o->cpu_type);
+	fprintf(out, "stats_interval = %u;\n", o->stats_interval);
+	fprintf(out, "sync_interval = %u;\n", o->sync_interval);
+	fprintf(out, "max_open_files = %u;\n", o->max_open_files);
+	opt_print_str(out, "log_file", o->log_file);
+	fprintf(out, "daemonize = %s;\n", o->daemonize ? "true" : "false");
+	fputs("plugins = (", out);
+	for (i = 0; i < o->nr_features; i++) {
+		fprintf(out, "%s\n  { name = ", i ? "," : "");
+		opt_print_lit(out, o->features[i].name);
+		fputs("; args = ", out);
+		opt_print_lit(out, o->features[i].args);
+		fprintf(out, "; } # from %s", o->features[i].origin);
+	}
+	fputs(o->nr_features ? "\n);\n" : " );\n", out);
+}
