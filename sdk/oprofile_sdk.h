@@ -47,6 +47,15 @@ extern "C" {
  * - Every registration is owned by the plugin context (op_ext_t). If
  *   ext_init() returns non-zero, every registration it made is rolled back
  *   and ext_deinit() is not called.
+ * - The register_* services work only while ext_init() runs (-EPERM later).
+ *   The host copies each payload struct (size rule above) and the strings its
+ *   name members point to; other pointers (callbacks, default_event, priv)
+ *   must stay valid until ext_deinit().
+ * - The host table passed to ext_init() stays valid until ext_deinit(). Keep
+ *   the pointer and call through it (host->emit(...)); do not cache its
+ *   function pointers, the host binds some of them after loading plugins.
+ * - A plugin may have ELF constructors, but they run before the descriptor
+ *   is checked: do nothing there, do everything in ext_init().
  * - Two plugins registering the same escape-code name or number, the same
  *   hardware model name or the same counter name is an error (-EEXIST); the
  *   log names both plugins.
@@ -100,6 +109,9 @@ struct op_ext_descriptor {
 
 #define OP_EXT_DESCRIPTOR_SIZE_V1_0 104
 
+/* Plugin names (and so file stems): 1..64 of [A-Za-z0-9_-]. */
+#define OP_EXT_NAME_MAX 64
+
 /*
  * Declare the descriptor. Use once per plugin, at file scope:
  *   OP_EXT_DECLARE("timer", "1.0", "cpu-clock sampling", timer_init, NULL);
@@ -112,6 +124,22 @@ struct op_ext_descriptor {
 		.abi_minor = OP_SDK_MINOR,                                            \
 		.size = sizeof(struct op_ext_descriptor),                             \
 		.flags = 0,                                                           \
+		.name = (NAME),                                                       \
+		.version = (VERSION),                                                 \
+		.summary = (SUMMARY),                                                 \
+		.ext_init = (INIT),                                                   \
+		.ext_deinit = (DEINIT),                                               \
+	}
+
+/* The same with descriptor flags (enum op_ext_flags). */
+#define OP_EXT_DECLARE_FLAGS(NAME, VERSION, SUMMARY, INIT, DEINIT, FLAGS)          \
+	__attribute__((visibility("default"))) extern const struct op_ext_descriptor \
+		oprofile_ext_v1;                                                      \
+	const struct op_ext_descriptor oprofile_ext_v1 = {                            \
+		.abi_major = OP_SDK_MAJOR,                                            \
+		.abi_minor = OP_SDK_MINOR,                                            \
+		.size = sizeof(struct op_ext_descriptor),                             \
+		.flags = (FLAGS),                                                     \
 		.name = (NAME),                                                       \
 		.version = (VERSION),                                                 \
 		.summary = (SUMMARY),                                                 \
@@ -378,22 +406,52 @@ struct op_host {
 	int (*config_int64)(op_ext_t *ctx, const char *key, int64_t *out);
 	int (*config_bool)(op_ext_t *ctx, const char *key, bool *out);
 
-	/* --- registrations (owned by ctx) --- */
+	/*
+	 * --- registrations (owned by ctx; only inside ext_init) ---
+	 * Each returns 0, -EINVAL for a malformed payload (a required callback
+	 * or name missing; logged), -EEXIST when another plugin already holds
+	 * the code/name (logged naming both plugins), -ENOSPC when the host's
+	 * table is full, -EPERM outside ext_init. @priv is passed back to the
+	 * callbacks unchanged.
+	 */
+	/* A "-- plugin NAME --" stats section; print_stats required. Several allowed. */
 	int (*register_stats)(op_ext_t *ctx, const struct op_stats_ops *ops, void *priv);
+	/* Per-sfile private state; get_file required, one set per plugin. */
 	int (*register_sfile_handlers)(op_ext_t *ctx, const struct op_sfile_ops *ops,
 				       void *priv);
-	/* *code_out receives the code number (allocated when desc->code is 0) */
+	/*
+	 * An event-buffer escape code; name and handler required. desc->code is
+	 * a wanted number in 32..255, or 0 to have the lowest free one
+	 * allocated. *code_out (may be NULL) receives the number.
+	 */
 	int (*register_escape)(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
 			       uint32_t *code_out);
+	/* A hardware model; name, detect, cpu_type and encode required; names unique. */
 	int (*register_model)(op_ext_t *ctx, const struct op_model_desc *desc, void *priv);
+	/*
+	 * An extra perf event opened on every CPU; name, on_sample and attr.size
+	 * required. *source_out receives the number that op_perf_sample.source
+	 * carries for its samples.
+	 */
 	int (*register_source)(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
 			       uint32_t *source_out);
+	/* A per-sample hook on the core events; on_sample required. */
 	int (*register_sample_hook)(op_ext_t *ctx, const struct op_sample_hook_desc *desc,
 				    void *priv);
+	/* The kernel image resolver; resolve required; at most one in the daemon. */
 	int (*register_kernel)(op_ext_t *ctx, const struct op_kernel_ops *ops, void *priv);
+	/*
+	 * A virtual counter; name required (no '.' or '/', unique across plugins).
+	 * *counter_out receives its number for op_file_spec.counter / log_sample.
+	 */
 	int (*register_counter)(op_ext_t *ctx, const struct op_counter_desc *desc,
 				uint32_t *counter_out);
 
+	/*
+	 * --- core services ---
+	 * A service the running oprofiled does not provide (a test host, a
+	 * replay) answers -ENOSYS, NULL or 0; sample_file_close is then a no-op.
+	 */
 	/* --- buffer sync side (inside on_sample callbacks) --- */
 	/* HOT. Map @pc of task @pid (cpumode as in the sample) to image + offset. */
 	int (*map_pc)(op_ext_t *ctx, uint32_t pid, uint16_t cpumode, uint64_t pc,
@@ -425,7 +483,8 @@ struct op_host {
 	const char *(*proc_root)(op_ext_t *ctx);
 };
 
-#define OP_HOST_SIZE_V1_0 (sizeof(struct op_host))
+/* frozen size of the v1.0 host table (pinned by tests/abi) */
+#define OP_HOST_SIZE_V1_0 208
 
 /* True if the host table provides @member (for services added after v1.0). */
 #define OP_HOST_HAS(host, member) \
