@@ -36,3 +36,13 @@ tests_unit_test_mangle_SOURCES = tests/unit/test_mangle.c
 tests_unit_test_mangle_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_mangle_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
+
+# --- opcount: live counting tests on software events (perf_event; not under
+# ASan: the tests count page faults, which a sanitizer's shadow memory adds) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_opcount
+TESTS += tests/unit/test_opcount
+tests_unit_test_opcount_SOURCES = tests/unit/test_opcount.c
+tests_unit_test_opcount_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_opcount_LDADD = lib/libopcount.la $(CMOCKA_LIBS)
+endif
