@@ -1,1 +1,10 @@
 # tests/fuzz
+# fuzz_odb: libFuzzer target for lib/odb (tests/fuzz/run-fuzz.sh, on demand);
+# built here with gcc as a TAP regression runner over tests/fuzz/corpus/odb.
+check_PROGRAMS += tests/fuzz/fuzz_odb
+TESTS += tests/fuzz/fuzz_odb
+SANITIZER_TESTS += tests/fuzz/fuzz_odb
+tests_fuzz_fuzz_odb_SOURCES = tests/fuzz/fuzz_odb.c
+tests_fuzz_fuzz_odb_LDADD = lib/libopng.la
+EXTRA_DIST += tests/fuzz/corpus/odb
+dist_noinst_SCRIPTS += tests/fuzz/run-fuzz.sh

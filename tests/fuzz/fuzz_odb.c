@@ -1,0 +1,360 @@
+/*
+ * fuzz_odb.c - fuzz target for the lib/odb reader (open + check + iterate)
+ * and, when a file is accepted, the writer (reopen, update, recheck).
+ * Built with -DOP_LIBFUZZER by tests/fuzz/run-fuzz.sh (clang libFuzzer);
+ * otherwise a TAP regression runner over tests/fuzz/corpus/odb (make check).
+ * SPDX-License-Identifier: MIT
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "odb.h"
+#include "op_header.h"
+
+#define IN_NAME "in.odb"
+
+static char tmpdir[256];
+static int tmpfd = -1;
+
+static void cleanup(void)
+{
+	if (tmpfd >= 0) {
+		unlinkat(tmpfd, IN_NAME, 0);
+		close(tmpfd);
+		rmdir(tmpdir);
+		tmpfd = -1;
+	}
+}
+
+static int init_tmp(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	if (tmpfd >= 0)
+		return 0;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/fuzz_odb.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(tmpdir))
+		return -errno;
+	tmpfd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (tmpfd < 0)
+		return -errno;
+	atexit(cleanup);
+	return 0;
+}
+
+static int put_file(const uint8_t *data, size_t size)
+{
+	int fd = openat(tmpfd, IN_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	size_t done = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (done < size) {
+		ssize_t w = write(fd, data + done, size - done);
+
+		if (w <= 0) {
+			close(fd);
+			return -EIO;
+		}
+		done += (size_t)w;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+/*
+ * Run one input. Returns NULL when every invariant held, else what broke.
+ * *accepted tells the reader's verdict.
+ */
+static const char *run_input(const uint8_t *data, size_t size, bool *accepted, char *err,
+			     size_t err_len)
+{
+	const struct odb_node *nodes;
+	uint64_t sum = 0, sum_after = 0;
+	size_t n, n_after, i;
+	odb_t db;
+	int rc;
+
+	*accepted = false;
+	err[0] = 0;
+	if (put_file(data, size))
+		return "cannot write the input file";
+	rc = odb_open(&db, tmpfd, IN_NAME, ODB_RDONLY, err, err_len);
+	if (!rc) {
+		rc = odb_check(&db, err, err_len);
+		if (!rc) {
+			nodes = odb_nodes(&db, &n);
+			for (i = 0; i < n; i++)
+				sum += nodes[i].value;
+		}
+		odb_close(&db);
+	}
+	if (rc) {
+		if (rc != -EINVAL && rc != -EIO)
+			return "refused with an unexpected error code";
+		if (rc == -EIO && size)
+			return "-EIO for a non-empty file";
+		if (strncmp(err, IN_NAME ": ", strlen(IN_NAME) + 2) || strlen(err) < 20)
+			return "refusal message does not name the file and the defect";
+		return NULL;
+	}
+	*accepted = true;
+
+	/* an accepted file must take updates and stay valid (growth included) */
+	rc = odb_open(&db, tmpfd, IN_NAME, ODB_RDWR, err, err_len);
+	if (rc)
+		return "writer refused a file the reader accepted";
+	for (i = 0; i < 160; i++) {
+		odb_key_t key = i < size ? data[i] * 0x1000193ull + i : i;
+
+		if (odb_update(&db, key, 1))
+			return "update failed";
+	}
+	odb_close(&db);
+	rc = odb_open(&db, tmpfd, IN_NAME, ODB_RDONLY, err, err_len);
+	if (!rc)
+		rc = odb_check(&db, err, err_len);
+	if (rc)
+		return "file invalid after updates";
+	nodes = odb_nodes(&db, &n_after);
+	for (i = 0; i < n_after; i++)
+		sum_after += nodes[i].value;
+	odb_close(&db);
+	if (n_after < n)
+		return "updates lost nodes";
+	/* each update adds 1 unless the count is saturated */
+	if (sum_after > sum + 160)
+		return "counts grew by more than the updates";
+	return NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[512];
+	const char *bad;
+	bool accepted;
+
+	if (init_tmp())
+		abort();
+	bad = run_input(data, size, &accepted, err, sizeof(err));
+	if (bad) {
+		fprintf(stderr, "fuzz_odb: %s (last message: %s)\n", bad, err);
+		abort();
+	}
+	return 0;
+}
+
+#ifndef OP_LIBFUZZER
+/* ---- seed generator and regression runner (gcc, make check) ---- */
+
+/* build a valid file in memory with @size nodes holding @nkeys keys */
+static size_t build(uint8_t *buf, uint32_t size, const odb_key_t *keys, uint32_t nkeys)
+{
+	struct odb_descr *d = (struct odb_descr *)(buf + ODB_DESCR_OFFSET);
+	struct odb_node *nodes = (struct odb_node *)(buf + ODB_NODE_OFFSET);
+	odb_index_t *hash = (odb_index_t *)(buf + ODB_NODE_OFFSET + 16 * (size_t)size);
+	uint32_t i;
+
+	memset(buf, 0, ODB_FILE_SIZE(size));
+	op_header_init((struct opd_header *)buf);
+	((struct opd_header *)buf)->cpu_type = OP_CPU_TIMER;
+	d->size = size;
+	d->current_size = nkeys + 1;
+	for (i = 1; i <= nkeys; i++) {
+		uint32_t b = odb_hash(keys[i - 1], size);
+
+		nodes[i].key = keys[i - 1];
+		nodes[i].value = i * 3;
+		nodes[i].next = hash[b];
+		hash[b] = i;
+	}
+	return ODB_FILE_SIZE(size);
+}
+
+static int save(const char *dir, const char *name, const uint8_t *b, size_t len)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || (len && fwrite(b, 1, len, f) != len) || fclose(f)) {
+		fprintf(stderr, "fuzz_odb: cannot write %s\n", path);
+		return 1;
+	}
+	return 0;
+}
+
+static int make_corpus(const char *dir)
+{
+	static uint8_t buf[32768] __attribute__((aligned(64)));
+	/* size 4: keys 0 and 4 share bucket 0 (chain 2 -> 1), 0x100000004 is in bucket 1 */
+	static const odb_key_t k4[] = { 0, 4, 0x100000004ull };
+	static const odb_key_t k1[] = { 0x1167 };
+	odb_key_t k[300];
+	uint32_t *u32 = (uint32_t *)(buf + ODB_NODE_OFFSET);
+	size_t len, i;
+	int rc = 0;
+
+	for (i = 0; i < 300; i++)
+		k[i] = 0x1000 + i * 0x35;
+	rc |= save(dir, "bad-empty", buf, 0);
+	len = build(buf, 1, NULL, 0);
+	rc |= save(dir, "valid-size1-empty", buf, len);
+	len = build(buf, 2, k1, 1);
+	rc |= save(dir, "valid-size2", buf, len);
+	len = build(buf, 4, k4, 3);
+	rc |= save(dir, "valid-size4-chain", buf, len);
+	len = build(buf, 16, k, 13);
+	rc |= save(dir, "valid-size16", buf, len);
+	len = build(buf, 128, k, 13);
+	rc |= save(dir, "valid-operf-like", buf, len);
+	len = build(buf, 128, k, 127);
+	rc |= save(dir, "valid-full", buf, len);
+	len = build(buf, 256, k, 200);
+	rc |= save(dir, "valid-grown", buf, len);
+	len = build(buf, 128, NULL, 0);
+	memset(buf, 0, sizeof(struct opd_header)); /* fresh, header never filled */
+	rc |= save(dir, "bad-zero-header", buf, len);
+
+	len = build(buf, 4, k4, 3);
+	rc |= save(dir, "bad-truncated", buf, len - 1);
+	buf[0] = 'X';
+	rc |= save(dir, "bad-magic", buf, len);
+	len = build(buf, 4, k4, 3);
+	((struct opd_header *)buf)->version = 0x12;
+	rc |= save(dir, "bad-version", buf, len);
+	len = build(buf, 4, k4, 3);
+	((struct odb_descr *)(buf + ODB_DESCR_OFFSET))->size = 3;
+	rc |= save(dir, "bad-size-not-pow2", buf, len);
+	len = build(buf, 4, k4, 3);
+	((struct odb_descr *)(buf + ODB_DESCR_OFFSET))->current_size = 0;
+	rc |= save(dir, "bad-current-zero", buf, len);
+	len = build(buf, 4, k4, 3);
+	u32[3 * 4 + 3] = 3; /* node 3 (alone in bucket 1) points to itself */
+	rc |= save(dir, "bad-cycle", buf, len);
+	len = build(buf, 4, k4, 3);
+	u32[1 * 4 + 3] = 9; /* node 1 next out of range */
+	rc |= save(dir, "bad-next-range", buf, len);
+	len = build(buf, 4, k4, 3);
+	u32[2 * 4] ^= 1; /* node 2 key changed: wrong bucket */
+	rc |= save(dir, "bad-wrong-bucket", buf, len);
+	return rc;
+}
+
+static int n_tests, n_failed;
+
+static void run_file(const char *path, const char *base)
+{
+	static uint8_t buf[1 << 20] __attribute__((aligned(64)));
+	char err[512];
+	const char *bad;
+	bool accepted, want_valid = !strncmp(base, "valid-", 6);
+	bool want_bad = !strncmp(base, "bad-", 4);
+	FILE *f = fopen(path, "rb");
+	size_t len;
+
+	n_tests++;
+	if (!f) {
+		printf("not ok %d - %s: cannot open\n", n_tests, base);
+		n_failed++;
+		return;
+	}
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	bad = run_input(buf, len, &accepted, err, sizeof(err));
+	if (!bad && want_valid && !accepted)
+		bad = "a valid- seed was refused";
+	if (!bad && want_bad && accepted)
+		bad = "a bad- seed was accepted";
+	if (bad) {
+		n_failed++;
+		printf("not ok %d - %s: %s (%s)\n", n_tests, base, bad, err);
+	} else {
+		printf("ok %d - %s: %s\n", n_tests, base, accepted ? "accepted" : err);
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int run_dir(const char *dir)
+{
+	char *names[4096], path[2048];
+	struct dirent *e;
+	size_t n = 0, i;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) && n < 4096)
+		if (e->d_name[0] != '.')
+			names[n++] = strdup(e->d_name);
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_str);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		run_file(path, names[i]);
+		free(names[i]);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char def[1024];
+	const char *src = getenv("OP_SRCDIR");
+	int i, plan = 0;
+
+	if (argc == 3 && !strcmp(argv[1], "--make-corpus"))
+		return make_corpus(argv[2]);
+	if (init_tmp()) {
+		printf("Bail out! cannot create a temporary directory\n");
+		return 1;
+	}
+	if (argc < 2) {
+		snprintf(def, sizeof(def), "%s/tests/fuzz/corpus/odb", src && *src ? src : ".");
+		argv[0] = def;
+		argc = 1;
+		i = 0;
+	} else {
+		i = 1;
+	}
+	for (; i < argc; i++) {
+		struct stat st;
+
+		if (stat(argv[i], &st)) {
+			printf("Bail out! %s: %s\n", argv[i], strerror(errno));
+			return 1;
+		}
+		if (S_ISDIR(st.st_mode))
+			run_dir(argv[i]);
+		else
+			run_file(argv[i], strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i]);
+		plan = 1;
+	}
+	if (!plan || !n_tests) {
+		printf("Bail out! no inputs\n");
+		return 1;
+	}
+	printf("1..%d\n", n_tests);
+	return n_failed ? 1 : 0;
+}
+#endif /* !OP_LIBFUZZER */
