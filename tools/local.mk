@@ -3,3 +3,15 @@
 bin_PROGRAMS += tools/opcount
 tools_opcount_SOURCES = tools/opcount.c
 tools_opcount_LDADD = lib/libopcount.la
+# opreport (libbfd: GPL-3, linked into opreport only), ophelp, op-demo (issue 4)
+if BUILD_REPORT
+bin_PROGRAMS += tools/opreport
+tools_opreport_SOURCES = tools/opreport.c tools/opreport.h tools/opreport_spec.c \
+	tools/opreport_session.c tools/opreport_symbols.c tools/opreport_ksyms.c \
+	tools/opreport_output.c tools/op_bfd.c
+tools_opreport_LDADD = lib/libopng.la $(BFD_LIBS)
+endif
+noinst_PROGRAMS += tools/op-demo
+tools_op_demo_SOURCES = tools/op-demo.c
+tools_op_demo_CFLAGS = $(AM_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer
+EXTRA_DIST += tools/opreport-json.md

@@ -1,1 +1,26 @@
 # tests/integration
+
+# --- report: opreport/ophelp golden and live tests, fixture programs (issue 4) ---
+EXTRA_DIST += tests/data/report
+check_PROGRAMS += tests/data/report/mkfixture tests/data/report/fx_c tests/data/report/fx_nopie \
+	tests/data/report/fx_dyn tests/data/report/fx_cxx tests/data/report/fx_dlopen
+check_LTLIBRARIES += tests/data/report/libfx.la
+tests_data_report_mkfixture_SOURCES = tests/data/report/mkfixture.c
+tests_data_report_mkfixture_LDADD = lib/libopng.la
+tests_data_report_fx_c_SOURCES = tests/data/report/fx_c.c
+tests_data_report_fx_c_CFLAGS = $(AM_CFLAGS) -g -fno-inline
+tests_data_report_fx_nopie_SOURCES = tests/data/report/fx_c.c
+tests_data_report_fx_nopie_CFLAGS = $(AM_CFLAGS) -g -fno-inline -fno-pie
+tests_data_report_fx_nopie_LDFLAGS = -no-pie
+tests_data_report_fx_dyn_SOURCES = tests/data/report/fx_c.c
+tests_data_report_fx_dyn_CFLAGS = $(AM_CFLAGS) -g -fno-inline
+tests_data_report_fx_dyn_LDFLAGS = -Wl,--export-dynamic
+tests_data_report_fx_cxx_SOURCES = tests/data/report/fx_cxx.cpp
+tests_data_report_fx_cxx_CXXFLAGS = -g
+tests_data_report_fx_dlopen_SOURCES = tests/data/report/fx_dlopen.c
+tests_data_report_fx_dlopen_LDADD = $(DL_LIBS)
+tests_data_report_libfx_la_SOURCES = tests/data/report/fx_lib.c
+tests_data_report_libfx_la_LDFLAGS = -rpath /nowhere -avoid-version -shared
+# opcount tool: counts, exit status, CSV/JSON, per-thread/CPU, intervals, errors
+dist_check_SCRIPTS += tests/integration/opcount.sh
+TESTS += tests/integration/opcount.sh

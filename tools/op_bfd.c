@@ -1,0 +1,396 @@
+/*
+ * op_bfd.c - symbols of an ELF image through libbfd (GPL-3: opreport only):
+ * static + dynamic + synthetic (PLT) symbols, or the separate debug file's,
+ * placed in file-offset key space through their section; demangling and
+ * source lines.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <bfd.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opreport.h"
+
+/* from libiberty's demangle.h, which binutils-dev does not ship */
+#define OP_DMGL_PARAMS (1 << 0)
+#define OP_DMGL_ANSI (1 << 1)
+
+#define DEBUG_DIR "/usr/lib/debug"
+
+struct opbfd_sec {
+	asection *sec;
+	const char *name;
+	uint64_t vma, size, filepos;
+};
+
+struct opbfd {
+	bfd *abfd;
+	asymbol **syms;      /* static symbols (for find_nearest_line) */
+	long nsyms;
+	asymbol **dsyms;
+	long ndsyms;
+	asymbol *synth;
+	long nsynth;
+	bfd *dbg;            /* separate debug file, when used */
+	asymbol **dbgsyms;
+	long ndbgsyms;
+	struct opbfd_sec *secs;
+	size_t nsecs;
+};
+
+static const struct opbfd_sec *sec_by_vma(const struct opbfd *b, const char *name, uint64_t vma)
+{
+	for (size_t i = 0; i < b->nsecs; i++) {
+		const struct opbfd_sec *s = &b->secs[i];
+
+		if (vma >= s->vma && vma < s->vma + s->size && (!name || !strcmp(name, s->name)))
+			return s;
+	}
+	return NULL;
+}
+
+static const struct opbfd_sec *sec_by_key(const struct opbfd *b, uint64_t key)
+{
+	for (size_t i = 0; i < b->nsecs; i++) {
+		const struct opbfd_sec *s = &b->secs[i];
+
+		if (key >= s->filepos && key < s->filepos + s->size)
+			return s;
+	}
+	return NULL;
+}
+
+uint64_t opbfd_key_vma(const struct opbfd *b, uint64_t key)
+{
+	const struct opbfd_sec *s = b ? sec_by_key(b, key) : NULL;
+
+	return s ? s->vma + (key - s->filepos) : key;
+}
+
+bool opbfd_key_line(struct opbfd *b, uint64_t key, const char **file, unsigned *line)
+{
+	const struct opbfd_sec *s = b ? sec_by_key(b, key) : NULL;
+	const char *f = NULL, *fn = NULL;
+	unsigned l = 0;
+
+	if (!s)
+		return false;
+	if (!bfd_find_nearest_line(b->abfd, s->sec, b->syms, key - s->filepos, &f, &fn, &l) ||
+	    !f || !l)
+		return false;
+	*file = f;
+	*line = l;
+	return true;
+}
+
+static void smart_simplify(char *s)
+{
+	static const char *const pats[][2] = {
+		{ "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+		  "std::string" },
+		{ "std::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+		  "std::string" },
+		{ "std::__cxx11::", "std::" },
+	};
+
+	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		size_t pl = strlen(pats[i][0]), rl = strlen(pats[i][1]);
+		char *p;
+
+		while ((p = strstr(s, pats[i][0]))) {
+			memcpy(p, pats[i][1], rl);
+			memmove(p + rl, p + pl, strlen(p + pl) + 1);
+		}
+	}
+}
+
+char *opbfd_demangle(const char *name, enum rpt_demangle dm)
+{
+	char *d;
+
+	if (dm == DEMANGLE_NONE)
+		return NULL;
+	d = bfd_demangle(NULL, name, OP_DMGL_PARAMS | OP_DMGL_ANSI);
+	if (d && dm == DEMANGLE_SMART)
+		smart_simplify(d);
+	return d;
+}
+
+static int read_symtab(bfd *abfd, bool dynamic, asymbol ***out, long *n)
+{
+	long ub = dynamic ? bfd_get_dynamic_symtab_upper_bound(abfd) : bfd_get_symtab_upper_bound(abfd);
+
+	*out = NULL;
+	*n = 0;
+	if (ub <= 0) {
+		/* no such table (e.g. no .dynsym): an empty list, NULL-terminated */
+		*out = calloc(1, sizeof(asymbol *));
+		return *out ? 0 : -ENOMEM;
+	}
+	*out = malloc((size_t)ub);
+	if (!*out)
+		return -ENOMEM;
+	*n = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, *out) : bfd_canonicalize_symtab(abfd, *out);
+	if (*n < 0)
+		*n = 0;
+	(*out)[*n] = NULL;
+	return 0;
+}
+
+static bool usable(const asymbol *s)
+{
+	const char *name = bfd_asymbol_name(s);
+
+	if (!name || !*name || !s->section)
+		return false;
+	if (s->flags & (BSF_SECTION_SYM | BSF_FILE | BSF_DEBUGGING | BSF_SECTION_SYM_USED))
+		return false;
+	if (bfd_is_und_section(s->section) || bfd_is_abs_section(s->section) ||
+	    bfd_is_com_section(s->section))
+		return false;
+	/* assembler local labels */
+	if (name[0] == '.' && name[1] == 'L')
+		return false;
+	return true;
+}
+
+struct cand {
+	uint64_t key, vma;
+	int prio;
+	const char *name;
+	uint64_t sec_end;  /* key of the section end */
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->prio != y->prio)
+		return x->prio - y->prio;
+	return strcmp(x->name, y->name);
+}
+
+static int add_syms(const struct opbfd *b, asymbol **syms, long n, asymbol *arr, bool in_main,
+		    int prio, struct cand **c, size_t *nc, size_t *cap)
+{
+	for (long i = 0; i < n; i++) {
+		asymbol *s = syms ? syms[i] : &arr[i];
+		const struct opbfd_sec *sec;
+		uint64_t vma;
+		int p = prio;
+
+		if (!usable(s))
+			continue;
+		vma = bfd_asymbol_value(s);
+		/* only accept a symbol from the section that holds it */
+		sec = sec_by_vma(b, bfd_section_name(s->section), vma);
+		if (!sec || (in_main && sec->sec != s->section))
+			continue;
+		if (!(s->flags & BSF_FUNCTION))
+			p += 1;
+		if (s->flags & BSF_WEAK)
+			p += 2;
+		if (!(s->flags & BSF_GLOBAL))
+			p += 1;
+		if (*nc == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 256;
+			struct cand *nv = realloc(*c, ncap * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			*c = nv;
+			*cap = ncap;
+		}
+		(*c)[(*nc)++] = (struct cand){
+			.key = vma - sec->vma + sec->filepos,
+			.vma = vma,
+			.prio = p,
+			.name = bfd_asymbol_name(s),
+			.sec_end = sec->filepos + sec->size,
+		};
+	}
+	return 0;
+}
+
+static void bfd_init_once(void)
+{
+	static bool done;
+
+	if (!done) {
+		bfd_init();
+		done = true;
+	}
+}
+
+static bfd *open_object(const char *path, char *err, size_t err_len)
+{
+	bfd *abfd = bfd_openr(path, NULL);
+
+	if (!abfd) {
+		snprintf(err, err_len, "%s: %s", path, bfd_errmsg(bfd_get_error()));
+		return NULL;
+	}
+	if (!bfd_check_format(abfd, bfd_object)) {
+		snprintf(err, err_len, "%s: %s", path, bfd_errmsg(bfd_get_error()));
+		bfd_close(abfd);
+		return NULL;
+	}
+	return abfd;
+}
+
+static void open_debug_file(struct opbfd *b)
+{
+	char *dpath = bfd_follow_build_id_debuglink(b->abfd, DEBUG_DIR);
+	char err[256];
+	long n;
+
+	if (!dpath)
+		dpath = bfd_follow_gnu_debuglink(b->abfd, DEBUG_DIR);
+	if (!dpath)
+		return;
+	b->dbg = open_object(dpath, err, sizeof(err));
+	free(dpath);
+	if (!b->dbg)
+		return;
+	if (read_symtab(b->dbg, false, &b->dbgsyms, &n) || n == 0) {
+		free(b->dbgsyms);
+		b->dbgsyms = NULL;
+		bfd_close(b->dbg);
+		b->dbg = NULL;
+		return;
+	}
+	/* bfd_find_nearest_line on the stripped file follows the link by itself */
+	b->ndbgsyms = n;
+}
+
+int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, bool want_lines,
+	       char *err, size_t err_len)
+{
+	struct opbfd *b = calloc(1, sizeof(*b));
+	struct cand *c = NULL;
+	size_t nc = 0, cap = 0;
+	long nd = 0;
+	int ret = -ENOMEM;
+	asection *sec;
+
+	if (!b)
+		return -ENOMEM;
+	bfd_init_once();
+	b->abfd = open_object(path, err, err_len);
+	if (!b->abfd) {
+		free(b);
+		return -ENOENT;
+	}
+	for (sec = b->abfd->sections; sec; sec = sec->next) {
+		flagword f = bfd_section_flags(sec);
+		struct opbfd_sec *ns;
+
+		if ((f & (SEC_LOAD | SEC_HAS_CONTENTS)) != (SEC_LOAD | SEC_HAS_CONTENTS) ||
+		    !bfd_section_size(sec))
+			continue;
+		ns = realloc(b->secs, (b->nsecs + 1) * sizeof(*ns));
+		if (!ns)
+			goto out_err;
+		b->secs = ns;
+		b->secs[b->nsecs++] = (struct opbfd_sec){
+			.sec = sec,
+			.name = bfd_section_name(sec),
+			.vma = bfd_section_vma(sec),
+			.size = bfd_section_size(sec),
+			.filepos = (uint64_t)sec->filepos,
+		};
+	}
+	if (read_symtab(b->abfd, false, &b->syms, &b->nsyms) ||
+	    read_symtab(b->abfd, true, &b->dsyms, &nd))
+		goto out_err;
+	b->ndsyms = nd;
+	b->nsynth = bfd_get_synthetic_symtab(b->abfd, b->nsyms, b->syms, nd, b->dsyms, &b->synth);
+	if (b->nsynth < 0)
+		b->nsynth = 0;
+
+	if (add_syms(b, b->syms, b->nsyms, NULL, true, 0, &c, &nc, &cap) ||
+	    add_syms(b, b->dsyms, nd, NULL, true, 10, &c, &nc, &cap) ||
+	    add_syms(b, NULL, b->nsynth, b->synth, true, 20, &c, &nc, &cap))
+		goto out_err;
+	if (b->nsyms == 0) {
+		/* stripped: the separate debug file may have the full table */
+		open_debug_file(b);
+		if (b->dbg && add_syms(b, b->dbgsyms, b->ndbgsyms, NULL, false, 0, &c, &nc, &cap))
+			goto out_err;
+	}
+
+	qsort(c, nc, sizeof(*c), cand_cmp);
+	for (size_t i = 0; i < nc; i++) {
+		struct rpt_sym *ns;
+		char *dem;
+		uint64_t end = c[i].sec_end;
+
+		if (i && c[i].key == c[i - 1].key)
+			continue; /* the best-priority name at this address is kept */
+		for (size_t j = i + 1; j < nc; j++) {
+			if (c[j].key != c[i].key) {
+				if (c[j].key < end)
+					end = c[j].key;
+				break;
+			}
+		}
+		if (t->n % 256 == 0) {
+			ns = realloc(t->v, (t->n + 256) * sizeof(*ns));
+			if (!ns)
+				goto out_err;
+			t->v = ns;
+		}
+		dem = opbfd_demangle(c[i].name, dm);
+		t->v[t->n] = (struct rpt_sym){
+			.start = c[i].key,
+			.end = end,
+			.vma = c[i].vma,
+			.name = symtab_strdup(t, dem ? dem : c[i].name),
+		};
+		free(dem);
+		if (!t->v[t->n].name)
+			goto out_err;
+		if (want_lines) {
+			const char *f;
+			unsigned l;
+
+			if (opbfd_key_line(b, c[i].key, &f, &l)) {
+				t->v[t->n].file = symtab_strdup(t, f);
+				t->v[t->n].line = l;
+			}
+		}
+		t->n++;
+	}
+	free(c);
+	t->bfd = b;
+	return 0;
+
+out_err:
+	free(c);
+	opbfd_close(b);
+	snprintf(err, err_len, "%s: out of memory reading symbols", path);
+	return ret;
+}
+
+void opbfd_close(struct opbfd *b)
+{
+	if (!b)
+		return;
+	free(b->syms);
+	free(b->dsyms);
+	free(b->synth);
+	free(b->dbgsyms);
+	free(b->secs);
+	if (b->dbg)
+		bfd_close(b->dbg);
+	if (b->abfd)
+		bfd_close(b->abfd);
+	free(b);
+}

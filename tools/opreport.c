@@ -1,0 +1,304 @@
+/*
+ * opreport.c - command line of opreport: options, then the pipeline
+ * session -> matching sample files -> classes -> inverted profile ->
+ * symbols -> sorted, formatted output.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opreport.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: opreport [options] [profile specification]\n"
+	      "  --session-dir=DIR        session directory (default ./oprofile_data if present,\n"
+	      "                           else /var/lib/oprofile)\n"
+	      "  -l, --symbols            list symbols\n"
+	      "  -d, --details            per-address details for every symbol\n"
+	      "  -g, --debug-info         source file and line of each symbol\n"
+	      "  -w, --show-address       show the vma of each symbol\n"
+	      "  -f, --long-filenames     full paths of images (default: base names)\n"
+	      "  -%, --global-percent     percentages relative to the whole profile\n"
+	      "  -a, --accumulated        accumulated samples and percentages\n"
+	      "  -r, --reverse-sort       reverse the sort order\n"
+	      "  -x, --exclude-dependent  leave out libraries, modules and kernel of applications\n"
+	      "  -t, --threshold=N        leave out entries below N percent\n"
+	      "  -s, --sort=KEYS          sample|symbol|image|vma|app-name\n"
+	      "  -e, --exclude-symbols=L  comma-separated symbols to leave out\n"
+	      "  -i, --include-symbols=L  only these symbols\n"
+	      "  -D, --demangle=MODE      none|smart|normal (default normal)\n"
+	      "  -m, --merge=LIST         lib,cpu,tid,tgid,unitmask,all\n"
+	      "  -X, --xml                XML output (OProfile's opreport schema)\n"
+	      "      --json               JSON output (schema: tools/opreport-json.md)\n"
+	      "  -o, --output-file=FILE   write the report to FILE\n"
+	      "  -h, --help               this help\n"
+	      "profile specification: session:, session-exclude:, image:, image-exclude:,\n"
+	      "lib-image:, event:, count:, unit-mask:, tid:, tgid:, cpu: (comma lists, globs),\n"
+	      "or image names.\n",
+	      f);
+}
+
+static int parse_merge(const char *arg, unsigned *merge)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} m[] = {
+		{ "lib", MERGE_LIB },   { "cpu", MERGE_CPU },           { "tid", MERGE_TID },
+		{ "tgid", MERGE_TGID }, { "unitmask", MERGE_UNITMASK }, { "all", MERGE_ALL },
+	};
+	char *dup = strdup(arg), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+			if (!strcmp(tok, m[i].name))
+				break;
+		if (i == sizeof(m) / sizeof(m[0])) {
+			fprintf(stderr,
+				"opreport error: --merge: unknown \"%s\" (expected a comma list of lib, "
+				"cpu, tid, tgid, unitmask, all)\n",
+				tok);
+			ret = -EINVAL;
+			break;
+		}
+		*merge |= m[i].bit;
+	}
+	free(dup);
+	return ret;
+}
+
+static int parse_sort(const char *arg, enum rpt_sort *sort)
+{
+	static const char *const names[] = { "sample", "symbol", "image", "vma", "app-name" };
+	char *dup = strdup(arg), *comma;
+
+	if (!dup)
+		return -ENOMEM;
+	/* the first key decides; the others are tie-breakers we apply anyway */
+	comma = strchr(dup, ',');
+	if (comma)
+		*comma = 0;
+	for (int i = 0; i < 5; i++) {
+		if (!strcmp(dup, names[i])) {
+			*sort = (enum rpt_sort)i;
+			free(dup);
+			return 0;
+		}
+	}
+	fprintf(stderr,
+		"opreport error: --sort: unknown key \"%s\" (expected sample, symbol, image, vma or "
+		"app-name)\n",
+		dup);
+	free(dup);
+	return -EINVAL;
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_SESSION = 256, OPT_JSON };
+	static const struct option longopts[] = {
+		{ "session-dir", required_argument, NULL, OPT_SESSION },
+		{ "symbols", no_argument, NULL, 'l' },
+		{ "details", no_argument, NULL, 'd' },
+		{ "debug-info", no_argument, NULL, 'g' },
+		{ "show-address", no_argument, NULL, 'w' },
+		{ "long-filenames", no_argument, NULL, 'f' },
+		{ "global-percent", no_argument, NULL, '%' },
+		{ "accumulated", no_argument, NULL, 'a' },
+		{ "reverse-sort", no_argument, NULL, 'r' },
+		{ "exclude-dependent", no_argument, NULL, 'x' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "exclude-symbols", required_argument, NULL, 'e' },
+		{ "include-symbols", required_argument, NULL, 'i' },
+		{ "demangle", required_argument, NULL, 'D' },
+		{ "merge", required_argument, NULL, 'm' },
+		{ "xml", no_argument, NULL, 'X' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "output-file", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rpt_opts o = { .demangle = DEMANGLE_NORMAL, .sort = SORT_SAMPLE };
+	struct rpt_profile p = { 0 };
+	struct rpt_rows rows = { 0 };
+	char err[2048] = "", cwd[PATH_MAX];
+	const char *outfile = NULL;
+	FILE *out = stdout;
+	char *cmdline = join_args(argc, argv);
+	int c, ret = 1;
+
+	o.cmdline = cmdline;
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = 0;
+	while ((c = getopt_long(argc, argv, "ldgwf%arxt:s:e:i:D:m:Xo:h", longopts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case OPT_SESSION:
+			o.session_dir = optarg;
+			break;
+		case 'l':
+			o.symbols = true;
+			break;
+		case 'd':
+			o.details = true;
+			break;
+		case 'g':
+			o.debug_info = true;
+			break;
+		case 'w':
+			o.show_address = true;
+			break;
+		case 'f':
+			o.long_filenames = true;
+			break;
+		case '%':
+			o.global_percent = true;
+			break;
+		case 'a':
+			o.accumulated = true;
+			break;
+		case 'r':
+			o.reverse_sort = true;
+			break;
+		case 'x':
+			o.exclude_dependent = true;
+			break;
+		case 't':
+			errno = 0;
+			o.threshold = strtod(optarg, &end);
+			if (errno || *end || end == optarg || o.threshold < 0 || o.threshold > 100) {
+				fprintf(stderr,
+					"opreport error: --threshold=%s: expected a percentage between 0 "
+					"and 100\n",
+					optarg);
+				goto out;
+			}
+			break;
+		case 's':
+			if (parse_sort(optarg, &o.sort))
+				goto out;
+			break;
+		case 'e':
+			if (strlist_add_csv(&o.exclude_syms, optarg))
+				goto out;
+			break;
+		case 'i':
+			if (strlist_add_csv(&o.include_syms, optarg))
+				goto out;
+			break;
+		case 'D':
+			if (!strcmp(optarg, "none")) {
+				o.demangle = DEMANGLE_NONE;
+			} else if (!strcmp(optarg, "smart")) {
+				o.demangle = DEMANGLE_SMART;
+			} else if (!strcmp(optarg, "normal")) {
+				o.demangle = DEMANGLE_NORMAL;
+			} else {
+				fprintf(stderr,
+					"opreport error: --demangle=%s: expected none, smart or normal\n",
+					optarg);
+				goto out;
+			}
+			break;
+		case 'm':
+			if (parse_merge(optarg, &o.merge))
+				goto out;
+			break;
+		case 'X':
+			o.format = FMT_XML;
+			break;
+		case OPT_JSON:
+			o.format = FMT_JSON;
+			break;
+		case 'o':
+			outfile = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			ret = 0;
+			goto out;
+		default:
+			usage(stderr);
+			goto out;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (spec_add(&o.spec, argv[i], cwd, err, sizeof(err))) {
+			fprintf(stderr, "opreport error: %s\n", err);
+			goto out;
+		}
+	}
+	if (rs_find_session(o.session_dir, &p.session_dir, err, sizeof(err)) ||
+	    rs_load(&p, &o, err, sizeof(err))) {
+		fprintf(stderr, "opreport error: %s\n", err[0] ? err : "out of memory");
+		goto out_free;
+	}
+	rs_warn_stats(&p);
+	if ((o.symbols || o.details) && rsym_build(&p, &o, &rows)) {
+		fprintf(stderr, "opreport error: out of memory\n");
+		goto out_free;
+	}
+	rsym_sort(&rows, &o);
+	if (outfile) {
+		out = fopen(outfile, "w");
+		if (!out) {
+			fprintf(stderr, "opreport error: cannot write %s: %s\n", outfile,
+				strerror(errno));
+			goto out_free;
+		}
+	}
+	if (out_report(out, &p, &o, &rows)) {
+		fprintf(stderr, "opreport error: out of memory\n");
+		goto out_free;
+	}
+	if (fflush(out) || ferror(out)) {
+		fprintf(stderr, "opreport error: writing the report failed: %s\n", strerror(errno));
+		goto out_free;
+	}
+	ret = 0;
+out_free:
+	if (out != stdout)
+		fclose(out);
+	rsym_free(&rows);
+	rs_free(&p);
+out:
+	spec_free(&o.spec);
+	strlist_free(&o.include_syms);
+	strlist_free(&o.exclude_syms);
+	free(cmdline);
+	return ret;
+}

@@ -1,0 +1,219 @@
+/*
+ * opreport.h - the stages of opreport: profile specification (spec_),
+ * sample-file collection and classes (rs_), symbol tables (sym_), output
+ * formats (out_). Each stage lives in its own opreport_*.c file.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OPREPORT_H
+#define OPREPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "op_header.h"
+#include "op_mangle.h"
+
+/* ------------------------------------------------------------------ spec */
+
+struct strlist {
+	char **v;
+	size_t n;
+};
+
+int strlist_add(struct strlist *l, const char *s);  /* dedups; 0 or -ENOMEM */
+int strlist_add_csv(struct strlist *l, const char *csv);
+bool strlist_has(const struct strlist *l, const char *s);
+void strlist_free(struct strlist *l);
+
+/* A profile specification: every list is OR-ed, different keys AND-ed. */
+struct rpt_spec {
+	struct strlist session, session_exclude;
+	struct strlist image, image_exclude, lib_image;
+	struct strlist event, count, unit_mask, tid, tgid, cpu;
+};
+
+/*
+ * Add one specification word ("image:/bin/ls,ls", "tid:12", or a plain image
+ * name). Relative image paths are made absolute against @cwd. Returns 0 or
+ * -EINVAL with a message in @err.
+ */
+int spec_add(struct rpt_spec *s, const char *word, const char *cwd, char *err, size_t err_len);
+/* Does a sample file (by its parsed name) match everything but session:? */
+bool spec_match(const struct rpt_spec *s, const struct op_parsed_name *pn);
+/* The same without the image parts (for --global-percent). */
+bool spec_match_noimage(const struct rpt_spec *s, const struct op_parsed_name *pn);
+/* Is the session directory name selected? */
+bool spec_match_session(const struct rpt_spec *s, const char *name);
+void spec_free(struct rpt_spec *s);
+
+/* --------------------------------------------------------------- options */
+
+enum rpt_merge {
+	MERGE_LIB = 1u << 0,
+	MERGE_CPU = 1u << 1,
+	MERGE_TID = 1u << 2,
+	MERGE_TGID = 1u << 3,
+	MERGE_UNITMASK = 1u << 4,
+	MERGE_ALL = 0x1f,
+};
+
+enum rpt_sort { SORT_SAMPLE, SORT_SYMBOL, SORT_IMAGE, SORT_VMA, SORT_APP };
+enum rpt_demangle { DEMANGLE_NONE, DEMANGLE_SMART, DEMANGLE_NORMAL };
+enum rpt_format { FMT_TEXT, FMT_XML, FMT_JSON };
+
+struct rpt_opts {
+	const char *session_dir;
+	const char *cmdline;    /* for the XML title */
+	unsigned merge;         /* enum rpt_merge */
+	bool symbols, details, debug_info, show_address, long_filenames;
+	bool global_percent, accumulated, reverse_sort, exclude_dependent;
+	double threshold;       /* percent, 0 = off */
+	enum rpt_sort sort;
+	enum rpt_demangle demangle;
+	enum rpt_format format;
+	struct strlist include_syms, exclude_syms;
+	struct rpt_spec spec;
+};
+
+/* ------------------------------------------------------------ symbols */
+
+/* One symbol, in the key space of its image (file offset, pc - _text, pc - anon_start). */
+struct rpt_sym {
+	uint64_t start, end;  /* [start, end) keys */
+	uint64_t vma;         /* address of start as the user sees it */
+	const char *name;     /* display name (demangled as asked) */
+	const char *file;     /* source file or NULL */
+	unsigned line;
+};
+
+struct opbfd;
+
+struct rpt_symtab {
+	struct rpt_sym *v;
+	size_t n;
+	struct opbfd *bfd;    /* kept open for line numbers and vma of details */
+	uint64_t vma_bias;    /* vma = key + bias for kernel / anon images */
+	char **strs;          /* owned strings */
+	size_t nstrs, capstrs;
+};
+
+/* Find the symbol holding @key, or NULL. */
+const struct rpt_sym *sym_lookup(const struct rpt_symtab *t, uint64_t key);
+/* vma of a key (through the containing section for ELF images). */
+uint64_t sym_key_vma(const struct rpt_symtab *t, uint64_t key);
+/* file:line of a key, false if unknown */
+bool sym_key_line(const struct rpt_symtab *t, uint64_t key, const char **file, unsigned *line);
+void symtab_free(struct rpt_symtab *t);
+const char *symtab_strdup(struct rpt_symtab *t, const char *s);
+/* Sort, drop duplicates, bound each symbol by the next (or @limit if non-zero). */
+void symtab_finish(struct rpt_symtab *t);
+
+/* opreport_ksyms.c: kallsyms snapshot and /tmp/perf-PID.map. 0 or -errno. */
+int ksym_load_kernel(struct rpt_symtab *t, const char *kallsyms, const char *module,
+		     const char *modules_file, char *err, size_t err_len);
+int ksym_load_perfmap(struct rpt_symtab *t, const char *map, uint64_t anon_start, char *err,
+		      size_t err_len);
+
+/* op_bfd.c: libbfd. 0 or -errno with a message. */
+int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, bool want_lines,
+	       char *err, size_t err_len);
+uint64_t opbfd_key_vma(const struct opbfd *b, uint64_t key);
+bool opbfd_key_line(struct opbfd *b, uint64_t key, const char **file, unsigned *line);
+void opbfd_close(struct opbfd *b);
+/* demangle one name as asked; returns malloc'd string or NULL (use the original) */
+char *opbfd_demangle(const char *name, enum rpt_demangle dm);
+
+/* ------------------------------------------------------------ profile */
+
+struct rpt_class {
+	char label[96];       /* "TIMER:0", "CPU 1", "tid 1234" */
+	char event[64];
+	uint64_t count;
+	uint32_t um;
+	int32_t cpu, tid, tgid;  /* -1 when the class does not split on it */
+};
+
+/* One binary that was sampled (the inverted profile: opened once). */
+struct rpt_image {
+	enum op_image_kind kind;
+	char *path;           /* absolute path, kernel name or anon maps name */
+	int32_t tgid;
+	uint64_t start, end;  /* anon */
+	char *display;        /* name as printed */
+	struct opd_header hdr;
+	bool is_kernel;
+	bool syms_loaded, no_syms;
+	struct rpt_symtab syms;
+};
+
+/* A (sample key, class) -> count record of one group */
+struct rpt_sample {
+	uint64_t key;
+	uint32_t cls;
+	uint64_t count;
+};
+
+/* Samples of one image, under one application unless --merge=lib */
+struct rpt_group {
+	struct rpt_image *img;
+	char *app;            /* application display path (NULL when merged) */
+	char *app_display;
+	struct rpt_sample *s;
+	size_t n, cap;
+	uint64_t *total;      /* per class */
+};
+
+struct rpt_profile {
+	char *session_dir;
+	char *samples_dir;    /* <session>/samples/<first selected session> */
+	char **session_names;
+	size_t nsessions;
+	struct rpt_class *cls;
+	size_t ncls;
+	int axis;             /* the axis classes differ on, -1 if one class */
+	struct rpt_image **imgs;
+	size_t nimgs;
+	struct rpt_group **groups;
+	size_t ngroups;
+	uint64_t *total;        /* per class over the selected files */
+	uint64_t *global_total; /* per class over all images (for --global-percent) */
+	uint32_t cpu_type;
+	double cpu_speed;
+	bool multiple_apps;    /* show the app name column */
+	unsigned nwarnings, nskipped;
+};
+
+/* opreport_session.c */
+int rs_find_session(const char *opt_dir, char **out, char *err, size_t err_len);
+int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t err_len);
+void rs_warn_stats(const struct rpt_profile *p);
+void rs_free(struct rpt_profile *p);
+const char *rs_cpu_name(uint32_t cpu_type);
+
+/* opreport_symbols.c: resolve every group's samples to symbols */
+struct rpt_symrow {
+	const struct rpt_group *g;
+	const struct rpt_sym *sym;   /* NULL: "(no symbols)" */
+	uint64_t *count;             /* per class */
+	struct rpt_sample *det;      /* details: per key, sorted by key */
+	size_t ndet;
+};
+
+struct rpt_rows {
+	struct rpt_symrow *v;
+	size_t n;
+	size_t ncls;
+};
+
+int rsym_build(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_rows *rows);
+void rsym_sort(struct rpt_rows *rows, const struct rpt_opts *o);
+void rsym_free(struct rpt_rows *rows);
+
+/* opreport_output.c */
+int out_report(FILE *f, struct rpt_profile *p, const struct rpt_opts *o, struct rpt_rows *rows);
+const char *out_image_name(const struct rpt_image *img, bool long_names, char *buf, size_t len);
+
+#endif /* OPREPORT_H */

@@ -1,0 +1,166 @@
+/*
+ * opreport_ksyms.c - symbols that do not come from an ELF file: the
+ * session's kallsyms snapshot (kernel image and modules, keys relative to
+ * the image start) and /tmp/perf-PID.map for anonymous (JIT) regions.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opreport.h"
+
+static int push(struct rpt_symtab *t, uint64_t addr, uint64_t size, const char *name)
+{
+	struct rpt_sym *nv;
+
+	if (t->n % 256 == 0) {
+		nv = realloc(t->v, (t->n + 256) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		t->v = nv;
+	}
+	t->v[t->n] = (struct rpt_sym){ .start = addr, .end = size ? addr + size : 0, .vma = addr };
+	t->v[t->n].name = symtab_strdup(t, name);
+	if (!t->v[t->n].name)
+		return -ENOMEM;
+	t->n++;
+	return 0;
+}
+
+/* Base address of @module in a /proc/modules-format file, 0 if unknown. */
+static uint64_t module_base(const char *modules_file, const char *module)
+{
+	FILE *f = modules_file ? fopen(modules_file, "r") : NULL;
+	char line[1024], name[256], addr[64];
+	uint64_t base = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		/* name size refcount deps state address */
+		if (sscanf(line, "%255s %*s %*s %*s %*s %63s", name, addr) != 2)
+			continue;
+		if (!strcmp(name, module)) {
+			base = strtoull(addr, NULL, 16);
+			break;
+		}
+	}
+	fclose(f);
+	return base;
+}
+
+int ksym_load_kernel(struct rpt_symtab *t, const char *kallsyms, const char *module,
+		     const char *modules_file, char *err, size_t err_len)
+{
+	FILE *f = fopen(kallsyms, "r");
+	char line[1024];
+	uint64_t start = 0, lowest = UINT64_MAX;
+	bool have_text = false, nonzero = false;
+	unsigned lineno = 0, bad = 0;
+	int ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, err_len, "kernel symbols: cannot open %s: %s", kallsyms, strerror(-ret));
+		return ret;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char type, name[512], mod[256] = "";
+		unsigned long long addr;
+		int n;
+
+		lineno++;
+		n = sscanf(line, "%llx %c %511s [%255[^]]]", &addr, &type, name, mod);
+		if (n < 3) {
+			bad++;
+			continue;
+		}
+		if (module ? strcmp(mod, module) : mod[0] != 0)
+			continue;
+		if (!module && !strcmp(name, "_text")) {
+			start = addr;
+			have_text = true;
+		}
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (addr)
+			nonzero = true;
+		if (addr < lowest)
+			lowest = addr;
+		ret = push(t, addr, 0, name);
+		if (ret)
+			break;
+	}
+	fclose(f);
+	if (ret) {
+		snprintf(err, err_len, "kernel symbols: out of memory");
+		return ret;
+	}
+	if (bad)
+		fprintf(stderr, "opreport warning: %s: %u malformed line(s) ignored (expected "
+			"\"address type name [module]\")\n", kallsyms, bad);
+	if (t->n && !nonzero) {
+		snprintf(err, err_len, "%s: all addresses are zero (snapshot taken without "
+			 "permission to read kernel addresses)", kallsyms);
+		return -EINVAL;
+	}
+	if (module) {
+		start = module_base(modules_file, module);
+		if (!start)
+			start = lowest;
+	} else if (!have_text) {
+		start = lowest;
+	}
+	/* keys are pc - image start */
+	for (size_t i = 0; i < t->n; i++) {
+		t->v[i].start -= start;
+		t->v[i].end = 0;
+	}
+	t->vma_bias = start;
+	symtab_finish(t);
+	return 0;
+}
+
+int ksym_load_perfmap(struct rpt_symtab *t, const char *map, uint64_t anon_start, char *err,
+		      size_t err_len)
+{
+	FILE *f = fopen(map, "r");
+	char line[4096];
+	int ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, err_len, "%s: %s", map, strerror(-ret));
+		return ret;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr, size;
+		int off = 0;
+		char *name;
+
+		if (sscanf(line, "%llx %llx %n", &addr, &size, &off) < 2 || !off)
+			continue;
+		name = line + off;
+		name[strcspn(name, "\n")] = 0;
+		if (!*name || addr < anon_start)
+			continue;
+		ret = push(t, addr - anon_start, size, name);
+		if (ret)
+			break;
+		t->v[t->n - 1].vma = addr;
+	}
+	fclose(f);
+	if (ret) {
+		snprintf(err, err_len, "%s: out of memory", map);
+		return ret;
+	}
+	t->vma_bias = anon_start;
+	symtab_finish(t);
+	return 0;
+}

@@ -1,0 +1,759 @@
+/*
+ * opreport_session.c - find the session, walk its sample files, parse and
+ * match their names against the profile specification, arrange them into
+ * classes (columns) and into the inverted profile: one rpt_image per binary,
+ * one rpt_group per (application, image).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "odb.h"
+#include "opreport.h"
+
+#define AX_EVENT 0
+#define AX_CPU 1
+#define AX_TID 2
+#define AX_TGID 3
+#define AX_NR 4
+
+static const char *const axis_names[AX_NR] = { "event", "cpu", "tid", "tgid" };
+static const char *const axis_merge[AX_NR] = { NULL, "cpu", "tid", "tgid" };
+
+struct rs_file {
+	char *path;                 /* full path */
+	const char *rel;            /* relative to the session directory */
+	struct op_parsed_name *pn;
+	bool selected;              /* matches the whole spec */
+};
+
+struct rs_walk {
+	struct rs_file *v;
+	size_t n, cap;
+	const struct rpt_opts *o;
+	unsigned *nskipped;
+	int err;
+};
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int rs_find_session(const char *opt_dir, char **out, char *err, size_t err_len)
+{
+	const char *d = opt_dir;
+
+	if (!d)
+		d = is_dir("oprofile_data") ? "oprofile_data" : "/var/lib/oprofile";
+	if (!is_dir(d)) {
+		snprintf(err, err_len,
+			 "no session directory: %s does not exist (profile something first, or give "
+			 "--session-dir=DIR)",
+			 d);
+		return -ENOENT;
+	}
+	*out = strdup(d);
+	return *out ? 0 : -ENOMEM;
+}
+
+static void skip_file(struct rs_walk *w, const char *path, const char *why)
+{
+	fprintf(stderr, "opreport warning: skipping sample file %s: %s\n", path, why);
+	(*w->nskipped)++;
+}
+
+static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
+{
+	struct op_parsed_name *pn = malloc(sizeof(*pn));
+	char err[512] = "";
+	struct rs_file *f;
+
+	if (!pn)
+		return -ENOMEM;
+	if (op_parse_name(path + rel_off, pn, err, sizeof(err))) {
+		char why[640];
+
+		snprintf(why, sizeof(why), "bad sample file name (%s)",
+			 err[0] ? err : "expected <app>/{dep}/<image>/EVENT.COUNT.UM.TGID.TID.CPU");
+		skip_file(w, path, why);
+		free(pn);
+		return 0;
+	}
+	if (pn->is_cg) {
+		/* call-graph arc files are for a call-graph report, not this one */
+		free(pn);
+		return 0;
+	}
+	if (w->o->exclude_dependent && (pn->app.kind != pn->image.kind ||
+					 strcmp(pn->app.path, pn->image.path))) {
+		free(pn);
+		return 0;
+	}
+	if (!spec_match_noimage(&w->o->spec, pn)) {
+		free(pn);
+		return 0;
+	}
+	if (w->n == w->cap) {
+		size_t ncap = w->cap ? w->cap * 2 : 64;
+		struct rs_file *nv = realloc(w->v, ncap * sizeof(*nv));
+
+		if (!nv) {
+			free(pn);
+			return -ENOMEM;
+		}
+		w->v = nv;
+		w->cap = ncap;
+	}
+	f = &w->v[w->n++];
+	f->path = strdup(path);
+	f->rel = f->path ? f->path + rel_off : NULL;
+	f->pn = pn;
+	f->selected = spec_match(&w->o->spec, pn);
+	return f->path ? 0 : -ENOMEM;
+}
+
+/* Recursive walk below @dir; @rel_off: where the session-relative part starts. */
+static int walk(struct rs_walk *w, const char *dir, size_t rel_off, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d) {
+		fprintf(stderr, "opreport warning: cannot read directory %s: %s\n", dir,
+			strerror(errno));
+		return 0;
+	}
+	if (depth > 256) {
+		closedir(d);
+		return 0;
+	}
+	while (!ret && (de = readdir(d))) {
+		char *p;
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		/* stats/ holds counters, not samples */
+		if (depth == 0 && !strcmp(de->d_name, "stats"))
+			continue;
+		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+			return -ENOMEM;
+		if (lstat(p, &st)) {
+			free(p);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode))
+			ret = walk(w, p, rel_off, depth + 1);
+		else if (S_ISREG(st.st_mode))
+			ret = add_file(w, p, rel_off);
+		free(p);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int32_t axis_value(const struct op_parsed_name *pn, int ax)
+{
+	switch (ax) {
+	case AX_CPU:
+		return pn->cpu;
+	case AX_TID:
+		return pn->tid;
+	case AX_TGID:
+		return pn->tgid;
+	}
+	return -1;
+}
+
+static bool axis_merged(unsigned merge, int ax)
+{
+	switch (ax) {
+	case AX_CPU:
+		return merge & MERGE_CPU;
+	case AX_TID:
+		return merge & MERGE_TID;
+	case AX_TGID:
+		return merge & MERGE_TGID;
+	}
+	return false;
+}
+
+/* Class of a file along axis @ax; adds it when new. Returns the index or -ENOMEM. */
+static int class_of(struct rpt_profile *p, const struct op_parsed_name *pn, int ax, unsigned merge)
+{
+	struct rpt_class c = { .cpu = -1, .tid = -1, .tgid = -1 };
+	struct rpt_class *nv;
+
+	snprintf(c.event, sizeof(c.event), "%s", pn->event);
+	c.count = pn->count;
+	c.um = (merge & MERGE_UNITMASK) ? 0 : pn->um;
+	if (ax == AX_CPU)
+		c.cpu = pn->cpu;
+	else if (ax == AX_TID)
+		c.tid = pn->tid;
+	else if (ax == AX_TGID)
+		c.tgid = pn->tgid;
+	for (size_t i = 0; i < p->ncls; i++) {
+		struct rpt_class *o = &p->cls[i];
+
+		if (ax == AX_EVENT && (strcmp(o->event, c.event) || o->count != c.count || o->um != c.um))
+			continue;
+		if (ax != AX_EVENT && (o->cpu != c.cpu || o->tid != c.tid || o->tgid != c.tgid))
+			continue;
+		return (int)i;
+	}
+	if (ax == AX_CPU)
+		snprintf(c.label, sizeof(c.label), c.cpu < 0 ? "cpu:all" : "cpu:%d", c.cpu);
+	else if (ax == AX_TID)
+		snprintf(c.label, sizeof(c.label), c.tid < 0 ? "tid:all" : "tid:%d", c.tid);
+	else if (ax == AX_TGID)
+		snprintf(c.label, sizeof(c.label), c.tgid < 0 ? "tgid:all" : "tgid:%d", c.tgid);
+	else if (c.um)
+		snprintf(c.label, sizeof(c.label), "%s:%" PRIu64 ":0x%x", c.event, c.count, c.um);
+	else
+		snprintf(c.label, sizeof(c.label), "%s:%" PRIu64, c.event, c.count);
+	nv = realloc(p->cls, (p->ncls + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	p->cls = nv;
+	p->cls[p->ncls] = c;
+	return (int)p->ncls++;
+}
+
+static int class_cmp(const void *a, const void *b)
+{
+	const struct rpt_class *x = a, *y = b;
+	int r = strcmp(x->event, y->event);
+
+	if (r)
+		return r;
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	if (x->um != y->um)
+		return x->um < y->um ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu - y->cpu;
+	if (x->tid != y->tid)
+		return x->tid - y->tid;
+	return x->tgid - y->tgid;
+}
+
+/* Pick the axis the selected files differ on; error when more than one. */
+static int pick_axis(struct rpt_profile *p, struct rs_walk *w, unsigned merge, char *err,
+		     size_t err_len)
+{
+	bool differs[AX_NR] = { false };
+	int ndiff = 0, axis = -1;
+	const struct rs_file *first = NULL;
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct rs_file *f = &w->v[i];
+
+		if (!f->selected)
+			continue;
+		if (!first) {
+			first = f;
+			continue;
+		}
+		if (strcmp(f->pn->event, first->pn->event) || f->pn->count != first->pn->count ||
+		    (!(merge & MERGE_UNITMASK) && f->pn->um != first->pn->um))
+			differs[AX_EVENT] = true;
+		for (int ax = AX_CPU; ax < AX_NR; ax++)
+			if (!axis_merged(merge, ax) && axis_value(f->pn, ax) != axis_value(first->pn, ax))
+				differs[ax] = true;
+	}
+	for (int ax = 0; ax < AX_NR; ax++) {
+		if (differs[ax]) {
+			ndiff++;
+			if (axis < 0)
+				axis = ax;
+		}
+	}
+	if (ndiff > 1) {
+		char list[128] = "", hint[64] = "";
+
+		for (int ax = 0; ax < AX_NR; ax++) {
+			if (!differs[ax])
+				continue;
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 list[0] ? " and " : "", axis_names[ax]);
+			if (axis_merge[ax])
+				snprintf(hint + strlen(hint), sizeof(hint) - strlen(hint), "%s%s",
+					 hint[0] ? "," : "", axis_merge[ax]);
+		}
+		snprintf(err, err_len,
+			 "the selected sample files differ in more than one way (%s), so they do not "
+			 "fit in one set of columns: merge them with --merge=%s, or select fewer files "
+			 "with a profile specification (e.g. cpu:0 or event:NAME)",
+			 list, hint[0] ? hint : "all");
+		return -EINVAL;
+	}
+	p->axis = axis;
+	return 0;
+}
+
+static char *image_display(const struct op_image_name *n)
+{
+	char *s = NULL;
+
+	if (n->kind == OP_IMAGE_ANON) {
+		if (asprintf(&s, "%s (tgid:%d range:0x%" PRIx64 "-0x%" PRIx64 ")",
+			     n->path && n->path[0] ? n->path : "anon", n->tgid, n->start, n->end) < 0)
+			return NULL;
+		return s;
+	}
+	return strdup(n->path ? n->path : "?");
+}
+
+static bool same_image(const struct rpt_image *img, const struct op_image_name *n)
+{
+	if (img->kind != n->kind || strcmp(img->path, n->path ? n->path : ""))
+		return false;
+	if (n->kind == OP_IMAGE_ANON)
+		return img->tgid == n->tgid && img->start == n->start && img->end == n->end;
+	return true;
+}
+
+static struct rpt_image *get_image(struct rpt_profile *p, const struct op_image_name *n,
+				   const struct opd_header *h)
+{
+	struct rpt_image *img, **nv;
+
+	for (size_t i = 0; i < p->nimgs; i++)
+		if (same_image(p->imgs[i], n))
+			return p->imgs[i];
+	img = calloc(1, sizeof(*img));
+	nv = realloc(p->imgs, (p->nimgs + 1) * sizeof(*nv));
+	if (!img || !nv) {
+		free(img);
+		return NULL;
+	}
+	p->imgs = nv;
+	img->kind = n->kind;
+	img->path = strdup(n->path ? n->path : "");
+	img->tgid = n->tgid;
+	img->start = n->start;
+	img->end = n->end;
+	img->display = image_display(n);
+	img->hdr = *h;
+	img->is_kernel = h->is_kernel || n->kind == OP_IMAGE_KERNEL;
+	if (!img->path || !img->display) {
+		free(img->path);
+		free(img->display);
+		free(img);
+		return NULL;
+	}
+	p->imgs[p->nimgs++] = img;
+	/* a binary changed since it was profiled gives wrong symbols */
+	if (n->kind == OP_IMAGE_USER && h->mtime && !img->is_kernel) {
+		struct stat st;
+
+		if (stat(img->path, &st) == 0 && (uint64_t)st.st_mtime != h->mtime) {
+			fprintf(stderr,
+				"opreport warning: the binary %s was modified after it was profiled "
+				"(sample file mtime %" PRIu64 ", binary mtime %lld): its symbols may "
+				"not match the samples\n",
+				img->path, h->mtime, (long long)st.st_mtime);
+			p->nwarnings++;
+		}
+	}
+	return img;
+}
+
+static struct rpt_group *get_group(struct rpt_profile *p, struct rpt_image *img,
+				   const struct op_image_name *app, bool merge_lib)
+{
+	struct rpt_group *g, **nv;
+	char *app_disp = NULL;
+
+	if (!merge_lib) {
+		app_disp = image_display(app);
+		if (!app_disp)
+			return NULL;
+	}
+	for (size_t i = 0; i < p->ngroups; i++) {
+		g = p->groups[i];
+		if (g->img == img && (merge_lib || !strcmp(g->app, app_disp))) {
+			free(app_disp);
+			return g;
+		}
+	}
+	g = calloc(1, sizeof(*g));
+	nv = realloc(p->groups, (p->ngroups + 1) * sizeof(*nv));
+	if (!g || !nv) {
+		free(g);
+		free(app_disp);
+		return NULL;
+	}
+	p->groups = nv;
+	g->img = img;
+	g->app = app_disp;
+	g->total = calloc(p->ncls, sizeof(uint64_t));
+	if (!g->total) {
+		free(g);
+		free(app_disp);
+		return NULL;
+	}
+	p->groups[p->ngroups++] = g;
+	return g;
+}
+
+static int group_push(struct rpt_group *g, uint64_t key, uint32_t cls, uint64_t count)
+{
+	if (g->n == g->cap) {
+		size_t ncap = g->cap ? g->cap * 2 : 256;
+		struct rpt_sample *nv = realloc(g->s, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		g->s = nv;
+		g->cap = ncap;
+	}
+	g->s[g->n++] = (struct rpt_sample){ .key = key, .cls = cls, .count = count };
+	g->total[cls] += count;
+	return 0;
+}
+
+static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_file *f, int cls,
+		     bool *have_hdr)
+{
+	char err[512] = "";
+	odb_t db;
+	const struct odb_node *nodes;
+	struct opd_header h;
+	struct rpt_image *img = NULL;
+	struct rpt_group *g = NULL;
+	size_t n = 0;
+	int ret;
+
+	memset(&db, 0, sizeof(db));
+	ret = odb_open(&db, AT_FDCWD, f->path, ODB_RDONLY, err, sizeof(err));
+	if (!ret)
+		ret = odb_check(&db, err, sizeof(err));
+	if (ret) {
+		char why[700];
+
+		if (!err[0])
+			snprintf(err, sizeof(err), "%s", strerror(-ret));
+		snprintf(why, sizeof(why), "corrupt or unreadable sample file (%s)", err);
+		fprintf(stderr, "opreport warning: skipping sample file %s: %s\n", f->path, why);
+		p->nskipped++;
+		if (db.base || db.fd > 0)
+			odb_close(&db);
+		return 0;
+	}
+	h = *odb_header(&db);
+	if (!*have_hdr) {
+		p->cpu_type = h.cpu_type;
+		p->cpu_speed = h.cpu_speed;
+		*have_hdr = true;
+	}
+	if (f->selected) {
+		img = get_image(p, &f->pn->image, &h);
+		g = img ? get_group(p, img, &f->pn->app, o->merge & MERGE_LIB) : NULL;
+		if (!g) {
+			odb_close(&db);
+			return -ENOMEM;
+		}
+	}
+	nodes = odb_nodes(&db, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!nodes[i].value)
+			continue;
+		p->global_total[cls] += nodes[i].value;
+		if (!g)
+			continue;
+		p->total[cls] += nodes[i].value;
+		if (group_push(g, nodes[i].key, (uint32_t)cls, nodes[i].value)) {
+			odb_close(&db);
+			return -ENOMEM;
+		}
+	}
+	odb_close(&db);
+	return 0;
+}
+
+static int add_session_dir(struct rpt_profile *p, const char *name)
+{
+	char **nv = realloc(p->session_names, (p->nsessions + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	p->session_names = nv;
+	p->session_names[p->nsessions] = strdup(name);
+	if (!p->session_names[p->nsessions])
+		return -ENOMEM;
+	p->nsessions++;
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t err_len)
+{
+	struct rs_walk w = { .o = o, .nskipped = &p->nskipped };
+	char *samples = NULL;
+	DIR *d;
+	struct dirent *de;
+	bool have_hdr = false;
+	size_t nsel = 0;
+	int ret = 0;
+
+	p->axis = -1;
+	if (asprintf(&samples, "%s/samples", p->session_dir) < 0)
+		return -ENOMEM;
+	d = opendir(samples);
+	if (!d) {
+		snprintf(err, err_len, "no samples in session %s: %s: %s", p->session_dir, samples,
+			 strerror(errno));
+		free(samples);
+		return -ENOENT;
+	}
+	while ((de = readdir(d))) {
+		char *sd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (asprintf(&sd, "%s/%s", samples, de->d_name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (is_dir(sd) && spec_match_session(&o->spec, de->d_name))
+			ret = add_session_dir(p, de->d_name);
+		free(sd);
+		if (ret)
+			break;
+	}
+	closedir(d);
+	if (ret)
+		goto out;
+	if (!p->nsessions) {
+		snprintf(err, err_len, "no samples: %s has no %s session directory%s", samples,
+			 o->spec.session.n ? "matching" : "\"current\"",
+			 o->spec.session.n ? " (check the session: specification)" :
+					     " (profile something first)");
+		ret = -ENOENT;
+		goto out;
+	}
+	qsort(p->session_names, p->nsessions, sizeof(char *), name_cmp);
+	if (asprintf(&p->samples_dir, "%s/%s", samples, p->session_names[0]) < 0) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < p->nsessions && !ret; i++) {
+		char *sd;
+
+		if (asprintf(&sd, "%s/%s", samples, p->session_names[i]) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = walk(&w, sd, strlen(sd) + 1, 0);
+		free(sd);
+	}
+	if (ret)
+		goto out;
+	for (size_t i = 0; i < w.n; i++)
+		nsel += w.v[i].selected;
+	if (!nsel) {
+		snprintf(err, err_len,
+			 "no sample files in %s match the profile specification%s",
+			 p->samples_dir, p->nskipped ? " (some files were skipped, see above)" : "");
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = pick_axis(p, &w, o->merge, err, err_len);
+	if (ret)
+		goto out;
+	/* classes in a stable order */
+	for (size_t i = 0; i < w.n; i++) {
+		if (w.v[i].selected && class_of(p, w.v[i].pn, p->axis, o->merge) < 0) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	if (p->ncls > 64) {
+		snprintf(err, err_len,
+			 "the selected sample files make %zu columns (one per %s); at most 64 fit: "
+			 "use --merge=%s or a profile specification to select fewer",
+			 p->ncls, axis_names[p->axis], axis_merge[p->axis] ? axis_merge[p->axis] : "all");
+		ret = -EINVAL;
+		goto out;
+	}
+	qsort(p->cls, p->ncls, sizeof(*p->cls), class_cmp);
+	p->total = calloc(p->ncls, sizeof(uint64_t));
+	p->global_total = calloc(p->ncls, sizeof(uint64_t));
+	if (!p->total || !p->global_total) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < w.n && !ret; i++) {
+		struct rs_file *f = &w.v[i];
+		size_t before = p->ncls;
+		int cls;
+
+		if (!f->selected && !o->global_percent)
+			continue;
+		cls = class_of(p, f->pn, p->axis, o->merge);
+
+		if (cls < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (p->ncls != before) {
+			/* an unselected file of another class: only counts nowhere */
+			p->ncls = before;
+			continue;
+		}
+		ret = read_file(p, o, f, cls, &have_hdr);
+	}
+	if (!ret && p->ngroups == 0) {
+		snprintf(err, err_len, "no samples: every matching sample file in %s was skipped",
+			 p->samples_dir);
+		ret = -ENOENT;
+	}
+	if (!ret && !(o->merge & MERGE_LIB)) {
+		for (size_t i = 1; i < p->ngroups; i++)
+			if (strcmp(p->groups[i]->app, p->groups[0]->app))
+				p->multiple_apps = true;
+	}
+out:
+	for (size_t i = 0; i < w.n; i++) {
+		free(w.v[i].path);
+		free(w.v[i].pn);
+	}
+	free(w.v);
+	free(samples);
+	return ret;
+}
+
+static uint64_t read_u64_file(const char *path, bool *ok)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long v = 0;
+
+	*ok = false;
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) == 1)
+		*ok = true;
+	fclose(f);
+	return v;
+}
+
+void rs_warn_stats(const struct rpt_profile *p)
+{
+	char *stats, *path;
+	DIR *d;
+	struct dirent *de;
+	uint64_t lost = 0, total = 0;
+	bool ok;
+
+	if (asprintf(&stats, "%s/stats", p->samples_dir) < 0)
+		return;
+	d = opendir(stats);
+	if (d) {
+		while ((de = readdir(d))) {
+			if (strncmp(de->d_name, "lost_", 5) &&
+			    strcmp(de->d_name, "total_samples"))
+				continue;
+			if (asprintf(&path, "%s/%s", stats, de->d_name) < 0)
+				break;
+			if (!strcmp(de->d_name, "total_samples"))
+				total = read_u64_file(path, &ok);
+			else
+				lost += read_u64_file(path, &ok);
+			free(path);
+		}
+		closedir(d);
+	}
+	/* more than 0.01 % lost */
+	if (lost && (!total || lost * 10000 > total))
+		fprintf(stderr,
+			"WARNING: Lost samples detected! %" PRIu64 " of %" PRIu64
+			" samples were lost (more than 0.01 %%).\nSee %s/samples/oprofiled.log "
+			"and %s for details.\n",
+			lost, total + lost, p->session_dir, stats);
+	if (asprintf(&path, "%s/throttled", stats) >= 0) {
+		d = opendir(path);
+		if (d) {
+			bool any = false;
+
+			while ((de = readdir(d)))
+				if (de->d_name[0] != '.')
+					any = true;
+			closedir(d);
+			if (any)
+				fprintf(stderr,
+					"WARNING! Some of the events were throttled: the kernel "
+					"lowered their sample rate\nbecause the initial rate caused too "
+					"many interrupts. Use a lower sampling frequency\n(a larger "
+					"count). The throttled events are listed in %s.\n",
+					path);
+		}
+		free(path);
+	}
+	free(stats);
+}
+
+void rs_free(struct rpt_profile *p)
+{
+	for (size_t i = 0; i < p->ngroups; i++) {
+		free(p->groups[i]->s);
+		free(p->groups[i]->total);
+		free(p->groups[i]->app);
+		free(p->groups[i]);
+	}
+	free(p->groups);
+	for (size_t i = 0; i < p->nimgs; i++) {
+		symtab_free(&p->imgs[i]->syms);
+		free(p->imgs[i]->path);
+		free(p->imgs[i]->display);
+		free(p->imgs[i]);
+	}
+	free(p->imgs);
+	for (size_t i = 0; i < p->nsessions; i++)
+		free(p->session_names[i]);
+	free(p->session_names);
+	free(p->cls);
+	free(p->total);
+	free(p->global_total);
+	free(p->samples_dir);
+	free(p->session_dir);
+}
+
+const char *rs_cpu_name(uint32_t cpu_type)
+{
+	static const struct {
+		uint32_t type;
+		const char *name;
+	} names[] = {
+		{ 0, "i386/ppro" },          { 3, "i386/athlon" },
+		{ 4, "timer" },              { 6, "x86-64/hammer" },
+		{ 35, "x86-64/family10" },   { 53, "x86-64/family15h" },
+		{ 57, "i386/sandybridge" },  { 67, "i386/haswell" },
+		{ 69, "x86-64/generic" },    { 80, "i386/skylake" },
+		{ 87, "arm/armv8-thunderx2" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].type == cpu_type)
+			return names[i].name;
+	return "invalid cpu type";
+}

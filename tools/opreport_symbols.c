@@ -1,0 +1,350 @@
+/*
+ * opreport_symbols.c - symbol tables of the inverted profile (each binary
+ * loaded once, from libbfd, the kallsyms snapshot or a perf map) and the
+ * attribution of every group's samples to symbol rows.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "opreport.h"
+
+const char *symtab_strdup(struct rpt_symtab *t, const char *s)
+{
+	char *d;
+
+	if (t->nstrs == t->capstrs) {
+		size_t ncap = t->capstrs ? t->capstrs * 2 : 256;
+		char **nv = realloc(t->strs, ncap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		t->strs = nv;
+		t->capstrs = ncap;
+	}
+	d = strdup(s);
+	if (d)
+		t->strs[t->nstrs++] = d;
+	return d;
+}
+
+void symtab_free(struct rpt_symtab *t)
+{
+	for (size_t i = 0; i < t->nstrs; i++)
+		free(t->strs[i]);
+	free(t->strs);
+	free(t->v);
+	opbfd_close(t->bfd);
+	memset(t, 0, sizeof(*t));
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct rpt_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void symtab_finish(struct rpt_symtab *t)
+{
+	size_t o = 0;
+
+	qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
+	for (size_t i = 0; i < t->n; i++) {
+		if (o && t->v[o - 1].start == t->v[i].start)
+			continue;
+		t->v[o++] = t->v[i];
+	}
+	t->n = o;
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t next = i + 1 < t->n ? t->v[i + 1].start : t->v[i].start + 0x1000;
+
+		if (!t->v[i].end || t->v[i].end > next)
+			t->v[i].end = next;
+	}
+}
+
+const struct rpt_sym *sym_lookup(const struct rpt_symtab *t, uint64_t key)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].start <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	if (key >= t->v[lo - 1].end)
+		return NULL;
+	return &t->v[lo - 1];
+}
+
+uint64_t sym_key_vma(const struct rpt_symtab *t, uint64_t key)
+{
+	if (t->bfd)
+		return opbfd_key_vma(t->bfd, key);
+	return key + t->vma_bias;
+}
+
+bool sym_key_line(const struct rpt_symtab *t, uint64_t key, const char **file, unsigned *line)
+{
+	return t->bfd && opbfd_key_line(t->bfd, key, file, line);
+}
+
+static bool exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0;
+}
+
+static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img)
+{
+	char err[1024] = "";
+	int ret = -ENOENT;
+	char *kallsyms = NULL, *modules = NULL, *map = NULL;
+
+	img->syms_loaded = true;
+	if (img->is_kernel) {
+		const char *name = strrchr(img->path, '/');
+		const char *mod = NULL;
+
+		name = name ? name + 1 : img->path;
+		if (img->kind == OP_IMAGE_KERNEL && strcmp(name, "vmlinux") &&
+		    strcmp(name, "no-vmlinux") && strcmp(name, "kallsyms"))
+			mod = name;
+		if (img->kind == OP_IMAGE_USER && exists(img->path) &&
+		    strcmp(img->path, "/proc/kallsyms")) {
+			/* a vmlinux given by path: its own ELF symbols, keys relative to _text */
+			ret = -ENOENT;
+		}
+		if (asprintf(&kallsyms, "%s/stats/kallsyms", p->samples_dir) < 0 ||
+		    asprintf(&modules, "%s/stats/modules", p->samples_dir) < 0)
+			goto out;
+		ret = ksym_load_kernel(&img->syms, kallsyms, mod, modules, err, sizeof(err));
+	} else if (img->kind == OP_IMAGE_ANON) {
+		if (asprintf(&map, "/tmp/perf-%d.map", img->tgid) < 0)
+			goto out;
+		if (!exists(map)) {
+			/* anonymous memory without a JIT map has no symbols, quietly */
+			img->no_syms = true;
+			goto out;
+		}
+		ret = ksym_load_perfmap(&img->syms, map, img->hdr.anon_start ? img->hdr.anon_start :
+									       img->start,
+					err, sizeof(err));
+	} else {
+		ret = opbfd_load(&img->syms, img->path, o->demangle, o->debug_info, err, sizeof(err));
+	}
+out:
+	if (ret) {
+		img->no_syms = true;
+		if (ret != -ENOENT || err[0]) {
+			fprintf(stderr,
+				"opreport warning: no symbols for %s: %s; its samples are reported as "
+				"\"(no symbols)\"\n",
+				img->path, err[0] ? err : strerror(-ret));
+			p->nwarnings++;
+		}
+	}
+	free(kallsyms);
+	free(modules);
+	free(map);
+}
+
+static int sample_cmp(const void *a, const void *b)
+{
+	const struct rpt_sample *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (int)x->cls - (int)y->cls;
+}
+
+/* Sort a group's samples by key and fold duplicate (key, class) records. */
+static void fold_samples(struct rpt_group *g)
+{
+	size_t o = 0;
+
+	qsort(g->s, g->n, sizeof(*g->s), sample_cmp);
+	for (size_t i = 0; i < g->n; i++) {
+		if (o && g->s[o - 1].key == g->s[i].key && g->s[o - 1].cls == g->s[i].cls) {
+			g->s[o - 1].count += g->s[i].count;
+			continue;
+		}
+		g->s[o++] = g->s[i];
+	}
+	g->n = o;
+}
+
+static bool sym_selected(const struct rpt_opts *o, const char *name)
+{
+	if (o->include_syms.n && !strlist_has(&o->include_syms, name))
+		return false;
+	return !strlist_has(&o->exclude_syms, name);
+}
+
+static struct rpt_symrow *new_row(struct rpt_rows *rows, const struct rpt_group *g,
+				  const struct rpt_sym *sym)
+{
+	struct rpt_symrow *r;
+
+	if (rows->n % 64 == 0) {
+		struct rpt_symrow *nv = realloc(rows->v, (rows->n + 64) * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		rows->v = nv;
+	}
+	r = &rows->v[rows->n];
+	memset(r, 0, sizeof(*r));
+	r->g = g;
+	r->sym = sym;
+	r->count = calloc(rows->ncls, sizeof(uint64_t));
+	if (!r->count)
+		return NULL;
+	rows->n++;
+	return r;
+}
+
+static int row_detail(struct rpt_symrow *r, const struct rpt_sample *s)
+{
+	if (r->ndet % 64 == 0) {
+		struct rpt_sample *nv = realloc(r->det, (r->ndet + 64) * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		r->det = nv;
+	}
+	r->det[r->ndet++] = *s;
+	return 0;
+}
+
+int rsym_build(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_rows *rows)
+{
+	rows->ncls = p->ncls;
+	for (size_t gi = 0; gi < p->ngroups; gi++) {
+		struct rpt_group *g = p->groups[gi];
+		struct rpt_image *img = g->img;
+		const struct rpt_sym *last = NULL;
+		bool have_last = false;
+		/* indexes, not pointers: rows->v moves when it grows */
+		long row = -1, nosym = -1;
+
+		fold_samples(g);
+		if (!img->syms_loaded)
+			load_image(p, o, img);
+		for (size_t i = 0; i < g->n; i++) {
+			const struct rpt_sample *s = &g->s[i];
+			const struct rpt_sym *sym = img->no_syms ? NULL : sym_lookup(&img->syms, s->key);
+
+			if (!have_last || sym != last) {
+				/*
+				 * Samples are sorted by key and a symbol covers one key
+				 * range, so a symbol's samples are contiguous; only the
+				 * symbol-less ones come back.
+				 */
+				have_last = true;
+				last = sym;
+				row = sym ? -1 : nosym;
+				if (row < 0 && sym_selected(o, sym ? sym->name : "(no symbols)")) {
+					if (!new_row(rows, g, sym))
+						return -ENOMEM;
+					row = (long)rows->n - 1;
+					if (!sym)
+						nosym = row;
+				}
+			}
+			if (row < 0)
+				continue;
+			rows->v[row].count[s->cls] += s->count;
+			if (o->details && row_detail(&rows->v[row], s))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static const char *row_name(const struct rpt_symrow *r)
+{
+	return r->sym ? r->sym->name : "(no symbols)";
+}
+
+static uint64_t row_vma(const struct rpt_symrow *r)
+{
+	if (r->sym)
+		return r->sym->vma;
+	return r->ndet ? sym_key_vma(&r->g->img->syms, r->det[0].key) : 0;
+}
+
+static int row_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct rpt_opts *sort_opts = ctx;
+	const struct rpt_symrow *x = a, *y = b;
+	int r = 0;
+
+	switch (sort_opts->sort) {
+	case SORT_SAMPLE:
+		if (x->count[0] != y->count[0])
+			r = x->count[0] > y->count[0] ? -1 : 1;
+		break;
+	case SORT_SYMBOL:
+		r = strcmp(row_name(x), row_name(y));
+		break;
+	case SORT_IMAGE:
+		r = strcmp(x->g->img->display, y->g->img->display);
+		break;
+	case SORT_APP:
+		r = strcmp(x->g->app ? x->g->app : "", y->g->app ? y->g->app : "");
+		break;
+	case SORT_VMA:
+		if (row_vma(x) != row_vma(y))
+			r = row_vma(x) < row_vma(y) ? -1 : 1;
+		break;
+	}
+	if (sort_opts->reverse_sort)
+		r = -r;
+	if (r)
+		return r;
+	/* ties: by samples, then image, then name (stable output) */
+	if (x->count[0] != y->count[0])
+		return x->count[0] > y->count[0] ? -1 : 1;
+	r = strcmp(x->g->img->display, y->g->img->display);
+	if (r)
+		return r;
+	r = strcmp(x->g->app ? x->g->app : "", y->g->app ? y->g->app : "");
+	if (r)
+		return r;
+	r = strcmp(row_name(x), row_name(y));
+	if (r)
+		return r;
+	return row_vma(x) < row_vma(y) ? -1 : row_vma(x) > row_vma(y);
+}
+
+void rsym_sort(struct rpt_rows *rows, const struct rpt_opts *o)
+{
+	qsort_r(rows->v, rows->n, sizeof(*rows->v), row_cmp, (void *)o);
+}
+
+void rsym_free(struct rpt_rows *rows)
+{
+	for (size_t i = 0; i < rows->n; i++) {
+		free(rows->v[i].count);
+		free(rows->v[i].det);
+	}
+	free(rows->v);
+	memset(rows, 0, sizeof(*rows));
+}
