@@ -521,12 +521,17 @@ static int oc_open_errmsg(struct oc_set *s, struct oc_event *ev, const struct oc
 				       "it is %d here: run as root or `sysctl -w "
 				       "kernel.perf_event_paranoid=0`",
 				       ev->spec, who, oc_paranoid());
+		if (oc_paranoid() >= 3)
+			return oc_fail(err, -OC_E_NO_PERMISSION,
+				       "event '%s' on %s: no permission: kernel.perf_event_paranoid "
+				       "is %d, which forbids perf to unprivileged users: run as root, "
+				       "grant CAP_PERFMON or `sysctl -w kernel.perf_event_paranoid=2`",
+				       ev->spec, who, oc_paranoid());
 		return oc_fail(err, -OC_E_NO_PERMISSION,
-			       "event '%s' on %s: no permission: counting another user's task "
-			       "needs ptrace access to it (same user and kernel.yama.ptrace_scope) "
-			       "or CAP_PERFMON; kernel.perf_event_paranoid is %d (3 or more "
-			       "forbids unprivileged perf entirely: `sysctl -w "
-			       "kernel.perf_event_paranoid=2` or lower)",
+			       "event '%s' on %s: no permission: kernel.perf_event_paranoid is %d "
+			       "(<= 2 lets a user count only tasks it may ptrace); counting this "
+			       "task needs the same user id (and kernel.yama.ptrace_scope "
+			       "allowing it), CAP_PERFMON or root",
 			       ev->spec, who, oc_paranoid());
 	case -ESRCH:
 		return oc_fail(err, -OC_E_THREAD_GONE, "event '%s': %s: no such thread (it has "

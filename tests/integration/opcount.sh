@@ -1,0 +1,178 @@
+#!/bin/sh
+# opcount.sh - the opcount tool on live software events: counts for known
+# workloads, exit status propagation, CSV/JSON that parse, per-thread/per-CPU
+# rows, intervals, --pid/--tid/--system-wide, and the bad-input messages.
+# SPDX-License-Identifier: MIT
+set -u
+B=${OP_BUILDDIR:-$(pwd)}
+OPC=$B/tools/opcount
+W=$B/tests/bench/count_workloads
+T=$B/tests/opcount.tmp
+rm -rf "$T"; mkdir -p "$T"
+fails=0 n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -f "$T/err" ] && sed 's/^/#   /' "$T/err" | head -20; }
+check() { # $1 = description, rest = a shell condition
+	d=$1; shift
+	if eval "$@"; then ok "$d"; else bad "$d"; fi
+}
+
+for f in "$OPC" "$W"; do
+	[ -x "$f" ] || { echo "missing $f (build it first)"; exit 1; }
+done
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 3 ] && [ "$(id -u)" != 0 ]; then
+	echo "perf_event_paranoid >= 3 and not root: the kernel forbids perf here"; exit 77
+fi
+
+# count of EVENT from a CSV total row (aggregate, no tid/cpu)
+csv_count() { # $1 file, $2 event
+	awk -F, -v e="$2" '$1 == "total" && $3 == "" && $4 == "" && $5 == e { print $6 }' "$1"
+}
+within() { # $1 value, $2 low, $3 high
+	[ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
+}
+
+# 1. page faults of a command: N fresh pages + exec start-up (< 200)
+"$OPC" -e page-faults,minor-faults,major-faults --csv -o "$T/pf.csv" -- "$W" touch 20000 2>"$T/err"
+rc=$?
+pf=$(csv_count "$T/pf.csv" page-faults)
+check "touch 20000: exit 0" '[ $rc = 0 ]'
+check "touch 20000: page-faults $pf in [20000, 20600]" 'within "$pf" 20000 20600'
+
+# 2. text output: thousands separators, header, % column
+"$OPC" -e page-faults -o "$T/pf.txt" -- "$W" touch 12345 2>"$T/err"
+check "text: 'Event counts (actual)' header" 'grep -q "^Event counts (actual) for .*count_workloads touch 12345:" "$T/pf.txt"'
+check "text: count with thousands separators" 'grep -Eq "^	page-faults +12,[0-9]{3} +100\.00$" "$T/pf.txt"'
+check "text: '% time counted' column" 'grep -q "% time counted" "$T/pf.txt"'
+
+# 3. exit status of the command
+"$OPC" -e task-clock -o "$T/x" -- "$W" exit 7 2>"$T/err"; rc=$?
+check "exit status 7 propagated" '[ $rc = 7 ]'
+"$OPC" -e task-clock -o "$T/x" -- sh -c 'kill -TERM $$' 2>"$T/err"; rc=$?
+check "killed by SIGTERM -> 143" '[ $rc = 143 ]'
+"$OPC" -e task-clock -- "$T/no-such-program" >"$T/out" 2>"$T/err"; rc=$?
+check "missing command -> 127 and a message" '[ $rc = 127 ] && grep -q "cannot run .*no-such-program.*No such file" "$T/err"'
+
+# 4. children: K forks x M pages are in the command's totals
+"$OPC" -e page-faults --csv -o "$T/fork.csv" -- "$W" fork 4 5000 2>"$T/err"
+pf=$(csv_count "$T/fork.csv" page-faults)
+check "fork 4 x 5000: page-faults $pf in [20000, 20800]" 'within "$pf" 20000 20800'
+
+# 5. context switches: N ping-pong round trips on one CPU
+"$OPC" -e context-switches --csv -o "$T/cs.csv" -- "$W" pingpong 3000 2>"$T/err"
+cs=$(csv_count "$T/cs.csv" context-switches)
+check "pingpong 3000: context-switches $cs >= 3000" 'within "$cs" 3000 1000000000'
+
+# 6. JSON parses, has the exit status and the events
+"$OPC" -e task-clock,page-faults --json -o "$T/spin.json" -- "$W" spin 300 2>"$T/err"; rc=$?
+check "json: exit 0" '[ $rc = 0 ]'
+python3 - "$T/spin.json" >"$T/err" 2>&1 <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["exit_status"] == 0, d
+ev = {c["event"]: c for c in d["counts"]}
+assert set(ev) == {"task-clock", "page-faults"}, ev
+tc = ev["task-clock"]["count"]
+# spin 300 = 300 ms of process CPU time, plus start-up
+assert 300e6 <= tc <= 330e6, tc
+assert ev["task-clock"]["percent_counted"] == 100.0
+assert d["scaled"] is False
+EOF
+check "json: parses, task-clock of 'spin 300' in [300, 330] ms" '[ $? = 0 ]'
+
+# 7. intervals: text and CSV
+"$OPC" -e task-clock -i 100 -o "$T/iv.txt" -- "$W" spin 450 2>"$T/err"
+iv=$(grep -Ec '^ +[0-9]+\.[0-9]{3} +task-clock' "$T/iv.txt")
+check "interval text: $iv rows >= 3" '[ "$iv" -ge 3 ]'
+"$OPC" -e task-clock -i 100 --csv -o "$T/iv.csv" -- "$W" spin 450 2>"$T/err"
+python3 - "$T/iv.csv" >"$T/err" 2>&1 <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+iv = [r for r in rows if r["kind"] == "interval"]
+tot = [r for r in rows if r["kind"] == "total"]
+assert len(iv) >= 3 and len(tot) == 1, rows
+times = [float(r["time_s"]) for r in iv]
+assert times == sorted(times), times
+# each 100 ms interval of a spinning process counts close to 100 ms of CPU
+for r in iv[:3]:
+    assert 70e6 <= int(r["count"]) <= 130e6, r
+# the intervals add up to no more than the total
+assert sum(int(r["count"]) for r in iv) <= int(tot[0]["count"])
+EOF
+check "interval csv: parses, monotonic, ~100 ms per row" '[ $? = 0 ]'
+"$OPC" -e task-clock -i 100 --json -o "$T/iv.json" -- "$W" spin 250 2>"$T/err"
+check "interval json: parses" 'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d[\"intervals\"]) >= 2" "$T/iv.json" 2>"$T/err"'
+
+# 8. --pid with --separate-thread, --tid: a running process
+"$W" loop 1 20 & lp=$!
+sleep 0.1
+"$OPC" -e page-faults,task-clock --pid=$lp --separate-thread --csv -o "$T/pid.csv" 2>"$T/err"; rc=$?
+wait $lp
+check "--pid: ends with the target, exit 0" '[ $rc = 0 ]'
+pf=$(csv_count "$T/pid.csv" page-faults)
+check "--pid: page-faults $pf >= 1000 (~90 loops x 20 pages)" 'within "$pf" 1000 100000'
+check "--pid --separate-thread: a row with tid $lp" 'grep -q "^total,,$lp,,page-faults," "$T/pid.csv"'
+"$W" loop 1 10 & lp=$!
+sleep 0.1
+"$OPC" -e page-faults --tid=$lp -o "$T/tid.txt" 2>"$T/err"; rc=$?
+wait $lp
+check "--tid: counts and exits 0" '[ $rc = 0 ] && grep -q "for tid $lp:" "$T/tid.txt"'
+
+# 9. per-CPU rows: command and system-wide
+ncpu=$(getconf _NPROCESSORS_ONLN)
+"$OPC" -e task-clock --separate-cpu --csv -o "$T/cpu.csv" -- "$W" spin 100 2>"$T/err"
+rows=$(awk -F, '$1 == "total" && $4 != ""' "$T/cpu.csv" | wc -l)
+check "--separate-cpu with a command: $rows rows = $ncpu CPUs" '[ "$rows" = "$ncpu" ]'
+if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ]; then
+	"$OPC" -e cpu-clock --system-wide --separate-cpu --json -o "$T/sw.json" -- sleep 0.2 2>"$T/err"; rc=$?
+	python3 - "$T/sw.json" "$ncpu" >"$T/err" 2>&1 <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+per = [c for c in d["counts"] if "cpu" in c]
+assert len(per) == n, per
+# cpu-clock on each CPU ~ the 0.2 s the command ran
+for c in per:
+    assert 0.15e9 <= c["count"] <= 1.0e9, c
+EOF
+	check "--system-wide --separate-cpu: one row per CPU, ~0.2 s each" '[ $? = 0 ] && [ $rc = 0 ]'
+fi
+
+# 10. bad input: clear messages, non-zero exit
+"$OPC" -e page-faults,bogus-event -- true >"$T/out" 2>"$T/err"; rc=$?
+check "unknown event: rc != 0, names it" '[ $rc != 0 ] && grep -q "event .bogus-event.: unknown event" "$T/err"'
+"$OPC" --pid=999999999 >"$T/out" 2>"$T/err"; rc=$?
+check "bad pid: rc != 0, message" '[ $rc != 0 ] && grep -q "no such process" "$T/err"'
+"$OPC" --pid=abc >"$T/out" 2>"$T/err"; rc=$?
+check "non-numeric pid: rc != 0, message" '[ $rc != 0 ] && grep -q "expected a positive process id" "$T/err"'
+"$OPC" -e page-faults >"$T/out" 2>"$T/err"; rc=$?
+check "no target: rc != 0, usage message" '[ $rc != 0 ] && grep -q "expected exactly one target" "$T/err"'
+"$OPC" --separate-thread -- true >"$T/out" 2>"$T/err"; rc=$?
+check "--separate-thread with a command: rc != 0, explained" '[ $rc != 0 ] && grep -q "needs --pid or --tid" "$T/err"'
+"$OPC" -i 0 -- true >"$T/out" 2>"$T/err"; rc=$?
+check "bad interval: rc != 0" '[ $rc != 0 ] && grep -q "time-interval" "$T/err"'
+if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+	"$OPC" -e cycles -- true >"$T/out" 2>"$T/err"; rc=$?
+	check "cycles without a PMU: rc != 0, 'no hardware PMU'" '[ $rc != 0 ] && grep -q "not supported on this machine: no hardware PMU" "$T/err"'
+fi
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	if $nobody test -x "$OPC"; then
+		$nobody "$OPC" -e page-faults --pid=1 >"$T/out" 2>"$T/err"; rc=$?
+		check "no permission (pid 1 as nobody): rc != 0, paranoid value" '[ $rc != 0 ] && grep -q "no permission: kernel.perf_event_paranoid is [0-9]" "$T/err"'
+		$nobody "$OPC" -e page-faults --system-wide -- true >"$T/out" 2>"$T/err"; rc=$?
+		check "no permission (system-wide as nobody): rc != 0, what to change" '[ $rc != 0 ] && grep -q "perf_event_paranoid" "$T/err"'
+		$nobody "$OPC" -e page-faults --csv -- "$W" touch 3000 >"$T/err" 2>"$T/nb.csv"; rc=$?
+		pf=$(awk -F, '$1 == "total" && $5 == "page-faults:u" { print $6 }' "$T/nb.csv")
+		check "as nobody: own command counts user-only (page-faults:u = $pf)" '[ $rc = 0 ] && within "$pf" 3000 3300'
+	else
+		echo "# nobody cannot reach $OPC: permission checks not run"
+	fi
+fi
+
+# 11. --list
+"$OPC" --list >"$T/out" 2>"$T/err"
+check "--list names the software events" 'grep -q "page-faults" "$T/out" && grep -q "context-switches" "$T/out"'
+
+echo "1..$n"
+[ "$fails" = 0 ] && rm -rf "$T"
+exit $((fails != 0))
