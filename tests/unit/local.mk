@@ -46,3 +46,18 @@ tests_unit_test_opcount_SOURCES = tests/unit/test_opcount.c
 tests_unit_test_opcount_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_opcount_LDADD = lib/libopcount.la $(CMOCKA_LIBS)
 endif
+
+# --- core: buffer sync, trans, sfile hash, session ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_sync tests/unit/test_trans
+TESTS += tests/unit/test_sync tests/unit/test_trans
+SANITIZER_TESTS += tests/unit/test_sync tests/unit/test_trans
+tests_unit_test_sync_SOURCES = tests/unit/test_sync.c
+tests_unit_test_sync_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_sync_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_sync_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_test_trans_SOURCES = tests/unit/test_trans.c tests/unit/core_fixture.h
+tests_unit_test_trans_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_trans_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_trans_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+endif

@@ -1,0 +1,129 @@
+/*
+ * cookie.c - path interning (hash of (kind, path) -> cookie). Called on
+ * mmap records and by plugins, never per sample.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cookie.h"
+
+static uint32_t cookie_hash(const char *s, size_t len, enum op_image_kind kind)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)kind;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+int cookie_init(struct cookie_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->nr_buckets = 1024;
+	t->buckets = calloc(t->nr_buckets, sizeof(*t->buckets));
+	t->cap = 256;
+	t->ents = calloc(t->cap, sizeof(*t->ents));
+	if (!t->buckets || !t->ents) {
+		cookie_free(t);
+		return -ENOMEM;
+	}
+	t->nr = 1;
+	return 0;
+}
+
+void cookie_free(struct cookie_table *t)
+{
+	uint32_t i;
+
+	for (i = 1; i < t->nr; i++)
+		free(t->ents[i].path);
+	free(t->ents);
+	free(t->buckets);
+	memset(t, 0, sizeof(*t));
+}
+
+static int cookie_rehash(struct cookie_table *t)
+{
+	uint32_t n = t->nr_buckets * 2, i;
+	op_cookie_t *b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (i = 1; i < t->nr; i++) {
+		uint32_t h = t->ents[i].hash & (n - 1);
+
+		t->ents[i].next = b[h];
+		b[h] = i;
+	}
+	free(t->buckets);
+	t->buckets = b;
+	t->nr_buckets = n;
+	return 0;
+}
+
+op_cookie_t cookie_intern(struct cookie_table *t, const char *path, size_t len,
+			  enum op_image_kind kind, bool deleted)
+{
+	uint32_t h = cookie_hash(path, len, kind);
+	struct cookie_ent *e;
+	struct stat st;
+	op_cookie_t c;
+
+	for (c = t->buckets[h & (t->nr_buckets - 1)]; c; c = t->ents[c].next) {
+		e = &t->ents[c];
+		if (e->hash == h && e->kind == kind && strlen(e->path) == len &&
+		    !memcmp(e->path, path, len) && e->deleted == deleted)
+			return c;
+	}
+	if (t->nr == UINT32_MAX)
+		return 0;
+	if (t->nr == t->cap) {
+		struct cookie_ent *n = realloc(t->ents, 2 * (size_t)t->cap * sizeof(*n));
+
+		if (!n)
+			return 0;
+		t->ents = n;
+		t->cap *= 2;
+	}
+	if (t->nr >= t->nr_buckets && cookie_rehash(t))
+		return 0;
+	c = t->nr;
+	e = &t->ents[c];
+	memset(e, 0, sizeof(*e));
+	e->path = strndup(path, len);
+	if (!e->path)
+		return 0;
+	e->kind = kind;
+	e->deleted = deleted;
+	e->hash = h;
+	/* user binaries and a vmlinux given by path; not /proc/kallsyms */
+	if (kind != OP_IMAGE_ANON && !deleted && !t->no_stat && path[0] == '/' &&
+	    strncmp(e->path, "/proc/", 6) && stat(e->path, &st) == 0)
+		e->mtime = (uint64_t)st.st_mtime;
+	e->next = t->buckets[h & (t->nr_buckets - 1)];
+	t->buckets[h & (t->nr_buckets - 1)] = c;
+	t->nr++;
+	return c;
+}
+
+const struct cookie_ent *cookie_get(const struct cookie_table *t, op_cookie_t c)
+{
+	if (c == 0 || c >= t->nr)
+		return NULL;
+	return &t->ents[c];
+}
+
+const char *cookie_path(const struct cookie_table *t, op_cookie_t c)
+{
+	const struct cookie_ent *e = cookie_get(t, c);
+
+	return e ? e->path : NULL;
+}

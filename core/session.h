@@ -1,0 +1,41 @@
+/*
+ * session.h - the session directory: creation and checks, the lock file,
+ * the abi file, samples/current rotation, the log file.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_CORE_SESSION_H
+#define OP_CORE_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct session {
+	char *dir;        /* absolute path */
+	int dirfd;
+	int lockfd;
+	int samples_fd;   /* <dir>/samples */
+	int current_fd;   /* <dir>/samples/current */
+	FILE *log;
+	char *log_file;   /* NULL: samples/oprofiled.log */
+};
+
+/*
+ * Open (creating it 0755 if missing) the session directory @dir: refuse a
+ * symlink, a non-directory or a directory we cannot write; take the lock
+ * (another daemon: -EBUSY, nothing touched); write abi; unless @append move
+ * samples/current to samples/previous; open the log. On error a message
+ * goes to @err and -errno is returned.
+ */
+int session_open(struct session *s, const char *dir, bool append, const char *log_file,
+		 char *err, size_t err_len);
+/* SIGHUP: reopen the log file (logrotate moved it). */
+int session_reopen_log(struct session *s);
+/* Remove the lock file and close everything. */
+void session_close(struct session *s);
+/* "cpu MHz" of the first CPU in <proc_root>/cpuinfo, 0.0 if unknown. */
+double session_cpu_speed(const char *proc_root);
+/* Remove @name below @dirfd recursively, never following symlinks. */
+int session_rm_tree(int dirfd, const char *name);
+
+#endif /* OP_CORE_SESSION_H */

@@ -1,0 +1,640 @@
+/*
+ * sfile.c - sample-file sets: hash by context, LRU of sets with open files,
+ * lazy odb opens through a safe directory walk below samples/current/.
+ * Allocation happens when a set or a file is created, never per sample.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "op_mangle.h"
+#include "sfile.h"
+
+#define SFILE_MAX_ERRORS_LOGGED 20
+
+static void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!tab->log || tab->errors_logged >= SFILE_MAX_ERRORS_LOGGED)
+		return;
+	if (++tab->errors_logged == SFILE_MAX_ERRORS_LOGGED) {
+		fprintf(tab->log, "oprofiled: too many sample file errors, not logging more\n");
+		return;
+	}
+	va_start(ap, fmt);
+	fputs("oprofiled: ", tab->log);
+	vfprintf(tab->log, fmt, ap);
+	fputc('\n', tab->log);
+	va_end(ap);
+	fflush(tab->log);
+}
+
+/* ------------------------------------------------------------------ */
+/* LRU                                                                 */
+/* ------------------------------------------------------------------ */
+
+static void lru_unlink(struct op_sfile *sf)
+{
+	if (!sf->lru_next)
+		return;
+	sf->lru_prev->lru_next = sf->lru_next;
+	sf->lru_next->lru_prev = sf->lru_prev;
+	sf->lru_prev = sf->lru_next = NULL;
+}
+
+static void lru_touch(struct sfile_table *tab, struct op_sfile *sf)
+{
+	lru_unlink(sf);
+	sf->lru_prev = tab->lru.lru_prev;
+	sf->lru_next = &tab->lru;
+	tab->lru.lru_prev->lru_next = sf;
+	tab->lru.lru_prev = sf;
+}
+
+/* ------------------------------------------------------------------ */
+/* Table                                                               */
+/* ------------------------------------------------------------------ */
+
+int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
+	       struct cookie_table *cookies, const struct ext_registry *reg,
+	       struct op_stats *stats, FILE *log)
+{
+	memset(tab, 0, sizeof(*tab));
+	tab->cfg = *cfg;
+	if (tab->cfg.max_open_files < 1)
+		tab->cfg.max_open_files = 1;
+	if (tab->cfg.separate & OP_SEP_KERNEL)
+		tab->cfg.separate |= OP_SEP_LIB;
+	tab->cookies = cookies;
+	tab->reg = reg;
+	tab->stats = stats;
+	tab->log = log;
+	tab->nr_buckets = 2048;
+	tab->buckets = calloc(tab->nr_buckets, sizeof(*tab->buckets));
+	if (!tab->buckets)
+		return -ENOMEM;
+	tab->lru.lru_next = tab->lru.lru_prev = &tab->lru;
+	return 0;
+}
+
+void sfile_make_key(const struct sfile_table *tab, const struct op_trans_view *t,
+		    struct sfile_key *key)
+{
+	unsigned sep = tab->cfg.separate;
+	bool kernel = t->in_kernel == 1;
+	bool anon = t->anon_start || t->anon_end;
+	bool use_app = anon || (kernel && (sep & OP_SEP_KERNEL)) || (!kernel && (sep & OP_SEP_LIB));
+
+	memset(key, 0, sizeof(*key));
+	key->app = use_app ? t->app_cookie : 0;
+	if (key->app == t->cookie)
+		key->app = 0;
+	key->cookie = t->cookie;
+	key->in_kernel = kernel;
+	key->tgid = (sep & OP_SEP_THREAD) ? t->tgid : -1;
+	key->tid = (sep & OP_SEP_THREAD) ? t->tid : -1;
+	key->cpu = (sep & OP_SEP_CPU) ? t->cpu : -1;
+	key->anon_tgid = anon ? t->tgid : -1;
+	key->anon_start = t->anon_start;
+	key->anon_end = t->anon_end;
+}
+
+static uint32_t sfile_hash(const struct sfile_key *k)
+{
+	uint64_t h = k->app * 0x9e3779b97f4a7c15ull;
+
+	h ^= k->cookie + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+	h ^= ((uint64_t)(uint32_t)k->tgid << 32 | (uint32_t)k->tid) + (h << 6) + (h >> 2);
+	h ^= ((uint64_t)(uint32_t)k->cpu << 32 | (uint32_t)k->anon_tgid) + (h << 6) + (h >> 2);
+	h ^= k->anon_start + (uint64_t)k->in_kernel + (h << 6) + (h >> 2);
+	h ^= k->anon_end + (h << 6) + (h >> 2);
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static bool sfile_key_eq(const struct sfile_key *a, const struct sfile_key *b)
+{
+	return a->app == b->app && a->cookie == b->cookie && a->tgid == b->tgid &&
+	       a->tid == b->tid && a->cpu == b->cpu && a->anon_tgid == b->anon_tgid &&
+	       a->in_kernel == b->in_kernel && a->anon_start == b->anon_start &&
+	       a->anon_end == b->anon_end;
+}
+
+static void sfile_close_files(struct sfile_table *tab, struct op_sfile *sf)
+{
+	const struct ext_registry *reg = tab->reg;
+	struct op_sample_file *f, *n;
+	size_t i;
+
+	for (i = 0; reg && i < reg->nr_sfile; i++) {
+		const struct ext_sfile_handlers *h = &reg->sfile[i];
+
+		if (h->ops.close)
+			h->ops.close(h->priv, sf, sf->slot[h->slot]);
+		sf->slot[h->slot] = NULL;
+	}
+	for (i = 0; i < OP_MAX_EVENTS; i++) {
+		if (sf->files[i].fd >= 0) {
+			tab->stats->v[STAT_ODB_SATURATED] += sf->files[i].saturated;
+			odb_close(&sf->files[i]);
+			sf->files[i].fd = -1;
+			tab->nr_open--;
+			sf->nr_open--;
+		}
+	}
+	for (i = 0; i < EXT_MAX_COUNTERS; i++) {
+		if (sf->vfiles[i]) {
+			tab->stats->v[STAT_ODB_SATURATED] += sf->vfiles[i]->saturated;
+			odb_close(sf->vfiles[i]);
+			free(sf->vfiles[i]);
+			sf->vfiles[i] = NULL;
+			tab->nr_open--;
+			sf->nr_open--;
+		}
+	}
+	/* files a plugin opened and did not close in its close handler */
+	for (f = sf->pfiles; f; f = n) {
+		n = f->next;
+		tab->stats->v[STAT_ODB_SATURATED] += f->db.saturated;
+		odb_close(&f->db);
+		free(f);
+		tab->nr_open--;
+		sf->nr_open--;
+	}
+	sf->pfiles = NULL;
+}
+
+static void sfile_destroy(struct sfile_table *tab, struct op_sfile *sf)
+{
+	struct op_sfile **pp = &tab->buckets[sf->hash & (tab->nr_buckets - 1)];
+
+	sfile_close_files(tab, sf);
+	lru_unlink(sf);
+	for (; *pp; pp = &(*pp)->hnext) {
+		if (*pp == sf) {
+			*pp = sf->hnext;
+			break;
+		}
+	}
+	if (tab->pinned == sf)
+		tab->pinned = NULL;
+	tab->nr_sfiles--;
+	free(sf);
+}
+
+/* Evict least recently used sets (never @keep or the pinned one) until fewer
+ * than @target files are open. Returns the number of sets evicted. */
+static unsigned sfile_evict(struct sfile_table *tab, unsigned target, const struct op_sfile *keep)
+{
+	struct op_sfile *sf = tab->lru.lru_next, *n;
+	unsigned nr = 0;
+
+	for (; sf != &tab->lru && tab->nr_open >= target; sf = n) {
+		n = sf->lru_next;
+		if (sf == keep || sf == tab->pinned)
+			continue;
+		sfile_destroy(tab, sf);
+		tab->stats->v[STAT_SFILE_EVICTIONS]++;
+		nr++;
+	}
+	return nr;
+}
+
+void sfile_close_all(struct sfile_table *tab)
+{
+	uint32_t i;
+
+	for (i = 0; tab->buckets && i < tab->nr_buckets; i++)
+		while (tab->buckets[i])
+			sfile_destroy(tab, tab->buckets[i]);
+	tab->pinned = NULL;
+}
+
+void sfile_free(struct sfile_table *tab)
+{
+	sfile_close_all(tab);
+	free(tab->buckets);
+	tab->buckets = NULL;
+}
+
+struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view *t)
+{
+	const struct ext_registry *reg = tab->reg;
+	struct sfile_key key;
+	struct op_sfile *sf;
+	uint32_t h;
+	size_t i;
+
+	if (!t->cookie || t->in_kernel < 0)
+		return NULL;
+	sfile_make_key(tab, t, &key);
+	h = sfile_hash(&key);
+	for (sf = tab->buckets[h & (tab->nr_buckets - 1)]; sf; sf = sf->hnext) {
+		if (sf->hash == h && sfile_key_eq(&sf->key, &key)) {
+			lru_touch(tab, sf);
+			return sf;
+		}
+	}
+	/* bound the memory of sets that are not in use any more */
+	if (tab->nr_sfiles >= 4 * tab->cfg.max_open_files + 64) {
+		struct op_sfile *old = tab->lru.lru_next;
+
+		if (old != &tab->lru && old == tab->pinned)
+			old = old->lru_next;
+		if (old != &tab->lru) {
+			sfile_destroy(tab, old);
+			tab->stats->v[STAT_SFILE_EVICTIONS]++;
+		}
+	}
+	sf = calloc(1, sizeof(*sf));
+	if (!sf) {
+		tab->stats->v[STAT_NO_MEMORY]++;
+		return NULL;
+	}
+	sf->key = key;
+	sf->hash = h;
+	sf->tab = tab;
+	sf->tgid_hint = t->tgid;
+	for (i = 0; i < OP_MAX_EVENTS; i++)
+		sf->files[i].fd = -1;
+	sf->hnext = tab->buckets[h & (tab->nr_buckets - 1)];
+	tab->buckets[h & (tab->nr_buckets - 1)] = sf;
+	tab->nr_sfiles++;
+	tab->stats->v[STAT_SFILE_CREATED]++;
+	lru_touch(tab, sf);
+	for (i = 0; reg && i < reg->nr_sfile; i++) {
+		const struct ext_sfile_handlers *hd = &reg->sfile[i];
+
+		if (hd->ops.create && hd->ops.create(hd->priv, sf, &sf->slot[hd->slot]))
+			sfile_logf(tab, "sample file handler of a plugin failed to create its state");
+	}
+	return sf;
+}
+
+/* ------------------------------------------------------------------ */
+/* Names and opening                                                   */
+/* ------------------------------------------------------------------ */
+
+static int sfile_image(const struct sfile_table *tab, op_cookie_t c, int32_t in_kernel,
+		       int32_t tgid, uint64_t start, uint64_t end, struct op_image_name *out)
+{
+	const struct cookie_ent *e = cookie_get(tab->cookies, c);
+
+	if (!e)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->path = e->path;
+	if (e->kind == OP_IMAGE_ANON || start || end) {
+		out->kind = OP_IMAGE_ANON;
+		out->tgid = tgid < 0 ? 0 : tgid;
+		out->start = start;
+		out->end = end;
+	} else if (in_kernel == 1 || e->kind == OP_IMAGE_KERNEL) {
+		out->kind = OP_IMAGE_KERNEL;
+	} else {
+		out->kind = OP_IMAGE_USER;
+	}
+	return 0;
+}
+
+/* event name, code, um, count of @counter; false if unknown */
+static bool sfile_counter_event(const struct sfile_table *tab, uint32_t counter,
+				const char **name, uint32_t *event, uint32_t *um, uint64_t *count)
+{
+	if (counter < tab->cfg.nr_events) {
+		const struct sfile_event *e = &tab->cfg.events[counter];
+
+		*name = e->name;
+		*event = e->event;
+		*um = e->um;
+		*count = e->count;
+		return true;
+	}
+	if (counter >= EXT_COUNTER_BASE && tab->reg &&
+	    counter - EXT_COUNTER_BASE < tab->reg->nr_counters) {
+		const struct ext_counter *c = &tab->reg->counters[counter - EXT_COUNTER_BASE];
+
+		*name = c->name ? c->name : c->desc.name;
+		*event = c->desc.event;
+		*um = c->desc.um;
+		*count = c->desc.count;
+		return true;
+	}
+	return false;
+}
+
+int sfile_name(const struct sfile_table *tab, const struct op_sfile *sf, uint32_t counter,
+	       const struct op_file_spec *spec, char *buf, size_t len)
+{
+	const struct sfile_key *k = &sf->key;
+	struct op_mangle_args a;
+	uint32_t event, um;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	if (!sfile_counter_event(tab, counter, &a.event, &event, &um, &a.count))
+		return -EINVAL;
+	a.um = um;
+	rc = sfile_image(tab, k->cookie, k->in_kernel, k->anon_tgid, k->anon_start, k->anon_end,
+			 &a.image);
+	if (rc)
+		return rc;
+	if (k->app) {
+		rc = sfile_image(tab, k->app, 0, -1, 0, 0, &a.app);
+		if (rc)
+			return rc;
+	} else {
+		a.app = a.image;
+	}
+	if (spec && spec->is_cg) {
+		a.is_cg = true;
+		rc = sfile_image(tab, spec->cg_to_cookie, spec->cg_to_is_kernel,
+				 sf->tgid_hint, spec->cg_to_anon_start, spec->cg_to_anon_end,
+				 &a.cg_to);
+		if (rc)
+			return rc;
+	}
+	a.tgid = k->tgid;
+	a.tid = k->tid;
+	a.cpu = k->cpu;
+	a.separate = tab->cfg.separate;
+	return op_mangle(&a, buf, len);
+}
+
+/*
+ * Walk @name's directories from samples/current, creating them, refusing
+ * symlinks and "."/".." at every step; return a dirfd for the last directory
+ * and the file's base name in *base.
+ */
+static int sfile_mkdirs(struct sfile_table *tab, char *name, char **base)
+{
+	int dfd = tab->cfg.current_dirfd, nfd;
+	char *comp = name, *slash;
+
+	while ((slash = strchr(comp, '/'))) {
+		*slash = 0;
+		if (!*comp) {
+			comp = slash + 1;
+			continue;
+		}
+		if (!strcmp(comp, ".") || !strcmp(comp, "..")) {
+			*slash = '/';
+			goto out_bad;
+		}
+		if (mkdirat(dfd, comp, 0755) && errno != EEXIST) {
+			nfd = -errno;
+			*slash = '/';
+			goto out_err;
+		}
+		nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		*slash = '/';
+		if (nfd < 0) {
+			nfd = -errno;
+			goto out_err;
+		}
+		if (dfd != tab->cfg.current_dirfd)
+			close(dfd);
+		dfd = nfd;
+		comp = slash + 1;
+	}
+	if (!*comp || !strcmp(comp, ".") || !strcmp(comp, ".."))
+		goto out_bad;
+	*base = comp;
+	return dfd;
+
+out_bad:
+	nfd = -EINVAL;
+out_err:
+	if (dfd != tab->cfg.current_dirfd)
+		close(dfd);
+	return nfd;
+}
+
+static int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
+			  uint32_t counter, const struct op_file_spec *spec)
+{
+	char name[PATH_MAX], err[256];
+	struct opd_header *hd;
+	const struct cookie_ent *ce;
+	const char *evname;
+	uint32_t event, um;
+	uint64_t count;
+	char *base = NULL;
+	int rc, dfd, tries;
+
+	err[0] = 0;
+	rc = sfile_name(tab, sf, counter, spec, name, sizeof(name));
+	if (rc < 0) {
+		tab->stats->v[STAT_BAD_PATH]++;
+		sfile_logf(tab, "cannot name the sample file of counter %u: %s", counter,
+			   strerror(-rc));
+		return rc;
+	}
+	if (tab->nr_open >= tab->cfg.max_open_files)
+		sfile_evict(tab, tab->cfg.max_open_files, sf);
+	for (tries = 0;; tries++) {
+		dfd = sfile_mkdirs(tab, name, &base);
+		if (dfd >= 0) {
+			err[0] = 0;
+			rc = odb_open(db, dfd, base, ODB_RDWR, err, sizeof(err));
+			if (dfd != tab->cfg.current_dirfd)
+				close(dfd);
+		} else {
+			rc = dfd;
+		}
+		if ((rc == -EMFILE || rc == -ENFILE) && tries < 2 && tab->nr_open > 0) {
+			tab->stats->v[STAT_EMFILE_RETRIES]++;
+			sfile_evict(tab, tab->nr_open / 2, sf);
+			continue;
+		}
+		break;
+	}
+	if (rc) {
+		if (rc == -EINVAL && dfd < 0)
+			tab->stats->v[STAT_BAD_PATH]++;
+		sfile_logf(tab, "cannot open sample file %s: %s%s%s", name, strerror(-rc),
+			   err[0] ? " - " : "", err[0] ? err : "");
+		return rc;
+	}
+	tab->nr_open++;
+	sf->nr_open++;
+	tab->stats->v[STAT_SFILE_OPENS]++;
+	if (tab->verbose && tab->log)
+		fprintf(tab->log, "oprofiled: opened %s\n", name);
+	hd = odb_header(db);
+	if (memcmp(hd->magic, OPD_MAGIC, 4)) {
+		sfile_counter_event(tab, counter, &evname, &event, &um, &count);
+		op_header_init(hd);
+		hd->cpu_type = tab->cfg.cpu_type;
+		hd->ctr_event = event;
+		hd->ctr_um = um;
+		hd->ctr_count = (uint32_t)count;
+		hd->is_kernel = sf->key.in_kernel == 1;
+		hd->cpu_speed = tab->cfg.cpu_speed;
+		ce = cookie_get(tab->cookies, sf->key.cookie);
+		hd->mtime = ce ? ce->mtime : 0;
+		hd->anon_start = sf->key.anon_start;
+		if (spec && spec->is_cg) {
+			hd->cg_to_is_kernel = spec->cg_to_is_kernel == 1;
+			hd->cg_to_anon_start = spec->cg_to_anon_start;
+		}
+	}
+	return 0;
+}
+
+int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, uint64_t key,
+	      uint32_t count)
+{
+	odb_t *db;
+	int rc;
+
+	if (counter < OP_MAX_EVENTS && counter < tab->cfg.nr_events) {
+		db = &sf->files[counter];
+		if (db->fd < 0) {
+			rc = sfile_open_odb(tab, sf, db, counter, NULL);
+			if (rc) {
+				db->fd = -1;
+				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+				return rc;
+			}
+		}
+	} else if (counter >= EXT_COUNTER_BASE && tab->reg &&
+		   counter - EXT_COUNTER_BASE < tab->reg->nr_counters) {
+		uint32_t idx = counter - EXT_COUNTER_BASE;
+
+		db = sf->vfiles[idx];
+		if (!db) {
+			db = calloc(1, sizeof(*db));
+			if (!db) {
+				tab->stats->v[STAT_NO_MEMORY]++;
+				return -ENOMEM;
+			}
+			rc = sfile_open_odb(tab, sf, db, counter, NULL);
+			if (rc) {
+				free(db);
+				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+				return rc;
+			}
+			sf->vfiles[idx] = db;
+		}
+	} else {
+		tab->stats->v[STAT_LOST_BAD_COUNTER]++;
+		return -EINVAL;
+	}
+	rc = odb_update(db, key, count);
+	if (rc)
+		tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+	return rc;
+}
+
+static bool sfile_spec_eq(const struct op_file_spec *a, const struct op_file_spec *b)
+{
+	return a->counter == b->counter && a->is_cg == b->is_cg &&
+	       (!a->is_cg || (a->cg_to_cookie == b->cg_to_cookie &&
+			      (a->cg_to_is_kernel == 1) == (b->cg_to_is_kernel == 1) &&
+			      a->cg_to_anon_start == b->cg_to_anon_start &&
+			      a->cg_to_anon_end == b->cg_to_anon_end));
+}
+
+struct op_sample_file *sfile_open_spec(struct sfile_table *tab, struct op_sfile *sf,
+				       const struct op_file_spec *spec_in)
+{
+	struct op_file_spec spec = { 0 };
+	struct op_sample_file *f;
+
+	if (!sf || !spec_in)
+		return NULL;
+	memcpy(&spec, spec_in, spec_in->size < sizeof(spec) ? spec_in->size : sizeof(spec));
+	spec.size = sizeof(spec);
+	for (f = sf->pfiles; f; f = f->next)
+		if (sfile_spec_eq(&f->spec, &spec))
+			return f;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		tab->stats->v[STAT_NO_MEMORY]++;
+		return NULL;
+	}
+	f->spec = spec;
+	f->sf = sf;
+	f->tab = tab;
+	if (sfile_open_odb(tab, sf, &f->db, spec.counter, &spec)) {
+		free(f);
+		tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+		return NULL;
+	}
+	f->next = sf->pfiles;
+	sf->pfiles = f;
+	return f;
+}
+
+int sfile_file_add(struct op_sample_file *f, uint64_t key, uint32_t count)
+{
+	int rc;
+
+	if (!f)
+		return -EINVAL;
+	rc = odb_update(&f->db, key, count);
+	if (rc)
+		f->tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+	return rc;
+}
+
+int sfile_file_sync(struct op_sample_file *f)
+{
+	return f ? odb_sync(&f->db) : -EINVAL;
+}
+
+void sfile_file_close(struct op_sample_file *f)
+{
+	struct op_sample_file **pp;
+
+	if (!f)
+		return;
+	for (pp = &f->sf->pfiles; *pp; pp = &(*pp)->next) {
+		if (*pp == f) {
+			*pp = f->next;
+			break;
+		}
+	}
+	f->tab->stats->v[STAT_ODB_SATURATED] += f->db.saturated;
+	odb_close(&f->db);
+	f->tab->nr_open--;
+	f->sf->nr_open--;
+	free(f);
+}
+
+void sfile_sync_all(struct sfile_table *tab)
+{
+	const struct ext_registry *reg = tab->reg;
+	struct op_sfile *sf;
+	struct op_sample_file *f;
+	size_t i;
+
+	for (sf = tab->lru.lru_next; sf != &tab->lru; sf = sf->lru_next) {
+		for (i = 0; reg && i < reg->nr_sfile; i++) {
+			const struct ext_sfile_handlers *h = &reg->sfile[i];
+
+			if (h->ops.sync)
+				h->ops.sync(h->priv, sf, sf->slot[h->slot]);
+		}
+		for (i = 0; i < OP_MAX_EVENTS; i++)
+			if (sf->files[i].fd >= 0)
+				odb_sync(&sf->files[i]);
+		for (i = 0; i < EXT_MAX_COUNTERS; i++)
+			if (sf->vfiles[i])
+				odb_sync(sf->vfiles[i]);
+		for (f = sf->pfiles; f; f = f->next)
+			odb_sync(&f->db);
+	}
+}

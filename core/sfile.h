@@ -1,0 +1,119 @@
+/*
+ * sfile.h - the sample-file hash: one set of sample files (op_sfile_t) per
+ * context that --separate makes distinct, each with one odb per counter
+ * opened on first use, plugin slots and plugin-opened files; LRU-bounded
+ * open files. Files are created below samples/current/ only, through
+ * directory fds, never following symlinks.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_CORE_SFILE_H
+#define OP_CORE_SFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cookie.h"
+#include "ext.h"
+#include "odb.h"
+#include "options.h"
+#include "stats.h"
+
+/* A core event as it appears in file names and headers. */
+struct sfile_event {
+	char name[64];      /* "TIMER", "CPU_CLK_UNHALTED" */
+	uint32_t event;     /* header ctr_event */
+	uint32_t um;        /* header ctr_um, name field */
+	uint64_t count;     /* header ctr_count, name field */
+};
+
+struct sfile_key {
+	op_cookie_t app;         /* 0 when the name's A part is the image itself */
+	op_cookie_t cookie;
+	int32_t tgid, tid, cpu;  /* -1 when not separated */
+	int32_t anon_tgid;       /* owner of an anon region, else -1 */
+	int32_t in_kernel;
+	uint64_t anon_start, anon_end;
+};
+
+struct op_sample_file {
+	odb_t db;
+	struct op_file_spec spec;
+	struct op_sfile *sf;
+	struct sfile_table *tab;
+	struct op_sample_file *next; /* in sf->pfiles */
+};
+
+struct op_sfile {
+	struct sfile_key key;
+	uint32_t hash;
+	struct op_sfile *hnext;
+	struct op_sfile *lru_prev, *lru_next;
+	odb_t files[OP_MAX_EVENTS]; /* fd < 0: not open */
+	odb_t *vfiles[EXT_MAX_COUNTERS]; /* virtual counters, allocated on first use */
+	struct op_sample_file *pfiles;   /* plugin files and core arc files */
+	void *slot[EXT_MAX_SFILE_SLOTS];
+	unsigned nr_open;
+	int32_t tgid_hint;          /* a process of this set (names callee anon regions) */
+	struct sfile_table *tab;
+};
+
+struct sfile_config {
+	int current_dirfd;             /* <session>/samples/current (not owned) */
+	unsigned separate;             /* enum op_separate */
+	unsigned max_open_files;       /* >= 1 */
+	uint32_t cpu_type;
+	double cpu_speed;
+	struct sfile_event events[OP_MAX_EVENTS];
+	unsigned nr_events;
+};
+
+struct sfile_table {
+	struct sfile_config cfg;
+	struct cookie_table *cookies;
+	const struct ext_registry *reg; /* may be NULL */
+	struct op_stats *stats;
+	FILE *log;                     /* may be NULL */
+	bool verbose;
+	struct op_sfile **buckets;
+	uint32_t nr_buckets;
+	uint32_t nr_sfiles;
+	unsigned nr_open;              /* open sample files, all sets */
+	struct op_sfile lru;           /* sentinel: lru.lru_next is the least recent */
+	struct op_sfile *pinned;       /* trans' current set: never evicted */
+	unsigned errors_logged;
+};
+
+int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
+	       struct cookie_table *cookies, const struct ext_registry *reg,
+	       struct op_stats *stats, FILE *log);
+/* Close every file (plugin close handlers first) and free everything. */
+void sfile_free(struct sfile_table *tab);
+
+/* The key of the set a sample in context @t belongs to. */
+void sfile_make_key(const struct sfile_table *tab, const struct op_trans_view *t,
+		    struct sfile_key *key);
+/* Find or create the set for @t (NULL: ENOMEM, or no image in @t). Marks it recent. */
+struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view *t);
+/* HOT. Add @count at @key in @sf's file of @counter (core or virtual). */
+int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, uint64_t key,
+	      uint32_t count);
+/* Open (or return the already open) file @spec of @sf; NULL + log on error. */
+struct op_sample_file *sfile_open_spec(struct sfile_table *tab, struct op_sfile *sf,
+				       const struct op_file_spec *spec);
+int sfile_file_add(struct op_sample_file *f, uint64_t key, uint32_t count);
+int sfile_file_sync(struct op_sample_file *f);
+void sfile_file_close(struct op_sample_file *f);
+
+/* msync every open file and call plugins' sync handlers. */
+void sfile_sync_all(struct sfile_table *tab);
+/* Close and forget every set (SIGHUP, exit). */
+void sfile_close_all(struct sfile_table *tab);
+/*
+ * Build @sf's file name for @counter/@spec (relative to samples/current)
+ * into @buf. Returns its length or -errno.
+ */
+int sfile_name(const struct sfile_table *tab, const struct op_sfile *sf, uint32_t counter,
+	       const struct op_file_spec *spec, char *buf, size_t len);
+
+#endif /* OP_CORE_SFILE_H */

@@ -1,0 +1,392 @@
+/*
+ * sync.c - buffer sync: records in, event buffer out. Context codes are
+ * written only when the context changes; a sample then costs one pair.
+ * Nothing here allocates or makes a system call per sample.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "sync.h"
+
+int sync_init(struct sync_ctx *s, struct cookie_table *cookies, struct op_emit *w,
+	      const struct ext_registry *reg, struct op_stats *stats)
+{
+	memset(s, 0, sizeof(*s));
+	s->cookies = cookies;
+	s->w = w;
+	s->reg = reg;
+	s->stats = stats;
+	return task_table_init(&s->tasks);
+}
+
+void sync_free(struct sync_ctx *s)
+{
+	task_table_free(&s->tasks);
+}
+
+void sync_reset_context(struct sync_ctx *s)
+{
+	s->have_cpu = s->have_ctx = s->have_mode = s->have_image = false;
+}
+
+void sync_round_end(struct sync_ctx *s)
+{
+	task_reap(&s->tasks);
+}
+
+/* ------------------------------------------------------------------ */
+/* PC mapping                                                          */
+/* ------------------------------------------------------------------ */
+
+static int sync_map_kernel(struct sync_ctx *s, uint64_t pc, struct op_pc_map *out)
+{
+	const struct ext_kernel *k;
+
+	out->in_kernel = 1;
+	if (!s->have_kcache || pc < s->kcache.start || pc >= s->kcache.end) {
+		if (!s->reg || !s->reg->has_kernel || !s->reg->kernel.ops.resolve)
+			return -ENOENT;
+		k = &s->reg->kernel;
+		memset(&s->kcache, 0, sizeof(s->kcache));
+		s->kcache.size = sizeof(s->kcache);
+		if (k->ops.resolve(k->priv, pc, &s->kcache) || !s->kcache.cookie ||
+		    pc < s->kcache.start || pc >= s->kcache.end) {
+			s->have_kcache = false;
+			return -ENOENT;
+		}
+		s->have_kcache = true;
+	}
+	out->cookie = s->kcache.cookie;
+	out->offset = pc - s->kcache.start;
+	return 0;
+}
+
+static int sync_map(struct sync_ctx *s, const struct task *t, uint16_t cpumode, uint64_t pc,
+		    struct op_pc_map *out)
+{
+	const struct task_map *m;
+
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	out->in_kernel = -1;
+	if (cpumode == OP_CPUMODE_KERNEL)
+		return sync_map_kernel(s, pc, out);
+	if (cpumode != OP_CPUMODE_USER)
+		return -EINVAL;
+	out->in_kernel = 0;
+	if (!t)
+		return -ESRCH;
+	m = task_find_map(t, pc);
+	if (!m)
+		return -ENOENT;
+	out->cookie = m->cookie;
+	if (m->anon) {
+		out->offset = pc - m->start;
+		out->anon_start = m->start;
+		out->anon_end = m->end - 1;
+	} else {
+		out->offset = pc - m->start + m->pgoff;
+	}
+	return 0;
+}
+
+int sync_map_pc(void *sync, uint32_t pid, uint16_t cpumode, uint64_t pc, struct op_pc_map *out)
+{
+	struct sync_ctx *s = sync;
+
+	return sync_map(s, task_find(&s->tasks, pid), cpumode, pc, out);
+}
+
+const char *sync_cookie_path(void *sync, op_cookie_t c)
+{
+	struct sync_ctx *s = sync;
+
+	return cookie_path(s->cookies, c);
+}
+
+op_cookie_t sync_cookie_intern(void *sync, const char *path, bool is_kernel)
+{
+	struct sync_ctx *s = sync;
+
+	if (!path)
+		return 0;
+	/* a kernel image given by path (vmlinux, /proc/kallsyms) is named {root}/path */
+	return cookie_intern(s->cookies, path, strlen(path),
+			     is_kernel ? OP_IMAGE_KERNEL : OP_IMAGE_USER, false);
+}
+
+int sync_emit(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs)
+{
+	if (!w || code < OP_ESCAPE_FIRST_PLUGIN || code >= OP_ESCAPE_MAX || (nargs && !args))
+		return -EINVAL;
+	return evb_code(w, code, args, nargs);
+}
+
+/* ------------------------------------------------------------------ */
+/* Context codes                                                       */
+/* ------------------------------------------------------------------ */
+
+static void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uint32_t tgid,
+			   op_cookie_t app)
+{
+	uint64_t a[3];
+
+	if (!s->have_cpu || s->cpu != cpu) {
+		a[0] = cpu;
+		evb_code(s->w, EVB_CPU_SWITCH, a, 1);
+		s->cpu = cpu;
+		s->have_cpu = true;
+	}
+	if (!s->have_ctx || s->tid != tid || s->tgid != tgid || s->app != app) {
+		a[0] = tid;
+		a[1] = app;
+		a[2] = tgid;
+		evb_code(s->w, EVB_CTX_SWITCH, a, 3);
+		s->tid = tid;
+		s->tgid = tgid;
+		s->app = app;
+		s->have_ctx = true;
+	}
+}
+
+static void sync_emit_image(struct sync_ctx *s, const struct op_pc_map *m)
+{
+	uint64_t a[3];
+
+	if (!s->have_mode || s->in_kernel != m->in_kernel) {
+		evb_code(s->w, m->in_kernel ? EVB_KERNEL_ENTER : EVB_USER_ENTER, NULL, 0);
+		s->in_kernel = m->in_kernel;
+		s->have_mode = true;
+	}
+	if (s->have_image && s->cookie == m->cookie && s->anon_start == m->anon_start &&
+	    s->anon_end == m->anon_end)
+		return;
+	if (m->anon_start || m->anon_end) {
+		a[0] = m->cookie;
+		a[1] = m->anon_start;
+		a[2] = m->anon_end;
+		evb_code(s->w, EVB_ANON_SWITCH, a, 3);
+	} else {
+		a[0] = m->cookie;
+		evb_code(s->w, EVB_COOKIE_SWITCH, a, 1);
+	}
+	s->cookie = m->cookie;
+	s->anon_start = m->anon_start;
+	s->anon_end = m->anon_end;
+	s->have_image = true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records                                                             */
+/* ------------------------------------------------------------------ */
+
+static void sync_count_map_error(struct sync_ctx *s, int rc, uint16_t cpumode)
+{
+	if (rc == -EINVAL)
+		s->stats->v[STAT_LOST_INVALID_DOMAIN]++;
+	else if (cpumode == OP_CPUMODE_KERNEL)
+		s->stats->v[STAT_LOST_KERNEL]++;
+	else if (rc == -ESRCH)
+		s->stats->v[STAT_LOST_NO_APP_USER]++;
+	else
+		s->stats->v[STAT_LOST_NO_MAPPING]++;
+}
+
+static void sync_source_sample(struct sync_ctx *s, const struct op_perf_sample *ps)
+{
+	uint32_t idx = ps->source - 1;
+	const struct ext_source *src;
+	struct op_pc_map m;
+	struct task *t;
+
+	s->stats->v[STAT_SOURCE_SAMPLES]++;
+	if (!s->reg || idx >= s->reg->nr_sources) {
+		s->stats->v[STAT_LOST_BAD_COUNTER]++;
+		return;
+	}
+	src = &s->reg->sources[idx];
+	t = task_find(&s->tasks, ps->pid);
+	/* the plugin's records follow the context of the sample they come from */
+	sync_emit_task(s, ps->cpu, ps->tid, ps->pid, t ? t->app_cookie : 0);
+	if (sync_map(s, t, ps->cpumode, ps->ip, &m) == 0)
+		sync_emit_image(s, &m);
+	if (src->desc.on_sample && src->desc.on_sample(src->priv, ps, s->w))
+		s->stats->v[STAT_HOOK_ERRORS]++;
+}
+
+static void sync_sample(struct sync_ctx *s, const struct op_perf_sample *ps, uint32_t counter)
+{
+	struct op_pc_map m;
+	struct task *t;
+	size_t i;
+	int rc;
+
+	if (ps->source != 0) {
+		sync_source_sample(s, ps);
+		return;
+	}
+	s->stats->v[STAT_SAMPLES]++;
+	if (ps->cpumode == OP_CPUMODE_KERNEL)
+		s->stats->v[STAT_KERNEL_SAMPLES]++;
+	else if (ps->cpumode == OP_CPUMODE_USER)
+		s->stats->v[STAT_USER_SAMPLES]++;
+	t = task_find(&s->tasks, ps->pid);
+	rc = sync_map(s, t, ps->cpumode, ps->ip, &m);
+	if (rc) {
+		sync_count_map_error(s, rc, ps->cpumode);
+		return;
+	}
+	if (m.offset == EVB_ESCAPE) {
+		s->stats->v[STAT_INVALID_PC]++;
+		return;
+	}
+	sync_emit_task(s, ps->cpu, ps->tid, ps->pid, t ? t->app_cookie : 0);
+	sync_emit_image(s, &m);
+	evb_pair(s->w, m.offset, counter);
+	for (i = 0; s->reg && i < s->reg->nr_hooks; i++) {
+		const struct ext_hook *h = &s->reg->hooks[i];
+
+		if (h->desc.on_sample && h->desc.on_sample(h->priv, ps, s->w))
+			s->stats->v[STAT_HOOK_ERRORS]++;
+	}
+}
+
+static bool sync_ends_with(const char *s, size_t len, const char *suffix, size_t slen)
+{
+	return len >= slen && !memcmp(s + len - slen, suffix, slen);
+}
+
+/* does the file name of @path start with the (possibly truncated) comm? */
+static bool sync_name_matches_comm(const char *path, size_t len, const char *comm)
+{
+	const char *base = memrchr(path, '/', len);
+	size_t clen = strnlen(comm, 16), blen;
+
+	base = base ? base + 1 : path;
+	blen = len - (size_t)(base - path);
+	return clen && blen >= clen && !memcmp(base, comm, clen);
+}
+
+static void sync_mmap(struct sync_ctx *s, const struct op_record *r)
+{
+	const char *fn = r->mmap.filename ? r->mmap.filename : "";
+	size_t len = strnlen(fn, 4096);
+	enum op_image_kind kind = OP_IMAGE_USER;
+	bool deleted = false, anon = false;
+	struct task *t;
+	op_cookie_t c;
+
+	s->stats->v[STAT_MMAP]++;
+	if (r->mmap.cpumode == OP_CPUMODE_KERNEL || r->mmap.cpumode == OP_CPUMODE_GUEST_KERNEL ||
+	    !r->mmap.exec || r->mmap.len == 0) {
+		s->stats->v[STAT_MMAP_IGNORED]++;
+		return;
+	}
+	t = task_get(&s->tasks, r->mmap.pid);
+	if (!t) {
+		s->stats->v[STAT_NO_MEMORY]++;
+		return;
+	}
+	if (sync_ends_with(fn, len, " (deleted)", 10)) {
+		deleted = true;
+		len -= 10;
+	}
+	if (len == 0 || (len == 6 && !memcmp(fn, "//anon", 6)) ||
+	    (len >= 15 && !memcmp(fn, "/anon_hugepage", 14))) {
+		fn = "anon";
+		len = 4;
+		anon = true;
+	} else if (fn[0] != '/') {
+		anon = true; /* [heap], [stack], [vdso], [anon:name], jit names */
+	}
+	if (anon) {
+		kind = OP_IMAGE_ANON;
+		deleted = false;
+	}
+	c = cookie_intern(s->cookies, fn, len, kind, deleted);
+	if (!c || task_add_map(t, r->mmap.start, r->mmap.len, r->mmap.pgoff, c, anon)) {
+		s->stats->v[STAT_NO_MEMORY]++;
+		return;
+	}
+	/* the application: the first executable file after exec, or one named like comm */
+	if (!anon && (!t->app_cookie || !t->app_matches_comm)) {
+		bool match = sync_name_matches_comm(fn, len, t->comm);
+
+		if (!t->app_cookie || match) {
+			t->app_cookie = c;
+			t->app_matches_comm = match;
+		}
+	}
+}
+
+static void sync_comm(struct sync_ctx *s, const struct op_record *r)
+{
+	struct task *t;
+
+	s->stats->v[STAT_COMM]++;
+	t = task_get(&s->tasks, r->comm.pid);
+	if (!t) {
+		s->stats->v[STAT_NO_MEMORY]++;
+		return;
+	}
+	if (r->comm.exec)
+		task_exec(t);
+	if (r->comm.exec || r->comm.pid == r->comm.tid || !t->comm[0]) {
+		const char *c = r->comm.comm ? r->comm.comm : "";
+
+		strncpy(t->comm, c, sizeof(t->comm) - 1);
+		t->comm[sizeof(t->comm) - 1] = 0;
+	}
+}
+
+int sync_record(struct sync_ctx *s, const struct op_record *r)
+{
+	struct task *t;
+
+	switch (r->type) {
+	case OP_REC_SAMPLE:
+		sync_sample(s, &r->sample, r->counter);
+		break;
+	case OP_REC_MMAP:
+		sync_mmap(s, r);
+		break;
+	case OP_REC_COMM:
+		sync_comm(s, r);
+		break;
+	case OP_REC_FORK:
+		s->stats->v[STAT_FORK]++;
+		if (r->task.pid == r->task.ppid)
+			t = task_get(&s->tasks, r->task.pid); /* a new thread */
+		else
+			t = task_fork(&s->tasks, r->task.pid, r->task.ppid);
+		if (!t)
+			s->stats->v[STAT_NO_MEMORY]++;
+		break;
+	case OP_REC_EXIT:
+		s->stats->v[STAT_EXIT]++;
+		if (r->task.pid == r->task.tid) {
+			t = task_find(&s->tasks, r->task.pid);
+			if (t)
+				task_exit(&s->tasks, t);
+		}
+		break;
+	case OP_REC_LOST:
+		s->stats->v[STAT_LOST_RECORDS] += r->lost.lost;
+		break;
+	case OP_REC_THROTTLE:
+		s->stats->v[STAT_THROTTLE]++;
+		s->throttled |= 1; /* refined by the caller when it knows the event id */
+		break;
+	case OP_REC_UNTHROTTLE:
+		s->stats->v[STAT_UNTHROTTLE]++;
+		break;
+	case OP_REC_KSYMBOL:
+		s->stats->v[STAT_KSYMBOL]++;
+		s->have_kcache = false;
+		break;
+	}
+	return 0;
+}

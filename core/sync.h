@@ -1,0 +1,59 @@
+/*
+ * sync.h - buffer sync: turns decoded perf records (record.h), in time
+ * order, into the event buffer (evbuf.h). Keeps the task table, interns
+ * image paths, maps PCs to (image, offset), calls plugins' sample hooks and
+ * source callbacks. A SAMPLE of source 0 is a core event (record.counter
+ * is its counter); source 1+i belongs to the registry's source i.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_CORE_SYNC_H
+#define OP_CORE_SYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cookie.h"
+#include "evbuf.h"
+#include "ext.h"
+#include "record.h"
+#include "stats.h"
+#include "task.h"
+
+struct sync_ctx {
+	struct task_table tasks;
+	struct cookie_table *cookies;
+	struct op_emit *w;
+	const struct ext_registry *reg; /* hooks, sources, kernel resolver; may be NULL */
+	struct op_stats *stats;
+	uint32_t throttled;  /* bit per core counter that got a THROTTLE record */
+
+	/* context last written to the event buffer (trans keeps the same) */
+	bool have_cpu, have_ctx, have_mode, have_image;
+	uint32_t cpu, tid, tgid;
+	op_cookie_t app, cookie;
+	int in_kernel;
+	uint64_t anon_start, anon_end;
+
+	/* last kernel image the resolver returned */
+	struct op_kernel_image kcache;
+	bool have_kcache;
+};
+
+int sync_init(struct sync_ctx *s, struct cookie_table *cookies, struct op_emit *w,
+	      const struct ext_registry *reg, struct op_stats *stats);
+void sync_free(struct sync_ctx *s);
+/* Process one record (the perf reader's callback). Never fails on bad input. */
+int sync_record(struct sync_ctx *s, const struct op_record *r);
+/* End of a batch of records: free processes that exited. */
+void sync_round_end(struct sync_ctx *s);
+/* Forget the context written so far (the next sample re-emits it all). */
+void sync_reset_context(struct sync_ctx *s);
+/* The map_pc host service. 0, -ENOENT (no mapping/image), -ESRCH (unknown task). */
+int sync_map_pc(void *sync, uint32_t pid, uint16_t cpumode, uint64_t pc, struct op_pc_map *out);
+/* The cookie_path / cookie_intern host services. */
+const char *sync_cookie_path(void *sync, op_cookie_t c);
+op_cookie_t sync_cookie_intern(void *sync, const char *path, bool is_kernel);
+/* The emit host service (escape codes of plugins: code >= OP_ESCAPE_FIRST_PLUGIN). */
+int sync_emit(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs);
+
+#endif /* OP_CORE_SYNC_H */

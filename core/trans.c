@@ -1,0 +1,288 @@
+/*
+ * trans.c - event-buffer dispatch. One struct transient holds the current
+ * context; the sample-file set is looked up only when a code changed it,
+ * so a sample pair costs one odb update.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "trans.h"
+
+static void trans_clear_sfile(struct trans_ctx *tr)
+{
+	tr->cur.v.sfile = NULL;
+	tr->sfiles->pinned = NULL;
+}
+
+static void code_ctx_switch(struct trans_ctx *tr, const uint64_t *a)
+{
+	tr->cur.v.tid = (int32_t)a[0];
+	tr->cur.v.app_cookie = (op_cookie_t)a[1];
+	tr->cur.v.tgid = (int32_t)a[2];
+	tr->cur.tracing = TRACE_OFF;
+	trans_clear_sfile(tr);
+}
+
+static void code_cpu_switch(struct trans_ctx *tr, const uint64_t *a)
+{
+	tr->cur.v.cpu = (int32_t)a[0];
+	tr->cur.tracing = TRACE_OFF;
+	trans_clear_sfile(tr);
+}
+
+static void code_cookie_switch(struct trans_ctx *tr, const uint64_t *a)
+{
+	tr->cur.v.cookie = (op_cookie_t)a[0];
+	tr->cur.v.anon_start = tr->cur.v.anon_end = 0;
+	trans_clear_sfile(tr);
+}
+
+static void code_anon_switch(struct trans_ctx *tr, const uint64_t *a)
+{
+	tr->cur.v.cookie = (op_cookie_t)a[0];
+	tr->cur.v.anon_start = a[1];
+	tr->cur.v.anon_end = a[2];
+	trans_clear_sfile(tr);
+}
+
+static void code_kernel_enter(struct trans_ctx *tr, const uint64_t *a)
+{
+	(void)a;
+	tr->cur.v.in_kernel = 1;
+	trans_clear_sfile(tr);
+}
+
+static void code_user_enter(struct trans_ctx *tr, const uint64_t *a)
+{
+	(void)a;
+	tr->cur.v.in_kernel = 0;
+	trans_clear_sfile(tr);
+}
+
+static void code_trace_begin(struct trans_ctx *tr, const uint64_t *a)
+{
+	(void)a;
+	tr->cur.tracing = TRACE_START;
+}
+
+static void code_trace_end(struct trans_ctx *tr, const uint64_t *a)
+{
+	(void)a;
+	tr->cur.tracing = TRACE_OFF;
+}
+
+void trans_reset(struct trans_ctx *tr)
+{
+	memset(&tr->cur, 0, sizeof(tr->cur));
+	tr->cur.v.size = sizeof(tr->cur.v);
+	tr->cur.v.tgid = tr->cur.v.tid = tr->cur.v.cpu = -1;
+	tr->cur.v.in_kernel = -1;
+	tr->cur.last = tr->cur.v;
+	if (tr->sfiles)
+		tr->sfiles->pinned = NULL;
+}
+
+int trans_init(struct trans_ctx *tr, struct sfile_table *sfiles, const struct ext_registry *reg,
+	       struct op_stats *stats)
+{
+	memset(tr, 0, sizeof(*tr));
+	tr->sfiles = sfiles;
+	tr->reg = reg;
+	tr->stats = stats;
+	tr->core[EVB_CTX_SWITCH] = code_ctx_switch;
+	tr->core[EVB_CPU_SWITCH] = code_cpu_switch;
+	tr->core[EVB_COOKIE_SWITCH] = code_cookie_switch;
+	tr->core[EVB_KERNEL_ENTER] = code_kernel_enter;
+	tr->core[EVB_USER_ENTER] = code_user_enter;
+	tr->core[EVB_ANON_SWITCH] = code_anon_switch;
+	tr->core[EVB_TRACE_BEGIN] = code_trace_begin;
+	tr->core[EVB_TRACE_END] = code_trace_end;
+	trans_reset(tr);
+	return 0;
+}
+
+static struct op_sfile *trans_current_sfile(struct trans_ctx *tr)
+{
+	if (!tr->cur.v.sfile) {
+		tr->cur.v.sfile = sfile_find(tr->sfiles, &tr->cur.v);
+		tr->sfiles->pinned = tr->cur.v.sfile;
+	}
+	return tr->cur.v.sfile;
+}
+
+/* An arc of a call chain: from the current frame to the previous one. */
+static void trans_arc(struct trans_ctx *tr, uint32_t counter)
+{
+	const struct op_trans_view *to = &tr->cur.last;
+	struct op_file_spec spec = {
+		.size = sizeof(spec),
+		.counter = counter,
+		.is_cg = true,
+		.cg_to_cookie = to->cookie,
+		.cg_to_is_kernel = to->in_kernel,
+		.cg_to_anon_start = to->anon_start,
+		.cg_to_anon_end = to->anon_end,
+	};
+	struct op_sample_file *f;
+	struct op_sfile *sf;
+
+	if (!to->cookie)
+		return;
+	sf = trans_current_sfile(tr);
+	if (!sf)
+		return;
+	f = sfile_open_spec(tr->sfiles, sf, &spec);
+	if (f)
+		sfile_file_add(f, (tr->cur.v.pc << 32) | (to->pc & 0xffffffffu), 1);
+}
+
+static void trans_sample(struct trans_ctx *tr, uint64_t offset, uint64_t counter64)
+{
+	uint32_t counter = (uint32_t)counter64;
+	struct op_sfile *sf;
+
+	if (counter64 > UINT32_MAX) {
+		tr->stats->v[STAT_LOST_BAD_COUNTER]++;
+		return;
+	}
+	if (tr->cur.v.in_kernel < 0 || !tr->cur.v.cookie) {
+		tr->stats->v[STAT_LOST_NO_CONTEXT]++;
+		return;
+	}
+	tr->cur.v.pc = offset;
+	tr->cur.v.counter = counter;
+	if (tr->cur.tracing == TRACE_ON) {
+		trans_arc(tr, counter);
+		tr->cur.last = tr->cur.v;
+		return;
+	}
+	sf = trans_current_sfile(tr);
+	if (!sf) {
+		tr->stats->v[STAT_LOST_SAMPLEFILE]++;
+		return;
+	}
+	sfile_log(tr->sfiles, sf, counter, offset, 1);
+	if (tr->cur.tracing == TRACE_START) {
+		tr->cur.last = tr->cur.v;
+		tr->cur.tracing = TRACE_ON;
+	}
+}
+
+int trans_buffer(void *priv, const uint64_t *w, size_t n)
+{
+	struct trans_ctx *tr = priv;
+	size_t i = 0;
+
+	while (i < n) {
+		uint64_t code64, nargs64;
+		const uint64_t *args;
+		uint32_t code, nargs;
+		int expect;
+
+		if (w[i] != EVB_ESCAPE) {
+			if (n - i < 2) {
+				tr->stats->v[STAT_INCOMPLETE_CODE]++;
+				break;
+			}
+			trans_sample(tr, w[i], w[i + 1]);
+			i += 2;
+			continue;
+		}
+		if (n - i < 3) {
+			tr->stats->v[STAT_INCOMPLETE_CODE]++; /* dangling escape */
+			break;
+		}
+		code64 = w[i + 1];
+		nargs64 = w[i + 2];
+		if (nargs64 > n - i - 3) {
+			tr->stats->v[STAT_INCOMPLETE_CODE]++;
+			break;
+		}
+		code = code64 < OP_ESCAPE_MAX ? (uint32_t)code64 : 0;
+		nargs = (uint32_t)nargs64;
+		args = &w[i + 3];
+		i += 3 + (size_t)nargs;
+		if (code && code < EVB_CORE_CODES_END && tr->core[code]) {
+			expect = evb_core_nargs(code);
+			if (expect < 0 || nargs != (uint32_t)expect) {
+				tr->stats->v[STAT_INCOMPLETE_CODE]++;
+				continue;
+			}
+			tr->core[code](tr, args);
+		} else if (code >= OP_ESCAPE_FIRST_PLUGIN && tr->reg && tr->reg->escapes[code] &&
+			   tr->reg->escapes[code]->desc.handler) {
+			const struct ext_escape *e = tr->reg->escapes[code];
+
+			if (nargs < e->desc.min_args || nargs > e->desc.max_args) {
+				tr->stats->v[STAT_INCOMPLETE_CODE]++;
+				continue;
+			}
+			/* the handler sees the context of the preceding sample */
+			trans_current_sfile(tr);
+			if (e->desc.handler(e->priv, &tr->cur.v, args, nargs))
+				tr->stats->v[STAT_INCOMPLETE_CODE]++;
+		} else {
+			tr->stats->v[STAT_UNKNOWN_CODE]++;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Host services                                                       */
+/* ------------------------------------------------------------------ */
+
+int trans_log_sample(void *trans, const struct op_trans_view *t, uint32_t counter, uint64_t key,
+		     uint32_t count)
+{
+	struct trans_ctx *tr = trans;
+	struct op_trans_view v = { 0 };
+	struct op_sfile *sf;
+
+	if (!t)
+		return -EINVAL;
+	memcpy(&v, t, t->size < sizeof(v) ? t->size : sizeof(v));
+	v.size = sizeof(v);
+	sf = sfile_find(tr->sfiles, &v);
+	if (!sf) {
+		tr->stats->v[STAT_LOST_SAMPLEFILE]++;
+		return -ENOENT;
+	}
+	return sfile_log(tr->sfiles, sf, counter, key, count);
+}
+
+op_sample_file_t *trans_sample_file_open(void *trans, op_sfile_t *sf,
+					 const struct op_trans_view *t,
+					 const struct op_file_spec *spec)
+{
+	struct trans_ctx *tr = trans;
+
+	if (!sf && t) {
+		struct op_trans_view v = { 0 };
+
+		memcpy(&v, t, t->size < sizeof(v) ? t->size : sizeof(v));
+		v.size = sizeof(v);
+		sf = sfile_find(tr->sfiles, &v);
+	}
+	if (!sf)
+		return NULL;
+	return sfile_open_spec(tr->sfiles, sf, spec);
+}
+
+int trans_sample_file_add(op_sample_file_t *f, uint64_t key, uint32_t count)
+{
+	return sfile_file_add(f, key, count);
+}
+
+int trans_sample_file_sync(op_sample_file_t *f)
+{
+	return sfile_file_sync(f);
+}
+
+void trans_sample_file_close(op_sample_file_t *f)
+{
+	sfile_file_close(f);
+}

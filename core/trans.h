@@ -1,0 +1,57 @@
+/*
+ * trans.h - walks the event buffer: escape codes go to handlers[code] (core
+ * codes and plugins' registered codes), sample pairs go to the sample file
+ * of the current context (struct transient).
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_CORE_TRANS_H
+#define OP_CORE_TRANS_H
+
+#include <stdint.h>
+
+#include "evbuf.h"
+#include "ext.h"
+#include "sfile.h"
+#include "stats.h"
+
+enum trans_tracing { TRACE_OFF, TRACE_START, TRACE_ON };
+
+struct transient {
+	struct op_trans_view v;     /* what plugins see; v.sfile is the current set */
+	enum trans_tracing tracing;
+	struct op_trans_view last;  /* previous frame of a call chain (arcs) */
+};
+
+struct trans_ctx;
+typedef void (*trans_core_handler)(struct trans_ctx *tr, const uint64_t *args);
+
+struct trans_ctx {
+	struct transient cur;
+	struct sfile_table *sfiles;
+	const struct ext_registry *reg; /* plugin codes; may be NULL */
+	struct op_stats *stats;
+	trans_core_handler core[EVB_CORE_CODES_END];
+};
+
+int trans_init(struct trans_ctx *tr, struct sfile_table *sfiles, const struct ext_registry *reg,
+	       struct op_stats *stats);
+/* Forget the context (everything unknown, no current sample file). */
+void trans_reset(struct trans_ctx *tr);
+/*
+ * Process @n words. Never fails: unknown codes are counted and skipped, a
+ * record cut by the end of the buffer is counted as incomplete. Usable as
+ * the event buffer's flush callback (@priv = the trans_ctx).
+ */
+int trans_buffer(void *priv, const uint64_t *words, size_t n);
+
+/* host services (ext_core_services) */
+int trans_log_sample(void *trans, const struct op_trans_view *t, uint32_t counter, uint64_t key,
+		     uint32_t count);
+op_sample_file_t *trans_sample_file_open(void *trans, op_sfile_t *sf,
+					 const struct op_trans_view *t,
+					 const struct op_file_spec *spec);
+int trans_sample_file_add(op_sample_file_t *f, uint64_t key, uint32_t count);
+int trans_sample_file_sync(op_sample_file_t *f);
+void trans_sample_file_close(op_sample_file_t *f);
+
+#endif /* OP_CORE_TRANS_H */

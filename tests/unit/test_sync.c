@@ -1,0 +1,506 @@
+/*
+ * test_sync.c - buffer sync on hand-built records: the exact event buffer
+ * for fork/exec/mmap/exit sequences, anon and deleted mappings, kernel PCs
+ * through a fake resolver, samples without mapping or app, hooks, sources.
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evbuf.h"
+#include "sync.h"
+
+#define E EVB_ESCAPE
+#define MAXW 8192
+
+struct fx {
+	struct cookie_table cookies;
+	struct op_emit w;
+	struct sync_ctx s;
+	struct op_stats st;
+	struct ext_registry reg;
+	uint64_t out[MAXW];
+	size_t n;
+	size_t chunks;
+	size_t chunk_ends[256];
+};
+
+static int capture(void *priv, const uint64_t *words, size_t n)
+{
+	struct fx *f = priv;
+
+	assert_true(f->n + n <= MAXW);
+	memcpy(f->out + f->n, words, n * sizeof(*words));
+	f->n += n;
+	if (f->chunks < 256)
+		f->chunk_ends[f->chunks++] = f->n;
+	return 0;
+}
+
+static struct fx *fx_new(size_t cap)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	assert_int_equal(cookie_init(&f->cookies), 0);
+	f->cookies.no_stat = true;
+	assert_int_equal(evb_init(&f->w, cap, capture, f), 0);
+	assert_int_equal(sync_init(&f->s, &f->cookies, &f->w, &f->reg, &f->st), 0);
+	return f;
+}
+
+static void fx_free(struct fx *f)
+{
+	sync_free(&f->s);
+	evb_free(&f->w);
+	cookie_free(&f->cookies);
+	free(f);
+}
+
+static void fx_flush(struct fx *f)
+{
+	evb_flush(&f->w);
+}
+
+static op_cookie_t ck(struct fx *f, const char *path, enum op_image_kind kind)
+{
+	return cookie_intern(&f->cookies, path, strlen(path), kind, false);
+}
+
+static void rec_comm(struct fx *f, uint32_t pid, uint32_t tid, const char *comm, bool exec)
+{
+	struct op_record r = { .type = OP_REC_COMM };
+
+	r.comm.pid = pid;
+	r.comm.tid = tid;
+	r.comm.comm = comm;
+	r.comm.exec = exec;
+	sync_record(&f->s, &r);
+}
+
+static void rec_mmap(struct fx *f, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *fn)
+{
+	struct op_record r = { .type = OP_REC_MMAP };
+
+	r.mmap.pid = r.mmap.tid = pid;
+	r.mmap.start = start;
+	r.mmap.len = len;
+	r.mmap.pgoff = pgoff;
+	r.mmap.cpumode = OP_CPUMODE_USER;
+	r.mmap.exec = true;
+	r.mmap.filename = fn;
+	sync_record(&f->s, &r);
+}
+
+static void rec_task(struct fx *f, enum op_rec_type type, uint32_t pid, uint32_t ppid,
+		     uint32_t tid)
+{
+	struct op_record r = { .type = type };
+
+	r.task.pid = pid;
+	r.task.ppid = ppid;
+	r.task.tid = tid;
+	r.task.ptid = ppid;
+	sync_record(&f->s, &r);
+}
+
+static void rec_sample(struct fx *f, uint32_t pid, uint32_t tid, uint32_t cpu, uint16_t mode,
+		       uint64_t ip, uint32_t counter)
+{
+	struct op_record r = { .type = OP_REC_SAMPLE };
+
+	r.counter = counter;
+	r.cpu = cpu;
+	r.sample.size = sizeof(r.sample);
+	r.sample.pid = pid;
+	r.sample.tid = tid;
+	r.sample.cpu = cpu;
+	r.sample.cpumode = mode;
+	r.sample.ip = ip;
+	sync_record(&f->s, &r);
+}
+
+static void expect_words(struct fx *f, const uint64_t *exp, size_t n)
+{
+	size_t i;
+
+	fx_flush(f);
+	for (i = 0; i < n && i < f->n; i++)
+		if (f->out[i] != exp[i])
+			fail_msg("word %zu: expected %#llx, found %#llx", i,
+				 (unsigned long long)exp[i], (unsigned long long)f->out[i]);
+	assert_int_equal(f->n, n);
+}
+
+/* one process, two images, two CPUs, a second thread */
+static void test_basic(void **state)
+{
+	struct fx *f = fx_new(1024);
+	op_cookie_t hot, libc;
+
+	(void)state;
+	rec_comm(f, 100, 100, "hot", true);
+	rec_mmap(f, 100, 0x400000, 0x1000, 0, "/bin/hot");
+	rec_mmap(f, 100, 0x7f0000, 0x2000, 0x1000, "/lib/libc.so.6");
+	hot = ck(f, "/bin/hot", OP_IMAGE_USER);
+	libc = ck(f, "/lib/libc.so.6", OP_IMAGE_USER);
+	assert_int_not_equal(hot, libc);
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_USER, 0x400123, 0);
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_USER, 0x400200, 0);
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_USER, 0x7f0010, 1);
+	rec_sample(f, 100, 101, 1, OP_CPUMODE_USER, 0x7f0010, 0);
+	const uint64_t exp[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 100, hot, 100,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, hot,
+		0x123, 0,
+		0x200, 0,
+		E, EVB_COOKIE_SWITCH, 1, libc,
+		0x1010, 1,
+		E, EVB_CPU_SWITCH, 1, 1,
+		E, EVB_CTX_SWITCH, 3, 101, hot, 100,
+		0x1010, 0,
+	};
+	expect_words(f, exp, sizeof(exp) / sizeof(exp[0]));
+	assert_int_equal(f->st.v[STAT_SAMPLES], 4);
+	assert_int_equal(f->st.v[STAT_USER_SAMPLES], 4);
+	fx_free(f);
+}
+
+/* fork copies maps, exec drops them, exit frees after the round */
+static void test_fork_exec_exit(void **state)
+{
+	struct fx *f = fx_new(1024);
+	op_cookie_t hot, ls;
+
+	(void)state;
+	rec_comm(f, 100, 100, "hot", true);
+	rec_mmap(f, 100, 0x400000, 0x1000, 0, "/bin/hot");
+	hot = ck(f, "/bin/hot", OP_IMAGE_USER);
+	rec_task(f, OP_REC_FORK, 200, 100, 200);
+	rec_sample(f, 200, 200, 0, OP_CPUMODE_USER, 0x400010, 0); /* inherited map */
+	rec_task(f, OP_REC_FORK, 100, 100, 150);                  /* a thread of 100 */
+	rec_sample(f, 100, 150, 0, OP_CPUMODE_USER, 0x400020, 0);
+	rec_comm(f, 200, 200, "ls", true);
+	rec_sample(f, 200, 200, 0, OP_CPUMODE_USER, 0x400010, 0); /* old map gone */
+	assert_int_equal(f->st.v[STAT_LOST_NO_MAPPING], 1);
+	rec_mmap(f, 200, 0x500000, 0x3000, 0x2000, "/bin/ls");
+	ls = ck(f, "/bin/ls", OP_IMAGE_USER);
+	rec_sample(f, 200, 200, 0, OP_CPUMODE_USER, 0x500004, 0);
+	rec_task(f, OP_REC_EXIT, 200, 1, 200);
+	rec_sample(f, 200, 200, 0, OP_CPUMODE_USER, 0x500008, 0); /* same round: still known */
+	sync_round_end(&f->s);
+	rec_sample(f, 200, 200, 0, OP_CPUMODE_USER, 0x500008, 0); /* freed */
+	assert_int_equal(f->st.v[STAT_LOST_NO_APP_USER], 1);
+	const uint64_t exp[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 200, hot, 200,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, hot,
+		0x10, 0,
+		E, EVB_CTX_SWITCH, 3, 150, hot, 100,
+		0x20, 0,
+		E, EVB_CTX_SWITCH, 3, 200, ls, 200,
+		E, EVB_COOKIE_SWITCH, 1, ls,
+		0x2004, 0,
+		0x2008, 0,
+	};
+	expect_words(f, exp, sizeof(exp) / sizeof(exp[0]));
+	fx_free(f);
+}
+
+/* anon regions, [vdso], deleted files, overlapping maps */
+static void test_anon_deleted(void **state)
+{
+	struct fx *f = fx_new(1024);
+	op_cookie_t app, anon, vdso, del;
+
+	(void)state;
+	rec_comm(f, 7, 7, "java", true);
+	rec_mmap(f, 7, 0x1000, 0x1000, 0, "/usr/bin/java");
+	rec_mmap(f, 7, 0x10000, 0x4000, 0, "//anon");
+	rec_mmap(f, 7, 0x20000, 0x1000, 0, "[vdso]");
+	rec_mmap(f, 7, 0x30000, 0x1000, 0x5000, "/tmp/gone.so (deleted)");
+	app = ck(f, "/usr/bin/java", OP_IMAGE_USER);
+	anon = ck(f, "anon", OP_IMAGE_ANON);
+	vdso = ck(f, "[vdso]", OP_IMAGE_ANON);
+	del = cookie_intern(&f->cookies, "/tmp/gone.so", 12, OP_IMAGE_USER, true);
+	assert_true(cookie_get(&f->cookies, del)->deleted);
+	rec_sample(f, 7, 7, 0, OP_CPUMODE_USER, 0x10010, 0);
+	rec_sample(f, 7, 7, 0, OP_CPUMODE_USER, 0x20008, 0);
+	rec_sample(f, 7, 7, 0, OP_CPUMODE_USER, 0x30100, 0);
+	/* a new map over the middle of the anon region splits it */
+	rec_mmap(f, 7, 0x11000, 0x1000, 0, "/usr/lib/jit.so");
+	rec_sample(f, 7, 7, 0, OP_CPUMODE_USER, 0x13004, 0);
+	const uint64_t exp[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 7, app, 7,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_ANON_SWITCH, 3, anon, 0x10000, 0x13fff,
+		0x10, 0,
+		E, EVB_ANON_SWITCH, 3, vdso, 0x20000, 0x20fff,
+		0x8, 0,
+		E, EVB_COOKIE_SWITCH, 1, del,
+		0x5100, 0,
+		E, EVB_ANON_SWITCH, 3, anon, 0x12000, 0x13fff,
+		0x1004, 0,
+	};
+	expect_words(f, exp, sizeof(exp) / sizeof(exp[0]));
+	fx_free(f);
+}
+
+/* the fake kernel resolver: one image [0xffffffff81000000, +16 MiB) */
+static op_cookie_t fake_kernel_cookie;
+static int fake_resolve_calls;
+
+static int fake_resolve(void *priv, uint64_t pc, struct op_kernel_image *out)
+{
+	(void)priv;
+	fake_resolve_calls++;
+	if (pc < 0xffffffff81000000ull || pc >= 0xffffffff82000000ull)
+		return -ENOENT;
+	out->cookie = fake_kernel_cookie;
+	out->start = 0xffffffff81000000ull;
+	out->end = 0xffffffff82000000ull;
+	return 0;
+}
+
+static void test_kernel(void **state)
+{
+	struct fx *f = fx_new(1024);
+	op_cookie_t hot, k;
+
+	(void)state;
+	/* no resolver: kernel samples are lost */
+	rec_sample(f, 0, 0, 0, OP_CPUMODE_KERNEL, 0xffffffff81000100ull, 0);
+	assert_int_equal(f->st.v[STAT_LOST_KERNEL], 1);
+
+	k = sync_cookie_intern(&f->s, "no-vmlinux", true);
+	assert_int_equal(cookie_get(&f->cookies, k)->kind, OP_IMAGE_KERNEL);
+	fake_kernel_cookie = k;
+	f->reg.has_kernel = true;
+	f->reg.kernel.ops.size = sizeof(f->reg.kernel.ops);
+	f->reg.kernel.ops.resolve = fake_resolve;
+	rec_comm(f, 100, 100, "hot", true);
+	rec_mmap(f, 100, 0x400000, 0x1000, 0, "/bin/hot");
+	hot = ck(f, "/bin/hot", OP_IMAGE_USER);
+	fake_resolve_calls = 0;
+	rec_sample(f, 0, 0, 0, OP_CPUMODE_KERNEL, 0xffffffff81000100ull, 0);   /* idle */
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_KERNEL, 0xffffffff81000200ull, 0);
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_USER, 0x400004, 0);
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_KERNEL, 0xffffffff81000300ull, 0);
+	assert_int_equal(fake_resolve_calls, 1); /* cached */
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_KERNEL, 0xffffffffa0000000ull, 0); /* outside */
+	assert_int_equal(f->st.v[STAT_LOST_KERNEL], 2);
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_HYPERVISOR, 0x1234, 0);
+	assert_int_equal(f->st.v[STAT_LOST_INVALID_DOMAIN], 1);
+	const uint64_t exp[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 0, 0, 0,
+		E, EVB_KERNEL_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, k,
+		0x100, 0,
+		E, EVB_CTX_SWITCH, 3, 100, hot, 100,
+		0x200, 0,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, hot,
+		0x4, 0,
+		E, EVB_KERNEL_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, k,
+		0x300, 0,
+	};
+	expect_words(f, exp, sizeof(exp) / sizeof(exp[0]));
+	assert_int_equal(f->st.v[STAT_KERNEL_SAMPLES], 5);
+	fx_free(f);
+}
+
+/* samples that arrive before anything tells sync about their process/map */
+static void test_sample_before_mmap(void **state)
+{
+	struct fx *f = fx_new(1024);
+
+	(void)state;
+	rec_sample(f, 300, 300, 0, OP_CPUMODE_USER, 0x400000, 0); /* unknown task */
+	rec_comm(f, 300, 300, "late", true);
+	rec_sample(f, 300, 300, 0, OP_CPUMODE_USER, 0x400000, 0); /* no map yet */
+	rec_mmap(f, 300, 0x400000, 0x1000, 0, "/bin/late");
+	rec_sample(f, 300, 300, 0, OP_CPUMODE_USER, 0x401000, 0); /* just past the end */
+	assert_int_equal(f->st.v[STAT_LOST_NO_APP_USER], 1);
+	assert_int_equal(f->st.v[STAT_LOST_NO_MAPPING], 2);
+	assert_int_equal(f->st.v[STAT_SAMPLES], 3);
+	fx_flush(f);
+	assert_int_equal(f->n, 0); /* nothing emitted for lost samples */
+	fx_free(f);
+}
+
+/* app choice: the exec'd binary (matching comm) wins over libraries */
+static void test_app_choice(void **state)
+{
+	struct fx *f = fx_new(1024);
+	op_cookie_t app;
+
+	(void)state;
+	rec_comm(f, 9, 9, "myprog", true);
+	rec_mmap(f, 9, 0x7f000000, 0x1000, 0, "/lib64/ld-linux-x86-64.so.2");
+	rec_mmap(f, 9, 0x555000, 0x1000, 0, "/opt/myprog");
+	rec_mmap(f, 9, 0x7e000000, 0x1000, 0, "/lib/libmyprogx.so"); /* matches too, but later */
+	app = ck(f, "/opt/myprog", OP_IMAGE_USER);
+	rec_sample(f, 9, 9, 0, OP_CPUMODE_USER, 0x7f000010, 0);
+	fx_flush(f);
+	assert_true(f->n >= 10);
+	assert_int_equal(f->out[5], EVB_CTX_SWITCH);
+	assert_int_equal(f->out[8], app);
+	fx_free(f);
+}
+
+static int hook_calls;
+
+static int hook_emit(void *priv, const struct op_perf_sample *s, op_emit_t *w)
+{
+	uint64_t a[2] = { s->ip, 7 };
+
+	(void)priv;
+	hook_calls++;
+	return sync_emit(w, 40, a, 2);
+}
+
+static int source_calls;
+
+static int source_sample(void *priv, const struct op_perf_sample *s, op_emit_t *w)
+{
+	uint64_t a[1] = { s->addr };
+
+	(void)priv;
+	source_calls++;
+	/* core codes are refused to plugins */
+	assert_int_equal(sync_emit(w, EVB_CTX_SWITCH, a, 1), -EINVAL);
+	return sync_emit(w, 41, a, 1);
+}
+
+static void test_hooks_sources(void **state)
+{
+	struct fx *f = fx_new(1024);
+	struct op_record r = { .type = OP_REC_SAMPLE };
+	op_cookie_t hot;
+
+	(void)state;
+	f->reg.hooks[0].desc.on_sample = hook_emit;
+	f->reg.nr_hooks = 1;
+	f->reg.sources[0].desc.on_sample = source_sample;
+	f->reg.nr_sources = 1;
+	rec_comm(f, 100, 100, "hot", true);
+	rec_mmap(f, 100, 0x400000, 0x1000, 0, "/bin/hot");
+	hot = ck(f, "/bin/hot", OP_IMAGE_USER);
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_USER, 0x400010, 0);
+	/* a sample of plugin source 0 (source index 1) on cpu 1 */
+	r.cpu = 1;
+	r.sample.source = 1;
+	r.sample.pid = r.sample.tid = 100;
+	r.sample.cpu = 1;
+	r.sample.cpumode = OP_CPUMODE_USER;
+	r.sample.ip = 0x400020;
+	r.sample.addr = 0xabc;
+	sync_record(&f->s, &r);
+	/* an unknown source is counted */
+	r.sample.source = 5;
+	sync_record(&f->s, &r);
+	assert_int_equal(f->st.v[STAT_LOST_BAD_COUNTER], 1);
+	assert_int_equal(hook_calls, 1);
+	assert_int_equal(source_calls, 1);
+	const uint64_t exp[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 100, hot, 100,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, hot,
+		0x10, 0,
+		E, 40, 2, 0x400010, 7,
+		E, EVB_CPU_SWITCH, 1, 1,
+		E, 41, 1, 0xabc,
+	};
+	expect_words(f, exp, sizeof(exp) / sizeof(exp[0]));
+	assert_int_equal(f->st.v[STAT_SOURCE_SAMPLES], 2);
+	fx_free(f);
+}
+
+/* a small buffer flushes between records, never inside one */
+static void test_flush_boundaries(void **state)
+{
+	struct fx *f = fx_new(64);
+	size_t c, i, start = 0;
+	int k;
+
+	(void)state;
+	rec_comm(f, 100, 100, "hot", true);
+	rec_mmap(f, 100, 0x400000, 0x1000, 0, "/bin/hot");
+	rec_mmap(f, 100, 0x500000, 0x1000, 0, "/bin/other");
+	for (k = 0; k < 200; k++)
+		rec_sample(f, 100, 100 + (k % 3), k % 2, OP_CPUMODE_USER,
+			   (k % 5 ? 0x400000 : 0x500000) + k, 0);
+	fx_flush(f);
+	assert_true(f->chunks > 5);
+	for (c = 0; c < f->chunks; c++) {
+		/* every chunk parses to its exact end */
+		for (i = start; i < f->chunk_ends[c];) {
+			if (f->out[i] == E)
+				i += 3 + f->out[i + 2];
+			else
+				i += 2;
+		}
+		assert_int_equal(i, f->chunk_ends[c]);
+		assert_true(f->chunk_ends[c] - start <= 64);
+		start = f->chunk_ends[c];
+	}
+	fx_free(f);
+}
+
+/* the map_pc host service */
+static void test_map_pc(void **state)
+{
+	struct fx *f = fx_new(1024);
+	struct op_pc_map m;
+
+	(void)state;
+	rec_comm(f, 100, 100, "hot", true);
+	rec_mmap(f, 100, 0x400000, 0x1000, 0x3000, "/bin/hot");
+	rec_mmap(f, 100, 0x600000, 0x1000, 0, "[heap]");
+	assert_int_equal(sync_map_pc(&f->s, 100, OP_CPUMODE_USER, 0x400010, &m), 0);
+	assert_int_equal(m.in_kernel, 0);
+	assert_int_equal(m.offset, 0x3010);
+	assert_string_equal(sync_cookie_path(&f->s, m.cookie), "/bin/hot");
+	assert_int_equal(sync_map_pc(&f->s, 100, OP_CPUMODE_USER, 0x600010, &m), 0);
+	assert_int_equal(m.anon_start, 0x600000);
+	assert_int_equal(m.anon_end, 0x600fff);
+	assert_string_equal(sync_cookie_path(&f->s, m.cookie), "[heap]");
+	assert_int_equal(sync_map_pc(&f->s, 100, OP_CPUMODE_USER, 0x700000, &m), -ENOENT);
+	assert_int_equal(sync_map_pc(&f->s, 101, OP_CPUMODE_USER, 0x400010, &m), -ESRCH);
+	assert_int_equal(sync_map_pc(&f->s, 100, OP_CPUMODE_KERNEL, 0xffffffff81000000ull, &m),
+			 -ENOENT);
+	fx_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_basic),
+		cmocka_unit_test(test_fork_exec_exit),
+		cmocka_unit_test(test_anon_deleted),
+		cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_sample_before_mmap),
+		cmocka_unit_test(test_app_choice),
+		cmocka_unit_test(test_hooks_sources),
+		cmocka_unit_test(test_flush_boundaries),
+		cmocka_unit_test(test_map_pc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,280 @@
+/*
+ * test_trans.c - trans over hand-made event buffers: every core code,
+ * unknown and truncated codes, plugin codes from a fake registry, call-graph
+ * arcs; checks the exact contents of the resulting sample files.
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+
+#include "core_fixture.h"
+
+#define E EVB_ESCAPE
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+#define HOT_APP "{root}/bin/hot/{dep}/"
+#define F_HOT HOT_APP "{root}/bin/hot/TIMER.0.0.all.all.all"
+#define F_LIBC HOT_APP "{root}/lib/libc.so.6/TIMER.0.0.all.all.all"
+#define F_LIBC_CLK HOT_APP "{root}/lib/libc.so.6/CPU_CLK_UNHALTED.100000.0.all.all.all"
+#define F_KERN HOT_APP "{kern}/no-vmlinux/TIMER.0.0.all.all.all"
+#define F_ANON HOT_APP "{anon:anon}/100.0x10000.0x10fff/TIMER.0.0.all.all.all"
+
+static void test_core_codes(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB | OP_SEP_KERNEL, 64);
+	op_cookie_t hot = cfx_ck(f, "/bin/hot", OP_IMAGE_USER);
+	op_cookie_t libc = cfx_ck(f, "/lib/libc.so.6", OP_IMAGE_USER);
+	op_cookie_t kern = cfx_ck(f, "no-vmlinux", OP_IMAGE_KERNEL);
+	op_cookie_t anon = cfx_ck(f, "anon", OP_IMAGE_ANON);
+	struct opd_header hd;
+	uint32_t v;
+	const uint64_t buf[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 100, hot, 100,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, hot,
+		0x10, 0, 0x10, 0, 0x20, 0,
+		E, EVB_COOKIE_SWITCH, 1, libc,
+		0x30, 0, 0x30, 1,
+		E, EVB_KERNEL_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, kern,
+		0x100, 0,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_ANON_SWITCH, 3, anon, 0x10000, 0x10fff,
+		0x4, 0,
+	};
+
+	(void)state;
+	trans_buffer(&f->tr, buf, N(buf));
+	assert_int_equal(f->tr.cur.v.tgid, 100);
+	assert_int_equal(f->tr.cur.v.cpu, 0);
+	sfile_close_all(&f->sft);
+
+	assert_int_equal(cfx_read(f, F_HOT, 0x10, &v, &hd), 2);
+	assert_int_equal(v, 2);
+	assert_memory_equal(hd.magic, OPD_MAGIC, 4);
+	assert_int_equal(hd.version, OPD_VERSION);
+	assert_int_equal(hd.cpu_type, OP_CPU_TIMER);
+	assert_int_equal(hd.is_kernel, 0);
+	assert_true(hd.cpu_speed == 2500.5);
+	assert_int_equal(cfx_read(f, F_HOT, 0x20, &v, NULL), 2);
+	assert_int_equal(v, 1);
+	assert_int_equal(cfx_read(f, F_LIBC, 0x30, &v, NULL), 1);
+	assert_int_equal(v, 1);
+	assert_int_equal(cfx_read(f, F_LIBC_CLK, 0x30, &v, &hd), 1);
+	assert_int_equal(v, 1);
+	assert_int_equal(hd.ctr_event, 0x76);
+	assert_int_equal(hd.ctr_count, 100000);
+	assert_int_equal(cfx_read(f, F_KERN, 0x100, &v, &hd), 1);
+	assert_int_equal(v, 1);
+	assert_int_equal(hd.is_kernel, 1);
+	assert_int_equal(cfx_read(f, F_ANON, 0x4, &v, &hd), 1);
+	assert_int_equal(v, 1);
+	assert_int_equal(hd.anon_start, 0x10000);
+	assert_int_equal(f->st.v[STAT_UNKNOWN_CODE], 0);
+	assert_int_equal(f->st.v[STAT_INCOMPLETE_CODE], 0);
+	assert_int_equal(f->st.v[STAT_SFILE_OPENS], 5);
+	cfx_free(f);
+}
+
+/* context survives buffer boundaries */
+static void test_split_buffers(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB | OP_SEP_KERNEL, 64);
+	op_cookie_t hot = cfx_ck(f, "/bin/hot", OP_IMAGE_USER);
+	const uint64_t b1[] = { E, EVB_CTX_SWITCH, 3, 100, hot, 100, E, EVB_USER_ENTER, 0 };
+	const uint64_t b2[] = { E, EVB_COOKIE_SWITCH, 1, hot, 0x10, 0 };
+	const uint64_t b3[] = { 0x10, 0 };
+
+	(void)state;
+	trans_buffer(&f->tr, b1, N(b1));
+	trans_buffer(&f->tr, b2, N(b2));
+	trans_buffer(&f->tr, b3, N(b3));
+	sfile_close_all(&f->sft);
+	assert_int_equal(cfx_total(f, F_HOT), 2);
+	cfx_free(f);
+}
+
+static void test_malformed(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB | OP_SEP_KERNEL, 64);
+	op_cookie_t hot = cfx_ck(f, "/bin/hot", OP_IMAGE_USER);
+	uint32_t v;
+	const uint64_t before_ctx[] = { 0x99, 0 };
+	const uint64_t buf[] = {
+		E, EVB_CTX_SWITCH, 3, 100, hot, 100,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, hot,
+		0x10, 0,
+		E, 20, 2, 1, 2,                  /* unknown core-range code: skipped */
+		0x20, 0,
+		E, 200, 1, 9,                    /* plugin-range code nobody registered */
+		E, 0x100000000ull, 0,            /* absurd code number */
+		E, EVB_CPU_SWITCH, 2, 1, 2,      /* wrong length for a core code */
+		E, EVB_KERNEL_ENTER, 1, 0,       /* same */
+		0x30, 0,
+		0x40, 99,                        /* unknown counter */
+		0x50, 0x100000000ull,            /* counter out of range */
+		E, EVB_COOKIE_SWITCH, 5, hot,    /* truncated at the end */
+	};
+	const uint64_t dangling1[] = { 0x60, 0, E };
+	const uint64_t dangling2[] = { 0x60, 0, E, EVB_CPU_SWITCH };
+	const uint64_t lone[] = { 0x70 };
+
+	(void)state;
+	trans_buffer(&f->tr, before_ctx, N(before_ctx));
+	assert_int_equal(f->st.v[STAT_LOST_NO_CONTEXT], 1);
+	trans_buffer(&f->tr, buf, N(buf));
+	assert_int_equal(f->st.v[STAT_UNKNOWN_CODE], 3);
+	assert_int_equal(f->st.v[STAT_INCOMPLETE_CODE], 3);
+	assert_int_equal(f->st.v[STAT_LOST_BAD_COUNTER], 2);
+	trans_buffer(&f->tr, dangling1, N(dangling1));
+	trans_buffer(&f->tr, dangling2, N(dangling2));
+	trans_buffer(&f->tr, lone, N(lone));
+	assert_int_equal(f->st.v[STAT_INCOMPLETE_CODE], 6);
+	trans_buffer(&f->tr, NULL, 0);
+	sfile_close_all(&f->sft);
+	assert_int_equal(cfx_read(f, F_HOT, 0x10, &v, NULL), 4);
+	assert_int_equal(v, 1);
+	assert_int_equal(cfx_read(f, F_HOT, 0x20, &v, NULL), 4);
+	assert_int_equal(v, 1);
+	assert_int_equal(cfx_read(f, F_HOT, 0x30, &v, NULL), 4);
+	assert_int_equal(v, 1);
+	assert_int_equal(cfx_read(f, F_HOT, 0x60, &v, NULL), 4);
+	assert_int_equal(v, 2);
+	assert_int_equal(cfx_read(f, F_HOT, 0x99, &v, NULL), 4);
+	assert_int_equal(v, 0);
+	cfx_free(f);
+}
+
+/* a plugin escape code with its handler logging into a virtual counter */
+static struct cfx *plugin_fx;
+static int plugin_calls;
+static struct op_trans_view plugin_seen;
+
+static int plugin_handler(void *priv, const struct op_trans_view *t, const uint64_t *args,
+			  uint32_t nargs)
+{
+	assert_ptr_equal(priv, &plugin_calls);
+	plugin_calls++;
+	plugin_seen = *t;
+	if (args[0] == 0xbad)
+		return -EINVAL;
+	assert_int_equal(trans_log_sample(&plugin_fx->tr, t, EXT_COUNTER_BASE, args[0],
+					  nargs == 2 ? (uint32_t)args[1] : 1),
+			 0);
+	return 0;
+}
+
+static void test_plugin_code(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB | OP_SEP_KERNEL, 64);
+	op_cookie_t hot = cfx_ck(f, "/bin/hot", OP_IMAGE_USER);
+	struct ext_escape esc = {
+		.desc = { .size = sizeof(esc.desc), .code = 40, .name = "test-code",
+			  .min_args = 1, .max_args = 2, .handler = plugin_handler },
+		.priv = &plugin_calls,
+	};
+	struct opd_header hd;
+	uint32_t v;
+	const uint64_t buf[] = {
+		E, EVB_CPU_SWITCH, 1, 1,
+		E, EVB_CTX_SWITCH, 3, 100, hot, 100,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, hot,
+		0x10, 0,
+		E, 40, 2, 0x55, 3,
+		E, 40, 1, 0x56,
+		E, 40, 3, 1, 2, 3,   /* too many args */
+		E, 40, 0,            /* too few */
+		E, 40, 1, 0xbad,     /* handler refuses */
+		E, 41, 1, 0x57,      /* not registered */
+	};
+
+	(void)state;
+	plugin_fx = f;
+	f->reg.escapes[40] = &esc;
+	f->reg.counters[0].desc = (struct op_counter_desc){
+		.size = sizeof(struct op_counter_desc), .name = "IBS_OP_ALL", .event = 0xf100,
+		.um = 0, .count = 1000 };
+	f->reg.nr_counters = 1;
+	trans_buffer(&f->tr, buf, N(buf));
+	assert_int_equal(plugin_calls, 3);
+	assert_int_equal(plugin_seen.tgid, 100);
+	assert_int_equal(plugin_seen.cpu, 1);
+	assert_int_equal(plugin_seen.cookie, hot);
+	assert_int_equal(plugin_seen.pc, 0x10);
+	assert_non_null(plugin_seen.sfile);
+	assert_int_equal(f->st.v[STAT_INCOMPLETE_CODE], 3);
+	assert_int_equal(f->st.v[STAT_UNKNOWN_CODE], 1);
+	sfile_close_all(&f->sft);
+	assert_int_equal(cfx_read(f, HOT_APP "{root}/bin/hot/IBS_OP_ALL.1000.0.all.all.all", 0x55,
+				  &v, &hd),
+			 2);
+	assert_int_equal(v, 3);
+	assert_int_equal(hd.ctr_event, 0xf100);
+	assert_int_equal(hd.ctr_count, 1000);
+	assert_int_equal(cfx_read(f, HOT_APP "{root}/bin/hot/IBS_OP_ALL.1000.0.all.all.all", 0x56,
+				  &v, NULL),
+			 2);
+	assert_int_equal(v, 1);
+	assert_int_equal(cfx_total(f, F_HOT), 1);
+	cfx_free(f);
+}
+
+/* TRACE_BEGIN: a leaf sample, then arcs caller -> callee */
+static void test_trace_arcs(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB | OP_SEP_KERNEL, 64);
+	op_cookie_t hot = cfx_ck(f, "/bin/hot", OP_IMAGE_USER);
+	op_cookie_t libc = cfx_ck(f, "/lib/libc.so.6", OP_IMAGE_USER);
+	struct opd_header hd;
+	uint32_t v;
+	const uint64_t buf[] = {
+		E, EVB_CTX_SWITCH, 3, 100, hot, 100,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, libc,
+		E, EVB_TRACE_BEGIN, 0,
+		0x30, 0,                       /* leaf in libc */
+		E, EVB_COOKIE_SWITCH, 1, hot,
+		0x11d0, 0,                     /* hot:0x11d0 calls libc:0x30 */
+		0x1200, 0,                     /* hot:0x1200 calls hot:0x11d0 */
+		E, EVB_TRACE_END, 0,
+		0x1200, 0,                     /* a plain sample again */
+	};
+
+	(void)state;
+	trans_buffer(&f->tr, buf, N(buf));
+	sfile_close_all(&f->sft);
+	assert_int_equal(cfx_total(f, F_LIBC), 1);
+	assert_int_equal(cfx_read(f, F_HOT, 0x1200, &v, NULL), 1);
+	assert_int_equal(v, 1);
+	assert_int_equal(cfx_read(f, HOT_APP "{root}/bin/hot/{cg}/{root}/lib/libc.so.6/TIMER.0.0.all.all.all",
+				  (0x11d0ull << 32) | 0x30, &v, &hd),
+			 1);
+	assert_int_equal(v, 1);
+	assert_int_equal(hd.cg_to_is_kernel, 0);
+	assert_int_equal(cfx_read(f, HOT_APP "{root}/bin/hot/{cg}/{root}/bin/hot/TIMER.0.0.all.all.all",
+				  (0x1200ull << 32) | 0x11d0, &v, NULL),
+			 1);
+	assert_int_equal(v, 1);
+	cfx_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_core_codes),
+		cmocka_unit_test(test_split_buffers),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_plugin_code),
+		cmocka_unit_test(test_trace_arcs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
