@@ -931,7 +931,9 @@ static int ext_probe(const char *dir, const char *name, struct ext_probe *p, cha
 		rc = -ENOEXEC;
 		goto out_close;
 	}
-	ext_copy(&p->desc, sizeof(p->desc), sym);
+	/* the descriptor's size is its third member, not its first */
+	memset(&p->desc, 0, sizeof(p->desc));
+	memcpy(&p->desc, sym, size < sizeof(p->desc) ? size : sizeof(p->desc));
 	for (i = 0; i < (int)(sizeof(p->desc.reserved) / sizeof(p->desc.reserved[0])); i++)
 		if (p->desc.reserved[i]) {
 			snprintf(why, len, "descriptor reserved slot %d is not zero (found %p), SDK %d.%d "
@@ -999,6 +1001,11 @@ void ext_loader_set_core(struct ext_loader *l, struct ext_core_services *core)
 {
 	l->core = core;
 	ext_bind(l);
+}
+
+void ext_loader_set_log(struct ext_loader *l, FILE *log)
+{
+	l->log = log;
 }
 
 void ext_loader_set_verbose(struct ext_loader *l, bool verbose)

@@ -165,6 +165,8 @@ void ext_loader_free(struct ext_loader *l);
  * Missing services answer -ENOSYS (NULL, 0, no-op for void).
  */
 void ext_loader_set_core(struct ext_loader *l, struct ext_core_services *core);
+/* send the loader's and plugins' messages to @log from now on (SIGHUP reopen) */
+void ext_loader_set_log(struct ext_loader *l, FILE *log);
 /* log plugins' OP_LOG_DEBUG messages and "loaded" lines (--verbose=ext) */
 void ext_loader_set_verbose(struct ext_loader *l, bool verbose);
 /* the host table plugins get (tests, mock hosts) */

@@ -1,1 +1,41 @@
-# tests/plugins
+# tests/plugins - fixture plugins for tests/unit/test_ext (owner: loader).
+# check_ libraries need an -rpath to be built shared.
+OP_FIXTURE_LDFLAGS = -module -avoid-version -shared -rpath /nowhere -no-undefined -Wl,--no-undefined
+
+check_LTLIBRARIES += tests/plugins/fx_all.la tests/plugins/fx_fail.la \
+	tests/plugins/fx_clash.la tests/plugins/fx_old.la \
+	tests/plugins/fx_major.la tests/plugins/fx_minor.la tests/plugins/fx_small.la \
+	tests/plugins/fx_reserved.la tests/plugins/fx_stem.la tests/plugins/fx_nodesc.la \
+	tests/plugins/fx_noinit.la tests/plugins/fx_flags.la
+tests_plugins_fx_all_la_SOURCES = tests/plugins/fx_all.c
+tests_plugins_fx_all_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+tests_plugins_fx_fail_la_SOURCES = tests/plugins/fx_fail.c
+tests_plugins_fx_fail_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+tests_plugins_fx_clash_la_SOURCES = tests/plugins/fx_clash.c
+tests_plugins_fx_clash_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+tests_plugins_fx_old_la_SOURCES = tests/plugins/fx_old.c
+tests_plugins_fx_old_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+tests_plugins_fx_major_la_SOURCES = tests/plugins/fx_bad.c
+tests_plugins_fx_major_la_CPPFLAGS = $(AM_CPPFLAGS) -DFX_BAD_MAJOR
+tests_plugins_fx_major_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+tests_plugins_fx_minor_la_SOURCES = tests/plugins/fx_bad.c
+tests_plugins_fx_minor_la_CPPFLAGS = $(AM_CPPFLAGS) -DFX_BAD_MINOR
+tests_plugins_fx_minor_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+tests_plugins_fx_small_la_SOURCES = tests/plugins/fx_bad.c
+tests_plugins_fx_small_la_CPPFLAGS = $(AM_CPPFLAGS) -DFX_BAD_SMALL
+tests_plugins_fx_small_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+tests_plugins_fx_reserved_la_SOURCES = tests/plugins/fx_bad.c
+tests_plugins_fx_reserved_la_CPPFLAGS = $(AM_CPPFLAGS) -DFX_BAD_RESERVED
+tests_plugins_fx_reserved_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+tests_plugins_fx_stem_la_SOURCES = tests/plugins/fx_bad.c
+tests_plugins_fx_stem_la_CPPFLAGS = $(AM_CPPFLAGS) -DFX_BAD_STEM
+tests_plugins_fx_stem_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+tests_plugins_fx_nodesc_la_SOURCES = tests/plugins/fx_bad.c
+tests_plugins_fx_nodesc_la_CPPFLAGS = $(AM_CPPFLAGS) -DFX_BAD_NODESC
+tests_plugins_fx_nodesc_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+tests_plugins_fx_noinit_la_SOURCES = tests/plugins/fx_bad.c
+tests_plugins_fx_noinit_la_CPPFLAGS = $(AM_CPPFLAGS) -DFX_BAD_NOINIT
+tests_plugins_fx_noinit_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+tests_plugins_fx_flags_la_SOURCES = tests/plugins/fx_bad.c
+tests_plugins_fx_flags_la_CPPFLAGS = $(AM_CPPFLAGS) -DFX_BAD_FLAGS
+tests_plugins_fx_flags_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)

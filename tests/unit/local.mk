@@ -25,7 +25,30 @@ tests_unit_test_timer_SOURCES = tests/unit/test_timer.c tests/unit/mock_host.c \
 tests_unit_test_timer_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit
 tests_unit_test_timer_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_timer_LDADD = $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/test_kernel
+TESTS += tests/unit/test_kernel
+SANITIZER_TESTS += tests/unit/test_kernel
+tests_unit_test_kernel_SOURCES = tests/unit/test_kernel.c tests/unit/mock_host.c \
+	tests/unit/mock_host.h plugins/kernel/kernel.c plugins/kernel/kernel.h \
+	plugins/kernel/ksyms.c plugins/kernel/ksyms.h
+tests_unit_test_kernel_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit \
+	-I$(top_srcdir)/plugins/kernel -DTOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_kernel_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_kernel_LDADD = $(CMOCKA_LIBS)
+# dlopens the built plugins: not a sanitizer test
+check_PROGRAMS += tests/unit/test_plugin_so
+TESTS += tests/unit/test_plugin_so
+tests_unit_test_plugin_so_SOURCES = tests/unit/test_plugin_so.c tests/unit/mock_host.c \
+	tests/unit/mock_host.h
+tests_unit_test_plugin_so_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit \
+	-DTOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_plugin_so_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_plugin_so_LDADD = $(CMOCKA_LIBS) $(DL_LIBS)
 endif
+EXTRA_DIST += tests/data/kernel/proc-a/kallsyms tests/data/kernel/proc-a/kallsyms.expected \
+	tests/data/kernel/proc-a/modules tests/data/kernel/proc-a/sys/kernel/kptr_restrict \
+	tests/data/kernel/proc-zero/kallsyms tests/data/kernel/proc-zero/modules \
+	tests/data/kernel/proc-zero/sys/kernel/kptr_restrict
 
 # --- names: sample-file names and events/ parser ---
 if HAVE_CMOCKA
@@ -60,4 +83,16 @@ tests_unit_test_trans_SOURCES = tests/unit/test_trans.c tests/unit/core_fixture.
 tests_unit_test_trans_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_trans_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_trans_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+endif
+
+# --- loader: plugin loader (real fixture plugins, dlopen: no sanitizer run),
+# options and config file ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_ext
+TESTS += tests/unit/test_ext
+tests_unit_test_ext_SOURCES = tests/unit/test_ext.c
+tests_unit_test_ext_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_ext_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_ext_LDADD = core/libopcore.la $(CMOCKA_LIBS)
+EXTRA_tests_unit_test_ext_DEPENDENCIES = $(check_LTLIBRARIES)
 endif

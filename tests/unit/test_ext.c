@@ -1,0 +1,840 @@
+/*
+ * test_ext.c - the plugin loader (core/ext.c) against real fixture plugins
+ * (tests/plugins/fx_*.so) copied into private directories: descriptor and
+ * file refusals, every registration kind, rollback, conflicts, core
+ * services forwarding, --list-plugins.
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ext.h"
+#include "options.h"
+
+/* test paths are short; a cut-off one would fail the test visibly */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+/* ------------------------------------------------------------------ */
+/* fixture directories                                                 */
+/* ------------------------------------------------------------------ */
+
+static char fixture_dir[PATH_MAX]; /* build tree tests/plugins/.libs */
+static char tmp_root[PATH_MAX];    /* per-run scratch dir in the build tree */
+static unsigned dir_seq;
+
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	ssize_t n;
+	int in, out;
+
+	in = open(from, O_RDONLY);
+	assert_true(in >= 0);
+	unlink(to);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	assert_true(out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+	assert_int_equal(chmod(to, mode), 0);
+}
+
+/* a fresh 0755 plugin dir */
+static void new_dir(char *out, size_t len)
+{
+	snprintf(out, len, "%s/d%u", tmp_root, dir_seq++);
+	assert_int_equal(mkdir(out, 0755), 0);
+	assert_int_equal(chmod(out, 0755), 0);
+}
+
+/* copy fixture @fx into @dir as <stem>.so */
+static void put(const char *dir, const char *fx, const char *stem)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	snprintf(from, sizeof(from), "%s/%s.so", fixture_dir, fx);
+	snprintf(to, sizeof(to), "%s/%s.so", dir, stem ? stem : fx);
+	copy_file(from, to, 0644);
+}
+
+static int group_setup(void **state)
+{
+	const char *b = getenv("OP_BUILDDIR");
+
+	(void)state;
+	snprintf(fixture_dir, sizeof(fixture_dir), "%s/tests/plugins/.libs", b ? b : ".");
+	snprintf(tmp_root, sizeof(tmp_root), "%s/tests/unit/ext-tmp-XXXXXX", b ? b : ".");
+	if (!mkdtemp(tmp_root))
+		return -1;
+	return chmod(tmp_root, 0755);
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* a mock core that records what plugins asked for                     */
+/* ------------------------------------------------------------------ */
+
+struct mock_core {
+	int map_calls, emit_calls, log_calls, open_calls, add_calls, intern_calls;
+	uint32_t last_code, last_nargs, last_counter, last_count;
+	uint64_t last_args[4], last_key;
+	struct op_file_spec last_spec;
+	int file; /* the op_sample_file_t the mock hands out */
+};
+
+static struct mock_core mc;
+
+static int mock_map_pc(void *sync, uint32_t pid, uint16_t cpumode, uint64_t pc,
+		       struct op_pc_map *out)
+{
+	assert_ptr_equal(sync, &mc);
+	(void)pid;
+	(void)cpumode;
+	mc.map_calls++;
+	out->in_kernel = 0;
+	out->cookie = 7;
+	out->offset = pc - 0x400000;
+	return 0;
+}
+
+static int mock_emit(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs)
+{
+	assert_ptr_equal(w, (op_emit_t *)&mc);
+	mc.emit_calls++;
+	mc.last_code = code;
+	mc.last_nargs = nargs;
+	memcpy(mc.last_args, args, (nargs < 4 ? nargs : 4) * sizeof(uint64_t));
+	return 0;
+}
+
+static int mock_log_sample(void *trans, const struct op_trans_view *t, uint32_t counter,
+			   uint64_t key, uint32_t count)
+{
+	assert_ptr_equal(trans, &mc.file);
+	(void)t;
+	mc.log_calls++;
+	mc.last_counter = counter;
+	mc.last_key = key;
+	mc.last_count = count;
+	return 0;
+}
+
+static op_sample_file_t *mock_open(void *trans, op_sfile_t *sf, const struct op_trans_view *t,
+				   const struct op_file_spec *spec)
+{
+	(void)trans;
+	(void)sf;
+	(void)t;
+	mc.open_calls++;
+	mc.last_spec = *spec;
+	return (op_sample_file_t *)&mc.file;
+}
+
+static int mock_add(op_sample_file_t *f, uint64_t key, uint32_t count)
+{
+	assert_ptr_equal(f, (op_sample_file_t *)&mc.file);
+	mc.add_calls++;
+	mc.last_key = key;
+	mc.last_count = count;
+	return 0;
+}
+
+static op_cookie_t mock_intern(void *sync, const char *path, bool is_kernel)
+{
+	(void)sync;
+	mc.intern_calls++;
+	return !strcmp(path, "fxkern") && is_kernel ? 77 : 1;
+}
+
+static struct ext_core_services mock_services(void)
+{
+	struct ext_core_services c = {
+		.sync = &mc,
+		.trans = &mc.file,
+		.map_pc = mock_map_pc,
+		.emit = mock_emit,
+		.log_sample = mock_log_sample,
+		.sample_file_open = mock_open,
+		.sample_file_add = mock_add,
+		.cookie_intern = mock_intern,
+		.session_dir = "/sess",
+		.proc_root = "/fakeproc",
+	};
+	memset(&mc, 0, sizeof(mc));
+	return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+struct logbuf {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+
+static void log_open(struct logbuf *lb)
+{
+	memset(lb, 0, sizeof(*lb));
+	lb->f = open_memstream(&lb->text, &lb->len);
+	assert_non_null(lb->f);
+}
+
+static const char *log_text(struct logbuf *lb)
+{
+	fflush(lb->f);
+	return lb->text ? lb->text : "";
+}
+
+static void log_close(struct logbuf *lb)
+{
+	fclose(lb->f);
+	free(lb->text);
+}
+
+/* forget what was logged so far */
+static void log_reset(struct logbuf *lb)
+{
+	log_close(lb);
+	log_open(lb);
+}
+
+#define assert_contains(hay, needle)                                                        \
+	do {                                                                                \
+		const char *h_ = (hay);                                                     \
+		if (!strstr(h_, (needle)))                                                  \
+			fail_msg("expected \"%s\" in:\n%s", (needle), h_);                  \
+	} while (0)
+
+static bool registry_empty(const struct ext_registry *r)
+{
+	static const struct ext_registry zero;
+
+	return memcmp(r, &zero, sizeof(zero)) == 0;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* tests                                                               */
+/* ------------------------------------------------------------------ */
+
+/* every registration kind, loaded through the config file, driven through the registry */
+static void test_all_kinds(void **state)
+{
+	char dir[PATH_MAX], conf[PATH_MAX], dirarg[PATH_MAX + 16], confarg[PATH_MAX + 16];
+	struct ext_core_services core = mock_services();
+	struct op_options o;
+	struct logbuf lb, st;
+	struct ext_loader *l;
+	struct ext_registry *r;
+	struct op_trans_view tv = { .size = sizeof(tv), .tgid = 1, .tid = 1, .cpu = 0 };
+	struct op_perf_sample s = { .size = sizeof(s), .pid = 10, .tid = 10, .ip = 0x401000 };
+	struct op_cpuinfo ci = { .size = sizeof(ci), .vendor = "FixtureVendor" };
+	struct op_event_req ev = { .size = sizeof(ev), .name = "FX", .code = 0x3c, .um = 2,
+				   .count = 5000 };
+	struct op_perf_attr attr = { .size = sizeof(attr) };
+	struct op_kernel_image ki = { .size = sizeof(ki) };
+	uint64_t eargs[2] = { 0x55, 3 };
+	char why[64], err[64];
+	uint32_t id = 0;
+	void *sfpriv = NULL;
+	int i, nesc = 0;
+	char *argv[8];
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_all", NULL);
+	snprintf(conf, sizeof(conf), "%s/all.conf", dir);
+	write_file(conf, "plugins = ( { name = \"fx_all\"; args = \"from-config\";\n"
+			 "  str = \"hello\"; num = 5000000000L; flag = true; } );\n");
+	snprintf(dirarg, sizeof(dirarg), "--plugin-dir=%s", dir);
+	snprintf(confarg, sizeof(confarg), "--config=%s", conf);
+	argv[0] = "oprofiled";
+	argv[1] = confarg;
+	argv[2] = dirarg;
+	argv[3] = "--check-config";
+	argv[4] = NULL;
+	assert_int_equal(options_parse_f(&o, 4, argv, stderr), 0);
+	assert_int_equal(o.nr_features, 1);
+
+	log_open(&lb);
+	l = ext_loader_new(o.plugin_dir, o.config, &core, lb.f);
+	assert_non_null(l);
+	assert_int_equal(ext_load_all(l, &o), 0);
+	assert_int_equal(ext_nr_plugins(l), 1);
+	assert_contains(log_text(&lb), "fx_all: init args=\"from-config\"");
+	assert_null(strstr(log_text(&lb), "debug line")); /* not verbose */
+	r = ext_registry(l);
+
+	/* escapes: the wanted code and an allocated one */
+	assert_non_null(r->escapes[40]);
+	assert_string_equal(r->escapes[40]->desc.name, "fx-all-esc");
+	assert_string_equal(ext_name(r->escapes[40]->owner), "fx_all");
+	assert_int_equal(r->escapes[40]->desc.code, 40);
+	assert_non_null(r->escapes[OP_ESCAPE_FIRST_PLUGIN]);
+	assert_string_equal(r->escapes[OP_ESCAPE_FIRST_PLUGIN]->desc.name, "fx-all-esc2");
+	for (i = 0; i < OP_ESCAPE_MAX; i++)
+		nesc += r->escapes[i] != NULL;
+	assert_int_equal(nesc, 2);
+	assert_int_equal(r->escapes[40]->desc.handler(r->escapes[40]->priv, &tv, eargs, 2), 0);
+	assert_int_equal(mc.log_calls, 1);
+	assert_int_equal(mc.last_counter, EXT_COUNTER_BASE);
+	assert_int_equal(mc.last_key, 0x55);
+	assert_int_equal(mc.last_count, 3);
+	assert_int_equal(r->escapes[40]->desc.handler(r->escapes[40]->priv, &tv, eargs, 1),
+			 -EINVAL);
+
+	/* sfile handlers: create -> get_file opens through the core, adds, close */
+	assert_int_equal(r->nr_sfile, 1);
+	assert_int_equal(r->sfile[0].slot, 0);
+	assert_int_equal(r->sfile[0].ops.create(r->sfile[0].priv, NULL, &sfpriv), 0);
+	assert_non_null(sfpriv);
+	assert_ptr_equal(r->sfile[0].ops.get_file(r->sfile[0].priv, NULL, sfpriv, &tv, 3, true),
+			 (op_sample_file_t *)&mc.file);
+	assert_int_equal(mc.open_calls, 1);
+	assert_int_equal(mc.last_spec.size, sizeof(struct op_file_spec));
+	assert_int_equal(mc.last_spec.counter, 3);
+	assert_true(mc.last_spec.is_cg);
+	assert_int_equal(mc.add_calls, 1);
+	assert_int_equal(mc.last_key, 0x1234);
+	assert_int_equal(mc.last_count, 7);
+	assert_null(r->sfile[0].ops.dup);
+	assert_non_null(r->sfile[0].ops.close);
+	assert_int_equal(r->sfile[0].ops.close(r->sfile[0].priv, NULL, sfpriv), 0);
+
+	/* source: attr copied, sample maps the pc and emits the plugin's code */
+	assert_int_equal(r->nr_sources, 1);
+	assert_string_equal(r->sources[0].desc.name, "fx-source");
+	assert_int_equal(r->sources[0].desc.attr.type, 1);
+	assert_int_equal(r->sources[0].desc.attr.config, 9);
+	assert_int_equal(r->sources[0].desc.attr.sample_period, 1000);
+	assert_true(r->sources[0].desc.attr.exclude_kernel);
+	assert_int_equal(r->sources[0].desc.on_sample(r->sources[0].priv, &s, (op_emit_t *)&mc), 0);
+	assert_int_equal(mc.map_calls, 1);
+	assert_int_equal(mc.emit_calls, 1);
+	assert_int_equal(mc.last_code, 40);
+	assert_int_equal(mc.last_nargs, 2);
+	assert_int_equal(mc.last_args[0], 0x1000);
+
+	/* hook */
+	assert_int_equal(r->nr_hooks, 1);
+	assert_string_equal(r->hooks[0].desc.name, "fx-hook");
+	assert_int_equal(r->hooks[0].desc.max_stack, 16);
+	assert_int_equal(r->hooks[0].desc.sample_type_extra, 1u << 5);
+	assert_int_equal(r->hooks[0].desc.on_sample(r->hooks[0].priv, &s, (op_emit_t *)&mc), 0);
+	assert_int_equal(mc.emit_calls, 2);
+	assert_int_equal(mc.last_code, OP_ESCAPE_FIRST_PLUGIN);
+	assert_int_equal(mc.last_args[0], 0x401000);
+
+	/* model */
+	assert_int_equal(r->nr_models, 1);
+	assert_string_equal(r->models[0].desc.name, "fx-model");
+	assert_int_equal(r->models[0].desc.nr_counters, 4);
+	assert_string_equal(r->models[0].desc.default_event, "FX_CYCLES:100000");
+	assert_int_equal(r->models[0].desc.detect(r->models[0].priv, &ci, why, sizeof(why)), 5);
+	strcpy(ci.vendor, "Other");
+	assert_int_equal(r->models[0].desc.detect(r->models[0].priv, &ci, why, sizeof(why)), 0);
+	assert_string_equal(why, "not a fixture cpu");
+	assert_string_equal(r->models[0].desc.cpu_type(r->models[0].priv, &id), "fixture/cpu");
+	assert_int_equal(id, 42);
+	assert_int_equal(r->models[0].desc.encode(r->models[0].priv, &ev, &attr, err, sizeof(err)), 0);
+	assert_int_equal(attr.config, 0x23c);
+	assert_int_equal(attr.sample_period, 5000);
+
+	/* kernel resolver interns through the core */
+	assert_true(r->has_kernel);
+	assert_string_equal(ext_name(r->kernel.owner), "fx_all");
+	assert_int_equal(r->kernel.ops.resolve(r->kernel.priv, 0xffff0010ull, &ki), 0);
+	assert_int_equal(ki.cookie, 77);
+	assert_int_equal(ki.start, 0xffff0000ull);
+	assert_int_equal(r->kernel.ops.resolve(r->kernel.priv, 0x10, &ki), -ENOENT);
+
+	/* counter */
+	assert_int_equal(r->nr_counters, 1);
+	assert_string_equal(r->counters[0].name, "FX_DERIVED");
+	assert_ptr_equal(r->counters[0].desc.name, r->counters[0].name);
+	assert_int_equal(r->counters[0].desc.event, 0xf100);
+	assert_int_equal(r->counters[0].desc.um, 3);
+	assert_int_equal(r->counters[0].desc.count, 1000);
+
+	/* flags */
+	assert_int_equal(r->no_event_ok, 1);
+
+	/* stats section, config getters, late registration refused */
+	assert_int_equal(r->nr_stats, 1);
+	log_open(&st);
+	ext_print_stats(l, st.f);
+	assert_contains(log_text(&st), "-- plugin fx_all --\n");
+	assert_contains(log_text(&st), "esc_code: 40\n");
+	assert_contains(log_text(&st), "esc2_code: 32\n");
+	assert_contains(log_text(&st), "source_nr: 0\n");
+	assert_contains(log_text(&st), "counter_nr: 64\n");
+	assert_contains(log_text(&st), "args=from-config\n");
+	assert_contains(log_text(&st), "config rc 0 0 0 missing -2 mismatch -22\n");
+	assert_contains(log_text(&st), "str=hello num=5000000000 flag=1\n");
+	assert_contains(log_text(&st), "late_register=-1\n"); /* -EPERM */
+	assert_contains(log_text(&st), "session_dir=/sess proc_root=/fakeproc\n");
+	log_close(&st);
+	/* the mismatch and the late registration were logged, naming the plugin */
+	assert_contains(log_text(&lb), "plugins.fx_all.str: expected an integer, found a string");
+	assert_contains(log_text(&lb), "all.conf:2: plugins.fx_all.str");
+	assert_contains(log_text(&lb), "plugin \"fx_all\" (");
+	assert_contains(log_text(&lb), "register_counter called outside ext_init");
+
+	ext_loader_free(l);
+	assert_contains(log_text(&lb), "fx_all: deinit after");
+	log_close(&lb);
+	options_free(&o);
+}
+
+/* --ext-feature=NAME:ARGS splits at the first ':'; verbose shows debug lines */
+static void test_cmdline_args(void **state)
+{
+	char dir[PATH_MAX], dirarg[PATH_MAX + 16];
+	struct ext_core_services core = mock_services();
+	struct op_options o;
+	struct logbuf lb, st;
+	struct ext_loader *l;
+	char *argv[] = { "oprofiled", "--config=", dirarg, "--ext-feature=fx_all:a:b:c",
+			 "--check-config", NULL };
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_all", NULL);
+	snprintf(dirarg, sizeof(dirarg), "--plugin-dir=%s", dir);
+	assert_int_equal(options_parse_f(&o, 5, argv, stderr), 0);
+	log_open(&lb);
+	l = ext_loader_new(o.plugin_dir, o.config, &core, lb.f);
+	ext_loader_set_verbose(l, true);
+	assert_int_equal(ext_load_all(l, &o), 0);
+	assert_contains(log_text(&lb), "fx_all: debug: debug line");
+	assert_contains(log_text(&lb), "plugin \"fx_all\" 1.2.3 (SDK 1.0) loaded from ");
+	log_open(&st);
+	ext_print_stats(l, st.f);
+	assert_contains(log_text(&st), "args=a:b:c\n");
+	/* no config: every getter says absent */
+	assert_contains(log_text(&st), "config rc -2 -2 -2 missing -2 mismatch -2\n");
+	log_close(&st);
+	/* the same plugin twice is refused */
+	assert_int_equal(ext_load(l, "fx_all", "", "test"), -EEXIST);
+	assert_contains(log_text(&lb), "already loaded by command line");
+	ext_loader_free(l);
+	log_close(&lb);
+	options_free(&o);
+}
+
+/* host services without a core answer -ENOSYS / NULL */
+static void test_no_core(void **state)
+{
+	char dir[PATH_MAX];
+	struct logbuf lb;
+	struct ext_loader *l;
+	const struct op_host *h;
+	struct op_pc_map m = { .size = sizeof(m) };
+	struct op_file_spec spec = { .size = sizeof(spec) };
+	uint64_t a = 1;
+	op_ext_t *ctx;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_all", NULL);
+	log_open(&lb);
+	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	assert_int_equal(ext_load(l, "fx_all", "", "test"), 0);
+	ctx = ext_plugin(l, "fx_all");
+	assert_non_null(ctx);
+	assert_null(ext_plugin(l, "nope"));
+	h = ext_host(l);
+	assert_int_equal(h->size, OP_HOST_SIZE_V1_0);
+	assert_int_equal(h->abi_major, OP_SDK_MAJOR);
+	assert_int_equal(h->map_pc(ctx, 1, 2, 3, &m), -ENOSYS);
+	assert_int_equal(h->emit(NULL, 40, &a, 1), -ENOSYS);
+	assert_int_equal(h->log_sample(ctx, NULL, 0, 0, 1), -ENOSYS);
+	assert_null(h->sample_file_open(ctx, NULL, NULL, &spec));
+	assert_int_equal(h->sample_file_add(NULL, 0, 1), -ENOSYS);
+	assert_int_equal(h->sample_file_sync(NULL), -ENOSYS);
+	h->sample_file_close(NULL);
+	assert_null(h->cookie_path(ctx, 1));
+	assert_int_equal(h->cookie_intern(ctx, "x", false), 0);
+	assert_null(h->session_dir(ctx));
+	assert_null(h->proc_root(ctx));
+
+	/* binding the core later reaches the ctx-less services */
+	{
+		struct ext_core_services core = mock_services();
+
+		ext_loader_set_core(l, &core);
+		assert_int_equal(h->emit((op_emit_t *)&mc, 41, &a, 1), 0);
+		assert_int_equal(mc.last_code, 41);
+		assert_int_equal(h->map_pc(ctx, 1, 2, 0x400010, &m), 0);
+		assert_int_equal(m.offset, 0x10);
+		ext_loader_set_core(l, NULL);
+	}
+	ext_loader_free(l);
+	log_close(&lb);
+}
+
+struct refusal {
+	const char *fixture; /* NULL: no file */
+	const char *stem;    /* load name */
+	int rc;
+	const char *msg1, *msg2;
+};
+
+static const struct refusal refusals[] = {
+	{ "fx_major", "fx_major", -ENOEXEC,
+	  "plugin \"fx_major\" (", "): built for SDK 2.0, oprofiled provides 1.0 - rebuild the plugin against SDK 1.x" },
+	{ "fx_minor", "fx_minor", -ENOEXEC, "built for SDK 1.1, oprofiled provides 1.0",
+	  "use an oprofiled with SDK >= 1.1, or rebuild the plugin against SDK 1.0" },
+	{ "fx_small", "fx_small", -ENOEXEC, "descriptor size is 64 bytes", "needs at least 104" },
+	{ "fx_reserved", "fx_reserved", -ENOEXEC, "reserved slot 2 is not zero (found 0x1)",
+	  "rebuild" },
+	{ "fx_stem", "fx_stem", -ENOEXEC,
+	  "descriptor name is \"something_else\", expected \"fx_stem\" (the file stem)", "rename" },
+	{ "fx_all", "renamed", -ENOEXEC, "descriptor name is \"fx_all\", expected \"renamed\"", NULL },
+	{ "fx_nodesc", "fx_nodesc", -ENOEXEC, "does not export the descriptor \"oprofile_ext_v1\"",
+	  "OP_EXT_DECLARE" },
+	{ "fx_noinit", "fx_noinit", -ENOEXEC, "descriptor has no ext_init", NULL },
+	{ "fx_flags", "fx_flags", -ENOEXEC, "descriptor flags 0x80000000 unknown to SDK 1.0", NULL },
+	{ NULL, "nosuch", -ENOENT, "plugin \"nosuch\" (", "no plugin of that name" },
+	{ NULL, "../fx_all", -EINVAL, "invalid plugin name", "no '/', '.' or '..'" },
+	{ NULL, "a/b", -EINVAL, "invalid plugin name", NULL },
+	{ NULL, "..", -EINVAL, "invalid plugin name", NULL },
+	{ NULL, "", -EINVAL, "invalid plugin name", NULL },
+	{ NULL, "x.y", -EINVAL, "invalid plugin name", NULL },
+};
+
+static void test_refusals(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct logbuf lb;
+	struct ext_loader *l;
+	size_t i;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	/* a fx_all one level up, which "../fx_all" must not reach */
+	put(tmp_root, "fx_all", NULL);
+	snprintf(path, sizeof(path), "%s/garbage.so", dir);
+	write_file(path, "this is not an ELF file\n");
+	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+		const struct refusal *t = &refusals[i];
+
+		if (t->fixture)
+			put(dir, t->fixture, t->stem);
+		log_open(&lb);
+		l = ext_loader_new(dir, NULL, NULL, lb.f);
+		if (ext_load(l, t->stem, "", "the test") != t->rc)
+			fail_msg("%s: expected %d, log:\n%s", t->stem, t->rc, log_text(&lb));
+		assert_contains(log_text(&lb), t->msg1);
+		if (t->msg2)
+			assert_contains(log_text(&lb), t->msg2);
+		assert_contains(log_text(&lb), "[requested by the test]");
+		/* no plugin code ran (fixtures log if their init runs) */
+		assert_null(strstr(log_text(&lb), "ext_init of a refused fixture ran"));
+		assert_true(registry_empty(ext_registry(l)));
+		assert_int_equal(ext_nr_plugins(l), 0);
+		ext_loader_free(l);
+		log_close(&lb);
+	}
+	log_open(&lb);
+	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	assert_int_equal(ext_load(l, "garbage", "", "x"), -ENOEXEC);
+	assert_contains(log_text(&lb), "cannot load: ");
+	ext_loader_free(l);
+	log_close(&lb);
+	/* a missing directory */
+	log_open(&lb);
+	l = ext_loader_new("/nonexistent/plugins", NULL, NULL, lb.f);
+	assert_int_equal(ext_load(l, "fx_all", "", "x"), -ENOENT);
+	assert_contains(log_text(&lb), "plugin directory \"/nonexistent/plugins\": No such file or directory - set --plugin-dir");
+	ext_loader_free(l);
+	log_close(&lb);
+	snprintf(path, sizeof(path), "%s/fx_all.so", tmp_root);
+	unlink(path);
+}
+
+/* a failed init loses everything it registered; earlier plugins keep theirs */
+static void test_failed_init_rollback(void **state)
+{
+	char dir[PATH_MAX];
+	struct ext_registry before;
+	struct logbuf lb, st;
+	struct ext_loader *l;
+	struct ext_registry *r;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_fail", NULL);
+	put(dir, "fx_old", NULL);
+	put(dir, "fx_all", NULL);
+	log_open(&lb);
+	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	r = ext_registry(l);
+
+	/* alone: the registry is all zeroes afterwards */
+	assert_int_equal(ext_load(l, "fx_fail", "", "test"), -EIO);
+	assert_contains(log_text(&lb), "fx_fail: error: failing on purpose after 9 registrations");
+	assert_contains(log_text(&lb), "plugin \"fx_fail\" (");
+	assert_contains(log_text(&lb), "ext_init failed with -5 (Input/output error)");
+	assert_contains(log_text(&lb), "rolled back");
+	assert_true(registry_empty(r));
+	assert_int_equal(ext_nr_plugins(l), 0);
+
+	/* after another plugin: that one's registrations stay exactly as they were */
+	assert_int_equal(ext_load(l, "fx_old", "", "test"), 0);
+	before = *r;
+	assert_int_equal(ext_load(l, "fx_fail", "", "test"), -EIO);
+	assert_memory_equal(&before, r, sizeof(before));
+	assert_int_equal(ext_nr_plugins(l), 1);
+
+	/* the names fx_fail held are free again: fx_all takes the same ones */
+	assert_int_equal(ext_load(l, "fx_all", "x", "test"), 0);
+	assert_string_equal(r->escapes[40]->desc.name, "fx-all-esc");
+	assert_int_equal(r->nr_counters, 2);
+	assert_string_equal(r->counters[1].name, "FX_DERIVED");
+	assert_int_equal(r->nr_models, 1);
+	assert_true(r->has_kernel);
+	log_open(&st);
+	ext_print_stats(l, st.f);
+	assert_null(strstr(log_text(&st), "fx_fail must never print"));
+	assert_contains(log_text(&st), "-- plugin fx_old --\n-- plugin fx_all --\n");
+	log_close(&st);
+	ext_loader_free(l);
+	log_close(&lb);
+}
+
+/* two plugins claiming one code/name/model/counter/kernel: -EEXIST naming both */
+static void test_conflicts(void **state)
+{
+	static const struct {
+		const char *args, *msg;
+	} cases[] = {
+		{ "escape-code", "escape code 40 (\"fx-clash-esc\") is already registered by plugin \"fx_all\" as \"fx-all-esc\"" },
+		{ "escape-name", "escape code name \"fx-all-esc\" is already registered by plugin \"fx_all\" (code 40)" },
+		{ "model", "hardware model \"fx-model\" is already registered by plugin \"fx_all\"" },
+		{ "counter", "counter \"FX_DERIVED\" is already registered by plugin \"fx_all\"" },
+		{ "kernel", "a kernel image resolver is already registered by plugin \"fx_all\"" },
+	};
+	char dir[PATH_MAX];
+	struct ext_registry before;
+	struct logbuf lb;
+	struct ext_loader *l;
+	size_t i;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_all", NULL);
+	put(dir, "fx_clash", NULL);
+	log_open(&lb);
+	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	assert_int_equal(ext_load(l, "fx_all", "", "test"), 0);
+	before = *ext_registry(l);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		log_reset(&lb);
+		ext_loader_set_log(l, lb.f);
+		assert_int_equal(ext_load(l, "fx_clash", cases[i].args, "test"), -EEXIST);
+		assert_contains(log_text(&lb), "plugin \"fx_clash\" (");
+		assert_contains(log_text(&lb), cases[i].msg);
+		assert_contains(log_text(&lb), "ext_init failed with -17");
+		/* FX_CLASH_FIRST was rolled back too */
+		assert_memory_equal(&before, ext_registry(l), sizeof(before));
+	}
+	/* without a clash it loads next to fx_all */
+	assert_int_equal(ext_load(l, "fx_clash", "none", "test"), 0);
+	assert_int_equal(ext_registry(l)->nr_counters, 2);
+	assert_string_equal(ext_registry(l)->counters[1].name, "FX_CLASH_FIRST");
+	assert_int_equal(ext_registry(l)->counters[1].desc.size, sizeof(struct op_counter_desc));
+	ext_loader_free(l);
+	log_close(&lb);
+}
+
+/* a v1.0 plugin with short payloads loads; what it did not write reads as 0 */
+static void test_old_plugin(void **state)
+{
+	char dir[PATH_MAX];
+	struct logbuf lb;
+	struct ext_loader *l;
+	struct ext_registry *r;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_old", NULL);
+	log_open(&lb);
+	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	assert_int_equal(ext_load(l, "fx_old", "", "test"), 0);
+	r = ext_registry(l);
+	assert_int_equal(r->nr_counters, 1);
+	assert_string_equal(r->counters[0].name, "FX_OLD");
+	assert_int_equal(r->counters[0].desc.event, 0xf200);
+	assert_int_equal(r->counters[0].desc.um, 5);
+	assert_int_equal(r->counters[0].desc.count, 0); /* beyond its size: not 99 */
+	assert_int_equal(r->counters[0].desc.size, offsetof(struct op_counter_desc, count));
+	assert_non_null(r->escapes[OP_ESCAPE_FIRST_PLUGIN]);
+	assert_string_equal(r->escapes[OP_ESCAPE_FIRST_PLUGIN]->desc.name, "fx-old-esc");
+	assert_int_equal(r->no_event_ok, 0);
+	ext_loader_free(l);
+	log_close(&lb);
+}
+
+static int load_one(const char *dir, const char *name, struct logbuf *lb)
+{
+	struct ext_loader *l;
+	int rc;
+
+	log_reset(lb);
+	l = ext_loader_new(dir, NULL, NULL, lb->f);
+	rc = ext_load(l, name, "", "test");
+	ext_loader_free(l);
+	fflush(lb->f);
+	return rc;
+}
+
+/* unsafe files and directories are refused before dlopen */
+static void test_permissions(void **state)
+{
+	char dir[PATH_MAX], out[PATH_MAX], sub[PATH_MAX], file[PATH_MAX], link[PATH_MAX];
+	struct logbuf lb;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_old", NULL);
+	snprintf(file, sizeof(file), "%s/fx_old.so", dir);
+	log_open(&lb);
+	assert_int_equal(load_one(dir, "fx_old", &lb), 0);
+
+	assert_int_equal(chmod(file, 0664), 0);
+	assert_int_equal(load_one(dir, "fx_old", &lb), -EPERM);
+	assert_contains(log_text(&lb), "plugin file ");
+	assert_contains(log_text(&lb), "is writable by its group (mode 0664) - run chmod go-w");
+	assert_int_equal(chmod(file, 0646), 0);
+	assert_int_equal(load_one(dir, "fx_old", &lb), -EPERM);
+	assert_contains(log_text(&lb), "is writable by everyone (mode 0646)");
+	assert_int_equal(chmod(file, 0755), 0);
+	assert_int_equal(load_one(dir, "fx_old", &lb), 0);
+
+	assert_int_equal(chmod(dir, 0775), 0);
+	assert_int_equal(load_one(dir, "fx_old", &lb), -EPERM);
+	assert_contains(log_text(&lb), "plugin directory ");
+	assert_contains(log_text(&lb), "is writable by its group (mode 0775)");
+	assert_int_equal(chmod(dir, 0757), 0);
+	assert_int_equal(load_one(dir, "fx_old", &lb), -EPERM);
+	assert_contains(log_text(&lb), "is writable by everyone (mode 0757)");
+	assert_int_equal(chmod(dir, 0755), 0);
+
+	if (geteuid() == 0) {
+		assert_int_equal(chown(file, 65534, 0), 0);
+		assert_int_equal(load_one(dir, "fx_old", &lb), -EPERM);
+		assert_contains(log_text(&lb), "is owned by uid 65534, but oprofiled runs as root - run chown root");
+		assert_int_equal(chown(file, 0, 0), 0);
+		assert_int_equal(load_one(dir, "fx_old", &lb), 0);
+	}
+
+	/* a symlink that leaves the plugin dir */
+	new_dir(out, sizeof(out));
+	put(out, "fx_all", NULL);
+	snprintf(file, sizeof(file), "%s/fx_all.so", out);
+	snprintf(link, sizeof(link), "%s/fx_all.so", dir);
+	assert_int_equal(symlink(file, link), 0);
+	assert_int_equal(load_one(dir, "fx_all", &lb), -EPERM);
+	assert_contains(log_text(&lb), "symlink leads out of the plugin directory");
+	unlink(link);
+	/* a relative one that climbs out */
+	assert_int_equal(symlink("../d_nonexistent/../fx_all.so", link), 0);
+	assert_int_equal(load_one(dir, "fx_all", &lb) < 0, 1);
+	unlink(link);
+	/* one that stays inside is fine */
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(chmod(sub, 0755), 0);
+	put(sub, "fx_all", NULL);
+	assert_int_equal(symlink("sub/fx_all.so", link), 0);
+	assert_int_equal(load_one(dir, "fx_all", &lb), 0);
+	/* ... unless its own directory is unsafe */
+	assert_int_equal(chmod(sub, 0777), 0);
+	assert_int_equal(load_one(dir, "fx_all", &lb), -EPERM);
+	assert_contains(log_text(&lb), "/sub is writable by everyone (mode 0777)");
+	assert_int_equal(chmod(sub, 0755), 0);
+	log_close(&lb);
+}
+
+/* --list-plugins: good ones with version and SDK, refused ones with the reason */
+static void test_list_plugins(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct logbuf lb;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_all", NULL);
+	put(dir, "fx_old", NULL);
+	put(dir, "fx_major", NULL);
+	put(dir, "fx_stem", NULL);
+	snprintf(path, sizeof(path), "%s/README", dir);
+	write_file(path, "not a plugin\n");
+	log_open(&lb);
+	assert_int_equal(ext_list_plugins(dir, lb.f), 0);
+	assert_contains(log_text(&lb), "(oprofiled SDK 1.0):\n");
+	assert_contains(log_text(&lb), "  fx_all       1.2.3    SDK 1.0  fixture: one registration of every kind\n");
+	assert_contains(log_text(&lb), "  fx_old       1.0      SDK 1.0  fixture: a v1.0 plugin with short payloads\n");
+	assert_contains(log_text(&lb), "  fx_major     REFUSED: built for SDK 2.0, oprofiled provides 1.0");
+	assert_contains(log_text(&lb), "  fx_stem      REFUSED: descriptor name is \"something_else\"");
+	assert_null(strstr(log_text(&lb), "README"));
+	/* sorted by name */
+	assert_true(strstr(log_text(&lb), "fx_all") < strstr(log_text(&lb), "fx_major"));
+	/* listing runs no ext_init */
+	assert_null(strstr(log_text(&lb), "init args"));
+	log_close(&lb);
+
+	log_open(&lb);
+	assert_int_equal(ext_list_plugins("/nonexistent/dir", lb.f), -ENOENT);
+	assert_contains(log_text(&lb), "cannot list plugin directory \"/nonexistent/dir\"");
+	log_close(&lb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_kinds),
+		cmocka_unit_test(test_cmdline_args),
+		cmocka_unit_test(test_no_core),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_failed_init_rollback),
+		cmocka_unit_test(test_conflicts),
+		cmocka_unit_test(test_old_plugin),
+		cmocka_unit_test(test_permissions),
+		cmocka_unit_test(test_list_plugins),
+	};
+
+	return cmocka_run_group_tests_name("ext", tests, group_setup, group_teardown);
+}
