@@ -96,3 +96,24 @@ tests_unit_test_ext_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_ext_LDADD = core/libopcore.la $(CMOCKA_LIBS)
 EXTRA_tests_unit_test_ext_DEPENDENCIES = $(check_LTLIBRARIES)
 endif
+
+# --- report: opreport stages (issue 4) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_report_spec
+TESTS += tests/unit/test_report_spec
+SANITIZER_TESTS += tests/unit/test_report_spec
+tests_unit_test_report_spec_SOURCES = tests/unit/test_report_spec.c tools/opreport_spec.c
+tests_unit_test_report_spec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_test_report_spec_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_report_spec_LDADD = $(CMOCKA_LIBS)
+if BUILD_REPORT
+check_PROGRAMS += tests/unit/test_report_symbols
+TESTS += tests/unit/test_report_symbols
+SANITIZER_TESTS += tests/unit/test_report_symbols
+tests_unit_test_report_symbols_SOURCES = tests/unit/test_report_symbols.c tools/opreport_symbols.c \
+	tools/opreport_ksyms.c tools/opreport_spec.c tools/op_bfd.c
+tests_unit_test_report_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_test_report_symbols_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -g
+tests_unit_test_report_symbols_LDADD = $(BFD_LIBS) $(CMOCKA_LIBS)
+endif
+endif

@@ -1,0 +1,861 @@
+/*
+ * kernel.c - the kernel plugin: tells buffer sync which kernel image (the
+ * kernel or a module) covers a kernel PC, from /proc/kallsyms and
+ * /proc/modules, and leaves a kernel symbol snapshot in the session so that
+ * reports can name kernel functions after the machine moved on.
+ * SPDX-License-Identifier: MIT
+ *
+ * Arguments (--ext-feature=kernel:ARGS, comma-separated):
+ *   vmlinux=PATH   name the kernel image by this path instead of "vmlinux"
+ *   proc=DIR       read kallsyms/modules under DIR instead of the host's
+ *                  proc root (tests)
+ * Config: plugins.kernel.vmlinux (string). Arguments win.
+ *
+ * Files written at init, atomically, mode 0644:
+ *   <session>/samples/current/stats/kallsyms  text symbols, kallsyms format
+ *   <session>/samples/current/stats/modules   copy of /proc/modules
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "ksyms.h"
+
+#define KERNEL_PAGE UINT64_C(4096)
+#define KERNEL_MAX_BAD_LOGGED 5
+#define KERNEL_WBUF 65536
+
+/* ------------------------------------------------------------------ */
+/* small helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+static uint64_t kernel_clock_monotonic(void *arg)
+{
+	struct timespec ts;
+
+	(void)arg;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+void kernel_set_clock(struct kernel_state *st, uint64_t (*now_ns)(void *arg), void *arg)
+{
+	st->now_ns = now_ns ? now_ns : kernel_clock_monotonic;
+	st->now_arg = arg;
+}
+
+static char *kernel_path(const struct kernel_state *st, const char *name)
+{
+	size_t len = strlen(st->proc_root) + strlen(name) + 2;
+	char *p = malloc(len);
+
+	if (p)
+		snprintf(p, len, "%s/%s", st->proc_root, name);
+	return p;
+}
+
+static void kernel_copy_name(char *dst, size_t dst_len, const char *src, size_t len)
+{
+	if (len >= dst_len)
+		len = dst_len - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+/* A buffered writer on an fd: errors stick in .err. */
+struct kernel_wbuf {
+	int fd;
+	int err;
+	size_t used;
+	char buf[KERNEL_WBUF];
+};
+
+static void kernel_wflush(struct kernel_wbuf *w)
+{
+	size_t off = 0;
+
+	while (!w->err && off < w->used) {
+		ssize_t n = write(w->fd, w->buf + off, w->used - off);
+
+		if (n < 0) {
+			if (errno != EINTR)
+				w->err = errno;
+			continue;
+		}
+		off += (size_t)n;
+	}
+	w->used = 0;
+}
+
+static void kernel_wput(struct kernel_wbuf *w, const char *s, size_t len)
+{
+	while (len && !w->err) {
+		size_t n = sizeof(w->buf) - w->used;
+
+		if (n > len)
+			n = len;
+		memcpy(w->buf + w->used, s, n);
+		w->used += n;
+		s += n;
+		len -= n;
+		if (w->used == sizeof(w->buf))
+			kernel_wflush(w);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* session snapshot: <session>/samples/current/stats/NAME, atomically  */
+/* ------------------------------------------------------------------ */
+
+/* open (creating as needed) <session>/samples/current/stats without following links */
+static int kernel_open_stats_dir(struct kernel_state *st, const char *session)
+{
+	static const char *const comps[] = { "samples", "current", "stats" };
+	int fd, nfd;
+	size_t i;
+
+	fd = open(session, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		st->host->log(st->ctx, OP_LOG_ERR,
+			      "session directory %s: %s: no kernel symbol snapshot will be saved",
+			      session, strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < sizeof(comps) / sizeof(comps[0]); i++) {
+		if (mkdirat(fd, comps[i], 0755) && errno != EEXIST) {
+			int e = errno;
+
+			st->host->log(st->ctx, OP_LOG_ERR, "cannot create %s/.../%s: %s", session,
+				      comps[i], strerror(e));
+			close(fd);
+			return -e;
+		}
+		nfd = openat(fd, comps[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			int e = errno;
+
+			st->host->log(st->ctx, OP_LOG_ERR,
+				      "cannot open %s/.../%s: %s (a symlink is refused)", session,
+				      comps[i], strerror(e));
+			close(fd);
+			return -e;
+		}
+		close(fd);
+		fd = nfd;
+	}
+	return fd;
+}
+
+struct kernel_out {
+	int dirfd;
+	const char *name;
+	char tmp[64];
+	struct kernel_wbuf *w;
+};
+
+static int kernel_out_begin(struct kernel_state *st, struct kernel_out *o, int dirfd,
+			    const char *name)
+{
+	int fd;
+
+	o->dirfd = dirfd;
+	o->name = name;
+	o->w = NULL;
+	snprintf(o->tmp, sizeof(o->tmp), ".%s.%ld.tmp", name, (long)getpid());
+	unlinkat(dirfd, o->tmp, 0);
+	fd = openat(dirfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+
+		st->host->log(st->ctx, OP_LOG_ERR, "cannot create stats/%s: %s", o->tmp,
+			      strerror(e));
+		return -e;
+	}
+	/* the umask must not make the snapshot unreadable for the report tools */
+	if (fchmod(fd, 0644)) {
+		int e = errno;
+
+		close(fd);
+		unlinkat(dirfd, o->tmp, 0);
+		st->host->log(st->ctx, OP_LOG_ERR, "chmod stats/%s: %s", o->tmp, strerror(e));
+		return -e;
+	}
+	o->w = calloc(1, sizeof(*o->w));
+	if (!o->w) {
+		close(fd);
+		unlinkat(dirfd, o->tmp, 0);
+		return -ENOMEM;
+	}
+	o->w->fd = fd;
+	return 0;
+}
+
+/* flush, fsync, rename over NAME (commit) or unlink the temporary (abort) */
+static int kernel_out_end(struct kernel_state *st, struct kernel_out *o, bool commit)
+{
+	int rc = 0;
+
+	if (!o->w)
+		return 0;
+	kernel_wflush(o->w);
+	if (!o->w->err && commit && fsync(o->w->fd))
+		o->w->err = errno;
+	if (close(o->w->fd) && !o->w->err)
+		o->w->err = errno;
+	if (o->w->err) {
+		rc = -o->w->err;
+		st->host->log(st->ctx, OP_LOG_ERR, "writing stats/%s: %s", o->name,
+			      strerror(o->w->err));
+	}
+	if (!rc && commit && renameat(o->dirfd, o->tmp, o->dirfd, o->name)) {
+		rc = -errno;
+		st->host->log(st->ctx, OP_LOG_ERR, "renaming stats/%s to %s: %s", o->tmp,
+			      o->name, strerror(errno));
+	}
+	if (rc || !commit)
+		unlinkat(o->dirfd, o->tmp, 0);
+	free(o->w);
+	o->w = NULL;
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* kallsyms                                                            */
+/* ------------------------------------------------------------------ */
+
+static void kernel_add_pseudo(struct kernel_state *st, const struct ksym_line *k)
+{
+	struct kernel_pseudo *p;
+	unsigned i;
+
+	for (i = 0; i < st->nr_pseudo; i++) {
+		p = &st->pseudo[i];
+		if (strlen(p->name) == k->module_len && !memcmp(p->name, k->module, k->module_len))
+			break;
+	}
+	if (i == st->nr_pseudo) {
+		if (st->nr_pseudo == KERNEL_MAX_PSEUDO)
+			return; /* more pseudo-module kinds than exist today: ignore */
+		p = &st->pseudo[st->nr_pseudo++];
+		kernel_copy_name(p->name, sizeof(p->name), k->module, k->module_len);
+		p->start = k->addr;
+		p->end = k->addr + KERNEL_PAGE;
+	}
+	p = &st->pseudo[i];
+	if (k->addr < p->start)
+		p->start = k->addr;
+	/* a symbol's size is not in kallsyms: cover up to the next page */
+	if (k->addr <= UINT64_MAX - KERNEL_PAGE && k->addr + KERNEL_PAGE > p->end)
+		p->end = (k->addr + KERNEL_PAGE) & ~(KERNEL_PAGE - 1);
+}
+
+static void kernel_read_kptr_restrict(struct kernel_state *st, char *out, size_t len)
+{
+	char *path = kernel_path(st, "sys/kernel/kptr_restrict");
+	FILE *f = path ? fopen(path, "re") : NULL;
+
+	snprintf(out, len, "?");
+	if (f) {
+		if (fgets(out, (int)len, f))
+			out[strcspn(out, " \t\r\n")] = '\0';
+		if (!*out)
+			snprintf(out, len, "?");
+		fclose(f);
+	}
+	free(path);
+}
+
+/*
+ * Read <proc>/kallsyms: the kernel text range, pseudo-module islands, and
+ * (if @snap) the text symbol lines into the session snapshot.
+ */
+static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap)
+{
+	uint64_t text = 0, stext = 0, etext = 0, lo = UINT64_MAX, hi = 0, nonzero = 0;
+	bool has_text = false, has_stext = false, has_etext = false;
+	char *path = kernel_path(st, "kallsyms");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+
+	if (!path)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	if (!f) {
+		st->host->log(st->ctx, OP_LOG_WARN,
+			      "cannot read %s: %s: kernel samples will be attributed to one kernel "
+			      "image from 0x%" PRIx64 " without symbols",
+			      path, strerror(errno), KERNEL_HALF_START);
+		free(path);
+		st->no_addresses = true;
+		return 0;
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		struct ksym_line k;
+
+		st->kallsyms_lines++;
+		if (ksyms_parse_line(line, &k) || memchr(line, '\0', (size_t)n)) {
+			st->kallsyms_bad++;
+			if (st->kallsyms_bad <= KERNEL_MAX_BAD_LOGGED)
+				st->host->log(st->ctx, OP_LOG_WARN,
+					      "%s:%" PRIu64 ": not a kallsyms line (expected "
+					      "'ADDRESS TYPE NAME [MODULE]'): skipped",
+					      path, st->kallsyms_lines);
+			continue;
+		}
+		if (k.addr)
+			nonzero++;
+		if (!ksyms_is_text(k.type))
+			continue;
+		st->text_symbols++;
+		if (snap && snap->w)
+			kernel_wput(snap->w, line, (size_t)n);
+		if (snap && snap->w && line[n - 1] != '\n')
+			kernel_wput(snap->w, "\n", 1);
+		if (!k.addr)
+			continue;
+		if (k.module) {
+			if (ksyms_is_pseudo_module(k.module, k.module_len))
+				kernel_add_pseudo(st, &k);
+			continue;
+		}
+		if (k.name_len == 5 && !memcmp(k.name, "_text", 5)) {
+			text = k.addr;
+			has_text = true;
+		} else if (k.name_len == 6 && !memcmp(k.name, "_stext", 6)) {
+			stext = k.addr;
+			has_stext = true;
+		} else if (k.name_len == 6 && !memcmp(k.name, "_etext", 6)) {
+			etext = k.addr;
+			has_etext = true;
+		}
+		if (k.addr < lo)
+			lo = k.addr;
+		if (k.addr > hi)
+			hi = k.addr;
+	}
+	if (ferror(f))
+		st->host->log(st->ctx, OP_LOG_WARN, "reading %s: %s: using what was read", path,
+			      strerror(errno));
+	fclose(f);
+	free(line);
+	if (st->kallsyms_bad > KERNEL_MAX_BAD_LOGGED)
+		st->host->log(st->ctx, OP_LOG_WARN, "%s: %" PRIu64 " malformed lines skipped in all",
+			      path, st->kallsyms_bad);
+
+	if (st->kallsyms_lines == st->kallsyms_bad) {
+		st->host->log(st->ctx, OP_LOG_WARN,
+			      "%s has no valid symbol line: kernel samples will be attributed to "
+			      "one kernel image from 0x%" PRIx64 " without symbols",
+			      path, KERNEL_HALF_START);
+		st->no_addresses = true;
+		free(path);
+		return 0;
+	}
+	if (!nonzero) {
+		char kr[16];
+
+		kernel_read_kptr_restrict(st, kr, sizeof(kr));
+		st->host->log(st->ctx, OP_LOG_WARN,
+			      "%s shows zero addresses (kptr_restrict=%s, not root?): kernel "
+			      "samples will be attributed to the kernel image without symbols",
+			      path, kr);
+		st->no_addresses = true;
+		free(path);
+		return 0;
+	}
+	if (has_text || has_stext || lo != UINT64_MAX) {
+		st->kstart = has_text ? text : has_stext ? stext : lo;
+		/* no _etext: up to the page after the last kernel text symbol */
+		st->kend = has_etext && etext > st->kstart ? etext
+			   : ((hi <= UINT64_MAX - KERNEL_PAGE ? hi + KERNEL_PAGE : UINT64_MAX) &
+			      ~(KERNEL_PAGE - 1));
+		if (st->kend <= st->kstart)
+			st->kend = st->kstart + KERNEL_PAGE;
+	} else {
+		st->host->log(st->ctx, OP_LOG_WARN,
+			      "%s has no kernel text symbol (_text, _stext): kernel samples will be "
+			      "attributed to one kernel image from 0x%" PRIx64 " without symbols",
+			      path, KERNEL_HALF_START);
+		st->no_addresses = true;
+	}
+	free(path);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* modules                                                             */
+/* ------------------------------------------------------------------ */
+
+static int kernel_mod_cmp(const void *a, const void *b)
+{
+	const struct kernel_module *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * (Re-)read <proc>/modules into a fresh sorted array. Copies the raw file
+ * into @snap when given. A missing file is no error (kernel without
+ * modules). Not hot: runs at init and rate-limited on unknown addresses.
+ */
+static int kernel_load_modules(struct kernel_state *st, struct kernel_out *snap, bool quiet)
+{
+	struct kernel_module *mods = NULL;
+	unsigned nr = 0, cap = 0, i, out;
+	char *path = kernel_path(st, "modules");
+	char *line = NULL;
+	size_t lcap = 0;
+	uint64_t lineno = 0;
+	ssize_t n;
+	FILE *f;
+
+	if (!path)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno != ENOENT && !quiet)
+			st->host->log(st->ctx, OP_LOG_WARN, "cannot read %s: %s", path,
+				      strerror(errno));
+		free(path);
+		st->nr_mods = 0;
+		return 0;
+	}
+	while ((n = getline(&line, &lcap, f)) > 0) {
+		struct kmod_line m;
+
+		lineno++;
+		if (snap && snap->w)
+			kernel_wput(snap->w, line, (size_t)n);
+		if (kmods_parse_line(line, &m) || memchr(line, '\0', (size_t)n) || !m.size ||
+		    m.addr > UINT64_MAX - m.size) {
+			st->modules_bad++;
+			if (!quiet && st->modules_bad <= KERNEL_MAX_BAD_LOGGED)
+				st->host->log(st->ctx, OP_LOG_WARN,
+					      "%s:%" PRIu64 ": not a modules line (expected 'NAME SIZE "
+					      "REFCNT DEPS STATE 0xADDRESS'): skipped", path, lineno);
+			continue;
+		}
+		if (!m.addr)
+			continue; /* hidden by kptr_restrict */
+		if (nr == cap) {
+			unsigned ncap = cap ? cap * 2 : 64;
+			struct kernel_module *p = realloc(mods, ncap * sizeof(*mods));
+
+			if (!p)
+				break;
+			mods = p;
+			cap = ncap;
+		}
+		mods[nr].start = m.addr;
+		mods[nr].end = m.addr + m.size;
+		kernel_copy_name(mods[nr].name, sizeof(mods[nr].name), m.name, m.name_len);
+		mods[nr].cookie = 0;
+		nr++;
+	}
+	fclose(f);
+	free(line);
+	free(path);
+
+	if (nr)
+		qsort(mods, nr, sizeof(*mods), kernel_mod_cmp);
+	/* drop overlaps: the binary search needs disjoint ranges */
+	for (i = 0, out = 0; i < nr; i++) {
+		if (out && mods[i].start < mods[out - 1].end) {
+			st->modules_overlap++;
+			continue;
+		}
+		mods[out] = mods[i];
+		mods[out].cookie = st->host->cookie_intern(st->ctx, mods[out].name, true);
+		out++;
+	}
+	free(st->mods);
+	st->mods = mods;
+	st->nr_mods = out;
+	st->cap_mods = cap;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* resolve (HOT)                                                       */
+/* ------------------------------------------------------------------ */
+
+static const struct kernel_module *kernel_find_module(const struct kernel_state *st, uint64_t pc)
+{
+	unsigned lo = 0, hi = st->nr_mods;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		const struct kernel_module *m = &st->mods[mid];
+
+		if (pc < m->start)
+			hi = mid;
+		else if (pc >= m->end)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+static void kernel_set_image(struct op_kernel_image *out, op_cookie_t cookie, uint64_t start,
+			     uint64_t end)
+{
+	out->size = sizeof(*out);
+	out->cookie = cookie;
+	out->start = start;
+	out->end = end;
+}
+
+/* lookup without side effects on stats; fills the cache on success */
+static int kernel_lookup(struct kernel_state *st, uint64_t pc, struct op_kernel_image *out)
+{
+	const struct kernel_module *m;
+	unsigned i;
+
+	if (st->no_addresses) {
+		if (pc < KERNEL_HALF_START || pc == UINT64_MAX)
+			return -ENOENT;
+		kernel_set_image(&st->cache.img, st->kernel_cookie, KERNEL_HALF_START, UINT64_MAX);
+		st->cache.lo = KERNEL_HALF_START;
+		st->cache.hi = UINT64_MAX;
+		st->cache.is_module = false;
+		goto found;
+	}
+	if (pc >= st->kstart && pc < st->kend) {
+		kernel_set_image(&st->cache.img, st->kernel_cookie, st->kstart, st->kend);
+		st->cache.lo = st->kstart;
+		st->cache.hi = st->kend;
+		st->cache.is_module = false;
+		goto found;
+	}
+	m = kernel_find_module(st, pc);
+	if (m) {
+		kernel_set_image(&st->cache.img, m->cookie, m->start, m->end);
+		st->cache.lo = m->start;
+		st->cache.hi = m->end;
+		st->cache.is_module = true;
+		goto found;
+	}
+	for (i = 0; i < st->nr_pseudo; i++) {
+		const struct kernel_pseudo *p = &st->pseudo[i];
+		uint64_t end;
+
+		if (pc < p->start || pc >= p->end || pc < st->kstart)
+			continue;
+		/*
+		 * Pseudo-module code is kernel code: key = pc - _text, so the
+		 * report finds its symbol in the snapshot. The range handed back
+		 * must not cover a module (the caller caches [start, end)), so it
+		 * stops below the first module above the kernel text; an island
+		 * beyond a module gets its own image named after the pseudo-module.
+		 */
+		end = p->end;
+		if (st->nr_mods && st->mods[0].start < end)
+			end = st->mods[0].start;
+		if (pc < end) {
+			kernel_set_image(&st->cache.img, st->kernel_cookie, st->kstart, end);
+			st->cache.lo = p->start > st->kend ? p->start : st->kend;
+			st->cache.hi = end;
+		} else {
+			kernel_set_image(&st->cache.img, st->host->cookie_intern(st->ctx, p->name, true),
+					 p->start, p->end);
+			st->cache.lo = p->start;
+			st->cache.hi = p->end;
+		}
+		st->cache.is_module = false;
+		goto found;
+	}
+	return -ENOENT;
+found:
+	*out = st->cache.img;
+	return 0;
+}
+
+static int kernel_resolve(void *priv, uint64_t pc, struct op_kernel_image *out)
+{
+	struct kernel_state *st = priv;
+	uint64_t now;
+	int rc;
+
+	if (pc - st->cache.lo < st->cache.hi - st->cache.lo) {
+		*out = st->cache.img;
+		goto hit;
+	}
+	rc = kernel_lookup(st, pc, out);
+	if (!rc)
+		goto hit;
+	/* an address nothing covers: maybe a module loaded since the last read */
+	now = st->now_ns(st->now_arg);
+	if (now - st->last_reread_ns >= KERNEL_REREAD_NS) {
+		st->last_reread_ns = now;
+		st->rereads++;
+		st->cache.lo = st->cache.hi = 0;
+		kernel_load_modules(st, NULL, true);
+		rc = kernel_lookup(st, pc, out);
+		if (!rc)
+			goto hit;
+	} else {
+		st->rereads_skipped++;
+	}
+	st->unresolved++;
+	return -ENOENT;
+hit:
+	if (st->cache.is_module)
+		st->module_samples++;
+	else
+		st->kernel_samples++;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* stats, args, life cycle                                             */
+/* ------------------------------------------------------------------ */
+
+static void kernel_print_stats(void *priv, const struct op_stats_sink *sink)
+{
+	struct kernel_state *st = priv;
+	char line[200];
+
+	if (sink->text) {
+		if (st->no_addresses)
+			snprintf(line, sizeof(line),
+				 "kernel image %s: no kallsyms addresses, one image from 0x%" PRIx64,
+				 st->vmlinux ? st->vmlinux : "vmlinux", KERNEL_HALF_START);
+		else
+			snprintf(line, sizeof(line),
+				 "kernel image %s: 0x%" PRIx64 "-0x%" PRIx64 ", %u modules",
+				 st->vmlinux ? st->vmlinux : "vmlinux", st->kstart, st->kend,
+				 st->nr_mods);
+		sink->text(sink, line);
+	}
+	if (!sink->counter)
+		return;
+	sink->counter(sink, "kernel_samples", st->kernel_samples);
+	sink->counter(sink, "module_samples", st->module_samples);
+	sink->counter(sink, "unresolved", st->unresolved);
+	sink->counter(sink, "modules_rereads", st->rereads);
+	sink->counter(sink, "modules_rereads_skipped", st->rereads_skipped);
+	sink->counter(sink, "modules", st->nr_mods);
+	sink->counter(sink, "modules_bad_lines", st->modules_bad);
+	sink->counter(sink, "modules_overlapping", st->modules_overlap);
+	sink->counter(sink, "kallsyms_lines", st->kallsyms_lines);
+	sink->counter(sink, "kallsyms_bad_lines", st->kallsyms_bad);
+	sink->counter(sink, "kallsyms_text_symbols", st->text_symbols);
+}
+
+static const struct op_stats_ops kernel_stats_ops = {
+	.size = sizeof(struct op_stats_ops),
+	.print_stats = kernel_print_stats,
+};
+
+static const struct op_kernel_ops kernel_ops = {
+	.size = sizeof(struct op_kernel_ops),
+	.resolve = kernel_resolve,
+};
+
+static char *kernel_strdup(const char *s, size_t len)
+{
+	char *p = malloc(len + 1);
+
+	if (p) {
+		memcpy(p, s, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+static int kernel_parse_args(struct kernel_state *st, const char *args)
+{
+	const char *p = args;
+
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		char **dst = NULL;
+
+		if (eq && eq - p == 7 && !memcmp(p, "vmlinux", 7))
+			dst = &st->vmlinux;
+		else if (eq && eq - p == 4 && !memcmp(p, "proc", 4))
+			dst = &st->proc_root;
+		if (!dst || eq + 1 == p + len) {
+			st->host->log(st->ctx, OP_LOG_ERR,
+				      "bad argument '%.*s' in --ext-feature=kernel:%s: expected "
+				      "vmlinux=PATH or proc=DIR", (int)len, p, args);
+			return -EINVAL;
+		}
+		free(*dst);
+		*dst = kernel_strdup(eq + 1, (size_t)(p + len - eq - 1));
+		if (!*dst)
+			return -ENOMEM;
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+/* one context per plugin instance; ext_deinit only gets the context */
+static struct {
+	op_ext_t *ctx;
+	struct kernel_state *st;
+} kernel_instances[4];
+
+static void kernel_free(struct kernel_state *st)
+{
+	if (!st)
+		return;
+	free(st->mods);
+	free(st->proc_root);
+	free(st->vmlinux);
+	free(st);
+}
+
+static int kernel_snapshot_and_load(struct kernel_state *st)
+{
+	const char *session = st->host->session_dir ? st->host->session_dir(st->ctx) : NULL;
+	struct kernel_out ks = { .dirfd = -1 }, km = { .dirfd = -1 };
+	int dirfd = -1, rc;
+
+	if (session && *session) {
+		dirfd = kernel_open_stats_dir(st, session);
+		if (dirfd >= 0) {
+			kernel_out_begin(st, &ks, dirfd, "kallsyms");
+			kernel_out_begin(st, &km, dirfd, "modules");
+		}
+	} else {
+		st->host->log(st->ctx, OP_LOG_INFO, "no session directory: no kernel symbol snapshot");
+	}
+	rc = kernel_load_kallsyms(st, &ks);
+	if (!rc)
+		rc = kernel_load_modules(st, &km, false);
+	if (dirfd >= 0) {
+		char *mpath = kernel_path(st, "modules");
+		bool have_modules = mpath && !access(mpath, R_OK);
+
+		bool ks_open = ks.w != NULL;
+
+		free(mpath);
+		st->snapshot_written = !kernel_out_end(st, &ks, !rc) && ks_open && !rc;
+		/* no /proc/modules: no modules file (a stale one would mislead) */
+		kernel_out_end(st, &km, !rc && have_modules);
+		if (!have_modules)
+			unlinkat(dirfd, "modules", 0);
+		close(dirfd);
+	}
+	return rc;
+}
+
+static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *args)
+{
+	struct kernel_state *st;
+	const char *s = NULL;
+	size_t i;
+	int rc;
+
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		host->log(ctx, OP_LOG_ERR, "out of memory");
+		return -ENOMEM;
+	}
+	st->ctx = ctx;
+	st->host = host;
+	kernel_set_clock(st, NULL, NULL);
+
+	rc = host->config_string ? host->config_string(ctx, "vmlinux", &s) : -ENOENT;
+	if (!rc && s && *s) {
+		st->vmlinux = kernel_strdup(s, strlen(s));
+		if (!st->vmlinux) {
+			rc = -ENOMEM;
+			goto out_free;
+		}
+	} else if (rc && rc != -ENOENT && rc != -ENOSYS) {
+		goto out_free;
+	}
+	rc = kernel_parse_args(st, args);
+	if (rc)
+		goto out_free;
+	if (!st->proc_root) {
+		s = host->proc_root ? host->proc_root(ctx) : NULL;
+		st->proc_root = kernel_strdup(s && *s ? s : "/proc", strlen(s && *s ? s : "/proc"));
+		if (!st->proc_root) {
+			rc = -ENOMEM;
+			goto out_free;
+		}
+	}
+	if (st->vmlinux && access(st->vmlinux, R_OK))
+		host->log(ctx, OP_LOG_WARN,
+			  "vmlinux %s: %s: the kernel image keeps this name, but reports will "
+			  "need the file (or the kallsyms snapshot) for symbols",
+			  st->vmlinux, strerror(errno));
+	st->kernel_cookie = host->cookie_intern(ctx, st->vmlinux ? st->vmlinux : "vmlinux", true);
+	if (!st->kernel_cookie) {
+		host->log(ctx, OP_LOG_ERR, "cannot intern the kernel image name");
+		rc = -ENOMEM;
+		goto out_free;
+	}
+
+	rc = kernel_snapshot_and_load(st);
+	if (rc)
+		goto out_free;
+	st->last_reread_ns = st->now_ns(st->now_arg);
+
+	rc = host->register_kernel(ctx, &kernel_ops, st);
+	if (rc) {
+		host->log(ctx, OP_LOG_ERR, "registering the kernel resolver failed: %s (%s)",
+			  strerror(-rc), rc == -EEXIST ? "another plugin resolves kernel images"
+						       : "host refused");
+		goto out_free;
+	}
+	rc = host->register_stats(ctx, &kernel_stats_ops, st);
+	if (rc)
+		goto out_free;
+	for (i = 0; i < sizeof(kernel_instances) / sizeof(kernel_instances[0]); i++)
+		if (!kernel_instances[i].ctx)
+			break;
+	if (i == sizeof(kernel_instances) / sizeof(kernel_instances[0])) {
+		host->log(ctx, OP_LOG_ERR, "too many kernel plugin instances");
+		rc = -ENOSPC;
+		goto out_free;
+	}
+	kernel_instances[i].ctx = ctx;
+	kernel_instances[i].st = st;
+	if (st->no_addresses)
+		host->log(ctx, OP_LOG_INFO, "kernel image %s: 0x%" PRIx64 " and up, no symbols",
+			  st->vmlinux ? st->vmlinux : "vmlinux", KERNEL_HALF_START);
+	else
+		host->log(ctx, OP_LOG_INFO,
+			  "kernel image %s: 0x%" PRIx64 "-0x%" PRIx64 ", %u modules, %" PRIu64
+			  " text symbols%s",
+			  st->vmlinux ? st->vmlinux : "vmlinux", st->kstart, st->kend, st->nr_mods,
+			  st->text_symbols, st->snapshot_written ? " saved in the session" : "");
+	return 0;
+
+out_free:
+	kernel_free(st);
+	return rc;
+}
+
+static void kernel_deinit(op_ext_t *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kernel_instances) / sizeof(kernel_instances[0]); i++)
+		if (kernel_instances[i].ctx == ctx) {
+			kernel_free(kernel_instances[i].st);
+			kernel_instances[i].ctx = NULL;
+			kernel_instances[i].st = NULL;
+		}
+}
+
+OP_EXT_DECLARE("kernel", "1.0",
+	       "kernel and module images from /proc/kallsyms and /proc/modules, symbol snapshot",
+	       kernel_init, kernel_deinit);

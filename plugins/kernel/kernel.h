@@ -1,0 +1,77 @@
+/*
+ * kernel.h - internal state of the kernel plugin (kernel.c), shared with its
+ * unit test only. Not part of the SDK: the daemon sees the plugin through
+ * its descriptor and the op_kernel_ops it registers.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_PLUGIN_KERNEL_H
+#define OP_PLUGIN_KERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "oprofile_sdk.h"
+
+/* without kallsyms addresses every kernel pc is one image from here up */
+#define KERNEL_HALF_START UINT64_C(0xffffffff80000000)
+#define KERNEL_MAX_PSEUDO 16
+#define KERNEL_MOD_NAME 64
+
+struct kernel_module {
+	uint64_t start, end; /* [start, end) */
+	op_cookie_t cookie;
+	char name[KERNEL_MOD_NAME];
+};
+
+/* code under a kallsyms pseudo-module ("[bpf]"): attributed to the kernel */
+struct kernel_pseudo {
+	uint64_t start, end;
+	char name[KERNEL_MOD_NAME];
+};
+
+struct kernel_cache {
+	uint64_t lo, hi;      /* [lo, hi) the cached answer covers; hi == lo: empty */
+	struct op_kernel_image img;
+	bool is_module;
+};
+
+struct kernel_state {
+	op_ext_t *ctx;
+	const struct op_host *host;
+	char *proc_root;
+	char *vmlinux;         /* vmlinux=PATH / plugins.kernel.vmlinux, or NULL */
+
+	/* the kernel image */
+	op_cookie_t kernel_cookie;
+	uint64_t kstart, kend;
+	bool no_addresses;     /* kallsyms showed only zero addresses */
+
+	struct kernel_pseudo pseudo[KERNEL_MAX_PSEUDO];
+	unsigned nr_pseudo;
+
+	/* loaded modules, sorted by start, not overlapping */
+	struct kernel_module *mods;
+	unsigned nr_mods, cap_mods;
+
+	struct kernel_cache cache;
+
+	/* module re-read rate limit */
+	uint64_t last_reread_ns;
+	uint64_t (*now_ns)(void *arg);
+	void *now_arg;
+
+	/* stats */
+	uint64_t kernel_samples, module_samples, unresolved;
+	uint64_t rereads, rereads_skipped;
+	uint64_t kallsyms_lines, kallsyms_bad, text_symbols;
+	uint64_t modules_bad, modules_overlap;
+	bool snapshot_written;
+};
+
+/* Re-read interval for /proc/modules on an unknown kernel address. */
+#define KERNEL_REREAD_NS UINT64_C(1000000000)
+
+/* Test hook: the clock the re-read rate limit uses (default CLOCK_MONOTONIC). */
+void kernel_set_clock(struct kernel_state *st, uint64_t (*now_ns)(void *arg), void *arg);
+
+#endif /* OP_PLUGIN_KERNEL_H */

@@ -1,0 +1,166 @@
+/*
+ * ksyms.c - line parsers for /proc/kallsyms and /proc/modules. Strict: a
+ * line that does not have the documented shape is rejected whole, so the
+ * caller can count it instead of guessing.
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "ksyms.h"
+
+static bool ksyms_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool ksyms_end(char c)
+{
+	return c == '\0' || c == '\n' || c == '\r';
+}
+
+static int ksyms_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* 1..16 hex digits; *p advanced past them */
+static bool ksyms_hex(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	int n = 0, d;
+
+	while ((d = ksyms_hexval(*s)) >= 0) {
+		if (++n > 16)
+			return false;
+		v = (v << 4) | (uint64_t)d;
+		s++;
+	}
+	if (!n)
+		return false;
+	*p = s;
+	*out = v;
+	return true;
+}
+
+/* a run of non-blank, non-end characters; returns its length */
+static size_t ksyms_word(const char *s)
+{
+	size_t n = 0;
+
+	while (!ksyms_end(s[n]) && !ksyms_blank(s[n]))
+		n++;
+	return n;
+}
+
+static const char *ksyms_skip_blanks(const char *s)
+{
+	while (ksyms_blank(*s))
+		s++;
+	return s;
+}
+
+int ksyms_parse_line(const char *line, struct ksym_line *out)
+{
+	const char *p = line;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (!ksyms_hex(&p, &out->addr) || *p != ' ')
+		return -EINVAL;
+	p++;
+	if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) || p[1] != ' ')
+		return -EINVAL;
+	out->type = *p;
+	p += 2;
+	n = ksyms_word(p);
+	if (!n)
+		return -EINVAL;
+	out->name = p;
+	out->name_len = n;
+	p = ksyms_skip_blanks(p + n);
+	if (ksyms_end(*p))
+		return 0;
+	/* "[module]" */
+	n = ksyms_word(p);
+	if (n < 3 || p[0] != '[' || p[n - 1] != ']' || memchr(p + 1, '[', n - 2) ||
+	    memchr(p + 1, ']', n - 2))
+		return -EINVAL;
+	out->module = p + 1;
+	out->module_len = n - 2;
+	p = ksyms_skip_blanks(p + n);
+	return ksyms_end(*p) ? 0 : -EINVAL;
+}
+
+static bool kmods_dec(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!n)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+int kmods_parse_line(const char *line, struct kmod_line *out)
+{
+	const char *f[6];
+	size_t len[6], i;
+	const char *p = line, *q;
+	uint64_t dummy;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < 6; i++) {
+		p = ksyms_skip_blanks(p);
+		len[i] = ksyms_word(p);
+		if (!len[i])
+			return -EINVAL;
+		f[i] = p;
+		p += len[i];
+	}
+	/* what follows may only be taint flags such as "(OE)" */
+	p = ksyms_skip_blanks(p);
+	if (!ksyms_end(*p) && *p != '(')
+		return -EINVAL;
+	if (!kmods_dec(f[1], len[1], &out->size) || !kmods_dec(f[2], len[2], &dummy))
+		return -EINVAL;
+	if (len[5] < 3 || f[5][0] != '0' || (f[5][1] != 'x' && f[5][1] != 'X'))
+		return -EINVAL;
+	q = f[5] + 2;
+	if (!ksyms_hex(&q, &out->addr) || q != f[5] + len[5])
+		return -EINVAL;
+	out->name = f[0];
+	out->name_len = len[0];
+	out->state = f[4];
+	out->state_len = len[4];
+	return 0;
+}
+
+bool ksyms_is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'W';
+}
+
+bool ksyms_is_pseudo_module(const char *name, size_t len)
+{
+	static const char builtin[] = "__builtin__";
+
+	if (len == 3 && !memcmp(name, "bpf", 3))
+		return true;
+	return len > sizeof(builtin) - 1 && !memcmp(name, builtin, sizeof(builtin) - 1);
+}
