@@ -3,3 +3,12 @@
 # built for the integration test and the bench script
 check_PROGRAMS += tests/bench/count_workloads
 tests_bench_count_workloads_SOURCES = tests/bench/count_workloads.c
+
+# lib/odb hot path: ns per update / insert (run by hand: tests/bench/bench_odb)
+noinst_PROGRAMS += tests/bench/bench_odb
+tests_bench_bench_odb_SOURCES = tests/bench/bench_odb.c
+tests_bench_bench_odb_LDADD = lib/libopng.la
+check_PROGRAMS += tests/bench/bench_opcount_read
+tests_bench_bench_opcount_read_SOURCES = tests/bench/bench_opcount_read.c
+tests_bench_bench_opcount_read_LDADD = lib/libopcount.la
+EXTRA_DIST += tests/bench/bench_opcount.sh
