@@ -137,6 +137,13 @@ EOF
 	check "--system-wide --separate-cpu: one row per CPU, ~0.2 s each" '[ $? = 0 ] && [ $rc = 0 ]'
 fi
 
+# 9b. without a command, SIGINT ends counting and prints the totals (exit 0)
+"$OPC" -e page-faults --pid=$$ --csv -o "$T/int.csv" 2>"$T/err" & op=$!
+sleep 0.3
+kill -INT $op
+wait $op; rc=$?
+check "--pid=\$\$ stopped by SIGINT: exit 0 and a total row" '[ $rc = 0 ] && grep -q "^total,,,,page-faults," "$T/int.csv"'
+
 # 10. bad input: clear messages, non-zero exit
 "$OPC" -e page-faults,bogus-event -- true >"$T/out" 2>"$T/err"; rc=$?
 check "unknown event: rc != 0, names it" '[ $rc != 0 ] && grep -q "event .bogus-event.: unknown event" "$T/err"'
