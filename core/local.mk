@@ -21,3 +21,9 @@ core_libopsync_la_SOURCES = core/evbuf.h core/evbuf.c core/cookie.h core/cookie.
 	core/sfile.h core/sfile.c core/stats.h core/stats.c core/session.h core/session.c
 core_libopsync_la_LIBADD = lib/libopng.la
 core_oprofiled_LDADD += core/libopsync.la
+
+# sample path: perf_event rings, decoder, time-ordered merge, record/replay,
+# /proc synthesis (owner: perf). In libopcore so unit tests link the same code.
+core_libopcore_la_SOURCES += core/perf.c core/perf.h core/perf_decode.c core/perf_decode.h \
+	core/perf_queue.c core/perf_queue.h core/ring.c core/ring.h core/replay.c core/replay.h \
+	core/proc_synth.c core/proc_synth.h

@@ -1,0 +1,1401 @@
+/*
+ * perf.c - the sample path: open perf events per CPU (system-wide, launched
+ * command, or attached pids), read the rings, merge their records in time
+ * order through a bounded queue and deliver them decoded; record and replay
+ * the raw stream; synthesize already-running processes at start.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "ext.h"
+#include "options.h"
+#include "perf.h"
+#include "perf_queue.h"
+#include "proc_synth.h"
+#include "replay.h"
+#include "ring.h"
+
+#define PERF_DEFAULT_RING_PAGES 128
+#define PERF_DEFAULT_DRAIN_MS 100
+#define PERF_DEFAULT_SLACK_NS 10000000ll
+#define PERF_MAX_RINGS 1024
+#define PERF_MAX_CPUS 1024
+
+/* epoll tags beyond ring indices */
+#define TAG_PIDFD 0xffffff01u
+#define TAG_WATCH 0xffffff02u
+
+struct perf_ring {
+	struct ring r;
+	void *base;          /* mmap, or a caller's fake ring */
+	size_t map_len;      /* 0: not ours to unmap */
+	int fd;              /* owner fd (epoll), -1 for fake rings */
+	bool in_epoll;
+	bool got;            /* queued a record in this round */
+	uint64_t last_time;  /* time of the last record queued this round */
+};
+
+struct perf_fd {
+	int fd;
+	int ring;
+};
+
+struct perf_session {
+	struct perf_config cfg;
+	struct pdec dec;
+	struct pq q;
+	bool q_ready;
+	size_t q_bytes, q_entries;
+	struct perf_stats st;
+	uint8_t *scratch;            /* RING_MAX_RECORD, for wrapped records */
+
+	struct perf_ring *rings;
+	size_t nr_rings, cap_rings;
+	struct perf_fd *fds;
+	size_t nr_fds, cap_fds;
+	int epfd;
+
+	struct replay_writer *rec;
+	struct replay_reader rd;
+	bool replaying;
+
+	bool clock_ok;               /* perf time is comparable with cfg.clock */
+	bool fmt_lost;               /* read_format has PERF_FORMAT_LOST */
+	uint64_t slack;
+	uint64_t last_delivered;
+	bool stopped;
+
+	pid_t child;
+	int child_go;                /* write end of the launch pipe */
+	int pidfd;
+	bool child_exited;
+	int child_status;
+
+	uint8_t *synth_buf;
+	size_t synth_len, synth_cap;
+	char err[512];
+};
+
+static void plog(struct perf_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void plog(struct perf_session *s, const char *fmt, ...)
+{
+	FILE *f = s->cfg.log ? s->cfg.log : stderr;
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("oprofiled: ", f);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	va_end(ap);
+}
+
+static uint64_t mono_clock(void *arg)
+{
+	struct timespec ts;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* delivery                                                            */
+/* ------------------------------------------------------------------ */
+
+static void deliver_raw(void *arg, const void *rec, uint64_t time)
+{
+	struct perf_session *s = arg;
+	struct op_record r;
+	enum pdec_status st = pdec_decode(&s->dec, rec, &r);
+
+	(void)time;
+	switch (st) {
+	case PDEC_OK:
+		break;
+	case PDEC_UNKNOWN_ID:
+		s->st.unknown_ids++;
+		return;
+	case PDEC_SKIP:
+		s->st.skipped_types++;
+		return;
+	case PDEC_UNKNOWN_TYPE:
+		s->st.unknown_types++;
+		return;
+	default:
+		s->st.bad_records++;
+		return;
+	}
+	switch (r.type) {
+	case OP_REC_SAMPLE:
+		s->st.samples++;
+		break;
+	case OP_REC_MMAP:
+		s->st.mmaps++;
+		break;
+	case OP_REC_COMM:
+		s->st.comms++;
+		break;
+	case OP_REC_FORK:
+		s->st.forks++;
+		break;
+	case OP_REC_EXIT:
+		s->st.exits++;
+		break;
+	case OP_REC_LOST:
+		s->st.lost_records++;
+		s->st.lost += r.lost.lost;
+		break;
+	case OP_REC_THROTTLE:
+		s->st.throttle++;
+		break;
+	case OP_REC_UNTHROTTLE:
+		s->st.unthrottle++;
+		break;
+	case OP_REC_KSYMBOL:
+		s->st.ksymbols++;
+		break;
+	}
+	if (r.time < s->last_delivered)
+		s->st.out_of_order++;
+	else
+		s->last_delivered = r.time;
+	s->st.records++;
+	if (s->cfg.deliver && s->cfg.deliver(s->cfg.arg, &r) < 0)
+		s->st.deliver_errors++;
+}
+
+static int queue_ready(struct perf_session *s)
+{
+	int err;
+
+	if (s->q_ready)
+		return 0;
+	if (!s->q_bytes) {
+		size_t total = 0, i;
+
+		for (i = 0; i < s->nr_rings; i++)
+			total += s->rings[i].r.size;
+		s->q_bytes = s->cfg.queue_bytes ? s->cfg.queue_bytes : 2 * total;
+		if (s->q_bytes < (1u << 20))
+			s->q_bytes = 1u << 20;
+		if (s->q_bytes > (256u << 20))
+			s->q_bytes = 256u << 20;
+		s->q_entries = s->q_bytes / 32;
+	}
+	err = pq_init(&s->q, s->q_bytes, s->q_entries);
+	if (err)
+		return err;
+	s->q_ready = true;
+	return 0;
+}
+
+/* Copy the records of @sp into the queue; @pr is the ring or NULL (synth/replay data). */
+static void enqueue_span(struct perf_session *s, struct ring_span *sp, struct perf_ring *pr)
+{
+	const void *rec;
+	bool wrapped;
+	enum ring_next_status ns;
+
+	while ((ns = ring_span_next(sp, s->scratch, &rec, &wrapped)) == RING_REC) {
+		const struct perf_event_header *h = rec;
+		uint64_t t;
+
+		if (wrapped)
+			s->st.wrapped++;
+		switch (pdec_classify(&s->dec, rec, &t)) {
+		case PDEC_OK:
+			break;
+		case PDEC_SKIP:
+			s->st.skipped_types++;
+			continue;
+		case PDEC_UNKNOWN_TYPE:
+			s->st.unknown_types++;
+			continue;
+		default:
+			s->st.bad_records++;
+			continue;
+		}
+		while (!pq_fits(&s->q, h->size)) {
+			size_t half = s->q.nr / 2 ? s->q.nr / 2 : 1;
+
+			s->st.queue_forced += pq_flush(&s->q, UINT64_MAX, half, deliver_raw, s);
+		}
+		pq_push(&s->q, rec, h->size, t);
+		if (pr) {
+			pr->got = true;
+			pr->last_time = t;
+		}
+	}
+	if (ns == RING_BAD) {
+		s->st.resyncs++;
+		s->st.bad_records++;
+	}
+}
+
+static void record_chunk(struct perf_session *s, uint32_t type, uint64_t a, uint64_t b,
+			 const void *p1, size_t n1, const void *p2, size_t n2)
+{
+	if (!s->rec)
+		return;
+	if (replay_write(s->rec, type, a, b, p1, n1, p2, n2)) {
+		plog(s, "record file: write failed (%s); recording stopped, profiling goes on",
+		     strerror(-replay_write(s->rec, type, a, b, NULL, 0, NULL, 0)));
+		replay_writer_close(s->rec);
+		s->rec = NULL;
+	}
+}
+
+static void flush_to(struct perf_session *s, uint64_t wm)
+{
+	if (pq_flush(&s->q, wm, SIZE_MAX, deliver_raw, s))
+		record_chunk(s, REPLAY_ROUND, wm, 0, NULL, 0, NULL, 0);
+}
+
+int perf_round(struct perf_session *s)
+{
+	uint64_t wm = UINT64_MAX;
+	size_t i;
+	int err = queue_ready(s);
+
+	if (err)
+		return err;
+	for (i = 0; i < s->nr_rings; i++) {
+		struct perf_ring *pr = &s->rings[i];
+		struct ring_span sp;
+		uint64_t now = s->cfg.clock(s->cfg.clock_arg), bound;
+		bool bad;
+		size_t n = ring_begin(&pr->r, &sp, &bad);
+
+		if (bad)
+			s->st.resyncs++;
+		pr->got = false;
+		if (n) {
+			s->st.bytes += n;
+			record_chunk(s, REPLAY_DATA, i, n, sp.p1, sp.n1, sp.p2, sp.n2);
+			enqueue_span(s, &sp, pr);
+		}
+		ring_end(&pr->r);
+		if (pr->got)
+			bound = pr->last_time;
+		else if (s->clock_ok)
+			bound = now;
+		else
+			continue;
+		bound = bound > s->slack ? bound - s->slack : 0;
+		if (bound < wm)
+			wm = bound;
+	}
+	flush_to(s, wm);
+	s->st.rounds++;
+	return 0;
+}
+
+int perf_add_synth(struct perf_session *s, const void *recs, size_t len)
+{
+	struct ring_span sp = { .p1 = recs, .n1 = len };
+	int err = queue_ready(s);
+
+	if (err)
+		return err;
+	record_chunk(s, REPLAY_DATA, REPLAY_RING_SYNTH, len, recs, len, NULL, 0);
+	enqueue_span(s, &sp, NULL);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* session basics                                                      */
+/* ------------------------------------------------------------------ */
+
+int perf_new(struct perf_session **out, const struct perf_config *cfg, char *err,
+	     size_t err_len)
+{
+	struct perf_session *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s || !(s->scratch = aligned_alloc(8, RING_MAX_RECORD))) {
+		free(s);
+		snprintf(err, err_len, "sample path: out of memory");
+		return -ENOMEM;
+	}
+	s->cfg = *cfg;
+	if (!s->cfg.clock) {
+		s->cfg.clock = mono_clock;
+		s->cfg.clock_arg = NULL;
+	}
+	if (!s->cfg.drain_ms)
+		s->cfg.drain_ms = PERF_DEFAULT_DRAIN_MS;
+	s->slack = cfg->slack_ns > 0 ? (uint64_t)cfg->slack_ns :
+		   cfg->slack_ns == 0 ? PERF_DEFAULT_SLACK_NS : 0;
+	s->clock_ok = true;
+	s->epfd = -1;
+	s->child_go = -1;
+	s->pidfd = -1;
+	pdec_init(&s->dec);
+	*out = s;
+	return 0;
+}
+
+int perf_add_event(struct perf_session *s, const struct pdec_event *e, const uint64_t *ids,
+		   size_t nr_ids)
+{
+	int idx = pdec_add_event(&s->dec, e);
+	size_t i;
+
+	if (idx < 0)
+		return idx;
+	for (i = 0; i < nr_ids; i++) {
+		int err = pdec_add_id(&s->dec, ids[i], (unsigned)idx);
+
+		if (err)
+			return err;
+	}
+	return idx;
+}
+
+static int add_ring(struct perf_session *s, void *base, size_t map_len, int fd,
+		    size_t page_size, size_t data_size)
+{
+	struct perf_ring *pr;
+	int err;
+
+	if (s->q_ready)
+		return -EBUSY; /* the queue is sized from the rings */
+	if (s->nr_rings == s->cap_rings) {
+		size_t cap = s->cap_rings ? s->cap_rings * 2 : 8;
+		struct perf_ring *n = realloc(s->rings, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->rings = n;
+		s->cap_rings = cap;
+	}
+	pr = &s->rings[s->nr_rings];
+	memset(pr, 0, sizeof(*pr));
+	err = ring_attach(&pr->r, base, page_size, data_size);
+	if (err)
+		return err;
+	pr->base = base;
+	pr->map_len = map_len;
+	pr->fd = fd;
+	s->st.rings++;
+	return (int)s->nr_rings++;
+}
+
+int perf_attach_ring(struct perf_session *s, void *base, size_t page_size, size_t data_size)
+{
+	return add_ring(s, base, 0, -1, page_size, data_size);
+}
+
+const struct pdec *perf_decoder(const struct perf_session *s)
+{
+	return &s->dec;
+}
+
+const struct perf_stats *perf_get_stats(const struct perf_session *s)
+{
+	return &s->st;
+}
+
+pid_t perf_child_pid(const struct perf_session *s)
+{
+	return s->child;
+}
+
+bool perf_child_status(const struct perf_session *s, int *wstatus)
+{
+	if (!s->child_exited)
+		return false;
+	if (wstatus)
+		*wstatus = s->child_status;
+	return true;
+}
+
+static void write_events(struct perf_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->dec.nr_events; i++) {
+		struct replay_event_payload p = {
+			.sample_type = s->dec.events[i].sample_type,
+			.read_format = s->dec.events[i].read_format,
+			.counter = s->dec.events[i].counter,
+			.source = s->dec.events[i].source,
+		};
+
+		record_chunk(s, REPLAY_EVENT, i, 0, &p, sizeof(p), NULL, 0);
+	}
+	for (i = 0; i < s->dec.ids_cap; i++) {
+		uint64_t pair[2] = { s->dec.ids[i].id, s->dec.ids[i].ev };
+
+		if (s->dec.ids[i].ev != UINT32_MAX)
+			record_chunk(s, REPLAY_IDS, 0, 0, pair, sizeof(pair), NULL, 0);
+	}
+}
+
+int perf_record_to(struct perf_session *s, const char *path, char *err, size_t err_len)
+{
+	int ret = queue_ready(s);
+
+	if (ret) {
+		snprintf(err, err_len, "sample path: merge queue: %s", strerror(-ret));
+		return ret;
+	}
+	ret = replay_writer_open(&s->rec, path, s->q_bytes, s->q_entries, err, err_len);
+	if (ret)
+		return ret;
+	write_events(s);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* replay                                                              */
+/* ------------------------------------------------------------------ */
+
+static int replay_open(struct perf_session *s, const char *path, char *err, size_t err_len)
+{
+	int ret = replay_reader_open(&s->rd, path, err, err_len);
+
+	if (ret)
+		return ret;
+	if (s->rd.hdr.queue_bytes < (1u << 20) || s->rd.hdr.queue_bytes > (256u << 20) ||
+	    s->rd.hdr.queue_entries < 16 || s->rd.hdr.queue_entries > s->rd.hdr.queue_bytes) {
+		snprintf(err, err_len,
+			 "replay file %s: offset 16: merge queue geometry %" PRIu64 " bytes / %" PRIu64
+			 " entries is impossible - the file is corrupt",
+			 path, s->rd.hdr.queue_bytes, s->rd.hdr.queue_entries);
+		replay_reader_close(&s->rd);
+		return -EINVAL;
+	}
+	s->q_bytes = s->rd.hdr.queue_bytes;
+	s->q_entries = s->rd.hdr.queue_entries;
+	ret = queue_ready(s);
+	if (ret) {
+		snprintf(err, err_len, "replay: merge queue: %s", strerror(-ret));
+		replay_reader_close(&s->rd);
+		return ret;
+	}
+	s->replaying = true;
+	return 0;
+}
+
+/* Deliver the whole file. 0, or -EINVAL with s->err set. */
+static int replay_run(struct perf_session *s)
+{
+	struct replay_chunk c;
+	const uint8_t *p;
+	char *err = s->err;
+	size_t el = sizeof(s->err);
+	int ret;
+
+	while ((ret = replay_next(&s->rd, &c, &p, err, el)) == 1) {
+		size_t at = s->rd.off - sizeof(c) - ((c.len + 7) & ~7ull);
+
+		switch (c.type) {
+		case REPLAY_EVENT: {
+			struct replay_event_payload ep;
+			struct pdec_event e;
+			int idx;
+
+			if (c.len < sizeof(ep)) {
+				snprintf(err, el, "replay file %s: offset %zu: event chunk of %" PRIu64
+					 " bytes, expected %zu", s->rd.path, at, c.len, sizeof(ep));
+				return -EINVAL;
+			}
+			memcpy(&ep, p, sizeof(ep));
+			e = (struct pdec_event){ .sample_type = ep.sample_type,
+						 .read_format = ep.read_format,
+						 .counter = ep.counter, .source = ep.source };
+			idx = pdec_add_event(&s->dec, &e);
+			if (idx < 0 || (uint64_t)idx != c.a) {
+				snprintf(err, el,
+					 "replay file %s: offset %zu: event %" PRIu64
+					 " (sample_type %#" PRIx64 ") is inconsistent with the events before it",
+					 s->rd.path, at, c.a, ep.sample_type);
+				return -EINVAL;
+			}
+			break;
+		}
+		case REPLAY_IDS: {
+			size_t i;
+
+			for (i = 0; i + 16 <= c.len; i += 16) {
+				uint64_t pair[2];
+
+				memcpy(pair, p + i, 16);
+				if (pair[1] >= s->dec.nr_events ||
+				    pdec_add_id(&s->dec, pair[0], (unsigned)pair[1])) {
+					snprintf(err, el,
+						 "replay file %s: offset %zu: id %" PRIu64
+						 " maps to event %" PRIu64 ", only %u events defined",
+						 s->rd.path, at, pair[0], pair[1], s->dec.nr_events);
+					return -EINVAL;
+				}
+			}
+			break;
+		}
+		case REPLAY_DATA: {
+			struct ring_span sp = { .p1 = p, .n1 = c.len };
+
+			if (!s->dec.nr_events) {
+				snprintf(err, el, "replay file %s: offset %zu: data before any event description",
+					 s->rd.path, at);
+				return -EINVAL;
+			}
+			s->st.bytes += c.len;
+			enqueue_span(s, &sp, NULL);
+			break;
+		}
+		case REPLAY_ROUND:
+			pq_flush(&s->q, c.a, SIZE_MAX, deliver_raw, s);
+			s->st.rounds++;
+			break;
+		case REPLAY_LOST:
+			s->st.lost_kernel = c.a;
+			break;
+		}
+	}
+	if (ret < 0)
+		return ret;
+	pq_flush(&s->q, UINT64_MAX, SIZE_MAX, deliver_raw, s);
+	return 0;
+}
+
+int perf_replay_file(struct perf_session *s, const char *path, char *err, size_t err_len)
+{
+	int ret = replay_open(s, path, err, err_len);
+
+	if (ret)
+		return ret;
+	ret = replay_run(s);
+	if (ret)
+		snprintf(err, err_len, "%s", s->err);
+	replay_reader_close(&s->rd);
+	s->replaying = false;
+	s->stopped = true;
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* opening events                                                      */
+/* ------------------------------------------------------------------ */
+
+struct open_plan {
+	struct op_perf_attr attr[PDEC_MAX_EVENTS];
+	uint64_t sample_type[PDEC_MAX_EVENTS];
+	uint32_t max_stack;
+	unsigned nr;
+	int cpus[PERF_MAX_CPUS];
+	int nr_cpus;
+	size_t pages;
+	size_t page_size;
+	enum op_mode mode;
+	int *cpu_ring;   /* ring index per cpu slot, -1 before the first fd */
+};
+
+static int online_cpus(int *cpus, int max)
+{
+	char buf[4096], *p = buf;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int n = 0;
+
+	if (f && fgets(buf, sizeof(buf), f)) {
+		while (*p && *p != '\n') {
+			char *e;
+			long a = strtol(p, &e, 10), b = a;
+
+			if (e == p)
+				break;
+			if (*e == '-')
+				b = strtol(e + 1, &e, 10);
+			for (; a <= b && n < max; a++)
+				cpus[n++] = (int)a;
+			p = *e == ',' ? e + 1 : e;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (n == 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		for (n = 0; n < c && n < max; n++)
+			cpus[n] = n;
+	}
+	return n;
+}
+
+static void fill_attr(struct perf_session *s, const struct open_plan *pl, unsigned e,
+		      struct perf_event_attr *a)
+{
+	const struct op_perf_attr *o = &pl->attr[e];
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = o->type;
+	a->config = o->config;
+	a->config1 = o->config1;
+	a->config2 = o->config2;
+	if (o->freq) {
+		a->freq = 1;
+		a->sample_freq = o->sample_period;
+	} else {
+		a->sample_period = o->sample_period;
+	}
+	a->exclude_user = o->exclude_user;
+	a->exclude_kernel = o->exclude_kernel;
+	a->exclude_hv = o->exclude_hv;
+	a->precise_ip = o->precise_ip & 3;
+	a->sample_type = pl->sample_type[e];
+	a->read_format = PERF_FORMAT_ID | (s->fmt_lost ? PERF_FORMAT_LOST : 0);
+	a->disabled = 1;
+	a->inherit = pl->mode != OP_MODE_SYSTEM;
+	a->enable_on_exec = pl->mode == OP_MODE_LAUNCH;
+	a->sample_id_all = 1;
+	if (s->clock_ok) {
+		a->use_clockid = 1;
+		a->clockid = CLOCK_MONOTONIC;
+	}
+	if ((a->sample_type & PERF_SAMPLE_CALLCHAIN) && pl->max_stack)
+		a->sample_max_stack = (uint16_t)(pl->max_stack > 65535 ? 65535 : pl->max_stack);
+}
+
+static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int add_fd(struct perf_session *s, int fd, int ring)
+{
+	if (s->nr_fds == s->cap_fds) {
+		size_t cap = s->cap_fds ? s->cap_fds * 2 : 64;
+		struct perf_fd *n = realloc(s->fds, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->fds = n;
+		s->cap_fds = cap;
+	}
+	s->fds[s->nr_fds].fd = fd;
+	s->fds[s->nr_fds].ring = ring;
+	s->nr_fds++;
+	s->st.fds++;
+	return 0;
+}
+
+static const char *paranoid_hint(char *buf, size_t len)
+{
+	char v[32] = "?";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+
+	if (f) {
+		if (fgets(v, sizeof(v), f))
+			v[strcspn(v, "\n")] = 0;
+		fclose(f);
+	}
+	snprintf(buf, len,
+		 "perf_event_paranoid is %s; run oprofiled as root (CAP_PERFMON) or lower /proc/sys/kernel/perf_event_paranoid",
+		 v);
+	return buf;
+}
+
+/* Open every event on every cpu for task @pid (-1: all tasks). */
+static int open_target(struct perf_session *s, struct open_plan *pl, pid_t pid,
+		       bool may_vanish, char *err, size_t err_len)
+{
+	int c;
+	unsigned e;
+
+	for (c = 0; c < pl->nr_cpus; c++) {
+		for (e = 0; e < pl->nr; e++) {
+			struct perf_event_attr a;
+			bool owner = pl->cpu_ring[c] < 0;
+			int fd, ring, ret;
+			uint64_t id;
+
+			fill_attr(s, pl, e, &a);
+			if (e == 0) { /* one side-band event per (task, cpu) */
+				a.mmap = 1;
+				a.mmap2 = 1;
+				a.comm = 1;
+				a.comm_exec = 1;
+				a.task = 1;
+				a.ksymbol = 1;
+			}
+			if (owner) {
+				a.watermark = 1;
+				a.wakeup_watermark = (uint32_t)(pl->pages * pl->page_size / 2);
+			}
+			fd = sys_perf_event_open(&a, pid, pl->cpus[c]);
+			while (fd < 0 && errno == EINVAL && (s->fmt_lost || s->clock_ok)) {
+				/* older kernels: no PERF_FORMAT_LOST (< 6.0), no clockid */
+				if (s->fmt_lost) {
+					s->fmt_lost = false;
+					a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+					plog(s, "perf_event_open: PERF_FORMAT_LOST refused (kernel < 6.0?): lost counts come from LOST records only");
+				} else {
+					s->clock_ok = false;
+					a.use_clockid = 0;
+					a.clockid = 0;
+					plog(s, "perf_event_open: clockid refused: merge watermark uses ring times only");
+				}
+				fd = sys_perf_event_open(&a, pid, pl->cpus[c]);
+			}
+			if (fd < 0) {
+				char hint[200];
+				int en = errno;
+
+				if (en == ESRCH && may_vanish)
+					return -ESRCH;
+				snprintf(err, err_len,
+					 "perf_event_open(type %u config %#llx, %s %d, cpu %d) failed: %s%s%s",
+					 a.type, (unsigned long long)a.config,
+					 pid < 0 ? "all tasks" : "pid", (int)pid, pl->cpus[c],
+					 strerror(en),
+					 en == EACCES || en == EPERM ? " - " : "",
+					 en == EACCES || en == EPERM ? paranoid_hint(hint, sizeof(hint)) :
+					 en == ESRCH ? " - the process does not exist (any more)" :
+					 en == ENOENT || en == EOPNOTSUPP ? " - this kernel/CPU does not offer the event" :
+					 "");
+				return -en;
+			}
+			if (owner) {
+				size_t len = (1 + pl->pages) * pl->page_size;
+				void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+				if (m == MAP_FAILED) {
+					int en = errno;
+
+					snprintf(err, err_len,
+						 "mmap of a %zu-page perf ring on cpu %d failed: %s - lower --ring-pages or raise /proc/sys/kernel/perf_event_mlock_kb",
+						 pl->pages, pl->cpus[c], strerror(en));
+					close(fd);
+					return -en;
+				}
+				ring = add_ring(s, m, len, fd, pl->page_size, pl->pages * pl->page_size);
+				if (ring < 0) {
+					munmap(m, len);
+					close(fd);
+					snprintf(err, err_len, "perf ring on cpu %d: %s", pl->cpus[c],
+						 strerror(-ring));
+					return ring;
+				}
+				pl->cpu_ring[c] = ring;
+			} else {
+				ring = pl->cpu_ring[c];
+				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[ring].fd)) {
+					int en = errno;
+
+					snprintf(err, err_len,
+						 "PERF_EVENT_IOC_SET_OUTPUT on cpu %d failed: %s",
+						 pl->cpus[c], strerror(en));
+					close(fd);
+					return -en;
+				}
+			}
+			ret = add_fd(s, fd, ring);
+			if (ret) {
+				close(fd);
+				return ret;
+			}
+			if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
+				int en = errno;
+
+				snprintf(err, err_len, "PERF_EVENT_IOC_ID failed: %s", strerror(en));
+				return -en;
+			}
+			ret = pdec_add_id(&s->dec, id, e);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int open_pid(struct perf_session *s, struct open_plan *pl, uint32_t pid,
+		    const char *proc_root, char *err, size_t err_len)
+{
+	char path[512];
+	struct dirent *de;
+	DIR *dir;
+	int ret = 0, opened = 0;
+
+	snprintf(path, sizeof(path), "%s/%" PRIu32 "/task", proc_root, pid);
+	dir = opendir(path);
+	if (!dir) {
+		ret = -errno;
+		snprintf(err, err_len, "--pid %" PRIu32 ": cannot list %s: %s - is the pid right?",
+			 pid, path, strerror(errno));
+		return ret == -ENOENT ? -ESRCH : ret;
+	}
+	while ((de = readdir(dir))) {
+		char *end;
+		unsigned long tid = strtoul(de->d_name, &end, 10);
+
+		if (*end || end == de->d_name || tid == 0)
+			continue;
+		ret = open_target(s, pl, (pid_t)tid, tid != pid, err, err_len);
+		if (ret == -ESRCH) { /* thread exited meanwhile */
+			s->st.skipped_threads++;
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		opened++;
+	}
+	closedir(dir);
+	if (!ret && !opened) {
+		snprintf(err, err_len, "--pid %" PRIu32 ": no thread could be attached (it exited)",
+			 pid);
+		ret = -ESRCH;
+	}
+	return ret;
+}
+
+static int launch_child(struct perf_session *s, char **argv, char *err, size_t err_len)
+{
+	int go[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC)) {
+		snprintf(err, err_len, "launch: pipe: %s", strerror(errno));
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int en = errno;
+
+		close(go[0]);
+		close(go[1]);
+		snprintf(err, err_len, "launch %s: fork: %s", argv[0], strerror(en));
+		return -en;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(go[1]);
+		/* wait until the events are in place */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "oprofiled: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	s->child = pid;
+	s->child_go = go[1];
+	return 0;
+}
+
+static int synth_emit(void *arg, const void *rec, size_t len)
+{
+	struct perf_session *s = arg;
+
+	if (s->synth_len + len > s->synth_cap) {
+		size_t cap = s->synth_cap ? s->synth_cap * 2 : 65536;
+		uint8_t *n;
+
+		while (cap < s->synth_len + len)
+			cap *= 2;
+		n = realloc(s->synth_buf, cap);
+		if (!n)
+			return -ENOMEM;
+		s->synth_buf = n;
+		s->synth_cap = cap;
+	}
+	memcpy(s->synth_buf + s->synth_len, rec, len);
+	s->synth_len += len;
+	return 0;
+}
+
+static int synthesize(struct perf_session *s, const struct op_options *o)
+{
+	struct psynth_stats ps = { 0 };
+	struct psynth_ctx c = {
+		.proc_root = o->proc_root ? o->proc_root : "/proc",
+		.dec = &s->dec,
+		.id = s->dec.nr_ids ? s->dec.ids[0].id : 0,
+		.emit = synth_emit,
+		.arg = s,
+		.stats = &ps,
+	};
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < s->dec.ids_cap; i++)
+		if (s->dec.ids[i].ev != UINT32_MAX) {
+			c.id = s->dec.ids[i].id;
+			break;
+		}
+	if (o->mode == OP_MODE_SYSTEM) {
+		ret = psynth_all(&c);
+	} else {
+		for (i = 0; i < o->nr_pids && !ret; i++) {
+			ret = psynth_pid(&c, o->pids[i]);
+			if (ret == -ESRCH)
+				ret = 0;
+		}
+	}
+	s->st.synth_procs += ps.procs;
+	s->st.synth_threads += ps.threads;
+	s->st.synth_maps += ps.maps;
+	s->st.synth_unreadable += ps.unreadable;
+	s->st.synth_skipped_maps += ps.skipped_maps;
+	if (ret)
+		plog(s, "start-up synthesis of %s failed part-way: %s", c.proc_root,
+		     strerror(-ret));
+	if (s->synth_len)
+		ret = perf_add_synth(s, s->synth_buf, s->synth_len);
+	free(s->synth_buf);
+	s->synth_buf = NULL;
+	s->synth_len = s->synth_cap = 0;
+	return ret;
+}
+
+static int epoll_add(struct perf_session *s, int fd, uint64_t tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static int build_plan(struct perf_session *s, struct open_plan *pl, char *err, size_t err_len)
+{
+	const struct ext_registry *x = s->cfg.ext;
+	uint64_t hooks_extra = 0;
+	const uint64_t allowed = ~(uint64_t)(PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID);
+	size_t i;
+
+	if (x) {
+		for (i = 0; i < x->nr_hooks; i++) {
+			hooks_extra |= x->hooks[i].desc.sample_type_extra;
+			if (x->hooks[i].desc.max_stack > pl->max_stack)
+				pl->max_stack = x->hooks[i].desc.max_stack;
+		}
+	}
+	if (s->cfg.nr_events + (x ? x->nr_sources : 0) > PDEC_MAX_EVENTS) {
+		snprintf(err, err_len, "too many events (%zu core + %zu plugin sources, at most %d)",
+			 s->cfg.nr_events, x ? x->nr_sources : 0, PDEC_MAX_EVENTS);
+		return -E2BIG;
+	}
+	for (i = 0; i < s->cfg.nr_events; i++) {
+		struct pdec_event e = {
+			.sample_type = (PDEC_BASE_SAMPLE_TYPE |
+					s->cfg.events[i].sample_type_extra | hooks_extra) & allowed,
+			.counter = (uint32_t)i,
+			.source = 0,
+		};
+
+		pl->attr[pl->nr] = s->cfg.events[i];
+		pl->sample_type[pl->nr++] = e.sample_type;
+	}
+	for (i = 0; x && i < x->nr_sources; i++) {
+		pl->attr[pl->nr] = x->sources[i].desc.attr;
+		pl->sample_type[pl->nr++] =
+			(PDEC_BASE_SAMPLE_TYPE | x->sources[i].desc.attr.sample_type_extra) & allowed;
+	}
+	if (!pl->nr) {
+		snprintf(err, err_len, "sample path: no event to open (no core event and no plugin source)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int register_plan_events(struct perf_session *s, const struct open_plan *pl)
+{
+	unsigned i;
+
+	for (i = 0; i < pl->nr; i++) {
+		struct pdec_event e = {
+			.sample_type = pl->sample_type[i],
+			.read_format = PERF_FORMAT_ID | (s->fmt_lost ? PERF_FORMAT_LOST : 0),
+			.counter = i < s->cfg.nr_events ? i : 0,
+			.source = i < s->cfg.nr_events ? 0 : (uint32_t)(i - s->cfg.nr_events + 1),
+		};
+		int ret = pdec_add_event(&s->dec, &e);
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int perf_open(struct perf_session **out, const struct perf_config *cfg, char *err,
+	      size_t err_len)
+{
+	const struct op_options *o = cfg->opts;
+	struct perf_session *s;
+	struct open_plan *pl = NULL;
+	const char *proc_root;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	if (!o) {
+		snprintf(err, err_len, "sample path: no options given");
+		return -EINVAL;
+	}
+	ret = perf_new(&s, cfg, err, err_len);
+	if (ret)
+		return ret;
+	if (o->mode == OP_MODE_REPLAY) {
+		ret = replay_open(s, o->replay_file ? o->replay_file : "", err, err_len);
+		if (ret)
+			goto out_free;
+		*out = s;
+		return 0;
+	}
+	proc_root = o->proc_root ? o->proc_root : "/proc";
+	s->fmt_lost = true;
+	pl = calloc(1, sizeof(*pl));
+	if (!pl) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	pl->mode = o->mode;
+	pl->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	pl->pages = o->ring_pages ? o->ring_pages : PERF_DEFAULT_RING_PAGES;
+	if ((pl->pages & (pl->pages - 1)) || pl->pages > 65536) {
+		snprintf(err, err_len, "ring pages: %zu is not a power of two between 1 and 65536",
+			 pl->pages);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	ret = build_plan(s, pl, err, err_len);
+	if (ret)
+		goto out_free;
+	pl->nr_cpus = online_cpus(pl->cpus, PERF_MAX_CPUS);
+	pl->cpu_ring = malloc(sizeof(int) * (size_t)pl->nr_cpus);
+	if (!pl->cpu_ring) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < (size_t)pl->nr_cpus; i++)
+		pl->cpu_ring[i] = -1;
+	/* event kinds first (their index is the value PERF_EVENT_IOC_ID maps to) */
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0) {
+		ret = -errno;
+		snprintf(err, err_len, "epoll_create1: %s", strerror(errno));
+		goto out_free;
+	}
+	/*
+	 * The read_format of the event kinds depends on whether the kernel takes
+	 * PERF_FORMAT_LOST, known only after the first open: register the
+	 * kinds with the optimistic value and fix it after opening.
+	 */
+	ret = register_plan_events(s, pl);
+	if (ret) {
+		snprintf(err, err_len, "sample path: inconsistent event sample types");
+		goto out_free;
+	}
+	switch (o->mode) {
+	case OP_MODE_LAUNCH:
+		if (!o->command || !o->command[0]) {
+			snprintf(err, err_len, "launch mode: no command given (oprofiled [options] -- command args)");
+			ret = -EINVAL;
+			goto out_free;
+		}
+		ret = launch_child(s, o->command, err, err_len);
+		if (!ret)
+			ret = open_target(s, pl, s->child, false, err, err_len);
+		break;
+	case OP_MODE_PID:
+		if (!o->nr_pids) {
+			snprintf(err, err_len, "--pid mode: no pid given");
+			ret = -EINVAL;
+			goto out_free;
+		}
+		for (i = 0; i < o->nr_pids && !ret; i++)
+			ret = open_pid(s, pl, o->pids[i], proc_root, err, err_len);
+		break;
+	case OP_MODE_SYSTEM:
+		ret = open_target(s, pl, -1, false, err, err_len);
+		break;
+	default:
+		snprintf(err, err_len, "sample path: unknown mode %d", (int)o->mode);
+		ret = -EINVAL;
+	}
+	if (ret)
+		goto out_free;
+	for (i = 0; i < s->dec.nr_events; i++)
+		s->dec.events[i].read_format =
+			PERF_FORMAT_ID | (s->fmt_lost ? PERF_FORMAT_LOST : 0);
+	for (i = 0; i < s->nr_rings; i++) {
+		ret = epoll_add(s, s->rings[i].fd, i);
+		if (ret) {
+			snprintf(err, err_len, "epoll_ctl: %s", strerror(-ret));
+			goto out_free;
+		}
+		s->rings[i].in_epoll = true;
+	}
+	ret = queue_ready(s);
+	if (ret) {
+		snprintf(err, err_len, "sample path: merge queue of %zu bytes: %s", s->q_bytes,
+			 strerror(-ret));
+		goto out_free;
+	}
+	if (o->record_file) {
+		ret = perf_record_to(s, o->record_file, err, err_len);
+		if (ret)
+			goto out_free;
+	}
+	if (o->mode == OP_MODE_LAUNCH) {
+		long pfd;
+
+		/* enable_on_exec: the events start when the command execs */
+		if (write(s->child_go, "g", 1) != 1) {
+			ret = -errno;
+			snprintf(err, err_len, "launch: cannot release the command: %s",
+				 strerror(errno));
+			goto out_free;
+		}
+		close(s->child_go);
+		s->child_go = -1;
+		pfd = syscall(SYS_pidfd_open, s->child, 0);
+		if (pfd >= 0) {
+			s->pidfd = (int)pfd;
+			if (epoll_add(s, s->pidfd, TAG_PIDFD)) {
+				close(s->pidfd);
+				s->pidfd = -1;
+			}
+		}
+	} else {
+		/* enable first, then synthesize: nothing mapped in between is lost */
+		for (i = 0; i < s->nr_fds; i++) {
+			if (ioctl(s->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0)) {
+				ret = -errno;
+				snprintf(err, err_len, "PERF_EVENT_IOC_ENABLE: %s", strerror(errno));
+				goto out_free;
+			}
+		}
+		ret = synthesize(s, o);
+		if (ret) {
+			snprintf(err, err_len, "start-up synthesis: %s", strerror(-ret));
+			goto out_free;
+		}
+	}
+	free(pl->cpu_ring);
+	free(pl);
+	*out = s;
+	return 0;
+out_free:
+	if (pl)
+		free(pl->cpu_ring);
+	free(pl);
+	perf_close(s);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* main loop, stop, close                                              */
+/* ------------------------------------------------------------------ */
+
+int perf_watch_fd(struct perf_session *s, int fd)
+{
+	if (s->epfd < 0) {
+		s->epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (s->epfd < 0)
+			return -errno;
+	}
+	return epoll_add(s, fd, TAG_WATCH);
+}
+
+static void reap_child(struct perf_session *s)
+{
+	int st;
+
+	if (s->child > 0 && !s->child_exited && waitpid(s->child, &st, WNOHANG) == s->child) {
+		s->child_exited = true;
+		s->child_status = st;
+	}
+}
+
+int perf_poll(struct perf_session *s, int timeout_ms)
+{
+	struct epoll_event evs[32];
+	int n, i, ret = PERF_POLL_OK, err;
+
+	if (s->replaying) {
+		err = replay_run(s);
+		replay_reader_close(&s->rd);
+		s->replaying = false;
+		s->stopped = true;
+		if (err) {
+			plog(s, "%s", s->err);
+			return err;
+		}
+		return PERF_POLL_DONE;
+	}
+	if (s->stopped)
+		return -EINVAL;
+	if (timeout_ms < 0 || (unsigned)timeout_ms > s->cfg.drain_ms)
+		timeout_ms = (int)s->cfg.drain_ms;
+	n = s->epfd >= 0 ? epoll_wait(s->epfd, evs, 32, timeout_ms) : 0;
+	for (i = 0; i < n; i++) {
+		uint64_t tag = evs[i].data.u64;
+
+		if (tag == TAG_WATCH) {
+			ret = PERF_POLL_FD;
+		} else if (tag == TAG_PIDFD) {
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->pidfd, NULL);
+		} else if (tag < s->nr_rings && (evs[i].events & (EPOLLHUP | EPOLLERR))) {
+			/* the task is gone: no more wakeups, stop polling it (no busy loop) */
+			struct perf_ring *pr = &s->rings[tag];
+
+			if (pr->in_epoll) {
+				epoll_ctl(s->epfd, EPOLL_CTL_DEL, pr->fd, NULL);
+				pr->in_epoll = false;
+				s->st.hup++;
+			}
+		}
+	}
+	err = perf_round(s);
+	if (err)
+		return err;
+	reap_child(s);
+	if (s->child_exited && ret == PERF_POLL_OK)
+		ret = PERF_POLL_CHILD_EXIT;
+	return ret;
+}
+
+int perf_stop(struct perf_session *s)
+{
+	size_t i;
+	int err = 0;
+
+	if (!s || s->stopped)
+		return 0;
+	for (i = 0; i < s->nr_fds; i++)
+		ioctl(s->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (s->q_ready) {
+		err = perf_round(s);
+		flush_to(s, UINT64_MAX);
+	}
+	if (s->fmt_lost) {
+		uint64_t total = 0;
+
+		for (i = 0; i < s->nr_fds; i++) {
+			uint64_t v[3]; /* value, id, lost */
+
+			if (read(s->fds[i].fd, v, sizeof(v)) == (ssize_t)sizeof(v))
+				total += v[2];
+		}
+		s->st.lost_kernel = total;
+	}
+	record_chunk(s, REPLAY_LOST, s->st.lost_kernel, 0, NULL, 0, NULL, 0);
+	record_chunk(s, REPLAY_END, 0, 0, NULL, 0, NULL, 0);
+	if (s->rec) {
+		s->st.record_bytes = replay_writer_bytes(s->rec);
+		if (replay_writer_close(s->rec)) {
+			plog(s, "record file: final write failed");
+			err = err ? err : -EIO;
+		}
+		s->rec = NULL;
+	}
+	reap_child(s);
+	s->stopped = true;
+	return err;
+}
+
+void perf_close(struct perf_session *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	if (s->rec) {
+		replay_writer_close(s->rec);
+		s->rec = NULL;
+	}
+	if (s->replaying)
+		replay_reader_close(&s->rd);
+	for (i = 0; i < s->nr_fds; i++)
+		close(s->fds[i].fd);
+	for (i = 0; i < s->nr_rings; i++)
+		if (s->rings[i].map_len)
+			munmap(s->rings[i].base, s->rings[i].map_len);
+	if (s->child_go >= 0)
+		close(s->child_go); /* an unreleased command exits 127 */
+	if (s->child > 0 && !s->child_exited) {
+		int st;
+
+		if (waitpid(s->child, &st, WNOHANG) == 0) {
+			kill(s->child, SIGTERM);
+			waitpid(s->child, &st, 0);
+		}
+	}
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->q_ready)
+		pq_free(&s->q);
+	pdec_free(&s->dec);
+	free(s->fds);
+	free(s->rings);
+	free(s->synth_buf);
+	free(s->scratch);
+	free(s);
+}
+
+void perf_print_stats(const struct perf_session *s, FILE *out)
+{
+	const struct perf_stats *t = &s->st;
+
+	fprintf(out, "-- sample path --\n");
+#define P(name) fprintf(out, "%s: %" PRIu64 "\n", #name, t->name)
+	P(records);
+	P(samples);
+	P(mmaps);
+	P(comms);
+	P(forks);
+	P(exits);
+	P(ksymbols);
+	P(lost_records);
+	P(lost);
+	P(lost_kernel);
+	P(throttle);
+	P(unthrottle);
+	P(bad_records);
+	P(resyncs);
+	P(wrapped);
+	P(unknown_types);
+	P(skipped_types);
+	P(unknown_ids);
+	P(queue_forced);
+	P(out_of_order);
+	P(deliver_errors);
+	P(rounds);
+	P(bytes);
+	P(hup);
+	P(fds);
+	P(rings);
+	P(skipped_threads);
+	P(synth_procs);
+	P(synth_threads);
+	P(synth_maps);
+	P(synth_unreadable);
+	P(synth_skipped_maps);
+	P(record_bytes);
+#undef P
+}

@@ -1,0 +1,251 @@
+/*
+ * replay.c - writing and reading the --record stream. The writer batches
+ * whole ring chunks into a large buffer (no syscall per record); the reader
+ * maps the file and checks every length against the file size.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay.h"
+
+#define REPLAY_WBUF (1u << 20)
+
+struct replay_writer {
+	int fd;
+	int error;       /* first write error (-errno) */
+	uint8_t *buf;
+	size_t used;
+	uint64_t bytes;  /* total written or buffered */
+};
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int replay_writer_flush(struct replay_writer *w)
+{
+	int err;
+
+	if (w->error)
+		return w->error;
+	err = write_all(w->fd, w->buf, w->used);
+	w->used = 0;
+	if (err)
+		w->error = err;
+	return err;
+}
+
+static int wput(struct replay_writer *w, const void *p, size_t n)
+{
+	if (w->error)
+		return w->error;
+	if (w->used + n > REPLAY_WBUF) {
+		int err = replay_writer_flush(w);
+
+		if (err)
+			return err;
+		if (n > REPLAY_WBUF) { /* big chunk: straight to the file */
+			err = write_all(w->fd, p, n);
+			if (err)
+				w->error = err;
+			w->bytes += n;
+			return err;
+		}
+	}
+	memcpy(w->buf + w->used, p, n);
+	w->used += n;
+	w->bytes += n;
+	return 0;
+}
+
+int replay_writer_open(struct replay_writer **out, const char *path, uint64_t queue_bytes,
+		       uint64_t queue_entries, char *err, size_t err_len)
+{
+	struct replay_file_header h;
+	struct replay_writer *w = calloc(1, sizeof(*w));
+	int ret;
+
+	if (!w || !(w->buf = malloc(REPLAY_WBUF))) {
+		free(w);
+		snprintf(err, err_len, "record file %s: out of memory", path);
+		return -ENOMEM;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		ret = -errno;
+		snprintf(err, err_len, "record file %s: cannot create: %s", path, strerror(errno));
+		free(w->buf);
+		free(w);
+		return ret;
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, REPLAY_MAGIC, 8);
+	h.version = REPLAY_VERSION;
+	h.header_size = sizeof(h);
+	h.queue_bytes = queue_bytes;
+	h.queue_entries = queue_entries;
+	wput(w, &h, sizeof(h));
+	*out = w;
+	return 0;
+}
+
+int replay_write(struct replay_writer *w, uint32_t type, uint64_t a, uint64_t b,
+		 const void *p1, size_t n1, const void *p2, size_t n2)
+{
+	static const uint8_t zero[8];
+	struct replay_chunk c = { .type = type, .len = n1 + n2, .a = a, .b = b };
+	size_t pad = (8 - ((n1 + n2) & 7)) & 7;
+
+	wput(w, &c, sizeof(c));
+	if (n1)
+		wput(w, p1, n1);
+	if (n2)
+		wput(w, p2, n2);
+	if (pad)
+		wput(w, zero, pad);
+	return w->error;
+}
+
+uint64_t replay_writer_bytes(const struct replay_writer *w)
+{
+	return w->bytes;
+}
+
+int replay_writer_close(struct replay_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = replay_writer_flush(w);
+	if (close(w->fd) && !err)
+		err = -errno;
+	free(w->buf);
+	free(w);
+	return err;
+}
+
+int replay_reader_open(struct replay_reader *r, const char *path, char *err, size_t err_len)
+{
+	struct stat st;
+	int fd, ret;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, err_len, "replay file %s: cannot open: %s", path, strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "replay file %s: not a regular file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	if ((size_t)st.st_size < sizeof(r->hdr)) {
+		snprintf(err, err_len,
+			 "replay file %s: offset 0: truncated header (%lld bytes, expected at least %zu) - not a complete --record file",
+			 path, (long long)st.st_size, sizeof(r->hdr));
+		close(fd);
+		return -EINVAL;
+	}
+	r->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (r->map == MAP_FAILED) {
+		r->map = NULL;
+		snprintf(err, err_len, "replay file %s: mmap: %s", path, strerror(errno));
+		return -EIO;
+	}
+	r->size = (size_t)st.st_size;
+	memcpy(&r->hdr, r->map, sizeof(r->hdr));
+	if (memcmp(r->hdr.magic, REPLAY_MAGIC, 8)) {
+		snprintf(err, err_len,
+			 "replay file %s: offset 0: bad magic (expected \"%s\") - not an oprofiled --record file",
+			 path, REPLAY_MAGIC);
+		goto bad;
+	}
+	if (r->hdr.version != REPLAY_VERSION) {
+		snprintf(err, err_len,
+			 "replay file %s: offset 8: version %u, this oprofiled reads version %u - record it again",
+			 path, r->hdr.version, REPLAY_VERSION);
+		goto bad;
+	}
+	if (r->hdr.header_size < sizeof(r->hdr) || r->hdr.header_size > r->size ||
+	    (r->hdr.header_size & 7)) {
+		snprintf(err, err_len, "replay file %s: offset 12: header size %u is impossible", path,
+			 r->hdr.header_size);
+		goto bad;
+	}
+	r->off = r->hdr.header_size;
+	return 0;
+bad:
+	replay_reader_close(r);
+	return -EINVAL;
+}
+
+int replay_next(struct replay_reader *r, struct replay_chunk *c, const uint8_t **payload,
+		char *err, size_t err_len)
+{
+	size_t padded;
+
+	if (r->size - r->off < sizeof(*c)) {
+		snprintf(err, err_len,
+			 "replay file %s: offset %zu: truncated (no REPLAY_END chunk; %zu trailing bytes) - the recording was cut short",
+			 r->path, r->off, r->size - r->off);
+		return -EINVAL;
+	}
+	memcpy(c, r->map + r->off, sizeof(*c));
+	if (c->type < REPLAY_EVENT || c->type > REPLAY_END) {
+		snprintf(err, err_len, "replay file %s: offset %zu: unknown chunk type %u",
+			 r->path, r->off, c->type);
+		return -EINVAL;
+	}
+	if (c->len > REPLAY_MAX_PAYLOAD) {
+		snprintf(err, err_len,
+			 "replay file %s: offset %zu: chunk length %llu exceeds the limit %llu",
+			 r->path, r->off, (unsigned long long)c->len,
+			 (unsigned long long)REPLAY_MAX_PAYLOAD);
+		return -EINVAL;
+	}
+	padded = ((size_t)c->len + 7) & ~(size_t)7;
+	if (r->size - r->off - sizeof(*c) < padded) {
+		snprintf(err, err_len,
+			 "replay file %s: offset %zu: chunk of %llu bytes runs past the end of the file (%zu bytes)",
+			 r->path, r->off, (unsigned long long)c->len, r->size);
+		return -EINVAL;
+	}
+	*payload = r->map + r->off + sizeof(*c);
+	r->off += sizeof(*c) + padded;
+	if (c->type == REPLAY_END)
+		return 0;
+	return 1;
+}
+
+void replay_reader_close(struct replay_reader *r)
+{
+	if (r->map)
+		munmap((void *)r->map, r->size);
+	r->map = NULL;
+}
