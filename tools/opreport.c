@@ -109,17 +109,18 @@ static int parse_sort(const char *arg, enum rpt_sort *sort)
 
 static char *join_args(int argc, char **argv)
 {
-	size_t len = 1;
+	size_t len = sizeof("opreport");
 	char *s;
 
-	for (int i = 0; i < argc; i++)
+	/* "opreport ARGS": not argv[0], which may be a libtool or install path */
+	for (int i = 1; i < argc; i++)
 		len += strlen(argv[i]) + 1;
 	s = calloc(1, len);
 	if (!s)
 		return NULL;
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
+	strcpy(s, "opreport");
+	for (int i = 1; i < argc; i++) {
+		strcat(s, " ");
 		strcat(s, argv[i]);
 	}
 	return s;

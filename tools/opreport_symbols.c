@@ -136,6 +136,8 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 			goto out;
 		ret = ksym_load_kernel(&img->syms, kallsyms, mod, modules, err, sizeof(err));
 	} else if (img->kind == OP_IMAGE_ANON) {
+		/* without a map, addresses are still shown as anon_start + key */
+		img->syms.vma_bias = img->hdr.anon_start ? img->hdr.anon_start : img->start;
 		if (asprintf(&map, "/tmp/perf-%d.map", img->tgid) < 0)
 			goto out;
 		if (!exists(map)) {

@@ -24,3 +24,5 @@ tests_data_report_libfx_la_LDFLAGS = -rpath /nowhere -avoid-version -shared
 # opcount tool: counts, exit status, CSV/JSON, per-thread/CPU, intervals, errors
 dist_check_SCRIPTS += tests/integration/opcount.sh
 TESTS += tests/integration/opcount.sh
+dist_check_SCRIPTS += tests/integration/report_golden.sh
+TESTS += tests/integration/report_golden.sh

@@ -133,3 +133,40 @@ tests_unit_test_perf_decode_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_perf_decode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_perf_decode_LDADD = core/libopcore.la $(CMOCKA_LIBS)
 endif
+
+# --- report: opreport stages (issue 4) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_report_spec
+TESTS += tests/unit/test_report_spec
+SANITIZER_TESTS += tests/unit/test_report_spec
+tests_unit_test_report_spec_SOURCES = tests/unit/test_report_spec.c tools/opreport_spec.c
+tests_unit_test_report_spec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_test_report_spec_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_report_spec_LDADD = $(CMOCKA_LIBS)
+if BUILD_REPORT
+check_PROGRAMS += tests/unit/test_report_symbols
+TESTS += tests/unit/test_report_symbols
+SANITIZER_TESTS += tests/unit/test_report_symbols
+tests_unit_test_report_symbols_SOURCES = tests/unit/test_report_symbols.c tools/opreport_symbols.c \
+	tools/opreport_ksyms.c tools/opreport_spec.c tools/op_bfd.c
+tests_unit_test_report_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_test_report_symbols_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -g
+tests_unit_test_report_symbols_LDADD = $(BFD_LIBS) $(CMOCKA_LIBS)
+endif
+endif
+
+# --- perf: sample path (ring reader, decoder, merge, record/replay, /proc synthesis) ---
+EXTRA_DIST += tests/unit/fake_ring.h
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_ring tests/unit/test_perf_decode
+TESTS += tests/unit/test_ring tests/unit/test_perf_decode
+SANITIZER_TESTS += tests/unit/test_ring tests/unit/test_perf_decode
+tests_unit_test_ring_SOURCES = tests/unit/test_ring.c tests/unit/fake_ring.h
+tests_unit_test_ring_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_ring_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_ring_LDADD = core/libopcore.la $(CMOCKA_LIBS)
+tests_unit_test_perf_decode_SOURCES = tests/unit/test_perf_decode.c tests/unit/fake_ring.h
+tests_unit_test_perf_decode_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_perf_decode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_perf_decode_LDADD = core/libopcore.la $(CMOCKA_LIBS)
+endif

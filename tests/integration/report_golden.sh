@@ -1,0 +1,245 @@
+#!/bin/sh
+# report_golden.sh - opreport golden tests: builds fixture sessions with the
+# real odb writer (tests/data/report/mkfixture) against fixture binaries
+# compiled by make check (keys = symbol file offsets read with <elf.h>),
+# runs opreport in every output mode and compares stdout with
+# tests/data/report/golden/*.txt. Build paths and addresses that depend on
+# the compiler are replaced by @B@ and @sym+off@ placeholders first.
+# OP_UPDATE_GOLDEN=1 rewrites the golden files (review the diff!).
+# SPDX-License-Identifier: MIT
+set -u
+: "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
+B=$OP_BUILDDIR/tests/data/report
+G=$OP_SRCDIR/tests/data/report/golden
+OPREPORT=$OP_BUILDDIR/tools/opreport
+W=$OP_BUILDDIR/tests/report_golden.tmp
+rm -rf "$W"
+mkdir -p "$W"
+fail=0
+npass=0
+T=$(printf '\t')
+
+for f in "$OPREPORT" "$B/mkfixture" "$B/fx_c" "$B/fx_nopie" "$B/fx_dyn" "$B/fx_cxx" "$B/.libs/libfx.so"; do
+	[ -e "$f" ] || { echo "report_golden: missing $f (make check builds it)"; exit 1; }
+done
+strip -o "$B/fx_stripped" "$B/fx_dyn" || exit 1
+
+S=$W/session
+cat >"$W/script" <<EOF
+dir${T}current
+file${T}$B/fx_c${T}$B/fx_c${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}sym:fx_hot${T}600
+s${T}sym:fx_hot+4${T}150
+s${T}sym:fx_warm${T}200
+s${T}sym:fx_cold${T}50
+file${T}$B/fx_c${T}$B/.libs/libfx.so${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}sym:fx_lib_work+2${T}100
+file${T}$B/fx_c${T}{kern}vmlinux${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}1
+s${T}0x1010${T}30
+s${T}0x2004${T}5
+file${T}$B/fx_c${T}{anon:anon}4242:0x7f0000000000:0x7f0000000fff${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}0${T}0x7f0000000000
+s${T}0x10${T}8
+file${T}$B/fx_cxx${T}$B/fx_cxx${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}sym:_ZN2fx6Worker4spinERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEi${T}300
+s${T}sym:_ZNK2fx3BoxIiE3getEi${T}20
+file${T}$B/fx_stripped${T}$B/fx_stripped${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}dsym:fx_hot+8${T}40
+s${T}sec:.plt+0x10${T}10
+s${T}sec:.text${T}3
+file${T}$B/fx_nopie${T}$B/fx_nopie${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}sym:fx_warm${T}77
+file${T}/nonexistent/gone${T}/nonexistent/gone${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}0x1000${T}5
+text${T}stats/kallsyms${T}ffffffff81000000 T _text\nffffffff81000000 T startup_64\nffffffff81001000 T do_syscall_64\nffffffff81002000 t page_fault_handler\nffffffff81003000 T _etext\nffffffffc0000000 t ext4_fill_super\t[ext4]\n
+dir${T}bycpu
+file${T}$B/fx_c${T}$B/fx_c${T}TIMER${T}0${T}0${T}all${T}all${T}0
+s${T}sym:fx_hot${T}300
+s${T}sym:fx_warm${T}100
+file${T}$B/fx_c${T}$B/fx_c${T}TIMER${T}0${T}0${T}all${T}all${T}1
+s${T}sym:fx_hot${T}100
+s${T}sym:fx_cold${T}100
+dir${T}bythread
+file${T}$B/fx_c${T}$B/fx_c${T}TIMER${T}0${T}0${T}100${T}100${T}all
+s${T}sym:fx_hot${T}50
+file${T}$B/fx_c${T}$B/fx_c${T}TIMER${T}0${T}0${T}100${T}101${T}all
+s${T}sym:fx_warm${T}150
+s${T}sym:fx_hot${T}25
+dir${T}mixed
+file${T}$B/fx_c${T}$B/fx_c${T}TIMER${T}0${T}0${T}100${T}100${T}0
+s${T}sym:fx_hot${T}60
+file${T}$B/fx_c${T}$B/fx_c${T}TIMER${T}0${T}0${T}100${T}101${T}1
+s${T}sym:fx_warm${T}40
+file${T}$B/fx_c${T}$B/fx_c${T}TIMER${T}0${T}0${T}100${T}101${T}0
+s${T}sym:fx_warm${T}20
+dir${T}corrupt
+file${T}$B/fx_c${T}$B/fx_c${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}sym:fx_hot${T}10
+raw${T}{root}/bad/{dep}/{root}/bad/TIMER.0.0.all.all.all${T}this is not a sample file
+raw${T}{root}/bad/{dep}/{root}/bad/TIMER.0.0.all.all${T}badly named
+dir${T}lost
+file${T}$B/fx_c${T}$B/fx_c${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}sym:fx_hot${T}100
+text${T}stats/lost_kernel${T}5\n
+text${T}stats/total_samples${T}100\n
+text${T}stats/throttled/TIMER${T}1\n
+dir${T}events
+file${T}$B/fx_c${T}$B/fx_c${T}CPU_CLK_UNHALTED${T}100000${T}0${T}all${T}all${T}all${T}69
+s${T}sym:fx_hot${T}90
+s${T}sym:fx_warm${T}10
+file${T}$B/fx_c${T}$B/fx_c${T}RETIRED_INSNS${T}200000${T}0${T}all${T}all${T}all${T}69
+s${T}sym:fx_hot${T}30
+s${T}sym:fx_cold${T}70
+EOF
+"$B/mkfixture" "$S" <"$W/script" || { echo "report_golden: mkfixture failed"; exit 1; }
+
+# placeholders for addresses the compiler chooses: @image:sym+off@
+addr() { # $1 = binary, $2 = symbol, $3 = offset; prints 16-digit hex vma
+	v=$(nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }')
+	[ -n "$v" ] || v=$(nm -D "$1" | awk -v s="$2" '$3 == s { print $1; exit }')
+	printf '%016x' $((0x$v + $3))
+}
+SED=$W/addr.sed
+: >"$SED"
+for spec in fx_c:fx_hot:0 fx_c:fx_hot:4 fx_c:fx_warm:0 fx_c:fx_cold:0 .libs/libfx.so:fx_lib_work:0 \
+	.libs/libfx.so:fx_lib_work:2 fx_nopie:fx_warm:0; do
+	bin=${spec%%:*}; rest=${spec#*:}; sym=${rest%%:*}; off=${rest#*:}
+	a=$(addr "$B/$bin" "$sym" "$off")
+	short=$(printf '%x' $((0x$a)))
+	tag="@$(basename "$bin"):$sym+$off@"
+	printf 's/%s/%s/g; s/0x%s\\([^0-9a-f]\\)/0x%s\\1/g\n' "$a" "$tag" "$short" "$tag" >>"$SED"
+done
+
+normalize() {
+	sed -e "s|$B|@B@|g" -e "s|$S|@S@|g" -f "$SED"
+}
+
+check() { # $1 = golden name, rest = opreport arguments
+	name=$1; shift
+	"$OPREPORT" --session-dir="$S" "$@" >"$W/$name.raw" 2>"$W/$name.err"
+	rc=$?
+	normalize <"$W/$name.raw" >"$W/$name.out"
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL $name: opreport $* exited $rc"; cat "$W/$name.err"; fail=$((fail + 1)); return
+	fi
+	if [ "${OP_UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$W/$name.out" "$G/$name.txt"
+	fi
+	if diff -u "$G/$name.txt" "$W/$name.out"; then
+		npass=$((npass + 1))
+	else
+		echo "FAIL $name: opreport $* differs from golden/$name.txt"; fail=$((fail + 1))
+	fi
+}
+
+check summary
+check symbols -l
+check details -d -g image:fx_c
+check show_address -l -w image:fx_nopie
+check long_names -l -f image:fx_nopie,fx_stripped
+check stripped -l image:fx_stripped
+check cxx_normal -l image:fx_cxx
+check cxx_none -l -D none image:fx_cxx
+check cxx_smart -l -D smart image:fx_cxx
+check bycpu -l session:bycpu
+check bycpu_summary session:bycpu
+check bythread -l session:bythread
+check merge_cpu -l --merge=cpu session:mixed
+check merge_all -l --merge=all session:mixed
+check merge_lib --merge=lib
+check merge_lib_syms -l --merge=lib
+check threshold -l --threshold=5
+check threshold_summary --threshold=10
+check sort_symbol -l --sort=symbol image:fx_c
+check sort_vma -l --sort=vma image:fx_c
+check reverse -l -r image:fx_c
+check accumulated -l -a image:fx_c
+check global -l -% image:fx_nopie
+check exclude_syms -l --exclude-symbols=fx_hot,fx_warm image:fx_c
+check include_syms -l --include-symbols=fx_cold
+check exclude_dep -x
+check image_exclude -l image-exclude:libfx.so image:fx_c
+check lib_image -l lib-image:libfx.so
+check events -l session:events
+check xml -X -l
+check xml_details -X -d image:fx_nopie
+check json --json -l
+check json_details --json -d image:fx_c
+
+# the XML must be well formed, the JSON valid
+if command -v python3 >/dev/null; then
+	for x in xml xml_details; do
+		python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$W/$x.raw" ||
+			{ echo "FAIL $x: not well-formed XML"; fail=$((fail + 1)); }
+	done
+	for j in json json_details; do
+		python3 -c 'import sys, json; d = json.load(open(sys.argv[1])); assert d["version"] == 1' \
+			"$W/$j.raw" || { echo "FAIL $j: not valid JSON"; fail=$((fail + 1)); }
+	done
+fi
+
+# warnings: missing binary named, kernel image resolved, no other noise
+grep -q "no symbols for /nonexistent/gone" "$W/symbols.err" ||
+	{ echo "FAIL: no warning for the missing binary"; cat "$W/symbols.err"; fail=$((fail + 1)); }
+
+# more than one differing axis: error naming --merge, non-zero exit, nothing on stdout
+if "$OPREPORT" --session-dir="$S" -l session:mixed >"$W/mixed.out" 2>"$W/mixed.err"; then
+	echo "FAIL mixed: exit 0 for files differing in cpu and tid"; fail=$((fail + 1))
+elif ! grep -q -- "--merge=cpu,tid" "$W/mixed.err" || [ -s "$W/mixed.out" ]; then
+	echo "FAIL mixed: expected an error suggesting --merge=cpu,tid"; cat "$W/mixed.err"; fail=$((fail + 1))
+else
+	npass=$((npass + 1))
+fi
+
+# a corrupt and a badly named file are skipped with a warning naming each; the rest is reported
+if "$OPREPORT" --session-dir="$S" -l session:corrupt >"$W/corrupt.out" 2>"$W/corrupt.err" &&
+	grep -q "skipping sample file .*/bad/TIMER.0.0.all.all.all: corrupt" "$W/corrupt.err" &&
+	grep -q "skipping sample file .*/bad/TIMER.0.0.all.all: bad sample file name" "$W/corrupt.err" &&
+	grep -q "^10 .*fx_hot$" "$W/corrupt.out"; then
+	npass=$((npass + 1))
+else
+	echo "FAIL corrupt: expected warnings for both bad files and a report of fx_hot (10)"
+	cat "$W/corrupt.err" "$W/corrupt.out"; fail=$((fail + 1))
+fi
+
+# lost samples and throttling warnings
+"$OPREPORT" --session-dir="$S" session:lost >/dev/null 2>"$W/lost.err"
+if grep -q "Lost samples detected" "$W/lost.err" && grep -q "throttled" "$W/lost.err"; then
+	npass=$((npass + 1))
+else
+	echo "FAIL lost: expected lost-sample and throttling warnings"; cat "$W/lost.err"; fail=$((fail + 1))
+fi
+
+# binary modified after profiling: warning
+cp "$B/fx_nopie" "$W/fx_mod"
+printf 'file\t%s\t%s\tTIMER\t0\t0\tall\tall\tall\ns\tsym:fx_warm\t7\n' "$W/fx_mod" "$W/fx_mod" |
+	"$B/mkfixture" "$W/modsession" || fail=$((fail + 1))
+touch -d '2001-01-01' "$W/fx_mod"
+"$OPREPORT" --session-dir="$W/modsession" -l >"$W/mod.out" 2>"$W/mod.err"
+if grep -q "was modified after it was profiled" "$W/mod.err" && grep -q "fx_warm" "$W/mod.out"; then
+	npass=$((npass + 1))
+else
+	echo "FAIL mtime: expected a modified-binary warning"; cat "$W/mod.err"; fail=$((fail + 1))
+fi
+
+# errors: no session, no samples, bad specification
+for args in "--session-dir=$W/none" "--session-dir=$S session:nosuch" "--session-dir=$S bogus:1" \
+	"--session-dir=$S tid:abc" "--session-dir=$S image:nosuchimage" "--session-dir=$S --merge=foo" \
+	"--session-dir=$S --sort=foo" "--session-dir=$S --threshold=x"; do
+	# shellcheck disable=SC2086
+	if "$OPREPORT" $args >"$W/e.out" 2>"$W/e.err"; then
+		echo "FAIL error case '$args': exit 0"; fail=$((fail + 1))
+	elif ! grep -q "opreport error: " "$W/e.err" || [ -s "$W/e.out" ]; then
+		echo "FAIL error case '$args': no 'opreport error:' message"; cat "$W/e.err"; fail=$((fail + 1))
+	else
+		npass=$((npass + 1))
+	fi
+done
+
+# default session: ./oprofile_data when it is a directory
+mkdir -p "$W/cwd" && cp -r "$S" "$W/cwd/oprofile_data"
+(cd "$W/cwd" && "$OPREPORT" >"$W/cwd.out" 2>/dev/null)
+normalize <"$W/cwd.out" | sed "s|$W/cwd/oprofile_data|@S@|g" | diff -q "$G/summary.txt" - >/dev/null &&
+	npass=$((npass + 1)) || { echo "FAIL: ./oprofile_data not used by default"; fail=$((fail + 1)); }
+
+echo "report_golden: $npass passed, $fail failed"
+[ "$fail" -eq 0 ]

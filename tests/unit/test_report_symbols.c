@@ -1,0 +1,233 @@
+/*
+ * test_report_symbols.c - opreport's symbol layer: symbol-table bounds and
+ * lookup, the kallsyms snapshot (kernel and module key spaces), perf maps
+ * for anon regions, libbfd symbols of this very test binary (file offset ->
+ * symbol -> vma, cross-checked with <elf.h>) and demangling modes.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "opreport.h"
+
+__attribute__((noipa)) int report_test_marker(int x)
+{
+	return x * 3 + 1;
+}
+
+static void push(struct rpt_symtab *t, uint64_t start, uint64_t end, const char *name)
+{
+	t->v = realloc(t->v, (t->n + 1) * sizeof(*t->v));
+	assert_non_null(t->v);
+	t->v[t->n++] = (struct rpt_sym){ .start = start, .end = end, .vma = start,
+					 .name = symtab_strdup(t, name) };
+}
+
+static void test_symtab_bounds(void **state)
+{
+	struct rpt_symtab t = { 0 };
+
+	(void)state;
+	push(&t, 0x300, 0, "c");
+	push(&t, 0x100, 0, "a");
+	push(&t, 0x200, 0x240, "b");
+	push(&t, 0x100, 0, "a_alias");
+	symtab_finish(&t);
+	assert_int_equal(t.n, 3);
+	assert_null(sym_lookup(&t, 0xff));
+	assert_string_equal(sym_lookup(&t, 0x100)->name, "a");
+	assert_string_equal(sym_lookup(&t, 0x1ff)->name, "a"); /* bounded by the next */
+	assert_string_equal(sym_lookup(&t, 0x23f)->name, "b");
+	assert_null(sym_lookup(&t, 0x240)); /* beyond b's own end */
+	assert_string_equal(sym_lookup(&t, 0x300)->name, "c");
+	assert_int_equal(sym_key_vma(&t, 0x10), 0x10);
+	symtab_free(&t);
+}
+
+static char *write_tmp(const char *text)
+{
+	char *path = strdup("report_symbols_XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_kallsyms(void **state)
+{
+	char *ks = write_tmp("ffffffff81000000 T _text\n"
+			     "ffffffff81000100 T start_kernel\n"
+			     "ffffffff81000200 t local_fn\n"
+			     "ffffffff81000300 D some_data\n"
+			     "garbage line\n"
+			     "ffffffff81000400 T _etext\n"
+			     "ffffffffc0001000 t mod_init\t[mymod]\n"
+			     "ffffffffc0001080 t mod_work\t[mymod]\n");
+	char *mods = write_tmp("mymod 16384 0 - Live 0xffffffffc0000000\n");
+	struct rpt_symtab t = { 0 };
+	char err[512];
+
+	(void)state;
+	assert_int_equal(ksym_load_kernel(&t, ks, NULL, NULL, err, sizeof(err)), 0);
+	/* keys are pc - _text; data symbols are not text */
+	assert_string_equal(sym_lookup(&t, 0x150)->name, "start_kernel");
+	assert_string_equal(sym_lookup(&t, 0x3ff)->name, "local_fn");
+	assert_int_equal(sym_key_vma(&t, 0x150), 0xffffffff81000150ull);
+	assert_int_equal(sym_lookup(&t, 0x150)->vma, 0xffffffff81000100ull);
+	symtab_free(&t);
+
+	assert_int_equal(ksym_load_kernel(&t, ks, "mymod", mods, err, sizeof(err)), 0);
+	assert_int_equal(t.n, 2);
+	assert_string_equal(sym_lookup(&t, 0x1090)->name, "mod_work"); /* pc - module base */
+	assert_null(sym_lookup(&t, 0x10));
+	symtab_free(&t);
+
+	assert_int_equal(ksym_load_kernel(&t, "/nonexistent/kallsyms", NULL, NULL, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/kallsyms"));
+	unlink(ks);
+	unlink(mods);
+	free(ks);
+	free(mods);
+	ks = write_tmp("0000000000000000 T _text\n0000000000000000 T start_kernel\n");
+	assert_int_equal(ksym_load_kernel(&t, ks, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "zero"));
+	symtab_free(&t);
+	unlink(ks);
+	free(ks);
+}
+
+static void test_perfmap(void **state)
+{
+	char *map = write_tmp("7f0000001000 40 jit_fn_a\n"
+			      "7f0000001040 20 Lcom/x/Y;->run()V\n"
+			      "bogus\n"
+			      "10 10 below_start\n");
+	struct rpt_symtab t = { 0 };
+	char err[512];
+
+	(void)state;
+	assert_int_equal(ksym_load_perfmap(&t, map, 0x7f0000000000ull, err, sizeof(err)), 0);
+	assert_int_equal(t.n, 2);
+	assert_string_equal(sym_lookup(&t, 0x1010)->name, "jit_fn_a");
+	assert_string_equal(sym_lookup(&t, 0x1050)->name, "Lcom/x/Y;->run()V");
+	assert_null(sym_lookup(&t, 0x1060)); /* size from the map */
+	assert_int_equal(sym_key_vma(&t, 0x1010), 0x7f0000001010ull);
+	symtab_free(&t);
+	unlink(map);
+	free(map);
+}
+
+/* file offset of @name in the running executable, read with <elf.h> */
+static uint64_t elf_offset_of(const char *name)
+{
+	int fd = open("/proc/self/exe", O_RDONLY);
+	struct stat st;
+	uint64_t off = 0;
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	unsigned char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	assert_true(m != MAP_FAILED);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)m;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(m + eh->e_shoff);
+
+	for (int i = 0; i < eh->e_shnum && !off; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		Elf64_Sym *sym = (Elf64_Sym *)(m + sh[i].sh_offset);
+		const char *str = (const char *)m + sh[sh[i].sh_link].sh_offset;
+
+		for (size_t j = 0; j < sh[i].sh_size / sizeof(*sym); j++)
+			if (!strcmp(str + sym[j].st_name, name)) {
+				const Elf64_Shdr *s = &sh[sym[j].st_shndx];
+
+				off = sym[j].st_value - s->sh_addr + s->sh_offset;
+				break;
+			}
+	}
+	munmap(m, (size_t)st.st_size);
+	return off;
+}
+
+static void test_bfd_self(void **state)
+{
+	struct rpt_symtab t = { 0 };
+	char err[512], exe[4096];
+	uint64_t off = elf_offset_of("report_test_marker");
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const struct rpt_sym *s;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = 0;
+	assert_true(off != 0);
+	assert_int_equal(report_test_marker(1), 4);
+	assert_int_equal(opbfd_load(&t, exe, DEMANGLE_NORMAL, true, err, sizeof(err)), 0);
+	s = sym_lookup(&t, off);
+	assert_non_null(s);
+	assert_string_equal(s->name, "report_test_marker");
+	assert_int_equal(s->start, off);
+	assert_true(s->end > s->start);
+	assert_string_equal(sym_lookup(&t, off + 1)->name, "report_test_marker");
+	/* the vma through the containing section matches the symbol's */
+	assert_int_equal(sym_key_vma(&t, off), s->vma);
+	/* built with -g: a source line in this file */
+	assert_non_null(s->file);
+	assert_non_null(strstr(s->file, "test_report_symbols.c"));
+	assert_true(s->line > 0);
+	symtab_free(&t);
+
+	assert_int_equal(opbfd_load(&t, "/nonexistent/binary", DEMANGLE_NONE, false, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/binary"));
+	symtab_free(&t);
+	/* not an object file */
+	assert_int_equal(opbfd_load(&t, "/etc/hostname", DEMANGLE_NONE, false, err, sizeof(err)),
+			 -ENOENT);
+	symtab_free(&t);
+}
+
+static void test_demangle(void **state)
+{
+	char *d;
+
+	(void)state;
+	assert_null(opbfd_demangle("_ZN2fx6helperEi", DEMANGLE_NONE));
+	assert_null(opbfd_demangle("plain_c_name", DEMANGLE_NORMAL));
+	d = opbfd_demangle("_ZN2fx6helperEi", DEMANGLE_NORMAL);
+	assert_string_equal(d, "fx::helper(int)");
+	free(d);
+	d = opbfd_demangle("_ZN2fx6Worker4spinERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEi",
+			   DEMANGLE_SMART);
+	assert_string_equal(d, "fx::Worker::spin(std::string const&, int)");
+	free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_symtab_bounds), cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_perfmap),       cmocka_unit_test(test_bfd_self),
+		cmocka_unit_test(test_demangle),
+	};
+
+	return cmocka_run_group_tests_name("report_symbols", tests, NULL, NULL);
+}
