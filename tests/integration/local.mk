@@ -26,5 +26,12 @@ dist_check_SCRIPTS += tests/integration/opcount.sh
 TESTS += tests/integration/opcount.sh
 dist_check_SCRIPTS += tests/integration/report_golden.sh
 TESTS += tests/integration/report_golden.sh
+# sample path (perf): live launch / --pid / system-wide / record+replay
+check_PROGRAMS += tests/integration/perf_probe
+tests_integration_perf_probe_SOURCES = tests/integration/perf_probe.c
+tests_integration_perf_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_integration_perf_probe_LDADD = core/libopcore.la -lpthread
+dist_check_SCRIPTS += tests/integration/perf_layer.sh
+TESTS += tests/integration/perf_layer.sh
 dist_check_SCRIPTS += tests/integration/report_ophelp.sh
 TESTS += tests/integration/report_ophelp.sh

@@ -1,0 +1,113 @@
+#!/bin/sh
+# perf_layer.sh - the sample path against the live kernel (cpu-clock, 1 kHz):
+# launch mode on a spinning child, --pid attach to a 2-thread spinner,
+# a short system-wide run that must see an already-running spinner through
+# start-up synthesis, and --record/--replay giving the same records.
+# SPDX-License-Identifier: MIT
+set -u
+B=${OP_BUILDDIR:-.}
+probe="$B/tests/integration/perf_probe"
+work="$B/tests/integration/perf_layer.work"
+rm -rf "$work" && mkdir -p "$work" || exit 1
+fails=0
+spinners=""
+
+cleanup() { for p in $spinners; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; }
+trap cleanup EXIT
+
+val() { sed -n "s/^$1[=:] *//p" "$2" | head -1; }
+
+check() { # file key op value label
+	v=$(val "$2" "$1")
+	if [ -z "$v" ]; then
+		echo "FAIL: $5: $2 missing in $1"; fails=$((fails + 1)); return
+	fi
+	if [ "$v" "$3" "$4" ]; then
+		echo "ok: $5 ($2=$v $3 $4)"
+	else
+		echo "FAIL: $5: expected $2 $3 $4, found $v"; fails=$((fails + 1))
+	fi
+}
+
+run() { # out -- probe args
+	out=$1; shift
+	"$probe" "$@" >"$out" 2>"$out.err"
+	rc=$?
+	if [ $rc -eq 77 ]; then
+		echo "SKIP: the kernel refuses perf_event_open:"; cat "$out.err"; exit 77
+	fi
+	if [ $rc -ne 0 ]; then
+		echo "FAIL: perf_probe $* exited $rc"; cat "$out.err"; fails=$((fails + 1))
+	fi
+}
+
+# 1. launch mode: 1 s of CPU at 1 kHz, recorded
+L=$work/launch.out
+run "$L" launch --freq 1000 --record "$work/launch.oprec" -- "$probe" spin 1.0
+check "$L" watch_samples -ge 700 "launch: samples for ~1 s of CPU at 1 kHz"
+check "$L" watch_samples -le 1300 "launch: no more samples than the CPU time allows"
+check "$L" binary_mmap_before_first_sample -eq 1 "launch: MMAP2 of the binary before its first sample"
+check "$L" unmapped_user_samples -eq 0 "launch: every user sample lies in a mapping seen before it"
+check "$L" comm_exec -ge 1 "launch: COMM with exec flag"
+check "$L" exit_seen -ge 1 "launch: EXIT of the command"
+check "$L" lost_in_records -eq 0 "launch: no LOST records"
+check "$L" lost_kernel -eq 0 "launch: kernel lost count (PERF_FORMAT_LOST) is 0"
+check "$L" bad_records -eq 0 "launch: no malformed records"
+check "$L" out_of_order -eq 0 "launch: delivered in time order"
+check "$L" child_status -eq 0 "launch: exit status of the command reported"
+
+# 2. replay of that recording: same records, same order
+R=$work/replay.out
+run "$R" replay "$work/launch.oprec" --watch "$(val watch_pid "$L")"
+check "$R" records -eq "$(val records "$L")" "replay: same number of records"
+if [ "$(val hash "$R")" = "$(val hash "$L")" ] && [ -n "$(val hash "$L")" ]; then
+	echo "ok: replay: same record sequence hash ($(val hash "$L"))"
+else
+	echo "FAIL: replay hash $(val hash "$R") != live $(val hash "$L")"; fails=$((fails + 1))
+fi
+check "$R" watch_samples -eq "$(val watch_samples "$L")" "replay: same samples of the command"
+# a truncated copy is refused with an offset, not a crash
+size=$(wc -c <"$work/launch.oprec")
+head -c $((size / 2)) "$work/launch.oprec" >"$work/cut.oprec"
+"$probe" replay "$work/cut.oprec" >"$work/cut.out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "offset" "$work/cut.out"; then
+	echo "ok: truncated record file refused: $(grep offset "$work/cut.out" | head -1)"
+else
+	echo "FAIL: truncated record file: rc=$rc"; cat "$work/cut.out"; fails=$((fails + 1))
+fi
+
+# 3. --pid on an already running 2-thread spinner
+"$probe" spin 4 2 &
+sp=$!; spinners="$spinners $sp"
+sleep 0.3
+P=$work/pid.out
+run "$P" pid --freq 1000 --seconds 1 "$sp"
+check "$P" watch_samples -ge 100 "pid: samples of the attached process"
+check "$P" watch_tids -ge 2 "pid: both pre-existing threads sampled (per-thread open)"
+check "$P" synth_binary_mmaps -ge 1 "pid: synthesized MMAP of its binary"
+check "$P" unmapped_user_samples -eq 0 "pid: user samples resolved by synthesized maps"
+check "$P" lost_kernel -eq 0 "pid: no loss"
+kill "$sp" 2>/dev/null; wait "$sp" 2>/dev/null
+
+# 4. system-wide, 1 kHz, short, with a spinner started before
+if [ "$(id -u)" = 0 ]; then
+	"$probe" spin 4 &
+	sp=$!; spinners="$spinners $sp"
+	sleep 0.3
+	S=$work/system.out
+	run "$S" system --freq 1000 --seconds 1 --watch "$sp"
+	check "$S" watch_samples -ge 100 "system: samples of the running spinner"
+	check "$S" synth_binary_mmaps -ge 1 "system: synthesized MMAP of the spinner's binary"
+	check "$S" unmapped_user_samples -eq 0 "system: spinner samples resolved by synthesized maps"
+	check "$S" synth_procs -ge 5 "system: /proc walked"
+	check "$S" out_of_order -eq 0 "system: merged in time order across CPUs"
+	check "$S" bad_records -eq 0 "system: no malformed records"
+	check "$S" lost_kernel -eq 0 "system: no loss at 1 kHz"
+	kill "$sp" 2>/dev/null; wait "$sp" 2>/dev/null
+else
+	echo "note: system-wide part needs root; not run"
+fi
+
+echo "perf_layer: $fails failure(s)"
+[ $fails -eq 0 ]
