@@ -8,6 +8,7 @@
 #define OP_CORE_CONF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,6 +28,9 @@ struct conf_result {
  * (syntax, type mismatch, bad value) or -errno (cannot read the file).
  */
 int conf_load(struct op_options *o, const char *path, struct conf_result *res, FILE *err);
+
+/* The i-th top-level key oprofiled knows, NULL past the end (tests, docs). */
+const char *conf_key_name(size_t i);
 
 /* Free o->config (config_destroy + free). */
 void conf_free(void *config);

@@ -408,6 +408,11 @@ int conf_load(struct op_options *o, const char *path, struct conf_result *res, F
 	return 0;
 }
 
+const char *conf_key_name(size_t i)
+{
+	return i < sizeof(conf_keys) / sizeof(conf_keys[0]) ? conf_keys[i].name : NULL;
+}
+
 void conf_free(void *config)
 {
 	if (!config)

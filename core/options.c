@@ -87,8 +87,11 @@ static const struct option opt_long[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* '+': stop at the first non-option, which starts the command to launch */
-static const char opt_short[] = "+he:p:a";
+/*
+ * '+': stop at the first non-option, which starts the command to launch;
+ * ':': report a missing value as ':' (not as an unknown option)
+ */
+static const char opt_short[] = "+:he:p:a";
 
 static const char opt_usage[] =
 	"Usage: oprofiled [OPTIONS] [--] [COMMAND [ARGS...]]\n"
@@ -175,7 +178,8 @@ static const struct {
 
 /* comma list of names from @tab (n entries) OR'ed into *out */
 static int opt_parse_names(const char *what, const char *s, const void *tabp, size_t n,
-			   const char *allowed, unsigned *out, char *err, size_t err_len)
+			   const char *allowed, bool allow_empty, unsigned *out, char *err,
+			   size_t err_len)
 {
 	const struct {
 		const char *name;
@@ -184,7 +188,7 @@ static int opt_parse_names(const char *what, const char *s, const void *tabp, si
 	unsigned bits = 0;
 	const char *p = s;
 
-	if (!s || !*s) {
+	if (!s || (!*s && !allow_empty)) {
 		snprintf(err, err_len, "empty %s value - expected a comma list of %s", what, allowed);
 		return -EINVAL;
 	}
@@ -217,14 +221,14 @@ int options_parse_separate(const char *s, unsigned *out, char *err, size_t err_l
 {
 	return opt_parse_names("--separate", s, opt_sep_names,
 			       sizeof(opt_sep_names) / sizeof(opt_sep_names[0]),
-			       "none,lib,kernel,thread,cpu,all", out, err, err_len);
+			       "none,lib,kernel,thread,cpu,all", false, out, err, err_len);
 }
 
 int options_parse_verbose(const char *s, unsigned *out, char *err, size_t err_len)
 {
 	return opt_parse_names("--verbose", s, opt_verbose_names,
 			       sizeof(opt_verbose_names) / sizeof(opt_verbose_names[0]),
-			       "all,sfile,arcs,samples,module,misc,ext", out, err, err_len);
+			       "all,sfile,arcs,samples,module,misc,ext", true, out, err, err_len);
 }
 
 static void opt_free_strv(char **v)
@@ -325,6 +329,7 @@ static int opt_parse_uint(const char *s, unsigned long long min, unsigned long l
 
 static int opt_parse_pids(struct op_options *o, const char *s, FILE *err)
 {
+	size_t nr_before = o->nr_pids;
 	const char *p = s;
 
 	for (;;) {
@@ -336,11 +341,13 @@ static int opt_parse_pids(struct op_options *o, const char *s, FILE *err)
 		    (memcpy(buf, p, len), buf[len] = '\0', opt_parse_uint(buf, 1, OPT_PID_MAX, &v))) {
 			opt_err(err, "--pid=%s: \"%.*s\" is not a process id - expected numbers 1..%u separated by ','",
 				s, (int)len, p, OPT_PID_MAX);
+			o->nr_pids = nr_before;
 			return -EINVAL;
 		}
 		if (o->nr_pids == OP_MAX_PIDS) {
 			opt_err(err, "--pid: more than %d processes - profile fewer or use --system-wide",
 				OP_MAX_PIDS);
+			o->nr_pids = nr_before;
 			return -EINVAL;
 		}
 		o->pids[o->nr_pids++] = (uint32_t)v;
@@ -551,9 +558,7 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			opt_err(err, "option %s needs a value - see oprofiled --help", argv[optind - 1]);
 			return -EINVAL;
 		default:
-			if (optopt && optopt < 256 && strchr("ep", optopt))
-				opt_err(err, "option -%c needs a value - see oprofiled --help", optopt);
-			else if (optopt && optopt < 256)
+			if (optopt && optopt < 256)
 				opt_err(err, "unknown option -%c - see oprofiled --help", optopt);
 			else
 				opt_err(err, "unknown option %s - see oprofiled --help", argv[optind - 1]);
@@ -786,11 +791,11 @@ void options_print(const struct op_options *o, FILE *out)
 	fprintf(out, "daemonize = %s;\n", o->daemonize ? "true" : "false");
 	fputs("plugins = (", out);
 	for (i = 0; i < o->nr_features; i++) {
-		fprintf(out, "%s\n  { name = ", i ? "," : "");
+		fprintf(out, "%s\n  # from %s\n  { name = ", i ? "," : "", o->features[i].origin);
 		opt_print_lit(out, o->features[i].name);
 		fputs("; args = ", out);
 		opt_print_lit(out, o->features[i].args);
-		fprintf(out, "; } # from %s", o->features[i].origin);
+		fputs("; }", out);
 	}
 	fputs(o->nr_features ? "\n);\n" : " );\n", out);
 }

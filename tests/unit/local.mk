@@ -59,6 +59,38 @@ tests_unit_test_mangle_SOURCES = tests/unit/test_mangle.c
 tests_unit_test_mangle_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_mangle_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_events
+TESTS += tests/unit/test_events
+SANITIZER_TESTS += tests/unit/test_events
+tests_unit_test_events_SOURCES = tests/unit/test_events.c
+tests_unit_test_events_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_events_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_events_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif
+EXTRA_DIST += \
+	tests/data/events/broken/bad_name/events \
+	tests/data/events/broken/bad_name/unit_masks \
+	tests/data/events/broken/code_too_big/events \
+	tests/data/events/broken/code_too_big/unit_masks \
+	tests/data/events/broken/include_missing/events \
+	tests/data/events/broken/include_missing/unit_masks \
+	tests/data/events/broken/unused_mask/events \
+	tests/data/events/broken/unused_mask/unit_masks \
+	tests/data/events/test/base/events \
+	tests/data/events/test/base/unit_masks \
+	tests/data/events/test/cycle_a/events \
+	tests/data/events/test/cycle_a/unit_masks \
+	tests/data/events/test/cycle_b/events \
+	tests/data/events/test/cycle_b/unit_masks \
+	tests/data/events/test/fam10ibs/events \
+	tests/data/events/test/fam10ibs/unit_masks \
+	tests/data/events/test/includer/events \
+	tests/data/events/test/includer/unit_masks \
+	tests/data/events/test/modifiers/events \
+	tests/data/events/test/modifiers/unit_masks \
+	tests/data/events/test/nounits/events \
+	tests/data/events/test/nounits/unit_masks
 
 # --- opcount: live counting tests on software events (perf_event; not under
 # ASan: the tests count page faults, which a sanitizer's shadow memory adds) ---
@@ -72,9 +104,9 @@ endif
 
 # --- core: buffer sync, trans, sfile hash, session ---
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_sync tests/unit/test_trans
-TESTS += tests/unit/test_sync tests/unit/test_trans
-SANITIZER_TESTS += tests/unit/test_sync tests/unit/test_trans
+check_PROGRAMS += tests/unit/test_sync tests/unit/test_trans tests/unit/test_sfile
+TESTS += tests/unit/test_sync tests/unit/test_trans tests/unit/test_sfile
+SANITIZER_TESTS += tests/unit/test_sync tests/unit/test_trans tests/unit/test_sfile
 tests_unit_test_sync_SOURCES = tests/unit/test_sync.c
 tests_unit_test_sync_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_sync_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -83,6 +115,10 @@ tests_unit_test_trans_SOURCES = tests/unit/test_trans.c tests/unit/core_fixture.
 tests_unit_test_trans_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_trans_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_trans_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_test_sfile_SOURCES = tests/unit/test_sfile.c tests/unit/core_fixture.h
+tests_unit_test_sfile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_sfile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_sfile_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
 endif
 
 # --- loader: plugin loader (real fixture plugins, dlopen: no sanitizer run),
@@ -95,43 +131,17 @@ tests_unit_test_ext_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_ext_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_ext_LDADD = core/libopcore.la $(CMOCKA_LIBS)
 EXTRA_tests_unit_test_ext_DEPENDENCIES = $(check_LTLIBRARIES)
-endif
-
-# --- report: opreport stages (issue 4) ---
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_report_spec
-TESTS += tests/unit/test_report_spec
-SANITIZER_TESTS += tests/unit/test_report_spec
-tests_unit_test_report_spec_SOURCES = tests/unit/test_report_spec.c tools/opreport_spec.c
-tests_unit_test_report_spec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tests_unit_test_report_spec_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_report_spec_LDADD = $(CMOCKA_LIBS)
-if BUILD_REPORT
-check_PROGRAMS += tests/unit/test_report_symbols
-TESTS += tests/unit/test_report_symbols
-SANITIZER_TESTS += tests/unit/test_report_symbols
-tests_unit_test_report_symbols_SOURCES = tests/unit/test_report_symbols.c tools/opreport_symbols.c \
-	tools/opreport_ksyms.c tools/opreport_spec.c tools/op_bfd.c
-tests_unit_test_report_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tests_unit_test_report_symbols_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -g
-tests_unit_test_report_symbols_LDADD = $(BFD_LIBS) $(CMOCKA_LIBS)
-endif
-endif
-
-# --- perf: sample path (ring reader, decoder, merge, record/replay, /proc synthesis) ---
-EXTRA_DIST += tests/unit/fake_ring.h
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_ring tests/unit/test_perf_decode
-TESTS += tests/unit/test_ring tests/unit/test_perf_decode
-SANITIZER_TESTS += tests/unit/test_ring tests/unit/test_perf_decode
-tests_unit_test_ring_SOURCES = tests/unit/test_ring.c tests/unit/fake_ring.h
-tests_unit_test_ring_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_unit_test_ring_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_ring_LDADD = core/libopcore.la $(CMOCKA_LIBS)
-tests_unit_test_perf_decode_SOURCES = tests/unit/test_perf_decode.c tests/unit/fake_ring.h
-tests_unit_test_perf_decode_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_unit_test_perf_decode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_perf_decode_LDADD = core/libopcore.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/test_options tests/unit/test_config
+TESTS += tests/unit/test_options tests/unit/test_config
+SANITIZER_TESTS += tests/unit/test_options tests/unit/test_config
+tests_unit_test_options_SOURCES = tests/unit/test_options.c
+tests_unit_test_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_options_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_options_LDADD = core/libopcore.la $(CMOCKA_LIBS)
+tests_unit_test_config_SOURCES = tests/unit/test_config.c
+tests_unit_test_config_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_config_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_test_config_LDADD = core/libopcore.la $(LIBCONFIG_LIBS) $(CMOCKA_LIBS)
 endif
 
 # --- report: opreport stages (issue 4) ---
