@@ -98,14 +98,24 @@ static int session_open_log(struct session *s)
 			    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
+	if (s->log) {
+		/* keep the FILE (plugins and the loader hold it): swap its fd */
+		fflush(s->log);
+		if (dup2(fd, fileno(s->log)) < 0) {
+			int e = errno;
+
+			close(fd);
+			return -e;
+		}
+		close(fd);
+		return 0;
+	}
 	f = fdopen(fd, "a");
 	if (!f) {
 		close(fd);
 		return -errno;
 	}
 	setvbuf(f, NULL, _IOLBF, 0);
-	if (s->log && s->log != stderr)
-		fclose(s->log);
 	s->log = f;
 	return 0;
 }
@@ -113,6 +123,18 @@ static int session_open_log(struct session *s)
 int session_reopen_log(struct session *s)
 {
 	return session_open_log(s);
+}
+
+int session_write_pid(struct session *s)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+
+	if (s->lockfd < 0)
+		return -EBADF;
+	if (ftruncate(s->lockfd, 0) || pwrite(s->lockfd, buf, n, 0) != n)
+		return -errno;
+	return 0;
 }
 
 static int session_lock(struct session *s, char *err, size_t err_len)
@@ -140,15 +162,14 @@ static int session_lock(struct session *s, char *err, size_t err_len)
 		return session_err(err, err_len, -e, "%s/lock: cannot lock: %s", s->dir,
 				   strerror(e));
 	}
-	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n) {
-		int e = errno;
-
-		close(fd);
-		return session_err(err, err_len, -e, "%s/lock: cannot write: %s", s->dir,
-				   strerror(e));
-	}
 	s->lockfd = fd;
+	n = session_write_pid(s);
+	if (n) {
+		s->lockfd = -1;
+		close(fd);
+		return session_err(err, err_len, (int)n, "%s/lock: cannot write: %s", s->dir,
+				   strerror((int)-n));
+	}
 	return 0;
 }
 

@@ -29,6 +29,8 @@ struct session {
  */
 int session_open(struct session *s, const char *dir, bool append, const char *log_file,
 		 char *err, size_t err_len);
+/* (Re)write our pid into the lock file (after daemonizing). */
+int session_write_pid(struct session *s);
 /* SIGHUP: reopen the log file (logrotate moved it). */
 int session_reopen_log(struct session *s);
 /* Remove the lock file and close everything. */

@@ -74,6 +74,14 @@ static void code_trace_end(struct trans_ctx *tr, const uint64_t *a)
 	tr->cur.tracing = TRACE_OFF;
 }
 
+void trans_forget_sfile(struct trans_ctx *tr)
+{
+	tr->cur.v.sfile = NULL;
+	tr->cur.last.sfile = NULL;
+	if (tr->sfiles)
+		tr->sfiles->pinned = NULL;
+}
+
 void trans_reset(struct trans_ctx *tr)
 {
 	memset(&tr->cur, 0, sizeof(tr->cur));

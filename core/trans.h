@@ -37,6 +37,8 @@ int trans_init(struct trans_ctx *tr, struct sfile_table *sfiles, const struct ex
 	       struct op_stats *stats);
 /* Forget the context (everything unknown, no current sample file). */
 void trans_reset(struct trans_ctx *tr);
+/* Drop the pointer to the current sample-file set (before sfile_close_all). */
+void trans_forget_sfile(struct trans_ctx *tr);
 /*
  * Process @n words. Never fails: unknown codes are counted and skipped, a
  * record cut by the end of the buffer is counted as incomplete. Usable as

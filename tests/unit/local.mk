@@ -104,9 +104,11 @@ endif
 
 # --- core: buffer sync, trans, sfile hash, session ---
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_sync tests/unit/test_trans tests/unit/test_sfile
-TESTS += tests/unit/test_sync tests/unit/test_trans tests/unit/test_sfile
-SANITIZER_TESTS += tests/unit/test_sync tests/unit/test_trans tests/unit/test_sfile
+check_PROGRAMS += tests/unit/test_sync tests/unit/test_trans tests/unit/test_sfile \
+	tests/unit/test_session
+TESTS += tests/unit/test_sync tests/unit/test_trans tests/unit/test_sfile tests/unit/test_session
+SANITIZER_TESTS += tests/unit/test_sync tests/unit/test_trans tests/unit/test_sfile \
+	tests/unit/test_session
 tests_unit_test_sync_SOURCES = tests/unit/test_sync.c
 tests_unit_test_sync_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_sync_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -119,6 +121,10 @@ tests_unit_test_sfile_SOURCES = tests/unit/test_sfile.c tests/unit/core_fixture.
 tests_unit_test_sfile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_sfile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_sfile_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_test_session_SOURCES = tests/unit/test_session.c
+tests_unit_test_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_session_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_session_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
 endif
 
 # --- loader: plugin loader (real fixture plugins, dlopen: no sanitizer run),

@@ -1,0 +1,430 @@
+/*
+ * test_sfile.c - the sample-file hash: keys per --separate, names, LRU
+ * eviction with a tiny max_open_files, EMFILE recovery, plugin sfile
+ * handlers, and hostile process paths that must never create anything
+ * outside samples/current (checked by walking the scratch tree).
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/resource.h>
+
+#include "core_fixture.h"
+
+static struct op_trans_view view(op_cookie_t app, op_cookie_t img, int32_t tgid, int32_t tid,
+				 int32_t cpu, int32_t in_kernel)
+{
+	struct op_trans_view v = { .size = sizeof(v) };
+
+	v.app_cookie = app;
+	v.cookie = img;
+	v.tgid = tgid;
+	v.tid = tid;
+	v.cpu = cpu;
+	v.in_kernel = in_kernel;
+	return v;
+}
+
+struct key_case {
+	unsigned separate;
+	bool same_tid, same_cpu, same_app_user, same_app_kernel;
+	const char *name; /* of the base view's file */
+};
+
+static void test_keys_per_separate(void **state)
+{
+	static const struct key_case cases[] = {
+		{ OP_SEP_NONE, true, true, true, true,
+		  "{root}/lib/libc.so.6/{dep}/{root}/lib/libc.so.6/TIMER.0.0.all.all.all" },
+		{ OP_SEP_LIB, true, true, false, true,
+		  "{root}/bin/hot/{dep}/{root}/lib/libc.so.6/TIMER.0.0.all.all.all" },
+		{ OP_SEP_KERNEL, true, true, false, false,
+		  "{root}/bin/hot/{dep}/{root}/lib/libc.so.6/TIMER.0.0.all.all.all" },
+		{ OP_SEP_THREAD, false, true, true, true,
+		  "{root}/lib/libc.so.6/{dep}/{root}/lib/libc.so.6/TIMER.0.0.100.100.all" },
+		{ OP_SEP_CPU, true, false, true, true,
+		  "{root}/lib/libc.so.6/{dep}/{root}/lib/libc.so.6/TIMER.0.0.all.all.0" },
+		{ OP_SEP_ALL, false, false, false, false,
+		  "{root}/bin/hot/{dep}/{root}/lib/libc.so.6/TIMER.0.0.100.100.0" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct key_case *c = &cases[i];
+		struct cfx *f = cfx_new(c->separate, 64);
+		op_cookie_t hot = cfx_ck(f, "/bin/hot", OP_IMAGE_USER);
+		op_cookie_t other = cfx_ck(f, "/bin/other", OP_IMAGE_USER);
+		op_cookie_t libc = cfx_ck(f, "/lib/libc.so.6", OP_IMAGE_USER);
+		op_cookie_t kern = cfx_ck(f, "vmlinux", OP_IMAGE_KERNEL);
+		op_cookie_t anon = cfx_ck(f, "anon", OP_IMAGE_ANON);
+		struct op_trans_view b = view(hot, libc, 100, 100, 0, 0), v;
+		struct op_sfile *base, *sf;
+		char name[PATH_MAX];
+
+		base = sfile_find(&f->sft, &b);
+		assert_non_null(base);
+		assert_ptr_equal(sfile_find(&f->sft, &b), base);
+		v = b;
+		v.tid = 101;
+		assert_true((sfile_find(&f->sft, &v) == base) == c->same_tid);
+		v = b;
+		v.cpu = 1;
+		assert_true((sfile_find(&f->sft, &v) == base) == c->same_cpu);
+		v = b;
+		v.app_cookie = other;
+		assert_true((sfile_find(&f->sft, &v) == base) == c->same_app_user);
+		v = view(hot, kern, 100, 100, 0, 1);
+		sf = sfile_find(&f->sft, &v);
+		v.app_cookie = other;
+		assert_true((sfile_find(&f->sft, &v) == sf) == c->same_app_kernel);
+		/* anon regions always belong to their process */
+		v = view(hot, anon, 100, 100, 0, 0);
+		v.anon_start = 0x1000;
+		v.anon_end = 0x1fff;
+		sf = sfile_find(&f->sft, &v);
+		v.tgid = 200;
+		v.tid = 200;
+		assert_ptr_not_equal(sfile_find(&f->sft, &v), sf);
+		/* no image: no set */
+		v = b;
+		v.cookie = 0;
+		assert_null(sfile_find(&f->sft, &v));
+		assert_true(sfile_name(&f->sft, base, 0, NULL, name, sizeof(name)) > 0);
+		assert_string_equal(name, c->name);
+		assert_int_equal(sfile_log(&f->sft, base, 0, 0x42, 1), 0);
+		cfx_free(f);
+	}
+}
+
+/* a tiny bound: sets are evicted, files re-opened later keep their counts */
+static void test_lru(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB, 2);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	op_cookie_t img[6];
+	char path[64], rel[PATH_MAX];
+	int round, i;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		snprintf(path, sizeof(path), "/lib/lib%d.so", i);
+		img[i] = cfx_ck(f, path, OP_IMAGE_USER);
+	}
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < 6; i++) {
+			struct op_trans_view v = view(app, img[i], 5, 5, 0, 0);
+			struct op_sfile *sf = sfile_find(&f->sft, &v);
+
+			assert_non_null(sf);
+			f->sft.pinned = sf;
+			assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10 + i, 1), 0);
+			assert_true(f->sft.nr_open <= 2);
+		}
+	}
+	assert_true(f->st.v[STAT_SFILE_EVICTIONS] >= 16);
+	assert_int_equal(f->st.v[STAT_SFILE_OPENS], 18);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	sfile_close_all(&f->sft);
+	assert_int_equal(f->sft.nr_open, 0);
+	assert_int_equal(f->sft.nr_sfiles, 0);
+	for (i = 0; i < 6; i++) {
+		uint32_t v;
+
+		snprintf(rel, sizeof(rel),
+			 "{root}/bin/app/{dep}/{root}/lib/lib%d.so/TIMER.0.0.all.all.all", i);
+		assert_int_equal(cfx_read(f, rel, 0x10 + i, &v, NULL), 1);
+		assert_int_equal(v, 3);
+	}
+	cfx_free(f);
+}
+
+/* the process runs out of descriptors: evict and retry */
+static void test_emfile(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB, 1000);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	struct rlimit old, lim;
+	char path[64];
+	int i, fd, maxfd = 0, fill[1024], nr_fill;
+
+
+	(void)state;
+	/* highest descriptor in use now */
+	{
+		DIR *d = opendir("/proc/self/fd");
+		struct dirent *de;
+
+		assert_non_null(d);
+		while ((de = readdir(d))) {
+			fd = atoi(de->d_name);
+			if (fd > maxfd)
+				maxfd = fd;
+		}
+		closedir(d);
+	}
+	/* fill the holes below it, so that exactly 4 descriptors stay free */
+	for (nr_fill = 0; nr_fill < 1024; nr_fill++) {
+		fd = dup(0);
+		assert_true(fd >= 0);
+		if (fd > maxfd) {
+			close(fd);
+			break;
+		}
+		fill[nr_fill] = fd;
+	}
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)maxfd + 5; /* 4 free descriptors */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	for (i = 0; i < 30; i++) {
+		struct op_trans_view v;
+		struct op_sfile *sf;
+
+		snprintf(path, sizeof(path), "/lib/many%d.so", i);
+		v = view(app, cfx_ck(f, path, OP_IMAGE_USER), 5, 5, 0, 0);
+		sf = sfile_find(&f->sft, &v);
+		assert_non_null(sf);
+		f->sft.pinned = sf;
+		assert_int_equal(sfile_log(&f->sft, sf, 0, 1, 1), 0);
+	}
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	for (i = 0; i < nr_fill; i++)
+		close(fill[i]);
+	assert_true(f->sft.nr_open < 30);
+	assert_true(f->st.v[STAT_EMFILE_RETRIES] > 0);
+	assert_true(f->st.v[STAT_SFILE_EVICTIONS] > 0);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	cfx_free(f);
+}
+
+/* plugin per-sfile handlers and plugin files */
+static int h_create, h_close, h_sync;
+static int slot_token;
+
+static int sh_create(void *priv, op_sfile_t *sf, void **sf_priv)
+{
+	(void)priv;
+	(void)sf;
+	h_create++;
+	*sf_priv = &slot_token;
+	return 0;
+}
+
+static int sh_close(void *priv, op_sfile_t *sf, void *sf_priv)
+{
+	(void)priv;
+	(void)sf;
+	assert_ptr_equal(sf_priv, &slot_token);
+	h_close++;
+	return 0;
+}
+
+static int sh_sync(void *priv, op_sfile_t *sf, void *sf_priv)
+{
+	(void)priv;
+	(void)sf;
+	assert_ptr_equal(sf_priv, &slot_token);
+	h_sync++;
+	return 0;
+}
+
+static void test_plugin_handlers(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB, 64);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	op_cookie_t lib = cfx_ck(f, "/lib/x.so", OP_IMAGE_USER);
+	struct op_trans_view v = view(app, app, 5, 5, 0, 0);
+	struct op_file_spec spec = { .size = sizeof(spec), .counter = 0, .is_cg = true,
+				     .cg_to_cookie = lib };
+	struct op_sample_file *pf, *pf2;
+	struct op_sfile *sf;
+	uint32_t val;
+
+	(void)state;
+	f->reg.sfile[0].ops = (struct op_sfile_ops){ .size = sizeof(struct op_sfile_ops),
+						      .create = sh_create, .close = sh_close,
+						      .sync = sh_sync };
+	f->reg.sfile[0].slot = 3;
+	f->reg.nr_sfile = 1;
+	sf = sfile_find(&f->sft, &v);
+	assert_int_equal(h_create, 1);
+	assert_ptr_equal(sf->slot[3], &slot_token);
+	pf = sfile_open_spec(&f->sft, sf, &spec);
+	assert_non_null(pf);
+	pf2 = sfile_open_spec(&f->sft, sf, &spec);
+	assert_ptr_equal(pf, pf2); /* the same spec is opened once */
+	assert_int_equal(sfile_file_add(pf, 0x0000123400005678ull, 2), 0);
+	sfile_sync_all(&f->sft);
+	assert_int_equal(h_sync, 1);
+	/* unknown counter: refused, counted */
+	assert_int_equal(sfile_log(&f->sft, sf, 7, 1, 1), -EINVAL);
+	assert_int_equal(f->st.v[STAT_LOST_BAD_COUNTER], 1);
+	sfile_close_all(&f->sft);
+	assert_int_equal(h_close, 1);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/{cg}/{root}/lib/x.so/TIMER.0.0.all.all.all",
+				  0x0000123400005678ull, &val, NULL),
+			 1);
+	assert_int_equal(val, 2);
+	cfx_free(f);
+}
+
+/* count regular files below @dir; fail on any symlink */
+static long walk(int dfd, const char *name)
+{
+	struct dirent *de;
+	struct stat st;
+	long n = 0;
+	DIR *d;
+	int fd;
+
+	assert_int_equal(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_false(S_ISLNK(st.st_mode));
+	if (!S_ISDIR(st.st_mode))
+		return 1;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	assert_true(fd >= 0);
+	d = fdopendir(fd);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n += walk(dirfd(d), de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+static size_t nr_entries(const char *dir)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void test_hostile_paths(void **state)
+{
+	static const char *const users[] = {
+		"/../../../../tmp-core-escape1",
+		"/a/../../../tmp-core-escape2",
+		"/..",
+		"/.",
+		"//",
+		"/",
+		"/x/\n/y\x7f",
+		"/{dep}/{root}/{cg}/z",
+		"/{anon:x}/1.0x1.0x2",
+		"/%2e%2e/%2F",
+		"/ends/with/backslash\\",
+		"/sp ace/lo:op",
+		"/\xff\xfe/utf",
+	};
+	static const char *const anons[] = { "../../tmp-core-escape3", "[heap]/../..", "" };
+	static const char *const kernels[] = { "..", ".", "{dep}" };
+	struct cfx *f = cfx_new(OP_SEP_ALL, 8);
+	op_cookie_t app = cfx_ck(f, "/../../tmp-core-escape-app", OP_IMAGE_USER);
+	char longp[2048];
+	size_t i, nr_cwd, nr_ok = 0;
+	long files;
+
+	(void)state;
+	nr_cwd = nr_entries(".");
+	longp[0] = '/';
+	memset(longp + 1, 'a', 600);
+	strcpy(longp + 601, "/../..");
+	for (i = 0; i < sizeof(users) / sizeof(users[0]) + 1; i++) {
+		const char *p = i < sizeof(users) / sizeof(users[0]) ? users[i] : longp;
+		struct op_trans_view v = view(app, cfx_ck(f, p, OP_IMAGE_USER), 5, 5, 0, 0);
+		struct op_sfile *sf = sfile_find(&f->sft, &v);
+
+		assert_non_null(sf);
+		f->sft.pinned = sf;
+		if (sfile_log(&f->sft, sf, 0, i, 1) == 0)
+			nr_ok++;
+	}
+	for (i = 0; i < sizeof(anons) / sizeof(anons[0]); i++) {
+		struct op_trans_view v = view(app, cfx_ck(f, anons[i], OP_IMAGE_ANON), 5, 5, 0, 0);
+		struct op_sfile *sf;
+
+		v.anon_start = 0x1000;
+		v.anon_end = 0x1fff;
+		sf = sfile_find(&f->sft, &v);
+		assert_non_null(sf);
+		f->sft.pinned = sf;
+		if (sfile_log(&f->sft, sf, 0, i, 1) == 0)
+			nr_ok++;
+	}
+	for (i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
+		struct op_trans_view v = view(app, cfx_ck(f, kernels[i], OP_IMAGE_KERNEL), 5, 5, 0, 1);
+		struct op_sfile *sf = sfile_find(&f->sft, &v);
+
+		assert_non_null(sf);
+		f->sft.pinned = sf;
+		if (sfile_log(&f->sft, sf, 0, i, 1) == 0)
+			nr_ok++;
+	}
+	sfile_close_all(&f->sft);
+	/* most names are escaped and land inside; a refused one is counted */
+	assert_true(nr_ok >= 15);
+	assert_int_equal(nr_ok + f->st.v[STAT_LOST_SAMPLEFILE], 20);
+	/* nothing outside samples/current: cwd, root and samples/ unchanged */
+	assert_int_equal(nr_entries("."), nr_cwd);
+	assert_int_equal(nr_entries(f->root), 1);
+	{
+		char samples[PATH_MAX + 16];
+
+		snprintf(samples, sizeof(samples), "%s/samples", f->root);
+		assert_int_equal(nr_entries(samples), 1);
+	}
+	files = walk(AT_FDCWD, f->current);
+	assert_int_equal(files, (long)nr_ok);
+	cfx_free(f);
+}
+
+/* a symlink planted inside samples/current is never followed */
+static void test_planted_symlink(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB, 8);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	struct op_trans_view v = view(app, app, 5, 5, 0, 0);
+	char outside[PATH_MAX + 16];
+	struct op_sfile *sf;
+
+	(void)state;
+	snprintf(outside, sizeof(outside), "%s/outside", f->root);
+	assert_int_equal(mkdir(outside, 0755), 0);
+	assert_int_equal(symlinkat(outside, f->current_fd, "{root}"), 0);
+	sf = sfile_find(&f->sft, &v);
+	assert_non_null(sf);
+	assert_true(sfile_log(&f->sft, sf, 0, 1, 1) < 0);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 1);
+	assert_int_equal(nr_entries(outside), 0);
+	cfx_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keys_per_separate),
+		cmocka_unit_test(test_lru),
+		cmocka_unit_test(test_emfile),
+		cmocka_unit_test(test_plugin_handlers),
+		cmocka_unit_test(test_hostile_paths),
+		cmocka_unit_test(test_planted_symlink),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
