@@ -35,3 +35,5 @@ dist_check_SCRIPTS += tests/integration/perf_layer.sh
 TESTS += tests/integration/perf_layer.sh
 dist_check_SCRIPTS += tests/integration/report_ophelp.sh
 TESTS += tests/integration/report_ophelp.sh
+dist_check_SCRIPTS += tests/integration/report_live.sh
+TESTS += tests/integration/report_live.sh
