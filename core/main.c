@@ -1,13 +1,771 @@
 /*
- * main.c - oprofiled entry point (placeholder until the sample path lands).
+ * main.c - oprofiled: options, session, plugins, event choice, then the
+ * loop that moves records from the perf rings through buffer sync and trans
+ * into sample files; signals, periodic sync and statistics, shutdown.
  * SPDX-License-Identifier: MIT
  */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "evbuf.h"
+#include "ext.h"
+#include "op_cpu.h"
+#include "op_events.h"
+#include "options.h"
+#include "perf.h"
+#include "session.h"
+#include "sfile.h"
+#include "stats.h"
+#include "sync.h"
+#include "trans.h"
+
+#define MAIN_EVBUF_WORDS (64 * 1024)
+
+struct daemon {
+	struct op_options opts;
+	struct session sess;
+	struct cookie_table cookies;
+	struct op_stats stats;
+	struct op_emit w;
+	struct sync_ctx sync;
+	struct sfile_table sfiles;
+	struct trans_ctx trans;
+	struct ext_core_services core;
+	struct ext_loader *loader;
+	struct ext_registry *reg;
+	struct perf_session *perf;
+	const struct ext_model *model;
+	uint32_t cpu_type;
+	const char *cpu_type_name;
+	struct op_events catalogue;   /* events/ of the cpu type (not for timer) */
+	bool have_catalogue;
+	struct op_perf_attr attrs[OP_MAX_EVENTS];
+	struct sfile_event events[OP_MAX_EVENTS];
+	size_t nr_events;
+	int sigfd;
+	FILE *log;
+};
+
+static void msg(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* errors go to stderr and, once the session is open, to the log */
+static void msg(struct daemon *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("oprofiled: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	if (d->log && d->log != stderr) {
+		va_start(ap, fmt);
+		fputs("oprofiled: ", d->log);
+		vfprintf(d->log, fmt, ap);
+		fputc('\n', d->log);
+		va_end(ap);
+		fflush(d->log);
+	}
+}
+
+static void logf_(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void logf_(struct daemon *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d->log)
+		return;
+	va_start(ap, fmt);
+	vfprintf(d->log, fmt, ap);
+	va_end(ap);
+	fflush(d->log);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------------ */
+/* CPU, models, events                                                 */
+/* ------------------------------------------------------------------ */
+
+static bool main_pmu_usable(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static void main_cpuinfo(const char *proc_root, const char *forced, struct op_cpuinfo *ci)
+{
+	char path[PATH_MAX], line[256];
+	FILE *f;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->size = sizeof(*ci);
+	ci->forced_cpu_type = forced;
+	ci->pmu_usable = main_pmu_usable();
+	snprintf(path, sizeof(path), "%s/cpuinfo", proc_root);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (!c)
+			continue;
+		if (!strncmp(line, "vendor_id", 9)) {
+			sscanf(c + 1, " %15s", ci->vendor);
+		} else if (!strncmp(line, "cpu family", 10)) {
+			ci->family = (uint32_t)strtoul(c + 1, NULL, 10);
+		} else if (!strncmp(line, "model", 5) && (line[5] == '\t' || line[5] == ' ')) {
+			ci->model = (uint32_t)strtoul(c + 1, NULL, 10);
+		} else if (!strncmp(line, "stepping", 8)) {
+			ci->stepping = (uint32_t)strtoul(c + 1, NULL, 10);
+		} else if (line[0] == '\n') {
+			break; /* first CPU only */
+		}
+	}
+	fclose(f);
+}
+
+/* the registered model with the highest detect() score, or NULL */
+static const struct ext_model *main_pick_model(struct daemon *d, const struct op_cpuinfo *ci,
+					       bool quiet)
+{
+	const struct ext_model *best = NULL;
+	int best_score = 0;
+	size_t i;
+
+	for (i = 0; i < d->reg->nr_models; i++) {
+		const struct ext_model *m = &d->reg->models[i];
+		char why[256] = "";
+		int score = m->desc.detect ? m->desc.detect(m->priv, ci, why, sizeof(why)) : 0;
+
+		if (score > best_score) {
+			best = m;
+			best_score = score;
+		} else if (score <= 0 && why[0] && !quiet) {
+			logf_(d, "oprofiled: model %s declines this CPU: %s\n", m->desc.name, why);
+		}
+	}
+	return best;
+}
+
+/* user turned plugin @name off in the config file (plugins.NAME.enabled = false)? */
+static bool main_plugin_disabled(const struct daemon *d, const char *name)
+{
+	char path[128];
+	int v;
+
+	if (!d->opts.config)
+		return false;
+	snprintf(path, sizeof(path), "plugins.%s.enabled", name);
+	return config_lookup_bool(d->opts.config, path, &v) == CONFIG_TRUE && !v;
+}
+
+/* NAME[:count[:um[:kernel[:user]]]] -> req; strings point into @buf */
+static int main_parse_event(char *buf, struct op_event_req *req, char *err, size_t err_len)
+{
+	char *field[5] = { 0 }, *p = buf, *end;
+	unsigned long long v;
+	int n = 0, i;
+
+	memset(req, 0, sizeof(*req));
+	req->size = sizeof(*req);
+	req->kernel = req->user = true;
+	while (n < 5) {
+		field[n++] = p;
+		p = strchr(p, ':');
+		if (!p)
+			break;
+		*p++ = 0;
+	}
+	if (p) {
+		snprintf(err, err_len, "event \"%s\": too many ':' fields - expected "
+			 "NAME[:count[:unitmask[:kernel[:user]]]]", buf);
+		return -EINVAL;
+	}
+	if (!field[0][0]) {
+		snprintf(err, err_len, "empty event name - expected NAME[:count[:unitmask[:kernel[:user]]]]");
+		return -EINVAL;
+	}
+	req->name = field[0];
+	for (i = 1; i < n; i++) {
+		if (!field[i][0])
+			continue;
+		errno = 0;
+		v = strtoull(field[i], &end, 0);
+		if (errno || *end) {
+			snprintf(err, err_len, "event %s: field %d \"%s\" is not a number", req->name,
+				 i + 1, field[i]);
+			return -EINVAL;
+		}
+		if (i == 1) {
+			req->count = v;
+		} else if (i == 2) {
+			if (v > UINT32_MAX)
+				goto out_range;
+			req->um = (uint32_t)v;
+		} else {
+			if (v > 1) {
+				snprintf(err, err_len, "event %s: the %s flag must be 0 or 1, found \"%s\"",
+					 req->name, i == 3 ? "kernel" : "user", field[i]);
+				return -EINVAL;
+			}
+			if (i == 3)
+				req->kernel = v;
+			else
+				req->user = v;
+		}
+	}
+	return 0;
+
+out_range:
+	snprintf(err, err_len, "event %s: unit mask \"%s\" does not fit 32 bits", req->name,
+		 field[2]);
+	return -EINVAL;
+}
+
+/* was a unit mask written in NAME:count:um...? */
+static bool um_given(const char *item)
+{
+	const char *c = strchr(item, ':');
+
+	c = c ? strchr(c + 1, ':') : NULL;
+	return c && c[1] && c[1] != ':';
+}
+
+static int main_choose_events(struct daemon *d)
+{
+	const struct ext_model *m = d->model;
+	const char *spec = d->opts.events_spec ? d->opts.events_spec : m->desc.default_event;
+	char *list, *item, *save = NULL;
+	char err[512];
+	int rc = 0;
+
+	if (!spec || !*spec) {
+		msg(d, "model %s has no default event: give --events=NAME:count", m->desc.name);
+		return -EINVAL;
+	}
+	if (!m->desc.encode) {
+		msg(d, "model %s cannot encode events (no encode callback)", m->desc.name);
+		return -EINVAL;
+	}
+	list = strdup(spec);
+	if (!list)
+		return -ENOMEM;
+	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		struct op_event_req req;
+		struct sfile_event *se;
+		char item_copy[256];
+		size_t i;
+
+		if (d->nr_events == OP_MAX_EVENTS) {
+			msg(d, "--events: more than %d events - give fewer", OP_MAX_EVENTS);
+			rc = -EINVAL;
+			break;
+		}
+		snprintf(item_copy, sizeof(item_copy), "%s", item);
+		rc = main_parse_event(item, &req, err, sizeof(err));
+		if (rc) {
+			msg(d, "--events=%s: %s", spec, err);
+			break;
+		}
+		if (strlen(req.name) > OP_EVENT_NAME_MAX || strpbrk(req.name, "./ ")) {
+			msg(d, "--events: event name \"%s\" must be at most %d characters without "
+			       "'.', '/' or spaces", req.name, OP_EVENT_NAME_MAX);
+			rc = -EINVAL;
+			break;
+		}
+		if (d->have_catalogue) {
+			const struct op_event *ev = op_events_find(&d->catalogue, req.name);
+
+			if (!ev) {
+				msg(d, "--events: %s is not an event of cpu type %s - see ophelp for "
+				       "the list", req.name, d->cpu_type_name);
+				rc = -EINVAL;
+				break;
+			}
+			if (req.count && ev->minimum && req.count < ev->minimum) {
+				msg(d, "--events: %s:%" PRIu64 ": count below the minimum %" PRIu64
+				       " of this event", req.name, req.count, ev->minimum);
+				rc = -EINVAL;
+				break;
+			}
+			req.code = ev->code;
+			req.counter_mask = ev->counter_mask;
+			if (!um_given(item_copy) && ev->um)
+				req.um = ev->um->default_value;
+		}
+		for (i = 0; i < d->nr_events; i++) {
+			if (!strcmp(d->events[i].name, req.name) && d->events[i].um == req.um) {
+				msg(d, "--events: %s with unit mask %u is given twice - give it once",
+				    req.name, req.um);
+				rc = -EINVAL;
+				goto out;
+			}
+		}
+		err[0] = 0;
+		rc = m->desc.encode(m->priv, &req, &d->attrs[d->nr_events], err, sizeof(err));
+		if (rc) {
+			msg(d, "event %s cannot be used with model %s: %s", req.name, m->desc.name,
+			    err[0] ? err : strerror(rc < 0 ? -rc : EINVAL));
+			rc = rc < 0 ? rc : -EINVAL;
+			break;
+		}
+		se = &d->events[d->nr_events];
+		snprintf(se->name, sizeof(se->name), "%s", req.name);
+		se->event = req.code;
+		se->um = req.um;
+		se->count = req.count;
+		d->nr_events++;
+	}
+out:
+	free(list);
+	if (!rc && d->nr_events == 0 && !d->reg->no_event_ok) {
+		msg(d, "--events=%s: no event given", spec);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+static int main_plugins(struct daemon *d)
+{
+	struct op_cpuinfo ci;
+	const char *proc_root = d->opts.proc_root ? d->opts.proc_root : "/proc";
+	uint32_t id = 0;
+	int rc;
+
+	d->loader = ext_loader_new(d->opts.plugin_dir, d->opts.config, &d->core, d->log);
+	if (!d->loader) {
+		msg(d, "out of memory creating the plugin loader");
+		return -ENOMEM;
+	}
+	ext_loader_set_verbose(d->loader, d->opts.verbose & OP_VERBOSE_EXT);
+	rc = ext_load_all(d->loader, &d->opts);
+	if (rc) {
+		msg(d, "a requested plugin could not be loaded (see %s) - fix or remove its "
+		       "--ext-feature / plugins entry", d->opts.log_file ? d->opts.log_file : "the log");
+		return rc;
+	}
+	if (!ext_plugin(d->loader, "kernel") && !main_plugin_disabled(d, "kernel")) {
+		char args[PATH_MAX + 16] = "";
+
+		if (d->opts.vmlinux && !d->opts.no_vmlinux)
+			snprintf(args, sizeof(args), "vmlinux=%s", d->opts.vmlinux);
+		if (ext_load(d->loader, "kernel", args, "default"))
+			msg(d, "warning: the kernel plugin could not be loaded from %s: kernel "
+			       "samples will be counted as lost", d->opts.plugin_dir);
+	}
+	d->reg = ext_registry(d->loader);
+	main_cpuinfo(proc_root, d->opts.cpu_type, &ci);
+	d->model = main_pick_model(d, &ci, true);
+	if (!d->model && !ext_plugin(d->loader, "timer") && !main_plugin_disabled(d, "timer")) {
+		if (ext_load(d->loader, "timer", "", "default") == 0)
+			d->reg = ext_registry(d->loader);
+	}
+	d->model = main_pick_model(d, &ci, false);
+	if (!d->model) {
+		if (d->reg->no_event_ok && !d->opts.events_spec)
+			return 0;
+		msg(d, "no hardware model claims this CPU (%s family %u model %u, PMU %s) and the "
+		       "timer plugin is not available in %s - install the plugins or set "
+		       "--plugin-dir",
+		    ci.vendor[0] ? ci.vendor : "unknown", ci.family, ci.model,
+		    ci.pmu_usable ? "usable" : "not usable", d->opts.plugin_dir);
+		return -ENOENT;
+	}
+	if (d->model->desc.cpu_type)
+		d->cpu_type_name = d->model->desc.cpu_type(d->model->priv, &id);
+	if (!d->cpu_type_name)
+		d->cpu_type_name = "unknown";
+	d->cpu_type = id;
+	logf_(d, "oprofiled: model %s, cpu type %s (%u)\n", d->model->desc.name,
+	      d->cpu_type_name, id);
+	if (op_cpu_has_events((int)id)) {
+		char err[512] = "";
+
+		rc = op_events_load(&d->catalogue, NULL, d->cpu_type_name,
+				    d->model->desc.nr_counters, 0, err, sizeof(err));
+		if (rc) {
+			msg(d, "events catalogue of cpu type %s: %s - check OPROFILE_EVENTS_DIR "
+			       "or the installation", d->cpu_type_name, err[0] ? err : strerror(-rc));
+			return rc;
+		}
+		d->have_catalogue = true;
+	}
+	return main_choose_events(d);
+}
+
+/* ------------------------------------------------------------------ */
+/* statistics                                                          */
+/* ------------------------------------------------------------------ */
+
+static void main_print_stats(struct daemon *d)
+{
+	time_t t = time(NULL);
+
+	if (!d->log)
+		return;
+	fprintf(d->log, "\n%s", ctime(&t));
+	stats_print(&d->stats, d->log);
+	if (d->perf)
+		perf_print_stats(d->perf, d->log);
+	if (d->loader)
+		ext_print_stats(d->loader, d->log);
+	fflush(d->log);
+}
+
+static void main_write_stats_files(struct daemon *d)
+{
+	const char *names[OP_MAX_EVENTS + 1] = { 0 };
+	size_t i;
+	int rc;
+
+	if (d->sync.throttled)
+		for (i = 0; i < d->nr_events; i++)
+			names[i] = d->events[i].name;
+	rc = stats_write_files(&d->stats, d->sess.current_fd, names);
+	if (rc)
+		msg(d, "%s/samples/current/stats: cannot write the lost-sample counters: %s",
+		    d->sess.dir, strerror(-rc));
+}
+
+/* ------------------------------------------------------------------ */
+/* the loop                                                            */
+/* ------------------------------------------------------------------ */
+
+static int main_deliver(void *arg, const struct op_record *r)
+{
+	struct daemon *d = arg;
+
+	return sync_record(&d->sync, r);
+}
+
+/* everything synced so far goes to the sample files */
+static void main_drain(struct daemon *d)
+{
+	evb_flush(&d->w);
+	sync_round_end(&d->sync);
+}
+
+static void main_sync_files(struct daemon *d)
+{
+	main_drain(d);
+	sfile_sync_all(&d->sfiles);
+}
+
+enum main_action { MAIN_CONTINUE, MAIN_STOP };
+
+static enum main_action main_signals(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+	enum main_action act = MAIN_CONTINUE;
+
+	while (read(d->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGTERM:
+		case SIGINT:
+			logf_(d, "oprofiled: signal %u: stopping\n", si.ssi_signo);
+			act = MAIN_STOP;
+			break;
+		case SIGUSR1:
+			main_sync_files(d);
+			main_print_stats(d);
+			main_write_stats_files(d);
+			break;
+		case SIGHUP:
+			main_drain(d);
+			trans_forget_sfile(&d->trans);
+			sfile_close_all(&d->sfiles);
+			if (session_reopen_log(&d->sess) == 0)
+				d->log = d->sess.log;
+			d->sfiles.log = d->log;
+			logf_(d, "oprofiled: SIGHUP: sample files closed, log reopened\n");
+			break;
+		default:
+			break;
+		}
+	}
+	return act;
+}
+
+static int main_block_signals(struct daemon *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return d->sigfd < 0 ? -errno : 0;
+}
+
+static int main_loop(struct daemon *d)
+{
+	uint64_t next_sync, next_stats;
+	int rc = 0;
+
+	next_sync = now_ms() + (uint64_t)d->opts.sync_interval * 1000;
+	next_stats = now_ms() + (uint64_t)d->opts.stats_interval * 1000;
+	for (;;) {
+		int r = perf_poll(d->perf, 1000);
+		uint64_t now;
+
+		main_drain(d);
+		if (r < 0) {
+			msg(d, "reading the perf rings failed: %s", strerror(-r));
+			rc = r;
+			break;
+		}
+		if (r == PERF_POLL_FD && main_signals(d) == MAIN_STOP)
+			break;
+		if (r == PERF_POLL_CHILD_EXIT || r == PERF_POLL_DONE)
+			break;
+		now = now_ms();
+		if (d->opts.sync_interval && now >= next_sync) {
+			sfile_sync_all(&d->sfiles);
+			next_sync = now + (uint64_t)d->opts.sync_interval * 1000;
+		}
+		if (d->opts.stats_interval && now >= next_stats) {
+			main_print_stats(d);
+			next_stats = now + (uint64_t)d->opts.stats_interval * 1000;
+		}
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* set-up                                                              */
+/* ------------------------------------------------------------------ */
+
+static void main_core_services(struct daemon *d)
+{
+	struct ext_core_services *c = &d->core;
+
+	c->sync = &d->sync;
+	c->trans = &d->trans;
+	c->map_pc = sync_map_pc;
+	c->emit = sync_emit;
+	c->log_sample = trans_log_sample;
+	c->sample_file_open = trans_sample_file_open;
+	c->sample_file_add = trans_sample_file_add;
+	c->sample_file_sync = trans_sample_file_sync;
+	c->sample_file_close = trans_sample_file_close;
+	c->cookie_path = sync_cookie_path;
+	c->cookie_intern = sync_cookie_intern;
+	c->session_dir = d->sess.dir;
+	c->proc_root = d->opts.proc_root ? d->opts.proc_root : "/proc";
+}
+
+static int main_pipeline(struct daemon *d)
+{
+	int rc;
+
+	rc = cookie_init(&d->cookies);
+	if (!rc)
+		rc = evb_init(&d->w, MAIN_EVBUF_WORDS, trans_buffer, &d->trans);
+	if (!rc)
+		rc = sync_init(&d->sync, &d->cookies, &d->w, NULL, &d->stats);
+	if (rc) {
+		msg(d, "out of memory");
+		return rc;
+	}
+	main_core_services(d);
+	return 0;
+}
+
+/* after the plugins are loaded: the registry and events are known */
+static int main_sfiles(struct daemon *d)
+{
+	struct sfile_config cfg = { 0 };
+	int rc;
+
+	cfg.current_dirfd = d->sess.current_fd;
+	cfg.separate = d->opts.separate;
+	cfg.max_open_files = d->opts.max_open_files ? d->opts.max_open_files : 512;
+	cfg.cpu_type = d->cpu_type;
+	cfg.cpu_speed = session_cpu_speed(d->opts.proc_root);
+	memcpy(cfg.events, d->events, sizeof(cfg.events));
+	cfg.nr_events = (unsigned)d->nr_events;
+	d->sync.reg = d->reg;
+	rc = sfile_init(&d->sfiles, &cfg, &d->cookies, d->reg, &d->stats, d->log);
+	if (!rc)
+		rc = trans_init(&d->trans, &d->sfiles, d->reg, &d->stats);
+	if (rc)
+		msg(d, "out of memory");
+	d->sfiles.verbose = d->opts.verbose & OP_VERBOSE_SFILE;
+	return rc;
+}
+
+static int main_exit_status(struct daemon *d, int rc)
+{
+	int ws;
+
+	if (rc)
+		return 1;
+	if (d->opts.mode == OP_MODE_LAUNCH && d->perf && perf_child_status(d->perf, &ws)) {
+		if (WIFEXITED(ws))
+			return WEXITSTATUS(ws);
+		if (WIFSIGNALED(ws))
+			return 128 + WTERMSIG(ws);
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "oprofiled: not implemented yet\n");
-	return 1;
+	static struct daemon dd;
+	struct daemon *d = &dd;
+	struct perf_config pc = { 0 };
+	char err[1024];
+	const char *log_file;
+	char def_log[PATH_MAX];
+	int rc, status;
+
+	d->sigfd = -1;
+	rc = options_parse(&d->opts, argc, argv);
+	if (rc)
+		return rc > 0 ? 0 : 1;
+	if (d->opts.list_plugins) {
+		rc = ext_list_plugins(d->opts.plugin_dir, stdout);
+		options_free(&d->opts);
+		return rc ? 1 : 0;
+	}
+	if (d->opts.check_config) {
+		options_print(&d->opts, stdout);
+		options_free(&d->opts);
+		return 0;
+	}
+
+	/* the default log lives in samples/, opened relative to the session */
+	log_file = d->opts.log_file;
+	snprintf(def_log, sizeof(def_log), "%s/samples/oprofiled.log", d->opts.session_dir);
+	if (log_file && !strcmp(log_file, def_log))
+		log_file = NULL;
+	rc = session_open(&d->sess, d->opts.session_dir, d->opts.append, log_file, err,
+			  sizeof(err));
+	if (rc) {
+		fprintf(stderr, "oprofiled: %s\n", err);
+		options_free(&d->opts);
+		return 1;
+	}
+	d->log = d->sess.log;
+	{
+		time_t t = time(NULL);
+
+		logf_(d, "oprofiled %s started %s", PACKAGE_VERSION, ctime(&t));
+	}
+	rc = main_pipeline(d);
+	if (!rc)
+		rc = main_plugins(d);
+	if (!rc)
+		rc = main_sfiles(d);
+	if (rc)
+		goto out;
+
+	if (d->opts.daemonize && d->opts.mode != OP_MODE_LAUNCH) {
+		if (daemon(1, 0)) {
+			msg(d, "cannot daemonize: %s", strerror(errno));
+			rc = -errno;
+			goto out;
+		}
+		session_write_pid(&d->sess);
+	}
+
+	pc.opts = &d->opts;
+	pc.events = d->attrs;
+	pc.nr_events = d->nr_events;
+	pc.ext = d->reg;
+	pc.deliver = main_deliver;
+	pc.arg = d;
+	pc.log = d->log;
+	err[0] = 0;
+	rc = perf_open(&d->perf, &pc, err, sizeof(err));
+	if (rc) {
+		msg(d, "%s", err[0] ? err : strerror(-rc));
+		goto out;
+	}
+	rc = main_block_signals(d);
+	if (!rc)
+		rc = perf_watch_fd(d->perf, d->sigfd);
+	if (rc) {
+		msg(d, "cannot watch signals: %s", strerror(-rc));
+		goto out;
+	}
+	logf_(d, "oprofiled: profiling started (%zu event%s, session %s)\n", d->nr_events,
+	      d->nr_events == 1 ? "" : "s", d->sess.dir);
+
+	rc = main_loop(d);
+	perf_stop(d->perf);
+	main_drain(d);
+	{
+		const struct perf_stats *ps = perf_get_stats(d->perf);
+
+		/* the kernel's exact count beats the sum of LOST records */
+		if (ps && ps->lost_kernel > d->stats.v[STAT_LOST_RECORDS])
+			d->stats.v[STAT_LOST_RECORDS] = ps->lost_kernel;
+	}
+	sfile_sync_all(&d->sfiles);
+	{
+		time_t t = time(NULL);
+
+		logf_(d, "oprofiled: profiling stopped %s", ctime(&t));
+	}
+	main_print_stats(d);
+	main_write_stats_files(d);
+
+out:
+	status = main_exit_status(d, rc);
+	trans_forget_sfile(&d->trans);
+	sfile_free(&d->sfiles);
+	perf_close(d->perf);
+	if (d->loader)
+		ext_loader_free(d->loader);
+	sync_free(&d->sync);
+	if (d->have_catalogue)
+		op_events_free(&d->catalogue);
+	evb_free(&d->w);
+	cookie_free(&d->cookies);
+	if (d->sigfd >= 0)
+		close(d->sigfd);
+	session_close(&d->sess);
+	options_free(&d->opts);
+	return status;
 }
