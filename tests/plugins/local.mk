@@ -39,3 +39,11 @@ tests_plugins_fx_noinit_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
 tests_plugins_fx_flags_la_SOURCES = tests/plugins/fx_bad.c
 tests_plugins_fx_flags_la_CPPFLAGS = $(AM_CPPFLAGS) -DFX_BAD_FLAGS
 tests_plugins_fx_flags_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
+
+# loads a plugin with the real loader (used by make check and installcheck)
+check_PROGRAMS += tests/plugins/op_ext_check
+tests_plugins_op_ext_check_SOURCES = tests/plugins/op_ext_check.c
+tests_plugins_op_ext_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_plugins_op_ext_check_LDADD = core/libopcore.la
+dist_check_SCRIPTS += tests/plugins/sdk_example.sh
+TESTS += tests/plugins/sdk_example.sh
