@@ -41,7 +41,7 @@ static uint64_t kernel_clock_monotonic(void *arg)
 	struct timespec ts;
 
 	(void)arg;
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts))
 		return 0;
 	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
 }
@@ -611,9 +611,9 @@ static int kernel_resolve(void *priv, uint64_t pc, struct op_kernel_image *out)
 	return -ENOENT;
 hit:
 	if (st->cache.is_module)
-		st->module_samples++;
+		st->module_lookups++;
 	else
-		st->kernel_samples++;
+		st->kernel_lookups++;
 	return 0;
 }
 
@@ -640,8 +640,8 @@ static void kernel_print_stats(void *priv, const struct op_stats_sink *sink)
 	}
 	if (!sink->counter)
 		return;
-	sink->counter(sink, "kernel_samples", st->kernel_samples);
-	sink->counter(sink, "module_samples", st->module_samples);
+	sink->counter(sink, "kernel_lookups", st->kernel_lookups);
+	sink->counter(sink, "module_lookups", st->module_lookups);
 	sink->counter(sink, "unresolved", st->unresolved);
 	sink->counter(sink, "modules_rereads", st->rereads);
 	sink->counter(sink, "modules_rereads_skipped", st->rereads_skipped);

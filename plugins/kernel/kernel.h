@@ -60,8 +60,12 @@ struct kernel_state {
 	uint64_t (*now_ns)(void *arg);
 	void *now_arg;
 
-	/* stats */
-	uint64_t kernel_samples, module_samples, unresolved;
+	/*
+	 * stats. The core caches the last image it got, so resolve() runs on
+	 * the core's cache misses: the lookups count those, not samples. Every
+	 * unresolved pc does reach resolve(), so `unresolved` counts samples.
+	 */
+	uint64_t kernel_lookups, module_lookups, unresolved;
 	uint64_t rereads, rereads_skipped;
 	uint64_t kallsyms_lines, kallsyms_bad, text_symbols;
 	uint64_t modules_bad, modules_overlap;
@@ -71,7 +75,8 @@ struct kernel_state {
 /* Re-read interval for /proc/modules on an unknown kernel address. */
 #define KERNEL_REREAD_NS UINT64_C(1000000000)
 
-/* Test hook: the clock the re-read rate limit uses (default CLOCK_MONOTONIC). */
+/* Test hook: the clock the re-read rate limit uses (default CLOCK_MONOTONIC_COARSE:
+ * a vDSO read, never a system call, plenty for a one-second limit). */
 void kernel_set_clock(struct kernel_state *st, uint64_t (*now_ns)(void *arg), void *arg);
 
 #endif /* OP_PLUGIN_KERNEL_H */

@@ -452,8 +452,8 @@ static void test_resolve_modules(void **state)
 	assert_true(img.end > 0xffffffffc0200010ull);
 	assert_true(img.end <= 0xffffffffc0300000ull);
 
-	assert_int_equal(stat_of(mh, "kernel_samples"), 3);
-	assert_int_equal(stat_of(mh, "module_samples"), 3);
+	assert_int_equal(stat_of(mh, "kernel_lookups"), 3);
+	assert_int_equal(stat_of(mh, "module_lookups"), 3);
 	assert_int_equal(stat_of(mh, "unresolved"), 6);
 	/* the first miss came within a second of init: no re-read yet */
 	assert_int_equal(stat_of(mh, "modules_rereads"), 0);
@@ -486,7 +486,7 @@ static void test_resolve_pseudo_without_modules(void **state)
 	assert_int_equal(img.start, 0xffffffff81000000ull);
 	/* module symbols without a modules file are not images */
 	assert_int_equal(resolve(mh, 0xffffffffc0001000ull, &img), -ENOENT);
-	assert_int_equal(stat_of(mh, "kernel_samples"), 2);
+	assert_int_equal(stat_of(mh, "kernel_lookups"), 2);
 	mock_host_free(mh);
 }
 
@@ -564,7 +564,7 @@ static void test_reread_rate_limited(void **state)
 	assert_int_equal(stat_of(mh, "modules"), 1);
 	/* modb, modb, modc, modc, c09 x2, modb: 7 unresolved */
 	assert_int_equal(stat_of(mh, "unresolved"), 7);
-	assert_int_equal(stat_of(mh, "module_samples"), 3);
+	assert_int_equal(stat_of(mh, "module_lookups"), 3);
 	mock_host_free(mh);
 }
 
@@ -600,7 +600,7 @@ static void test_kptr_restrict_zero(void **state)
 	assert_non_null(snap);
 	assert_non_null(strstr(snap, "0000000000000000 T _text\n"));
 	free(snap);
-	assert_int_equal(stat_of(mh, "kernel_samples"), 3);
+	assert_int_equal(stat_of(mh, "kernel_lookups"), 3);
 	assert_int_equal(stat_of(mh, "modules"), 0);
 	mock_host_free(mh);
 }
