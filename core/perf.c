@@ -40,7 +40,8 @@
 #define PERF_MAX_CPUS 1024
 
 /* epoll tags beyond ring indices */
-#define TAG_PIDFD 0xffffff01u
+#define TAG_PIDFD 0xfffff000u /* + index into pidfds[] */
+#define PERF_MAX_PIDFDS (OP_MAX_PIDS + 1)
 #define TAG_WATCH 0xffffff02u
 
 struct perf_ring {
@@ -85,7 +86,9 @@ struct perf_session {
 
 	pid_t child;
 	int child_go;                /* write end of the launch pipe */
-	int pidfd;
+	int pidfds[PERF_MAX_PIDFDS]; /* launched command / --pid targets */
+	size_t nr_pidfds;
+	size_t targets_alive;        /* pidfds not yet readable */
 	bool child_exited;
 	int child_status;
 
@@ -349,7 +352,6 @@ int perf_new(struct perf_session **out, const struct perf_config *cfg, char *err
 	s->clock_ok = true;
 	s->epfd = -1;
 	s->child_go = -1;
-	s->pidfd = -1;
 	pdec_init(&s->dec);
 	*out = s;
 	return 0;
@@ -978,6 +980,28 @@ static int epoll_add(struct perf_session *s, int fd, uint64_t tag)
 	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
+/*
+ * Wake up when process @pid exits (pidfd, kernel >= 5.3). Without pidfds the
+ * launched command is still reaped by waitpid at every round; a --pid target
+ * then simply stays until the daemon is stopped.
+ */
+static void watch_target(struct perf_session *s, pid_t pid)
+{
+	long pfd;
+
+	if (s->nr_pidfds >= PERF_MAX_PIDFDS)
+		return;
+	pfd = syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return;
+	if (epoll_add(s, (int)pfd, TAG_PIDFD + s->nr_pidfds)) {
+		close((int)pfd);
+		return;
+	}
+	s->pidfds[s->nr_pidfds++] = (int)pfd;
+	s->targets_alive++;
+}
+
 static int build_plan(struct perf_session *s, struct open_plan *pl, char *err, size_t err_len)
 {
 	const struct ext_registry *x = s->cfg.ext;
@@ -1160,8 +1184,6 @@ int perf_open(struct perf_session **out, const struct perf_config *cfg, char *er
 			goto out_free;
 	}
 	if (o->mode == OP_MODE_LAUNCH) {
-		long pfd;
-
 		/* enable_on_exec: the events start when the command execs */
 		if (write(s->child_go, "g", 1) != 1) {
 			ret = -errno;
@@ -1171,14 +1193,7 @@ int perf_open(struct perf_session **out, const struct perf_config *cfg, char *er
 		}
 		close(s->child_go);
 		s->child_go = -1;
-		pfd = syscall(SYS_pidfd_open, s->child, 0);
-		if (pfd >= 0) {
-			s->pidfd = (int)pfd;
-			if (epoll_add(s, s->pidfd, TAG_PIDFD)) {
-				close(s->pidfd);
-				s->pidfd = -1;
-			}
-		}
+		watch_target(s, s->child);
 	} else {
 		/* enable first, then synthesize: nothing mapped in between is lost */
 		for (i = 0; i < s->nr_fds; i++) {
@@ -1188,6 +1203,8 @@ int perf_open(struct perf_session **out, const struct perf_config *cfg, char *er
 				goto out_free;
 			}
 		}
+		for (i = 0; o->mode == OP_MODE_PID && i < o->nr_pids; i++)
+			watch_target(s, (pid_t)o->pids[i]);
 		ret = synthesize(s, o);
 		if (ret) {
 			snprintf(err, err_len, "start-up synthesis: %s", strerror(-ret));
@@ -1256,8 +1273,16 @@ int perf_poll(struct perf_session *s, int timeout_ms)
 
 		if (tag == TAG_WATCH) {
 			ret = PERF_POLL_FD;
-		} else if (tag == TAG_PIDFD) {
-			epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->pidfd, NULL);
+		} else if (tag >= TAG_PIDFD && tag < TAG_PIDFD + s->nr_pidfds) {
+			int *pfd = &s->pidfds[tag - TAG_PIDFD];
+
+			/* the process exited: readable for ever, stop watching */
+			if (*pfd >= 0) {
+				epoll_ctl(s->epfd, EPOLL_CTL_DEL, *pfd, NULL);
+				close(*pfd);
+				*pfd = -1;
+				s->targets_alive--;
+			}
 		} else if (tag < s->nr_rings && (evs[i].events & (EPOLLHUP | EPOLLERR))) {
 			/* the task is gone: no more wakeups, stop polling it (no busy loop) */
 			struct perf_ring *pr = &s->rings[tag];
@@ -1274,6 +1299,9 @@ int perf_poll(struct perf_session *s, int timeout_ms)
 		return err;
 	reap_child(s);
 	if (s->child_exited && ret == PERF_POLL_OK)
+		ret = PERF_POLL_CHILD_EXIT;
+	/* --pid: every attached process is gone */
+	if (!s->child && s->nr_pidfds && !s->targets_alive && ret == PERF_POLL_OK)
 		ret = PERF_POLL_CHILD_EXIT;
 	return ret;
 }
@@ -1344,8 +1372,9 @@ void perf_close(struct perf_session *s)
 			waitpid(s->child, &st, 0);
 		}
 	}
-	if (s->pidfd >= 0)
-		close(s->pidfd);
+	for (i = 0; i < s->nr_pidfds; i++)
+		if (s->pidfds[i] >= 0)
+			close(s->pidfds[i]);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	if (s->q_ready)

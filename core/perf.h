@@ -106,7 +106,9 @@ struct perf_stats {
 
 enum perf_poll_result {
 	PERF_POLL_OK = 0,
-	PERF_POLL_CHILD_EXIT = 1, /* launch mode: the command exited (perf_child_status) */
+	/* launch mode: the command exited (perf_child_status); --pid mode:
+	 * every attached process exited. Call perf_stop next. */
+	PERF_POLL_CHILD_EXIT = 1,
 	PERF_POLL_DONE = 2,       /* replay mode: the whole file was delivered */
 	PERF_POLL_FD = 3,         /* an fd given to perf_watch_fd is readable */
 };

@@ -90,6 +90,22 @@ check "$P" unmapped_user_samples -eq 0 "pid: user samples resolved by synthesize
 check "$P" lost_kernel -eq 0 "pid: no loss"
 kill "$sp" 2>/dev/null; wait "$sp" 2>/dev/null
 
+# 3b. --pid ends by itself when the attached process exits
+"$probe" spin 0.6 &
+sp=$!; spinners="$spinners $sp"
+sleep 0.2
+E=$work/pidexit.out
+t0=$(date +%s)
+run "$E" pid --freq 1000 --seconds 20 "$sp"
+t1=$(date +%s)
+if [ "$(val ended_by "$E")" = targets ] && [ $((t1 - t0)) -lt 10 ]; then
+	echo "ok: pid: stopped when the process exited ($((t1 - t0)) s)"
+else
+	echo "FAIL: pid: ended_by=$(val ended_by "$E") after $((t1 - t0)) s"; fails=$((fails + 1))
+fi
+check "$E" exit_seen -ge 1 "pid: EXIT of the attached process delivered before stopping"
+wait "$sp" 2>/dev/null
+
 # 4. system-wide, 1 kHz, short, with a spinner started before
 if [ "$(id -u)" = 0 ]; then
 	"$probe" spin 4 &

@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 	struct perf_session *s;
 	char err[1024];
 	double seconds = 1.0;
-	const char *mode;
+	const char *mode, *ended_by = "?";
 	int i, ret, ws = 0;
 
 	if (argc < 2) {
@@ -318,11 +318,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "perf_probe: perf_poll: %s\n", strerror(-ret));
 			return 1;
 		}
-		if (ret == PERF_POLL_CHILD_EXIT || ret == PERF_POLL_DONE || stop)
+		if (ret == PERF_POLL_CHILD_EXIT || ret == PERF_POLL_DONE || stop) {
+			ended_by = ret == PERF_POLL_CHILD_EXIT ? "targets" :
+				   ret == PERF_POLL_DONE ? "done" : "timer";
 			break;
+		}
 	}
 	ret = perf_stop(s);
 	report(&p, s);
+	printf("ended_by=%s\n", ended_by);
 	if (perf_child_status(s, &ws))
 		printf("child_status=%d\n", WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
 	perf_close(s);
