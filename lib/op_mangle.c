@@ -609,6 +609,12 @@ static int parse_image(struct pctx *c, const char *what, struct op_image_name *i
 			n = store_decoded(c, what, s, e, &dummy);
 			if (n < 0)
 				return n;
+			if (memchr(dummy, '/', (size_t)n)) {
+				char q[96];
+
+				quote(q, sizeof(q), s, (size_t)(e - s));
+				return perr(c, -EINVAL, "%s: path component \"%s\" decodes to a '/'", what, q);
+			}
 			parts++;
 		}
 		if (!parts)

@@ -8,3 +8,11 @@ tests_fuzz_fuzz_odb_SOURCES = tests/fuzz/fuzz_odb.c
 tests_fuzz_fuzz_odb_LDADD = lib/libopng.la
 EXTRA_DIST += tests/fuzz/corpus/odb
 dist_noinst_SCRIPTS += tests/fuzz/run-fuzz.sh
+# fuzz_names: libFuzzer target for lib/op_mangle + lib/op_events (build line in
+# the file header); built here as a TAP regression runner over tests/fuzz/corpus/names.
+check_PROGRAMS += tests/fuzz/fuzz_names
+TESTS += tests/fuzz/fuzz_names
+SANITIZER_TESTS += tests/fuzz/fuzz_names
+tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c
+tests_fuzz_fuzz_names_LDADD = lib/libopng.la
+EXTRA_DIST += tests/fuzz/corpus/names

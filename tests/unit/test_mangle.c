@@ -619,6 +619,8 @@ static const struct perr_case perrs[] = {
 	{ "{root}/x/{dep}/{root}/y/{cg}/{kern}/a%2Fb/E.1.0.all.all.all",
 	  "callee image: {kern} name must be non-empty without '/', found \"a/b\"" },
 	{ "{root}/x/{dep}/{kern}/%/E.1.0.all.all.all", "image: {kern} name must be non-empty without '/', found \"\"" },
+	{ "{root}/a%2F..%2Fb/{dep}/{root}/x/E.1.0.all.all.all",
+	  "application: path component \"a%2F..%2Fb\" decodes to a '/'" },
 	{ "{root}/x/{dep}/%+x/{root}/x/E.1.0.all.all.all",
 	  "expected {dep} after the application, found a marker split by a continuation chunk" },
 };
