@@ -560,6 +560,14 @@ static void oc_counter_map(struct oc_set *s, struct oc_counter *c, const struct 
 			      "counters, so read() is the only way to get the children's sums";
 		return;
 	}
+	if ((s->slots[0].pid != 0 && s->slots[0].tid != (pid_t)syscall(SYS_gettid)) ||
+	    s->slots[0].cpu != -1) {
+		/* rdpmc reads the counter of the CPU we run on: only valid when
+		 * the counted thread is the reading thread */
+		c->why_slow = "counter of another thread or bound to a CPU: the control page "
+			      "is only usable for self-monitoring";
+		return;
+	}
 	p = mmap(NULL, s->pagesize, PROT_READ, MAP_SHARED, c->fd, 0);
 	if (p == MAP_FAILED) {
 		c->why_slow = "mmap of the control page failed";

@@ -159,7 +159,9 @@ int oc_read_slot(struct oc_set *set, unsigned int slot, enum oc_view view,
  * user page cannot give a live count and the call falls back to read():
  * the page's offset field is only a snapshot refreshed when the event is
  * scheduled in or out, so for software events (and for inherited counters,
- * which the kernel refuses to mmap) this is the syscall path.  Either way
+ * which the kernel refuses to mmap) this is the syscall path; so is a
+ * counter of another thread (rdpmc reads the CPU the caller runs on, so the
+ * user page serves self-monitoring only).  Either way
  * the result equals oc_read()'s count at the same instant.
  * Async-signal-safe.
  */
@@ -183,7 +185,9 @@ void oc_value_scale(struct oc_value *v);
  * oneshot, the counter stops at each overflow until oc_overflow_resume() is
  * called (perfctr's resume; do it from the handler); otherwise it keeps
  * running.  The set's own counts are not disturbed.  Use a real-time signal
- * so that overflows close together are queued, not merged.
+ * so that overflows close together are queued, not merged.  The signal goes
+ * to the counted thread: arm it only on a thread that handles signo (the
+ * default action of a real-time signal terminates the process).
  */
 int oc_overflow_arm(struct oc_set *set, unsigned int event, uint64_t period, int signo,
 		    bool oneshot, struct oc_error *err);

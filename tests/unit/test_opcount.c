@@ -140,24 +140,85 @@ static double thread_cpu_ns(void)
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
+/* steal + irq + softirq ticks of one CPU (/proc/stat), -1 if unreadable */
+static long long cpu_lost_ticks(int cpu)
+{
+	char line[512], want[16];
+	long long v[8];
+	FILE *f = fopen("/proc/stat", "r");
+	long long r = -1;
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "cpu%d ", cpu);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, want, strlen(want)) &&
+		    sscanf(line + strlen(want), "%lld %lld %lld %lld %lld %lld %lld %lld", &v[0],
+			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+			r = v[5] + v[6] + v[7];
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+/*
+ * task-clock is the time the task was scheduled in (perf's clock), CPU time
+ * is sum_exec_runtime, which leaves out the time the hypervisor stole from
+ * the vCPU and interrupt time.  On a quiet VM they agree to 0.1 %; under
+ * host contention a 300 ms window can differ by several %.  So: pin to one
+ * CPU, and retry (up to 5 windows) while that CPU saw steal/irq ticks.
+ */
 static void test_task_clock(void **state)
 {
-	struct oc_set *s = open_self("task-clock", 0);
-	struct oc_value v;
-	volatile unsigned long x = 0;
-	double c0, c1;
+	cpu_set_t one, old;
+	int cpu;
 
 	(void)state;
-	c0 = thread_cpu_ns();
-	assert_int_equal(oc_start(s), 0);
-	while (thread_cpu_ns() - c0 < 300e6)
-		for (int i = 0; i < 1000; i++)
-			x += (unsigned long)i;
-	assert_int_equal(oc_stop(s), 0);
-	c1 = thread_cpu_ns();
-	assert_int_equal(oc_read(s, OC_VIEW_ALL, &v), 0);
-	assert_near(v.count, c1 - c0, 2);
-	oc_close(s);
+	sched_getaffinity(0, sizeof(old), &old);
+	for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &old); cpu++)
+		;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	for (int attempt = 1;; attempt++) {
+		struct oc_set *s = open_self("task-clock", 0);
+		struct oc_value v;
+		volatile unsigned long x = 0;
+		long long l0 = cpu_lost_ticks(cpu), l1;
+		double c0, c1, diff;
+
+		c0 = thread_cpu_ns();
+		assert_int_equal(oc_start(s), 0);
+		while (thread_cpu_ns() - c0 < 300e6)
+			for (int i = 0; i < 1000; i++)
+				x += (unsigned long)i;
+		assert_int_equal(oc_stop(s), 0);
+		c1 = thread_cpu_ns();
+		l1 = cpu_lost_ticks(cpu);
+		assert_int_equal(oc_read(s, OC_VIEW_ALL, &v), 0);
+		oc_close(s);
+		diff = 100.0 * ((double)v.count - (c1 - c0)) / (c1 - c0);
+		print_message("task-clock %.2f ms, thread CPU time %.2f ms (%+.2f %%), "
+			      "steal+irq ticks on cpu %d: %lld\n", (double)v.count / 1e6,
+			      (c1 - c0) / 1e6, diff, cpu, l1 - l0);
+		if (diff >= -2.0 && diff <= 2.0)
+			break;
+		/* an excess the stolen/irq time of this CPU accounts for (to the
+		 * tick) is the VM, not the counter */
+		if (l1 - l0 > 0 && diff > 0 &&
+		    (double)v.count - (c1 - c0) <= (double)(l1 - l0 + 1) * 1e9 / (double)sysconf(_SC_CLK_TCK)) {
+			print_message("excess explained by steal/irq time on cpu %d\n", cpu);
+			if (attempt < 5)
+				continue; /* prefer a clean window */
+			break;
+		}
+		if (attempt == 5 || l1 - l0 <= 0)
+			fail_msg("task-clock %.0f ns vs CPU time %.0f ns: %+.2f %% (steal+irq "
+				 "ticks %lld do not explain it)", (double)v.count, c1 - c0, diff,
+				 l1 - l0);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
 }
 
 static void test_children_sums(void **state)
@@ -532,11 +593,23 @@ static void test_unprivileged(void **state)
 		_exit(rc);
 	}
 	close(p[1]);
-	n = read(p[0], msg, sizeof(msg) - 1);
-	msg[n > 0 ? n : 0] = '\0';
+	{
+		size_t off = 0;
+
+		while (off < sizeof(msg) - 1) {
+			n = read(p[0], msg + off, sizeof(msg) - 1 - off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		msg[off] = '\0';
+	}
 	close(p[0]);
-	waitpid(pid, &st, 0);
-	print_message("unprivileged: %s\n", msg);
+	while (waitpid(pid, &st, 0) < 0)
+		assert_int_equal(errno, EINTR);
+	print_message("unprivileged: %s (status 0x%x)\n", msg, st);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	assert_non_null(strstr(msg, "perf_event_paranoid is"));
