@@ -113,7 +113,8 @@ char *opbfd_demangle(const char *name, enum rpt_demangle dm)
 {
 	char *d;
 
-	if (dm == DEMANGLE_NONE)
+	/* only Itanium C++ (_Z) and Rust v0 (_R) names are mangled: skip the rest cheaply */
+	if (dm == DEMANGLE_NONE || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return NULL;
 	d = bfd_demangle(NULL, name, OP_DMGL_PARAMS | OP_DMGL_ANSI);
 	if (d && dm == DEMANGLE_SMART)

@@ -12,3 +12,4 @@ check_PROGRAMS += tests/bench/bench_opcount_read
 tests_bench_bench_opcount_read_SOURCES = tests/bench/bench_opcount_read.c
 tests_bench_bench_opcount_read_LDADD = lib/libopcount.la
 EXTRA_DIST += tests/bench/bench_opcount.sh
+EXTRA_DIST += tests/bench/bench_report.sh tests/bench/report_vs_perf.sh
