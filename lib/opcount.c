@@ -617,7 +617,8 @@ retry:
 				oc_counter_close(&c[j], s->pagesize);
 			ev->attr.exclude_kernel = 1;
 			ev->attr.exclude_hv = 1;
-			snprintf(ev->name, sizeof(ev->name), "%.90s:u", ev->spec);
+			if (strlen(ev->name) + 2 < sizeof(ev->name))
+				strcat(ev->name, ":u");
 			opened = 0;
 			goto retry;
 		}
@@ -899,6 +900,8 @@ int oc_reset(struct oc_set *s)
 			struct oc_counter *c = &s->c[e][i];
 			int ret;
 
+			if (c->fd < 0)
+				continue;
 			ret = oc_read_fd(c->fd, c->base);
 			if (ret)
 				return ret;
@@ -934,6 +937,12 @@ static int oc_read_counter(const struct oc_counter *c, enum oc_view view, uint64
 {
 	uint64_t own[3], all[3];
 	int ret;
+
+	if (c->fd < 0) {
+		/* a thread of the process exited before we could open it */
+		memset(out, 0, 3 * sizeof(uint64_t));
+		return 0;
+	}
 
 	if (view == OC_VIEW_ALL || c->twin_fd < 0) {
 		if (view != OC_VIEW_ALL && c->twin_fd < 0)
