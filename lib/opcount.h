@@ -131,9 +131,10 @@ int oc_reconfigure(struct oc_set *set, const char *events, unsigned int flags,
 
 int oc_start(struct oc_set *set);
 int oc_stop(struct oc_set *set);
-/* Zero every count (and the times).  Done in the library (a baseline per
- * counter) because the kernel's reset leaves the counts already folded in
- * from exited children. */
+/* Zero every count and the enabled/running times.  Done in the library (a
+ * baseline per counter): the kernel's PERF_EVENT_IOC_RESET zeroes the count
+ * (6.18 here: its live and exited children's too) but not the times, so the
+ * scaling of the window after a reset would be wrong. */
 int oc_reset(struct oc_set *set);
 
 unsigned int oc_nevents(const struct oc_set *set);
