@@ -37,3 +37,12 @@ dist_check_SCRIPTS += tests/integration/report_ophelp.sh
 TESTS += tests/integration/report_ophelp.sh
 dist_check_SCRIPTS += tests/integration/report_live.sh
 TESTS += tests/integration/report_live.sh
+
+# core: launch-mode profile of a 3:1 workload, checked through the sample files
+check_PROGRAMS += tests/integration/hot tests/integration/hot_check
+tests_integration_hot_SOURCES = tests/integration/hot.c
+tests_integration_hot_CFLAGS = $(AM_CFLAGS) -O2 -g
+tests_integration_hot_check_SOURCES = tests/integration/hot_check.c
+tests_integration_hot_check_LDADD = lib/libopng.la
+dist_check_SCRIPTS += tests/integration/hot.sh
+TESTS += tests/integration/hot.sh

@@ -1,0 +1,196 @@
+/*
+ * hot_check.c - reads the sample files oprofiled wrote for tests/data hot
+ * (lib/odb + op_parse_name) and attributes the keys of the binary's own
+ * files to its ELF symbols (<elf.h> symbol table, file offsets). Prints the
+ * counts and checks: work_big / work_small = 3.0 +- 0.2 and >= 95 % of the
+ * program's samples in the two functions.
+ * Usage: hot_check SAMPLES_CURRENT_DIR BINARY
+ * SPDX-License-Identifier: MIT
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "odb.h"
+#include "op_mangle.h"
+
+struct func {
+	const char *name;
+	uint64_t start, end; /* file offsets */
+	uint64_t samples;
+};
+
+static struct func funcs[2] = { { "work_small", 0, 0, 0 }, { "work_big", 0, 0, 0 } };
+static char binary[PATH_MAX];
+static uint64_t prog_total, bin_total, nr_files;
+static struct op_parsed_name pn;
+
+static int elf_funcs(const char *path)
+{
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	struct stat st;
+	void *base;
+	int fd, i, found = 0;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st)) {
+		perror(path);
+		return -1;
+	}
+	base = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED)
+		return -1;
+	eh = base;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64) {
+		fprintf(stderr, "%s: not a 64-bit ELF file\n", path);
+		return -1;
+	}
+	sh = (const Elf64_Shdr *)((const char *)base + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Sym *sym;
+		const char *str;
+		size_t n, j;
+
+		if (sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		sym = (const Elf64_Sym *)((const char *)base + sh[i].sh_offset);
+		str = (const char *)base + sh[sh[i].sh_link].sh_offset;
+		n = sh[i].sh_size / sizeof(*sym);
+		for (j = 0; j < n; j++) {
+			int k;
+
+			if (ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC || !sym[j].st_shndx ||
+			    sym[j].st_shndx >= eh->e_shnum)
+				continue;
+			for (k = 0; k < 2; k++) {
+				const Elf64_Shdr *s = &sh[sym[j].st_shndx];
+
+				if (strcmp(str + sym[j].st_name, funcs[k].name))
+					continue;
+				funcs[k].start = sym[j].st_value - s->sh_addr + s->sh_offset;
+				funcs[k].end = funcs[k].start + sym[j].st_size;
+				found++;
+			}
+		}
+	}
+	return found == 2 ? 0 : -1;
+}
+
+static void one_file(int dfd, const char *name, const char *rel)
+{
+	const struct odb_node *n;
+	char err[512];
+	size_t cnt, i;
+	odb_t db;
+	uint64_t sum = 0;
+	int k;
+
+	if (op_parse_name(rel, &pn, err, sizeof(err)))
+		return; /* stats/ and other files */
+	if (odb_open(&db, dfd, name, ODB_RDONLY, err, sizeof(err))) {
+		fprintf(stderr, "hot_check: %s\n", err);
+		exit(1);
+	}
+	nr_files++;
+	n = odb_nodes(&db, &cnt);
+	for (i = 0; i < cnt; i++)
+		sum += n[i].value;
+	if (pn.app.kind == OP_IMAGE_USER && !strcmp(pn.app.path, binary)) {
+		prog_total += sum;
+		if (pn.image.kind == OP_IMAGE_USER && !strcmp(pn.image.path, binary)) {
+			bin_total += sum;
+			for (i = 0; i < cnt; i++)
+				for (k = 0; k < 2; k++)
+					if (n[i].key >= funcs[k].start && n[i].key < funcs[k].end)
+						funcs[k].samples += n[i].value;
+		}
+	}
+	printf("  %8llu  %s\n", (unsigned long long)sum, rel);
+	odb_close(&db);
+}
+
+static void walk(int dfd, const char *rel)
+{
+	struct dirent *de;
+	DIR *d = fdopendir(dfd);
+
+	if (!d) {
+		perror("fdopendir");
+		exit(1);
+	}
+	while ((de = readdir(d))) {
+		char sub[PATH_MAX * 2];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+
+			if (fd >= 0)
+				walk(fd, sub);
+		} else if (S_ISREG(st.st_mode)) {
+			one_file(dirfd(d), de->d_name, sub);
+		}
+	}
+	closedir(d);
+}
+
+int main(int argc, char **argv)
+{
+	double ratio, frac;
+	int fd, ok = 1;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: hot_check SAMPLES_CURRENT_DIR BINARY\n");
+		return 2;
+	}
+	if (!realpath(argv[2], binary) || elf_funcs(binary)) {
+		fprintf(stderr, "hot_check: %s: cannot find work_small and work_big\n", argv[2]);
+		return 2;
+	}
+	fd = open(argv[1], O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		perror(argv[1]);
+		return 2;
+	}
+	printf("sample files below %s:\n", argv[1]);
+	walk(fd, "");
+	ratio = funcs[0].samples ? (double)funcs[1].samples / funcs[0].samples : 0;
+	frac = prog_total ? (double)(funcs[0].samples + funcs[1].samples) / prog_total : 0;
+	printf("files %llu, program samples %llu (in the binary %llu)\n",
+	       (unsigned long long)nr_files, (unsigned long long)prog_total,
+	       (unsigned long long)bin_total);
+	printf("work_small [%#llx,%#llx) %llu, work_big [%#llx,%#llx) %llu\n",
+	       (unsigned long long)funcs[0].start, (unsigned long long)funcs[0].end,
+	       (unsigned long long)funcs[0].samples, (unsigned long long)funcs[1].start,
+	       (unsigned long long)funcs[1].end, (unsigned long long)funcs[1].samples);
+	printf("ratio big/small %.3f (expected 3.0 +- 0.2), in the two functions %.1f %% "
+	       "(expected >= 95 %%)\n", ratio, 100 * frac);
+	if (prog_total < 2000) {
+		printf("FAIL: fewer than 2000 samples\n");
+		ok = 0;
+	}
+	if (ratio < 2.8 || ratio > 3.2) {
+		printf("FAIL: ratio\n");
+		ok = 0;
+	}
+	if (frac < 0.95) {
+		printf("FAIL: share of the two functions\n");
+		ok = 0;
+	}
+	return ok ? 0 : 1;
+}
