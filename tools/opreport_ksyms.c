@@ -110,6 +110,11 @@ int ksym_load_kernel(struct rpt_symtab *t, const char *kallsyms, const char *mod
 			 "permission to read kernel addresses)", kallsyms);
 		return -EINVAL;
 	}
+	if (module && !t->n) {
+		snprintf(err, err_len, "no symbols of module %s in the kernel symbol snapshot %s", module,
+			 kallsyms);
+		return -ENOENT;
+	}
 	if (module) {
 		start = module_base(modules_file, module);
 		if (!start)

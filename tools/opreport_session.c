@@ -97,8 +97,9 @@ static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
 		free(pn);
 		return 0;
 	}
-	if (w->o->exclude_dependent && (pn->app.kind != pn->image.kind ||
-					 strcmp(pn->app.path, pn->image.path))) {
+	if (w->o->exclude_dependent &&
+	    (pn->app.kind != pn->image.kind ||
+	     strcmp(pn->app.path ? pn->app.path : "", pn->image.path ? pn->image.path : ""))) {
 		free(pn);
 		return 0;
 	}

@@ -39,6 +39,9 @@ s${T}0x1010${T}30
 s${T}0x2004${T}5
 file${T}$B/fx_c${T}{anon:anon}4242:0x7f0000000000:0x7f0000000fff${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}0${T}0x7f0000000000
 s${T}0x10${T}8
+file${T}$B/fx_c${T}{kern}ext4${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}1
+s${T}0x150${T}4
+s${T}0x210${T}2
 file${T}$B/fx_cxx${T}$B/fx_cxx${T}TIMER${T}0${T}0${T}all${T}all${T}all
 s${T}sym:_ZN2fx6Worker4spinERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEi${T}300
 s${T}sym:_ZNK2fx3BoxIiE3getEi${T}20
@@ -50,7 +53,8 @@ file${T}$B/fx_nopie${T}$B/fx_nopie${T}TIMER${T}0${T}0${T}all${T}all${T}all
 s${T}sym:fx_warm${T}77
 file${T}/nonexistent/gone${T}/nonexistent/gone${T}TIMER${T}0${T}0${T}all${T}all${T}all
 s${T}0x1000${T}5
-text${T}stats/kallsyms${T}ffffffff81000000 T _text\nffffffff81000000 T startup_64\nffffffff81001000 T do_syscall_64\nffffffff81002000 t page_fault_handler\nffffffff81003000 T _etext\nffffffffc0000000 t ext4_fill_super\t[ext4]\n
+text${T}stats/kallsyms${T}ffffffff81000000 T _text\nffffffff81000000 T startup_64\nffffffff81001000 T do_syscall_64\nffffffff81002000 t page_fault_handler\nffffffff81003000 T _etext\nffffffffc0000100 t ext4_fill_super\t[ext4]\nffffffffc0000200 t ext4_sync_fs\t[ext4]\nffffffffc0001000 t xfs_mount\t[xfs]\n
+text${T}stats/modules${T}xfs 16384 0 - Live 0xffffffffc0001000\next4 65536 1 - Live 0xffffffffc0000000\n
 dir${T}bycpu
 file${T}$B/fx_c${T}$B/fx_c${T}TIMER${T}0${T}0${T}all${T}all${T}0
 s${T}sym:fx_hot${T}300

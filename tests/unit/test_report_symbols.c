@@ -97,6 +97,10 @@ static void test_kallsyms(void **state)
 	assert_string_equal(sym_lookup(&t, 0x1090)->name, "mod_work"); /* pc - module base */
 	assert_null(sym_lookup(&t, 0x10));
 	symtab_free(&t);
+	/* a module the snapshot does not know: an error naming it */
+	assert_int_equal(ksym_load_kernel(&t, ks, "nosuchmod", mods, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "nosuchmod"));
+	symtab_free(&t);
 
 	assert_int_equal(ksym_load_kernel(&t, "/nonexistent/kallsyms", NULL, NULL, err, sizeof(err)),
 			 -ENOENT);

@@ -15,7 +15,7 @@
  *                                        (dynamic table), sec:NAME[+OFF]; resolved
  *                                        against the current file's IMAGE
  *   raw   RELPATH TEXT                   write TEXT as a (bogus) file below the subdir
- *   text  RELPATH TEXT                   same, with "\n" turned into newlines
+ *   text  RELPATH TEXT                   same, with "\n" and "\t" turned into newlines and tabs
  */
 #include "config.h"
 
@@ -148,8 +148,8 @@ static void unescape(char *s)
 	char *o = s;
 
 	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] == 'n') {
-			*o++ = '\n';
+		if (s[0] == '\\' && (s[1] == 'n' || s[1] == 't')) {
+			*o++ = s[1] == 'n' ? '\n' : '\t';
 			s++;
 		} else {
 			*o++ = *s;
