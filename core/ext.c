@@ -204,14 +204,15 @@ static bool ext_name_ok(const char *s, bool allow_dot_slash)
 	return allow_dot_slash || !strpbrk(s, "./");
 }
 
+/* @strict: the name becomes part of sample file names */
 static char *ext_dup_name(op_ext_t *ctx, const char *what, const char *name, bool strict)
 {
 	char *d;
 
-	if (!ext_name_ok(name, !strict)) {
-		ext_err(ctx, "%s: name %s%s%s is invalid - expected 1..%d characters%s", what,
-			name ? "\"" : "", name ? name : "NULL", name ? "\"" : "", EXT_NAME_MAX,
-			strict ? " without '.' or '/'" : "");
+	if (strict ? !ext_name_valid(name) : !ext_name_ok(name, true)) {
+		ext_err(ctx, "%s: name %s%.*s%s is invalid - expected 1..%d %s", what,
+			name ? "\"" : "", EXT_NAME_MAX + 1, name ? name : "NULL", name ? "\"" : "",
+			EXT_NAME_MAX, strict ? "of [A-Za-z0-9_-]" : "characters");
 		return NULL;
 	}
 	d = strdup(name);

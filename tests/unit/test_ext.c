@@ -707,6 +707,56 @@ static void test_old_plugin(void **state)
 	log_close(&lb);
 }
 
+/* malformed payloads are refused one by one, with a message each */
+static void test_invalid_payloads(void **state)
+{
+	char dir[PATH_MAX];
+	struct logbuf lb;
+	struct ext_loader *l;
+	struct ext_registry *r;
+	int i;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_invalid", NULL);
+	log_open(&lb);
+	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	if (ext_load(l, "fx_invalid", "", "test"))
+		fail_msg("fx_invalid saw unexpected answers:\n%s", log_text(&lb));
+	r = ext_registry(l);
+	assert_int_equal(r->nr_sfile, 1);
+	assert_int_equal(r->nr_counters, 1);
+	assert_int_equal(r->nr_sources + r->nr_hooks + r->nr_models + r->nr_stats, 0);
+	assert_false(r->has_kernel);
+	for (i = 0; i < OP_ESCAPE_MAX; i++)
+		assert_null(r->escapes[i]);
+	assert_contains(log_text(&lb), "register_escape: handler is NULL (description size 32) - set it");
+	assert_contains(log_text(&lb), "register_escape: handler is NULL (description size 4)");
+	assert_contains(log_text(&lb), "register_escape \"e\": min_args 3 > max_args 2");
+	assert_contains(log_text(&lb), "register_escape \"e\": code 5 is outside the plugin range 32..255 - use 0 to have one allocated");
+	assert_contains(log_text(&lb), "register_source \"s\": attr.size is 0");
+	assert_contains(log_text(&lb), "register_model: encode is NULL");
+	assert_contains(log_text(&lb), "register_counter: name \"A.B\" is invalid - expected 1..64 of [A-Za-z0-9_-]");
+	assert_contains(log_text(&lb), "register_sfile_handlers called twice");
+	assert_contains(log_text(&lb), "counter \"FX_ONCE\" is already registered by plugin \"fx_invalid\"");
+	ext_loader_free(l);
+	log_close(&lb);
+
+	/* every plugin escape code can be allocated, then -ENOSPC */
+	log_open(&lb);
+	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	if (ext_load(l, "fx_invalid", "fill", "test"))
+		fail_msg("fx_invalid fill saw unexpected answers:\n%s", log_text(&lb));
+	r = ext_registry(l);
+	for (i = 0; i < OP_ESCAPE_FIRST_PLUGIN; i++)
+		assert_null(r->escapes[i]);
+	for (i = OP_ESCAPE_FIRST_PLUGIN; i < OP_ESCAPE_MAX; i++)
+		assert_int_equal(r->escapes[i]->desc.code, i);
+	assert_contains(log_text(&lb), "all 224 plugin escape codes are in use");
+	ext_loader_free(l);
+	log_close(&lb);
+}
+
 static int load_one(const char *dir, const char *name, struct logbuf *lb)
 {
 	struct ext_loader *l;
@@ -832,6 +882,7 @@ int main(void)
 		cmocka_unit_test(test_failed_init_rollback),
 		cmocka_unit_test(test_conflicts),
 		cmocka_unit_test(test_old_plugin),
+		cmocka_unit_test(test_invalid_payloads),
 		cmocka_unit_test(test_permissions),
 		cmocka_unit_test(test_list_plugins),
 	};
