@@ -76,5 +76,8 @@ n=$(grep -c -- "-- OProfile-ng Statistics --" "$W/s3/samples/oprofiled.log")
 [ "$n" -ge 2 ] || { echo "FAIL: no statistics at exit"; fail=1; }
 [ ! -e "$W/s3/lock" ] || { echo "FAIL: lock file left behind after SIGTERM"; fail=1; }
 
-[ $fail -eq 0 ] && echo "PASS: hot.sh"
+if [ $fail -eq 0 ]; then
+	echo "PASS: hot.sh"
+	cd "$B" && rm -rf "$W" # kept for inspection when something failed
+fi
 exit $fail
