@@ -585,7 +585,7 @@ static int oc_open_event(struct oc_set *s, struct oc_event *ev, struct oc_counte
 {
 	const struct oc_target *t = &s->target;
 	bool task = t->kind != OC_TARGET_CPU;
-	unsigned int opened = 0;
+	unsigned int opened = 0, bad = 0;
 	int ret = 0;
 
 	for (unsigned int i = 0; i < s->nslots; i++)
@@ -604,6 +604,7 @@ retry:
 	for (unsigned int i = 0; i < s->nslots; i++) {
 		struct oc_slot *sl = &s->slots[i];
 
+		bad = i;
 		ret = oc_sys_open(&ev->attr, sl->pid, sl->cpu);
 		if (ret == -ESRCH && t->kind == OC_TARGET_PROCESS) {
 			/* a thread of the process exited while we listed them */
@@ -640,11 +641,12 @@ retry:
 	}
 	if (!opened) {
 		ret = -ESRCH;
+		bad = 0;
 		goto fail;
 	}
 	return 0;
 fail:
-	ret = oc_open_errmsg(s, ev, &s->slots[0], ret, err);
+	ret = oc_open_errmsg(s, ev, &s->slots[bad], ret, err);
 	for (unsigned int i = 0; i < s->nslots; i++)
 		oc_counter_close(&c[i], s->pagesize);
 	return ret;
