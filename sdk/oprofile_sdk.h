@@ -87,6 +87,20 @@ enum op_ext_flags {
 	OP_EXT_F_NO_EVENT_OK = 1u << 0,
 };
 
+/*
+ * What oprofiled checks before calling ext_init, refusing the plugin with a
+ * message (expected, found, what to do) otherwise:
+ *   - the file <plugin dir>/<name>.so is a regular file (or a symlink that
+ *     stays inside the plugin dir), and neither it nor its directory is
+ *     writable by group or others (nor owned by anyone but root when
+ *     oprofiled runs as root);
+ *   - abi_major == OP_SDK_MAJOR and abi_minor <= the daemon's OP_SDK_MINOR;
+ *   - size >= OP_EXT_DESCRIPTOR_SIZE_V1_0 (and not beyond the symbol);
+ *   - reserved[] all NULL, no unknown flags, ext_init set;
+ *   - name equals the file stem, and no plugin of that name is loaded yet.
+ * Unlike the payload structs, the descriptor starts with the version and
+ * has its size third.
+ */
 struct op_ext_descriptor {
 	uint32_t abi_major; /* OP_SDK_MAJOR the plugin was built with */
 	uint32_t abi_minor; /* OP_SDK_MINOR the plugin was built with */
