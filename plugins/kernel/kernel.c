@@ -231,6 +231,14 @@ static int kernel_out_end(struct kernel_state *st, struct kernel_out *o, bool co
 /* kallsyms                                                            */
 /* ------------------------------------------------------------------ */
 
+/* end of the page holding @addr (exclusive), saturating */
+static uint64_t kernel_page_end(uint64_t addr)
+{
+	if (addr > UINT64_MAX - KERNEL_PAGE)
+		return UINT64_MAX;
+	return (addr + KERNEL_PAGE) & ~(KERNEL_PAGE - 1);
+}
+
 static void kernel_add_pseudo(struct kernel_state *st, const struct ksym_line *k)
 {
 	struct kernel_pseudo *p;
@@ -247,14 +255,14 @@ static void kernel_add_pseudo(struct kernel_state *st, const struct ksym_line *k
 		p = &st->pseudo[st->nr_pseudo++];
 		kernel_copy_name(p->name, sizeof(p->name), k->module, k->module_len);
 		p->start = k->addr;
-		p->end = k->addr + KERNEL_PAGE;
+		p->end = kernel_page_end(k->addr);
 	}
 	p = &st->pseudo[i];
 	if (k->addr < p->start)
 		p->start = k->addr;
-	/* a symbol's size is not in kallsyms: cover up to the next page */
-	if (k->addr <= UINT64_MAX - KERNEL_PAGE && k->addr + KERNEL_PAGE > p->end)
-		p->end = (k->addr + KERNEL_PAGE) & ~(KERNEL_PAGE - 1);
+	/* a symbol's size is not in kallsyms: cover up to the end of its page */
+	if (kernel_page_end(k->addr) > p->end)
+		p->end = kernel_page_end(k->addr);
 }
 
 static void kernel_read_kptr_restrict(struct kernel_state *st, char *out, size_t len)
@@ -376,9 +384,7 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 	if (has_text || has_stext || lo != UINT64_MAX) {
 		st->kstart = has_text ? text : has_stext ? stext : lo;
 		/* no _etext: up to the page after the last kernel text symbol */
-		st->kend = has_etext && etext > st->kstart ? etext
-			   : ((hi <= UINT64_MAX - KERNEL_PAGE ? hi + KERNEL_PAGE : UINT64_MAX) &
-			      ~(KERNEL_PAGE - 1));
+		st->kend = has_etext && etext > st->kstart ? etext : kernel_page_end(hi);
 		if (st->kend <= st->kstart)
 			st->kend = st->kstart + KERNEL_PAGE;
 	} else {

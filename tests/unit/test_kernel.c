@@ -490,6 +490,40 @@ static void test_resolve_pseudo_without_modules(void **state)
 	mock_host_free(mh);
 }
 
+/* no _text: _stext starts the image; no _etext: the page after the last text symbol ends it */
+static void test_text_range_fallbacks(void **state)
+{
+	static const char ks[] = "ffffffff81000100 T _stext\n"
+				 "ffffffff81000200 t early\n"
+				 "ffffffff81234567 T last_function\n"
+				 "ffffffff81f00000 D data_after_text\n"
+				 "ffffffffc0000000 t in_a_module\t[m]\n";
+	static const char ks2[] = "ffffffff81000300 t first\nffffffff81000400 T second\n";
+	char proc[PATH_MAX], p[PATH_MAX];
+	struct op_kernel_image img;
+	struct mock_host *mh;
+
+	(void)state;
+	scratch(proc, "proc-fallback");
+	path_of(p, proc, "kallsyms");
+	spit(p, ks, sizeof(ks) - 1, "w");
+	mh = kernel_up(proc, NULL, NULL);
+	assert_int_equal(resolve(mh, 0xffffffff81234600ull, &img), 0);
+	assert_int_equal(img.start, 0xffffffff81000100ull);
+	assert_int_equal(img.end, 0xffffffff81235000ull);
+	assert_int_equal(resolve(mh, 0xffffffff81235000ull, &img), -ENOENT);
+	assert_int_equal(resolve(mh, 0xffffffff810000ffull, &img), -ENOENT);
+	mock_host_free(mh);
+
+	/* neither _text nor _stext: the lowest kernel text symbol */
+	spit(p, ks2, sizeof(ks2) - 1, "w");
+	mh = kernel_up(proc, NULL, NULL);
+	assert_int_equal(resolve(mh, 0xffffffff81000300ull, &img), 0);
+	assert_int_equal(img.start, 0xffffffff81000300ull);
+	assert_int_equal(img.end, 0xffffffff81001000ull);
+	mock_host_free(mh);
+}
+
 struct fake_clock {
 	uint64_t now;
 };
@@ -806,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_replace_and_symlink),
 		cmocka_unit_test(test_resolve_modules),
 		cmocka_unit_test(test_resolve_pseudo_without_modules),
+		cmocka_unit_test(test_text_range_fallbacks),
 		cmocka_unit_test(test_reread_rate_limited),
 		cmocka_unit_test(test_kptr_restrict_zero),
 		cmocka_unit_test(test_garbage),
