@@ -973,6 +973,15 @@ static int oc_read_counter(const struct oc_counter *c, enum oc_view view, uint64
 	return 0;
 }
 
+/* A task counter bound to one CPU (OC_PER_CPU) is enabled whenever the task
+ * runs and running only while it runs on that CPU: running < enabled there
+ * is placement, not multiplexing, and must not be scaled. */
+static void oc_fix_placement(const struct oc_set *s, uint64_t v[3])
+{
+	if (s->target.kind != OC_TARGET_CPU && (s->flags & OC_PER_CPU))
+		v[1] = v[2];
+}
+
 int oc_read_slot(struct oc_set *s, unsigned int slot, enum oc_view view, struct oc_value *vals)
 {
 	if (slot >= s->nslots)
@@ -985,6 +994,7 @@ int oc_read_slot(struct oc_set *s, unsigned int slot, enum oc_view view, struct 
 
 		if (ret)
 			return ret;
+		oc_fix_placement(s, v);
 		vals[e] = (struct oc_value){ .count = v[0], .enabled = v[1], .running = v[2] };
 		oc_value_scale(&vals[e]);
 	}
@@ -1006,6 +1016,7 @@ int oc_read(struct oc_set *s, enum oc_view view, struct oc_value *vals)
 
 			if (ret)
 				return ret;
+			oc_fix_placement(s, v);
 			one = (struct oc_value){ .count = v[0], .enabled = v[1], .running = v[2] };
 			oc_value_scale(&one);
 			sum.count += one.count;

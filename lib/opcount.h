@@ -75,7 +75,10 @@ enum {
 	/* open disabled; the kernel starts counting at the target's next exec */
 	OC_ENABLE_ON_EXEC = 1u << 3,
 	/* for thread/process targets: one counter per online CPU, so counts can
-	 * be read per CPU (oc_read_slot) */
+	 * be read per CPU (oc_read_slot).  Such a counter runs only while the
+	 * task is on its CPU, which the kernel reports as enabled-not-running;
+	 * that is placement, not multiplexing, so these counts are never scaled
+	 * and their enabled time is reported equal to running (time on that CPU) */
 	OC_PER_CPU = 1u << 4,
 	/* start counting right away (otherwise call oc_start) */
 	OC_START = 1u << 5,

@@ -125,6 +125,11 @@ ncpu=$(getconf _NPROCESSORS_ONLN)
 "$OPC" -e task-clock --separate-cpu --csv -o "$T/cpu.csv" -- "$W" spin 100 2>"$T/err"
 rows=$(awk -F, '$1 == "total" && $4 != ""' "$T/cpu.csv" | wc -l)
 check "--separate-cpu with a command: $rows rows = $ncpu CPUs" '[ "$rows" = "$ncpu" ]'
+# a task's per-CPU counter is idle while the task runs elsewhere: placement,
+# not multiplexing -> never scaled, CPU rows add up to the total
+sum=$(awk -F, '$1 == "total" && $4 != "" { s += $6 } END { print s + 0 }' "$T/cpu.csv")
+tot=$(csv_count "$T/cpu.csv" task-clock)
+check "--separate-cpu: CPU rows sum to the total ($sum = $tot), 100 % counted" '[ "$sum" = "$tot" ] && ! grep -v "^kind" "$T/cpu.csv" | grep -qv ",100.00$"'
 if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ]; then
 	"$OPC" -e cpu-clock --system-wide --separate-cpu --json -o "$T/sw.json" -- sleep 0.2 2>"$T/err"; rc=$?
 	python3 - "$T/sw.json" "$ncpu" >"$T/err" 2>&1 <<'EOF'
