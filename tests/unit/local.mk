@@ -35,6 +35,14 @@ tests_unit_test_kernel_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit
 	-I$(top_srcdir)/plugins/kernel -DTOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_kernel_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_kernel_LDADD = $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/test_mock_host
+TESTS += tests/unit/test_mock_host
+SANITIZER_TESTS += tests/unit/test_mock_host
+tests_unit_test_mock_host_SOURCES = tests/unit/test_mock_host.c tests/unit/mock_host.c \
+	tests/unit/mock_host.h
+tests_unit_test_mock_host_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit
+tests_unit_test_mock_host_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_mock_host_LDADD = $(CMOCKA_LIBS)
 # dlopens the built plugins: not a sanitizer test
 check_PROGRAMS += tests/unit/test_plugin_so
 TESTS += tests/unit/test_plugin_so
