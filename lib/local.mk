@@ -13,3 +13,17 @@ lib_libopcount_la_LDFLAGS = -version-info 0:0:0 -no-undefined
 lib_libopcount_la_LIBADD = $(PFM_LIBS)
 sdkinclude_HEADERS += lib/opcount.h
 pkgconfig_DATA += lib/opcount.pc
+# opcount installcheck: a program built against the installed header and .pc
+EXTRA_DIST += tests/integration/opcount_user.c
+installcheck_local += opcount-installcheck
+opcount-installcheck:
+	test -f '$(DESTDIR)$(sdkincludedir)/opcount.h'
+	test -f '$(DESTDIR)$(libdir)/pkgconfig/opcount.pc'
+	PKG_CONFIG_PATH='$(DESTDIR)$(libdir)/pkgconfig' PKG_CONFIG_SYSROOT_DIR='$(DESTDIR)'; \
+	  export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR; \
+	  $(CC) -O2 -Wall -Wextra -Werror -o opcount-user$(EXEEXT) \
+	    '$(srcdir)/tests/integration/opcount_user.c' \
+	    `$(PKG_CONFIG) --cflags --libs opcount`
+	LD_LIBRARY_PATH='$(DESTDIR)$(libdir)' ./opcount-user$(EXEEXT)
+	rm -f opcount-user$(EXEEXT)
+.PHONY: opcount-installcheck
