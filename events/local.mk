@@ -1,7 +1,7 @@
 # events/ - event catalogues, installed to $(pkgdatadir)/events
 # (one events + unit_masks pair per cpu type directory; list new models here).
 # events/extras/ holds the hand-kept inputs of tools/gen-events.sh: distributed, not installed.
-nobase_dist_pkgdata_DATA = \
+events_files = \
 	events/i386/arch_perfmon/events \
 	events/i386/arch_perfmon/unit_masks \
 	events/i386/skylake/events \
@@ -16,6 +16,7 @@ nobase_dist_pkgdata_DATA = \
 	events/x86-64/family19h/unit_masks \
 	events/x86-64/generic/events \
 	events/x86-64/generic/unit_masks
+nobase_dist_pkgdata_DATA = $(events_files)
 EXTRA_DIST += \
 	events/extras/i386/skylake/minimum \
 	events/extras/x86-64/family10/events \
@@ -26,3 +27,13 @@ EXTRA_DIST += \
 	events/extras/x86-64/family17h/minimum \
 	events/extras/x86-64/family19h/events \
 	events/extras/x86-64/family19h/minimum
+
+# installcheck (and so distcheck): every catalogue file is where
+# op_events_root() looks by default (OP_DATADIR "/events" = $(pkgdatadir)/events)
+installcheck_local += events-installcheck
+events-installcheck:
+	@for f in $(events_files); do \
+		test -r "$(DESTDIR)$(pkgdatadir)/$$f" || { \
+			echo "events-installcheck: $(DESTDIR)$(pkgdatadir)/$$f is missing"; exit 1; }; \
+	done; echo "events-installcheck: all catalogue files installed under $(DESTDIR)$(pkgdatadir)/events"
+.PHONY: events-installcheck
