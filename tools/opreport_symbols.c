@@ -338,6 +338,8 @@ static int row_cmp(const void *a, const void *b, void *ctx)
 
 void rsym_sort(struct rpt_rows *rows, const struct rpt_opts *o)
 {
+	if (!rows->n)
+		return;
 	qsort_r(rows->v, rows->n, sizeof(*rows->v), row_cmp, (void *)o);
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # report_golden.sh - opreport golden tests: builds fixture sessions with the
 # real odb writer (tests/data/report/mkfixture) against fixture binaries
-# compiled by make check (keys = symbol file offsets read with <elf.h>),
+# compiled here with fixed flags (keys = symbol file offsets read with <elf.h>),
 # runs opreport in every output mode and compares stdout with
 # tests/data/report/golden/*.txt. Build paths and addresses that depend on
 # the compiler are replaced by @B@ and @sym+off@ placeholders first.
@@ -9,20 +9,33 @@
 # SPDX-License-Identifier: MIT
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
-B=$OP_BUILDDIR/tests/data/report
-G=$OP_SRCDIR/tests/data/report/golden
+F=$OP_SRCDIR/tests/data/report
+G=$F/golden
 OPREPORT=$OP_BUILDDIR/tools/opreport
+MKFIXTURE=$OP_BUILDDIR/tests/data/report/mkfixture
 W=$OP_BUILDDIR/tests/report_golden.tmp
+B=$W/bin
 rm -rf "$W"
-mkdir -p "$W"
+mkdir -p "$B"
 fail=0
 npass=0
 T=$(printf '\t')
 
-for f in "$OPREPORT" "$B/mkfixture" "$B/fx_c" "$B/fx_nopie" "$B/fx_dyn" "$B/fx_cxx" "$B/.libs/libfx.so"; do
+for f in "$OPREPORT" "$MKFIXTURE"; do
 	[ -e "$f" ] || { echo "report_golden: missing $f (make check builds it)"; exit 1; }
 done
-strip -o "$B/fx_stripped" "$B/fx_dyn" || exit 1
+# The fixture binaries are compiled here with fixed flags, so that the
+# configure-time CFLAGS (sanitizers, -O0, ...) do not move their symbols.
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+fx="-O2 -g -fno-inline"
+$CC $fx -o "$B/fx_c" "$F/fx_c.c" &&
+	$CC $fx -fno-pie -no-pie -o "$B/fx_nopie" "$F/fx_c.c" &&
+	$CC $fx -Wl,--export-dynamic -o "$B/fx_dyn" "$F/fx_c.c" &&
+	$CXX $fx -o "$B/fx_cxx" "$F/fx_cxx.cpp" &&
+	$CC $fx -fPIC -shared -o "$B/libfx.so" "$F/fx_lib.c" &&
+	strip -o "$B/fx_stripped" "$B/fx_dyn" ||
+	{ echo "report_golden: compiling the fixtures failed"; exit 1; }
 
 S=$W/session
 cat >"$W/script" <<EOF
@@ -32,7 +45,7 @@ s${T}sym:fx_hot${T}600
 s${T}sym:fx_hot+4${T}150
 s${T}sym:fx_warm${T}200
 s${T}sym:fx_cold${T}50
-file${T}$B/fx_c${T}$B/.libs/libfx.so${T}TIMER${T}0${T}0${T}all${T}all${T}all
+file${T}$B/fx_c${T}$B/libfx.so${T}TIMER${T}0${T}0${T}all${T}all${T}all
 s${T}sym:fx_lib_work+2${T}100
 file${T}$B/fx_c${T}{kern}vmlinux${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}1
 s${T}0x1010${T}30
@@ -94,7 +107,7 @@ file${T}$B/fx_c${T}$B/fx_c${T}RETIRED_INSNS${T}200000${T}0${T}all${T}all${T}all$
 s${T}sym:fx_hot${T}30
 s${T}sym:fx_cold${T}70
 EOF
-"$B/mkfixture" "$S" <"$W/script" || { echo "report_golden: mkfixture failed"; exit 1; }
+"$MKFIXTURE" "$S" <"$W/script" || { echo "report_golden: mkfixture failed"; exit 1; }
 
 # placeholders for addresses the compiler chooses: @image:sym+off@
 addr() { # $1 = binary, $2 = symbol, $3 = offset; prints 16-digit hex vma
@@ -104,8 +117,8 @@ addr() { # $1 = binary, $2 = symbol, $3 = offset; prints 16-digit hex vma
 }
 SED=$W/addr.sed
 : >"$SED"
-for spec in fx_c:fx_hot:0 fx_c:fx_hot:4 fx_c:fx_warm:0 fx_c:fx_cold:0 .libs/libfx.so:fx_lib_work:0 \
-	.libs/libfx.so:fx_lib_work:2 fx_nopie:fx_warm:0; do
+for spec in fx_c:fx_hot:0 fx_c:fx_hot:4 fx_c:fx_warm:0 fx_c:fx_cold:0 libfx.so:fx_lib_work:0 \
+	libfx.so:fx_lib_work:2 fx_nopie:fx_warm:0; do
 	bin=${spec%%:*}; rest=${spec#*:}; sym=${rest%%:*}; off=${rest#*:}
 	a=$(addr "$B/$bin" "$sym" "$off")
 	short=$(printf '%x' $((0x$a)))
@@ -216,7 +229,7 @@ fi
 # binary modified after profiling: warning
 cp "$B/fx_nopie" "$W/fx_mod"
 printf 'file\t%s\t%s\tTIMER\t0\t0\tall\tall\tall\ns\tsym:fx_warm\t7\n' "$W/fx_mod" "$W/fx_mod" |
-	"$B/mkfixture" "$W/modsession" || fail=$((fail + 1))
+	"$MKFIXTURE" "$W/modsession" || fail=$((fail + 1))
 touch -d '2001-01-01' "$W/fx_mod"
 "$OPREPORT" --session-dir="$W/modsession" -l >"$W/mod.out" 2>"$W/mod.err"
 if grep -q "was modified after it was profiled" "$W/mod.err" && grep -q "fx_warm" "$W/mod.out"; then
