@@ -275,8 +275,11 @@ static int oc_event_resolve(struct oc_event *ev, const char *spec, struct oc_err
 		attr.size = sizeof(attr); /* libpfm4 leaves it 0 */
 		ev->attr = attr;
 		ev->hardware = attr.type != PERF_TYPE_SOFTWARE;
-		/* a modifier in the libpfm string (":u=1") counts as explicit */
-		ev->explicit_plm = strchr(spec, ':') != NULL;
+		/* a privilege modifier in the libpfm string (":u", ":k=1") is
+		 * explicit: never fall back; unit masks (":ANY") are not */
+		for (const char *m = strchr(spec, ':'); m; m = strchr(m + 1, ':'))
+			if ((m[1] == 'u' || m[1] == 'k') && (m[2] == '\0' || m[2] == ':' || m[2] == '='))
+				ev->explicit_plm = true;
 	}
 	return 0;
 }

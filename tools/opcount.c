@@ -296,6 +296,18 @@ static int opc_final(struct opc *o, double elapsed)
 			for (unsigned int s = 0; s < ns; s++)
 				opc_rows(o, (int)s, cur + (size_t)(s + 1) * n, 0, false, &first);
 		opc_rows(o, -1, cur, 0, false, &first);
+		for (unsigned int e = 0; e < n; e++) {
+			const char *nm = oc_event_name(o->set, e);
+			size_t l = strlen(nm);
+
+			if (l > 2 && !strcmp(nm + l - 2, ":u")) {
+				fprintf(o->out, "\n:u = user space only (kernel.perf_event_paranoid "
+						"forbids kernel counting to unprivileged users): events "
+						"that happen in the kernel, such as context-switches, "
+						"read 0\n");
+				break;
+			}
+		}
 		if (o->have_status && o->exit_status)
 			fprintf(o->out, "\n%s exited with status %d\n", o->argv[0], o->exit_status);
 		break;

@@ -103,6 +103,12 @@ static void test_context_switches(void **state)
 	pid_t pid;
 
 	(void)state;
+	if (strstr(oc_event_name(s, 0), ":u")) {
+		/* unprivileged under perf_event_paranoid >= 2: user-only counting,
+		 * and a context switch always happens in kernel mode */
+		oc_close(s);
+		skip();
+	}
 	assert_int_equal(pipe(a), 0);
 	assert_int_equal(pipe(b), 0);
 	sched_getaffinity(0, sizeof(old), &old);
@@ -445,7 +451,7 @@ static void test_reset_preserve(void **state)
 	/* preserve: page-faults keeps its count, task-clock starts at 0 */
 	assert_int_equal(oc_reconfigure(s, "task-clock,page-faults", OC_PRESERVE, &err), 0);
 	assert_int_equal(oc_nevents(s), 2);
-	assert_string_equal(oc_event_name(s, 0), "task-clock");
+	assert_int_equal(strncmp(oc_event_name(s, 0), "task-clock", 10), 0); /* ":u" when unprivileged */
 	touch_pages(1000);
 	assert_int_equal(oc_read(s, OC_VIEW_ALL, v), 0);
 	assert_true(v[1].count >= 4000);
@@ -518,7 +524,7 @@ static void test_errors(void **state)
 	assert_int_equal(oc_open(&s, &self, "", 0, &err), -OC_E_UNKNOWN_EVENT);
 	assert_int_equal(oc_open(&s, &self, "page-faults,", 0, &err), -OC_E_UNKNOWN_EVENT);
 	assert_int_equal(oc_open(&s, &self, " page-faults , task-clock ", 0, &err), 0);
-	assert_string_equal(oc_event_name(s, 1), "task-clock");
+	assert_int_equal(strncmp(oc_event_name(s, 1), "task-clock", 10), 0);
 	oc_close(s);
 
 	/* hardware names: kernel has no PMU here -> "not supported", with a reason */
