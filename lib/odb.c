@@ -396,32 +396,26 @@ static __attribute__((noinline)) int odb_grow(odb_t *db)
 	return 0;
 }
 
-int odb_update(odb_t *db, odb_key_t key, odb_value_t n)
+/* slow paths out of line, so the hit path needs no stack frame */
+static __attribute__((noinline, cold)) int odb_saturate(odb_t *db, struct odb_node *node)
+{
+	node->value = UINT32_MAX;
+	db->saturated++;
+	return 0;
+}
+
+static __attribute__((noinline)) int odb_insert(odb_t *db, odb_key_t key, odb_value_t n)
 {
 	struct odb_node *node;
 	uint32_t b, i;
 	int rc;
 
-	b = odb_hash(key, db->descr->size);
-	for (i = db->hash[b]; i; i = db->nodes[i].next) {
-		node = &db->nodes[i];
-		if (node->key == key) {
-			if (__builtin_expect(node->value > UINT32_MAX - n, 0)) {
-				node->value = UINT32_MAX;
-				db->saturated++;
-			} else {
-				node->value += n;
-			}
-			return 0;
-		}
-	}
-
 	if (__builtin_expect(db->descr->current_size >= db->descr->size, 0)) {
 		rc = odb_grow(db);
 		if (rc)
 			return rc;
-		b = odb_hash(key, db->descr->size);
 	}
+	b = odb_hash(key, db->descr->size);
 	i = db->descr->current_size;
 	node = &db->nodes[i];
 	node->key = key;
@@ -431,4 +425,22 @@ int odb_update(odb_t *db, odb_key_t key, odb_value_t n)
 	/* commit: a concurrent reader sees the node only once it is complete */
 	__atomic_store_n(&db->descr->current_size, i + 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int odb_update(odb_t *db, odb_key_t key, odb_value_t n)
+{
+	struct odb_node *nodes = db->nodes;
+	uint32_t i;
+
+	for (i = db->hash[odb_hash(key, db->descr->size)]; i; i = nodes[i].next) {
+		if (nodes[i].key == key) {
+			uint32_t v = nodes[i].value + n;
+
+			if (__builtin_expect(v < n, 0))
+				return odb_saturate(db, &nodes[i]);
+			nodes[i].value = v;
+			return 0;
+		}
+	}
+	return odb_insert(db, key, n);
 }

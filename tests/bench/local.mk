@@ -12,4 +12,11 @@ check_PROGRAMS += tests/bench/bench_opcount_read
 tests_bench_bench_opcount_read_SOURCES = tests/bench/bench_opcount_read.c
 tests_bench_bench_opcount_read_LDADD = lib/libopcount.la
 EXTRA_DIST += tests/bench/bench_opcount.sh
+# sample path read side (perf): ns per record through walk/queue/sort/decode/deliver,
+# and live reader CPU per sample against perf record (tests/bench/bench_perf.sh)
+noinst_PROGRAMS += tests/bench/bench_perf_read
+tests_bench_bench_perf_read_SOURCES = tests/bench/bench_perf_read.c
+tests_bench_bench_perf_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_bench_bench_perf_read_LDADD = core/libopcore.la
+EXTRA_DIST += tests/bench/bench_perf.sh
 EXTRA_DIST += tests/bench/bench_report.sh tests/bench/report_vs_perf.sh
