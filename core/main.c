@@ -625,6 +625,9 @@ static int main_sfiles(struct daemon *d)
 	memcpy(cfg.events, d->events, sizeof(cfg.events));
 	cfg.nr_events = (unsigned)d->nr_events;
 	d->sync.reg = d->reg;
+	/* live modes: processes whose records were lost are read from /proc once */
+	if (d->opts.mode != OP_MODE_REPLAY)
+		d->sync.proc_root = d->opts.proc_root ? d->opts.proc_root : "/proc";
 	rc = sfile_init(&d->sfiles, &cfg, &d->cookies, d->reg, &d->stats, d->log);
 	if (!rc)
 		rc = trans_init(&d->trans, &d->sfiles, d->reg, &d->stats);

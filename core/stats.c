@@ -44,6 +44,8 @@ static const struct {
 	[STAT_FORK] = { "Nr. fork records", NULL },
 	[STAT_EXIT] = { "Nr. exit records", NULL },
 	[STAT_KSYMBOL] = { "Nr. ksymbol records", NULL },
+	[STAT_PROC_PROBES] = { "Nr. unknown processes read from /proc", NULL },
+	[STAT_PROC_PROBE_FAILED] = { "Nr. unknown processes gone from /proc", NULL },
 	[STAT_NO_MEMORY] = { "Nr. records dropped: out of memory", NULL },
 	[STAT_HOOK_ERRORS] = { "Nr. sample hook/source errors", NULL },
 	[STAT_SFILE_CREATED] = { "Nr. sample file sets created", NULL },

@@ -36,6 +36,8 @@ enum op_stat {
 	STAT_FORK,
 	STAT_EXIT,
 	STAT_KSYMBOL,
+	STAT_PROC_PROBES,        /* unknown process read from /proc */
+	STAT_PROC_PROBE_FAILED,
 	STAT_NO_MEMORY,
 	STAT_HOOK_ERRORS,
 	STAT_SFILE_CREATED,

@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sync.h"
@@ -195,6 +197,8 @@ static void sync_count_map_error(struct sync_ctx *s, int rc, uint16_t cpumode)
 		s->stats->v[STAT_LOST_NO_MAPPING]++;
 }
 
+static struct task *sync_probe(struct sync_ctx *s, uint32_t pid, struct task *t);
+
 static void sync_source_sample(struct sync_ctx *s, const struct op_perf_sample *ps)
 {
 	uint32_t idx = ps->source - 1;
@@ -235,6 +239,13 @@ static void sync_sample(struct sync_ctx *s, const struct op_perf_sample *ps, uin
 		s->stats->v[STAT_USER_SAMPLES]++;
 	t = task_find(&s->tasks, ps->pid);
 	rc = sync_map(s, t, ps->cpumode, ps->ip, &m);
+	if ((rc == -ESRCH || rc == -ENOENT) && ps->cpumode == OP_CPUMODE_USER &&
+	    (!t || !t->probed)) {
+		t = sync_probe(s, ps->pid, t);
+		rc = sync_map(s, t, ps->cpumode, ps->ip, &m);
+	}
+	if (rc == -ENOENT && t && t->unknown)
+		rc = -ESRCH;
 	if (rc) {
 		sync_count_map_error(s, rc, ps->cpumode);
 		return;
@@ -270,14 +281,50 @@ static bool sync_name_matches_comm(const char *path, size_t len, const char *com
 	return clen && blen >= clen && !memcmp(base, comm, clen);
 }
 
-static void sync_mmap(struct sync_ctx *s, const struct op_record *r)
+/* add an executable mapping of @fn to @t (MMAP records and /proc probes) */
+static void sync_add_map(struct sync_ctx *s, struct task *t, uint64_t start, uint64_t len,
+			 uint64_t pgoff, const char *fn)
 {
-	const char *fn = r->mmap.filename ? r->mmap.filename : "";
-	size_t len = strnlen(fn, 4096);
+	size_t flen = strnlen(fn, 4096);
 	enum op_image_kind kind = OP_IMAGE_USER;
 	bool deleted = false, anon = false;
-	struct task *t;
 	op_cookie_t c;
+
+	if (sync_ends_with(fn, flen, " (deleted)", 10)) {
+		deleted = true;
+		flen -= 10;
+	}
+	if (flen == 0 || (flen == 6 && !memcmp(fn, "//anon", 6)) ||
+	    (flen >= 14 && !memcmp(fn, "/anon_hugepage", 14))) {
+		fn = "anon";
+		flen = 4;
+		anon = true;
+	} else if (fn[0] != '/') {
+		anon = true; /* [heap], [stack], [vdso], [anon:name], jit names */
+	}
+	if (anon) {
+		kind = OP_IMAGE_ANON;
+		deleted = false;
+	}
+	c = cookie_intern(s->cookies, fn, flen, kind, deleted);
+	if (!c || task_add_map(t, start, len, pgoff, c, anon)) {
+		s->stats->v[STAT_NO_MEMORY]++;
+		return;
+	}
+	/* the application: the first executable file after exec, or one named like comm */
+	if (!anon && (!t->app_cookie || !t->app_matches_comm)) {
+		bool match = sync_name_matches_comm(fn, flen, t->comm);
+
+		if (!t->app_cookie || match) {
+			t->app_cookie = c;
+			t->app_matches_comm = match;
+		}
+	}
+}
+
+static void sync_mmap(struct sync_ctx *s, const struct op_record *r)
+{
+	struct task *t;
 
 	s->stats->v[STAT_MMAP]++;
 	if (r->mmap.cpumode == OP_CPUMODE_KERNEL || r->mmap.cpumode == OP_CPUMODE_GUEST_KERNEL ||
@@ -290,36 +337,65 @@ static void sync_mmap(struct sync_ctx *s, const struct op_record *r)
 		s->stats->v[STAT_NO_MEMORY]++;
 		return;
 	}
-	if (sync_ends_with(fn, len, " (deleted)", 10)) {
-		deleted = true;
-		len -= 10;
-	}
-	if (len == 0 || (len == 6 && !memcmp(fn, "//anon", 6)) ||
-	    (len >= 15 && !memcmp(fn, "/anon_hugepage", 14))) {
-		fn = "anon";
-		len = 4;
-		anon = true;
-	} else if (fn[0] != '/') {
-		anon = true; /* [heap], [stack], [vdso], [anon:name], jit names */
-	}
-	if (anon) {
-		kind = OP_IMAGE_ANON;
-		deleted = false;
-	}
-	c = cookie_intern(s->cookies, fn, len, kind, deleted);
-	if (!c || task_add_map(t, r->mmap.start, r->mmap.len, r->mmap.pgoff, c, anon)) {
-		s->stats->v[STAT_NO_MEMORY]++;
-		return;
-	}
-	/* the application: the first executable file after exec, or one named like comm */
-	if (!anon && (!t->app_cookie || !t->app_matches_comm)) {
-		bool match = sync_name_matches_comm(fn, len, t->comm);
+	t->unknown = false;
+	sync_add_map(s, t, r->mmap.start, r->mmap.len, r->mmap.pgoff,
+		     r->mmap.filename ? r->mmap.filename : "");
+}
 
-		if (!t->app_cookie || match) {
-			t->app_cookie = c;
-			t->app_matches_comm = match;
+/*
+ * A user sample of a process we know nothing (or no mapping) about: its
+ * records were lost or predate us. Read /proc/<pid>/{comm,maps} once per
+ * process; the result, even a failure, is remembered in the task.
+ */
+static struct task *sync_probe(struct sync_ctx *s, uint32_t pid, struct task *t)
+{
+	char path[PATH_MAX], line[PATH_MAX + 128];
+	FILE *f;
+
+	if (!s->proc_root || (t && t->probed) || pid == 0)
+		return t;
+	if (!t) {
+		t = task_get(&s->tasks, pid);
+		if (!t)
+			return NULL;
+		t->unknown = true;
+	}
+	t->probed = true;
+	s->stats->v[STAT_PROC_PROBES]++;
+	if (!t->comm[0]) {
+		snprintf(path, sizeof(path), "%s/%u/comm", s->proc_root, pid);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(t->comm, sizeof(t->comm), f))
+				t->comm[strcspn(t->comm, "\n")] = 0;
+			fclose(f);
 		}
 	}
+	snprintf(path, sizeof(path), "%s/%u/maps", s->proc_root, pid);
+	f = fopen(path, "re");
+	if (!f) {
+		s->stats->v[STAT_PROC_PROBE_FAILED]++;
+		return t;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int n = 0;
+		char *fn;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off, &n) < 4 ||
+		    !n || end <= start)
+			continue;
+		if (strlen(perms) < 3 || perms[2] != 'x')
+			continue;
+		fn = line + n;
+		fn[strcspn(fn, "\n")] = 0;
+		sync_add_map(s, t, start, end - start, off, fn);
+	}
+	fclose(f);
+	if (t->nr_maps)
+		t->unknown = false;
+	return t;
 }
 
 static void sync_comm(struct sync_ctx *s, const struct op_record *r)
@@ -332,6 +408,7 @@ static void sync_comm(struct sync_ctx *s, const struct op_record *r)
 		s->stats->v[STAT_NO_MEMORY]++;
 		return;
 	}
+	t->unknown = false;
 	if (r->comm.exec)
 		task_exec(t);
 	if (r->comm.exec || r->comm.pid == r->comm.tid || !t->comm[0]) {
@@ -362,7 +439,9 @@ int sync_record(struct sync_ctx *s, const struct op_record *r)
 			t = task_get(&s->tasks, r->task.pid); /* a new thread */
 		else
 			t = task_fork(&s->tasks, r->task.pid, r->task.ppid);
-		if (!t)
+		if (t)
+			t->unknown = false;
+		else
 			s->stats->v[STAT_NO_MEMORY]++;
 		break;
 	case OP_REC_EXIT:

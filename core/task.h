@@ -25,6 +25,8 @@ struct task {
 	op_cookie_t app_cookie;
 	bool app_matches_comm; /* app chosen because its name matched comm */
 	bool dead;             /* exited; freed at the next task_reap() */
+	bool probed;           /* /proc/<pid> was read once (sync_probe) */
+	bool unknown;          /* created by a failed probe: no record seen yet */
 	struct task_map *maps;
 	size_t nr_maps, cap_maps;
 	struct task *hnext;    /* hash chain */

@@ -15,7 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "evbuf.h"
+#include "session.h"
 #include "sync.h"
 
 #define E EVB_ESCAPE
@@ -488,6 +492,59 @@ static void test_map_pc(void **state)
 	fx_free(f);
 }
 
+/* a process whose records were lost is read once from (a fake) /proc */
+static void test_proc_probe(void **state)
+{
+	struct fx *f = fx_new(1024);
+	char root[] = "tmp-proc-XXXXXX", path[256];
+	op_cookie_t app, heap;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/4242", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/4242/comm", root);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("probed\n", fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/4242/maps", root);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("55d000000000-55d000001000 r--p 00000000 08:01 1234   /usr/bin/probed\n"
+	      "55d000001000-55d000003000 r-xp 00001000 08:01 1234   /usr/bin/probed\n"
+	      "55d000100000-55d000200000 rwxp 00000000 00:00 0      [heap]\n"
+	      "7f0000000000-7f0000010000 r-xp 00000000 00:00 0 \n"
+	      "garbage line\n", fp);
+	fclose(fp);
+	f->s.proc_root = root;
+	rec_sample(f, 4242, 4243, 0, OP_CPUMODE_USER, 0x55d000001010ull, 0);
+	rec_sample(f, 4242, 4242, 0, OP_CPUMODE_USER, 0x55d000100020ull, 0);
+	rec_sample(f, 4242, 4242, 0, OP_CPUMODE_USER, 0x12345, 0);   /* no map: no new probe */
+	rec_sample(f, 5000, 5000, 0, OP_CPUMODE_USER, 0x1000, 0);    /* gone */
+	rec_sample(f, 5000, 5000, 0, OP_CPUMODE_USER, 0x1000, 0);    /* remembered */
+	assert_int_equal(f->st.v[STAT_PROC_PROBES], 2);
+	assert_int_equal(f->st.v[STAT_PROC_PROBE_FAILED], 1);
+	assert_int_equal(f->st.v[STAT_LOST_NO_MAPPING], 1);
+	assert_int_equal(f->st.v[STAT_LOST_NO_APP_USER], 2);
+	app = ck(f, "/usr/bin/probed", OP_IMAGE_USER);
+	heap = ck(f, "[heap]", OP_IMAGE_ANON);
+	const uint64_t exp[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 4243, app, 4242,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, app,
+		0x1010, 0,
+		E, EVB_CTX_SWITCH, 3, 4242, app, 4242,
+		E, EVB_ANON_SWITCH, 3, heap, 0x55d000100000ull, 0x55d0001fffffull,
+		0x20, 0,
+	};
+	expect_words(f, exp, sizeof(exp) / sizeof(exp[0]));
+	session_rm_tree(AT_FDCWD, root);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_hooks_sources),
 		cmocka_unit_test(test_flush_boundaries),
 		cmocka_unit_test(test_map_pc),
+		cmocka_unit_test(test_proc_probe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
