@@ -21,7 +21,8 @@ int pq_init(struct pq *q, size_t bytes, size_t entries)
 	q->arena[0] = malloc(bytes);
 	q->arena[1] = malloc(bytes);
 	q->ent = malloc(entries * sizeof(*q->ent));
-	if (!q->arena[0] || !q->arena[1] || !q->ent) {
+	q->tmp = malloc(entries * sizeof(*q->tmp));
+	if (!q->arena[0] || !q->arena[1] || !q->ent || !q->tmp) {
 		pq_free(q);
 		return -ENOMEM;
 	}
@@ -35,6 +36,7 @@ void pq_free(struct pq *q)
 	free(q->arena[0]);
 	free(q->arena[1]);
 	free(q->ent);
+	free(q->tmp);
 	memset(q, 0, sizeof(*q));
 }
 
@@ -60,13 +62,52 @@ void pq_push(struct pq *q, const void *rec, size_t len, uint64_t time)
 	q->nr++;
 }
 
-static int entry_cmp(const void *a, const void *b)
+static inline bool before(const struct pq_entry *x, const struct pq_entry *y)
 {
-	const struct pq_entry *x = a, *y = b;
+	return x->time < y->time || (x->time == y->time && x->seq < y->seq);
+}
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+/* end of the ascending run starting at @i */
+static size_t run_end(const struct pq_entry *a, size_t i, size_t n)
+{
+	while (i + 1 < n && !before(&a[i + 1], &a[i]))
+		i++;
+	return i + 1;
+}
+
+/*
+ * Natural merge sort into the pre-allocated tmp array: the queue holds one
+ * sorted run per ring chunk plus the sorted leftover of the last round, so
+ * this is O(n log runs) and allocation-free (qsort may malloc).
+ */
+static void sort_entries(struct pq *q)
+{
+	struct pq_entry *a = q->ent, *b = q->tmp;
+	size_t n = q->nr;
+
+	for (;;) {
+		size_t i = 0, runs = 0;
+
+		while (i < n) {
+			size_t m = run_end(a, i, n), e = m < n ? run_end(a, m, n) : m;
+			size_t x = i, y = m, o = i;
+
+			while (x < m && y < e)
+				b[o++] = before(&a[y], &a[x]) ? a[y++] : a[x++];
+			while (x < m)
+				b[o++] = a[x++];
+			while (y < e)
+				b[o++] = a[y++];
+			runs++;
+			i = e;
+		}
+		q->ent = b;
+		q->tmp = a;
+		if (runs <= 1)
+			break;
+		a = q->ent;
+		b = q->tmp;
+	}
 }
 
 size_t pq_flush(struct pq *q, uint64_t watermark, size_t max, pq_deliver_fn fn, void *arg)
@@ -78,7 +119,7 @@ size_t pq_flush(struct pq *q, uint64_t watermark, size_t max, pq_deliver_fn fn, 
 	if (!q->nr)
 		return 0;
 	if (q->sorted < q->nr)
-		qsort(q->ent, q->nr, sizeof(*q->ent), entry_cmp);
+		sort_entries(q);
 	q->sorted = q->nr;
 	src = q->arena[q->cur];
 	while (n < q->nr && n < max && q->ent[n].time <= watermark) {

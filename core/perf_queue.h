@@ -23,6 +23,7 @@ struct pq {
 	unsigned cur;
 	size_t cap_bytes, used;
 	struct pq_entry *ent;
+	struct pq_entry *tmp;   /* merge sort scratch, cap_ent entries */
 	size_t cap_ent, nr;
 	size_t sorted;          /* ent[0..sorted) is known to be in order */
 	uint64_t seq;

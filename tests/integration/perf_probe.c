@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -69,6 +70,13 @@ static int spin(int argc, char **argv)
 	spin_thread(NULL);
 	for (i = 1; i < threads; i++)
 		pthread_join(t[i], NULL);
+	if (getenv("SPIN_REPORT")) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+		fprintf(stderr, "spin_cpu_us=%lld\n",
+			(long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+	}
 	return 0;
 }
 
@@ -221,6 +229,14 @@ static void report(const struct probe *p, struct perf_session *s)
 	printf("other_source_samples=%" PRIu64 "\n", p->src_other);
 	perf_print_stats(s, stdout);
 	(void)st;
+	{
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		printf("self_cpu_us=%lld\n",
+		       (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+			       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+	}
 }
 
 static volatile sig_atomic_t stop;
