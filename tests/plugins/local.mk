@@ -49,3 +49,6 @@ tests_plugins_op_ext_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_plugins_op_ext_check_LDADD = core/libopcore.la
 dist_check_SCRIPTS += tests/plugins/sdk_example.sh
 TESTS += tests/plugins/sdk_example.sh
+# the loader through the oprofiled binary (--list-plugins, --check-config, refusals)
+dist_check_SCRIPTS += tests/plugins/cli.sh
+TESTS += tests/plugins/cli.sh
