@@ -69,6 +69,21 @@ static int cookie_rehash(struct cookie_table *t)
 	return 0;
 }
 
+/* --image=A,B: an entry matches the whole path or its base name */
+static bool cookie_matches(const struct cookie_table *t, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	if (!t->filter || !t->filter[0])
+		return true;
+	base = base ? base + 1 : path;
+	for (i = 0; t->filter[i]; i++)
+		if (!strcmp(t->filter[i], path) || !strcmp(t->filter[i], base))
+			return true;
+	return false;
+}
+
 op_cookie_t cookie_intern(struct cookie_table *t, const char *path, size_t len,
 			  enum op_image_kind kind, bool deleted)
 {
@@ -108,6 +123,7 @@ op_cookie_t cookie_intern(struct cookie_table *t, const char *path, size_t len,
 	if (kind != OP_IMAGE_ANON && !deleted && !t->no_stat && path[0] == '/' &&
 	    strncmp(e->path, "/proc/", 6) && stat(e->path, &st) == 0)
 		e->mtime = (uint64_t)st.st_mtime;
+	e->wanted = cookie_matches(t, e->path);
 	e->next = t->buckets[h & (t->nr_buckets - 1)];
 	t->buckets[h & (t->nr_buckets - 1)] = c;
 	t->nr++;

@@ -18,6 +18,7 @@ struct cookie_ent {
 	enum op_image_kind kind;
 	bool deleted;           /* mapped file was deleted: mtime unknown */
 	uint64_t mtime;         /* st_mtime at interning; 0 for kernel/anon/unknown */
+	bool wanted;            /* matches the --image filter (always true without one) */
 	uint32_t hash;
 	op_cookie_t next;       /* hash chain */
 };
@@ -28,6 +29,7 @@ struct cookie_table {
 	op_cookie_t *buckets;
 	uint32_t nr_buckets;     /* power of two */
 	bool no_stat;            /* tests: do not stat binaries */
+	char *const *filter;     /* --image: full paths or base names (NULL-terminated), or NULL */
 };
 
 int cookie_init(struct cookie_table *t);

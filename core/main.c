@@ -599,6 +599,7 @@ static int main_pipeline(struct daemon *d)
 	int rc;
 
 	rc = cookie_init(&d->cookies);
+	d->cookies.filter = d->opts.image_filter;
 	if (!rc)
 		rc = evb_init(&d->w, MAIN_EVBUF_WORDS, trans_buffer, &d->trans);
 	if (!rc)

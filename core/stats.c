@@ -38,6 +38,7 @@ static const struct {
 	[STAT_INCOMPLETE_CODE] = { "Nr. incomplete/dangling codes", NULL },
 	[STAT_EVB_TOO_LONG] = { "Nr. escape records too long for the event buffer", NULL },
 	[STAT_INVALID_PC] = { "Nr. samples lost: invalid pc", NULL },
+	[STAT_IMAGE_FILTERED] = { "Nr. samples skipped: image not in --image", NULL },
 	[STAT_MMAP] = { "Nr. mmap records", NULL },
 	[STAT_MMAP_IGNORED] = { "Nr. mmap records ignored (kernel/data)", NULL },
 	[STAT_COMM] = { "Nr. comm records", NULL },

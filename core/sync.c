@@ -199,6 +199,17 @@ static void sync_count_map_error(struct sync_ctx *s, int rc, uint16_t cpumode)
 
 static struct task *sync_probe(struct sync_ctx *s, uint32_t pid, struct task *t);
 
+/* --image: keep a sample if its image or its application is listed */
+static bool sync_wanted(const struct sync_ctx *s, const struct task *t, op_cookie_t image)
+{
+	const struct cookie_ent *e = cookie_get(s->cookies, image);
+
+	if (e && e->wanted)
+		return true;
+	e = t ? cookie_get(s->cookies, t->app_cookie) : NULL;
+	return e && e->wanted;
+}
+
 static void sync_source_sample(struct sync_ctx *s, const struct op_perf_sample *ps)
 {
 	uint32_t idx = ps->source - 1;
@@ -252,6 +263,10 @@ static void sync_sample(struct sync_ctx *s, const struct op_perf_sample *ps, uin
 	}
 	if (m.offset == EVB_ESCAPE) {
 		s->stats->v[STAT_INVALID_PC]++;
+		return;
+	}
+	if (s->cookies->filter && !sync_wanted(s, t, m.cookie)) {
+		s->stats->v[STAT_IMAGE_FILTERED]++;
 		return;
 	}
 	sync_emit_task(s, ps->cpu, ps->tid, ps->pid, t ? t->app_cookie : 0);

@@ -545,6 +545,35 @@ static void test_proc_probe(void **state)
 	fx_free(f);
 }
 
+/* --image=hot,/lib/libx.so: a sample stays if its image or its app is listed */
+static void test_image_filter(void **state)
+{
+	static char *const filter[] = { "hot", "/lib/libx.so", NULL };
+	struct fx *f = fx_new(1024);
+
+	(void)state;
+	f->cookies.filter = filter;
+	rec_comm(f, 1, 1, "hot", true);
+	rec_mmap(f, 1, 0x400000, 0x1000, 0, "/usr/bin/hot");
+	rec_mmap(f, 1, 0x500000, 0x1000, 0, "/lib/libc.so.6");
+	rec_comm(f, 2, 2, "other", true);
+	rec_mmap(f, 2, 0x400000, 0x1000, 0, "/usr/bin/other");
+	rec_mmap(f, 2, 0x500000, 0x1000, 0, "/lib/libc.so.6");
+	rec_mmap(f, 2, 0x600000, 0x1000, 0, "/lib/libx.so");
+	rec_sample(f, 1, 1, 0, OP_CPUMODE_USER, 0x400001, 0); /* app hot: kept */
+	rec_sample(f, 1, 1, 0, OP_CPUMODE_USER, 0x500002, 0); /* libc of hot: kept */
+	rec_sample(f, 2, 2, 0, OP_CPUMODE_USER, 0x400003, 0); /* other: skipped */
+	rec_sample(f, 2, 2, 0, OP_CPUMODE_USER, 0x500004, 0); /* libc of other: skipped */
+	rec_sample(f, 2, 2, 0, OP_CPUMODE_USER, 0x600005, 0); /* libx: kept */
+	assert_int_equal(f->st.v[STAT_IMAGE_FILTERED], 2);
+	fx_flush(f);
+	/* ... 0x2 0 | ctx(6 words) | cookie(4 words) | 0x5 0 */
+	assert_int_equal(f->n, 37);
+	assert_int_equal(f->out[f->n - 2], 5);
+	assert_int_equal(f->out[f->n - 14], 2);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_flush_boundaries),
 		cmocka_unit_test(test_map_pc),
 		cmocka_unit_test(test_proc_probe),
+		cmocka_unit_test(test_image_filter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
