@@ -56,6 +56,14 @@ check "$L" bad_records -eq 0 "launch: no malformed records"
 check "$L" out_of_order -eq 0 "launch: delivered in time order"
 check "$L" child_status -eq 0 "launch: exit status of the command reported"
 
+# 1b. a stalled reader with 1-page rings: the kernel drops, we count
+O=$work/lost.out
+run "$O" launch --freq 4000 --pages 1 --stall-ms 600 -- "$probe" spin 1.0
+check "$O" lost_in_records -gt 0 "lost: LOST records delivered and summed"
+check "$O" lost_records -gt 0 "lost: LOST records counted"
+check "$O" lost_kernel -ge "$(val lost_in_records "$O")" "lost: PERF_FORMAT_LOST total >= sum of LOST records"
+check "$O" bad_records -eq 0 "lost: no malformed records under overflow"
+
 # 2. replay of that recording: same records, same order
 R=$work/replay.out
 run "$R" replay "$work/launch.oprec" --watch "$(val watch_pid "$L")"

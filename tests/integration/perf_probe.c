@@ -101,6 +101,7 @@ struct probe {
 	uint64_t synth_binary_mmaps, comm_exec, exit_seen, lost, out_of_order, last_time;
 	uint32_t tids[64];
 	unsigned nr_tids;
+	unsigned stall_ms;       /* sleep once in the first sample: the rings overflow */
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -132,6 +133,12 @@ static int deliver(void *arg, const struct op_record *r)
 		v[6] = s->period;
 		v[7] = s->source;
 		p->samples++;
+		if (p->stall_ms) {
+			struct timespec ts = { p->stall_ms / 1000, (long)(p->stall_ms % 1000) * 1000000 };
+
+			p->stall_ms = 0;
+			nanosleep(&ts, NULL);
+		}
 		if (s->source != 0)
 			p->src_other++;
 		if (!p->watch || s->pid != p->watch)
@@ -287,6 +294,8 @@ int main(int argc, char **argv)
 			seconds = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--watch") && i + 1 < argc)
 			p.watch = (uint32_t)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--stall-ms") && i + 1 < argc)
+			p.stall_ms = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--pages") && i + 1 < argc)
 			o.ring_pages = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--")) {
