@@ -388,7 +388,6 @@ static int um_header(struct loader *l, char *line)
 			    name, type);
 	}
 	m->name = strdup(name);
-	/* a default by name is kept in entries' slot 0 temporarily: store text */
 	if (isdigit((unsigned char)def[0])) {
 		uint64_t v;
 
@@ -398,7 +397,8 @@ static int um_header(struct loader *l, char *line)
 		}
 		m->default_value = (uint32_t)v;
 	} else {
-		/* resolved in finish_mask(); remember the name in desc of a sentinel */
+		/* a default given by value name is resolved in finish_mask(); until
+		 * then the name waits in the sentinel slot past the last entry */
 		m->entries = calloc(1, sizeof(*m->entries));
 		if (m->entries)
 			m->entries[0].name = strdup(def);
