@@ -20,3 +20,11 @@ tests_bench_bench_perf_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_bench_bench_perf_read_LDADD = core/libopcore.la
 EXTRA_DIST += tests/bench/bench_perf.sh
 EXTRA_DIST += tests/bench/bench_report.sh tests/bench/report_vs_perf.sh
+
+# core aggregation stages: ns per sample through sync, and sync+trans+sfile+odb
+# (run by hand: tests/bench/bench_sync.sh puts them next to perf report's cost)
+noinst_PROGRAMS += tests/bench/bench_sync
+tests_bench_bench_sync_SOURCES = tests/bench/bench_sync.c
+tests_bench_bench_sync_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_bench_bench_sync_LDADD = core/libopsync.la lib/libopng.la
+EXTRA_DIST += tests/bench/bench_sync.sh
