@@ -39,6 +39,8 @@ static void usage(FILE *f)
 	      "  -m, --merge=LIST         lib,cpu,tid,tgid,unitmask,all\n"
 	      "  -X, --xml                XML output (OProfile's opreport schema)\n"
 	      "      --json               JSON output (schema: tools/opreport-json.md)\n"
+	      "  -p, --image-path=DIRS    comma list of directories to look for binaries in\n"
+	      "  -R, --root=DIR           look for every binary below DIR\n"
 	      "  -o, --output-file=FILE   write the report to FILE\n"
 	      "  -h, --help               this help\n"
 	      "profile specification: session:, session-exclude:, image:, image-exclude:,\n"
@@ -149,6 +151,8 @@ int main(int argc, char **argv)
 		{ "xml", no_argument, NULL, 'X' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "output-file", required_argument, NULL, 'o' },
+		{ "image-path", required_argument, NULL, 'p' },
+		{ "root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -164,7 +168,7 @@ int main(int argc, char **argv)
 	o.cmdline = cmdline;
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = 0;
-	while ((c = getopt_long(argc, argv, "ldgwf%arxt:s:e:i:D:m:Xo:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ldgwf%arxt:s:e:i:D:m:Xo:p:R:h", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -248,6 +252,13 @@ int main(int argc, char **argv)
 		case 'o':
 			outfile = optarg;
 			break;
+		case 'p':
+			if (strlist_add_csv(&o.image_path, optarg))
+				goto out;
+			break;
+		case 'R':
+			o.root = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			ret = 0;
@@ -300,6 +311,7 @@ out:
 	spec_free(&o.spec);
 	strlist_free(&o.include_syms);
 	strlist_free(&o.exclude_syms);
+	strlist_free(&o.image_path);
 	free(cmdline);
 	return ret;
 }

@@ -75,6 +75,8 @@ struct rpt_opts {
 	enum rpt_demangle demangle;
 	enum rpt_format format;
 	struct strlist include_syms, exclude_syms;
+	struct strlist image_path; /* -p: directories searched for binaries by base name */
+	const char *root;          /* -R: prefix of every binary's path */
 	struct rpt_spec spec;
 };
 
@@ -140,6 +142,7 @@ struct rpt_class {
 struct rpt_image {
 	enum op_image_kind kind;
 	char *path;           /* absolute path, kernel name or anon maps name */
+	char *file;           /* where the binary is read from (-R, -p applied) */
 	int32_t tgid;
 	uint64_t start, end;  /* anon */
 	char *display;        /* name as printed */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_events.h"
 #include "opreport.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -87,6 +88,26 @@ static bool is_timer(const struct rpt_profile *p)
 	return p->cpu_type == OP_CPU_TIMER;
 }
 
+/* "Counted EV events (desc) with a unit mask of 0xUM (desc) count N", as OProfile */
+static void print_counted(FILE *f, const struct rpt_class *k, const struct op_events *cat)
+{
+	const struct op_event *e = cat ? op_events_find(cat, k->event) : NULL;
+
+	fprintf(f, "Counted %s events", k->event);
+	if (e && e->desc)
+		fprintf(f, " (%s)", e->desc);
+	fprintf(f, " with a unit mask of 0x%02x", k->um);
+	if (e && e->um) {
+		const char *ud = "multiple flags";
+
+		for (unsigned i = 0; i < e->um->nr; i++)
+			if (e->um->entries[i].value == k->um)
+				ud = e->um->entries[i].desc ? e->um->entries[i].desc : "";
+		fprintf(f, " (%s)", ud);
+	}
+	fprintf(f, " count %" PRIu64 "\n", k->count);
+}
+
 static void print_header(FILE *f, const struct rpt_profile *p)
 {
 	fprintf(f, "CPU: %s, speed %g MHz (estimated)\n",
@@ -94,6 +115,12 @@ static void print_header(FILE *f, const struct rpt_profile *p)
 	if (is_timer(p)) {
 		fprintf(f, "Profiling through timer interrupt\n");
 	} else {
+		/* descriptions from the events catalogue, when it has this CPU type */
+		struct op_events cat;
+		char err[512];
+		bool have_cat = !op_events_load(&cat, NULL, rs_cpu_name(p->cpu_type), 0, 0, err,
+						sizeof(err));
+
 		for (size_t c = 0; c < p->ncls; c++) {
 			bool seen = false;
 
@@ -102,9 +129,10 @@ static void print_header(FILE *f, const struct rpt_profile *p)
 				    p->cls[d].count == p->cls[c].count && p->cls[d].um == p->cls[c].um)
 					seen = true;
 			if (!seen)
-				fprintf(f, "Counted %s events with a unit mask of 0x%02x count %" PRIu64 "\n",
-					p->cls[c].event, p->cls[c].um, p->cls[c].count);
+				print_counted(f, &p->cls[c], have_cat ? &cat : NULL);
 		}
+		if (have_cat)
+			op_events_free(&cat);
 	}
 	if (p->ncls < 2)
 		return;

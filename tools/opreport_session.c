@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "odb.h"
+#include "op_cpu.h"
 #include "opreport.h"
 
 #define AX_EVENT 0
@@ -329,8 +330,36 @@ static bool same_image(const struct rpt_image *img, const struct op_image_name *
 	return true;
 }
 
-static struct rpt_image *get_image(struct rpt_profile *p, const struct op_image_name *n,
-				   const struct opd_header *h)
+/* Where to read a user binary from: --root prefix, then --image-path by base name. */
+static char *resolve_file(const struct rpt_opts *o, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct stat st;
+	char *f = NULL;
+
+	if (o->root && asprintf(&f, "%s%s", o->root, path) < 0)
+		return NULL;
+	if (!f)
+		f = strdup(path);
+	if (!f || !stat(f, &st) || !o->image_path.n)
+		return f;
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < o->image_path.n; i++) {
+		char *c;
+
+		if (asprintf(&c, "%s/%s", o->image_path.v[i], base) < 0)
+			break;
+		if (!stat(c, &st)) {
+			free(f);
+			return c;
+		}
+		free(c);
+	}
+	return f;
+}
+
+static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts *o,
+				   const struct op_image_name *n, const struct opd_header *h)
 {
 	struct rpt_image *img, **nv;
 
@@ -350,9 +379,11 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct op_image_
 	img->start = n->start;
 	img->end = n->end;
 	img->display = image_display(n);
+	img->file = resolve_file(o, img->path);
 	img->hdr = *h;
 	img->is_kernel = h->is_kernel || n->kind == OP_IMAGE_KERNEL;
-	if (!img->path || !img->display) {
+	if (!img->path || !img->display || !img->file) {
+		free(img->file);
 		free(img->path);
 		free(img->display);
 		free(img);
@@ -363,12 +394,12 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct op_image_
 	if (n->kind == OP_IMAGE_USER && h->mtime && !img->is_kernel) {
 		struct stat st;
 
-		if (stat(img->path, &st) == 0 && (uint64_t)st.st_mtime != h->mtime) {
+		if (stat(img->file, &st) == 0 && (uint64_t)st.st_mtime != h->mtime) {
 			fprintf(stderr,
 				"opreport warning: the binary %s was modified after it was profiled "
 				"(sample file mtime %" PRIu64 ", binary mtime %lld): its symbols may "
 				"not match the samples\n",
-				img->path, h->mtime, (long long)st.st_mtime);
+				img->file, h->mtime, (long long)st.st_mtime);
 			p->nwarnings++;
 		}
 	}
@@ -464,7 +495,7 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 		*have_hdr = true;
 	}
 	if (f->selected) {
-		img = get_image(p, &f->pn->image, &h);
+		img = get_image(p, o, &f->pn->image, &h);
 		g = img ? get_group(p, img, &f->pn->app, o->merge & MERGE_LIB) : NULL;
 		if (!g) {
 			odb_close(&db);
@@ -725,6 +756,7 @@ void rs_free(struct rpt_profile *p)
 	for (size_t i = 0; i < p->nimgs; i++) {
 		symtab_free(&p->imgs[i]->syms);
 		free(p->imgs[i]->path);
+		free(p->imgs[i]->file);
 		free(p->imgs[i]->display);
 		free(p->imgs[i]);
 	}
@@ -741,20 +773,5 @@ void rs_free(struct rpt_profile *p)
 
 const char *rs_cpu_name(uint32_t cpu_type)
 {
-	static const struct {
-		uint32_t type;
-		const char *name;
-	} names[] = {
-		{ 0, "i386/ppro" },          { 3, "i386/athlon" },
-		{ 4, "timer" },              { 6, "x86-64/hammer" },
-		{ 35, "x86-64/family10" },   { 53, "x86-64/family15h" },
-		{ 57, "i386/sandybridge" },  { 67, "i386/haswell" },
-		{ 69, "x86-64/generic" },    { 80, "i386/skylake" },
-		{ 87, "arm/armv8-thunderx2" },
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].type == cpu_type)
-			return names[i].name;
-	return "invalid cpu type";
+	return op_cpu_name((int)cpu_type);
 }

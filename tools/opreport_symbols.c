@@ -126,11 +126,10 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 		if (img->kind == OP_IMAGE_KERNEL && strcmp(name, "vmlinux") &&
 		    strcmp(name, "no-vmlinux") && strcmp(name, "kallsyms"))
 			mod = name;
-		if (img->kind == OP_IMAGE_USER && exists(img->path) &&
-		    strcmp(img->path, "/proc/kallsyms")) {
-			/* a vmlinux given by path: its own ELF symbols, keys relative to _text */
-			ret = -ENOENT;
-		}
+		/*
+		 * Kernel images given by path ({root}/boot/vmlinux, /proc/kallsyms)
+		 * use the session's snapshot too: the keys are pc - _text either way.
+		 */
 		if (asprintf(&kallsyms, "%s/stats/kallsyms", p->samples_dir) < 0 ||
 		    asprintf(&modules, "%s/stats/modules", p->samples_dir) < 0)
 			goto out;
@@ -148,8 +147,11 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 		ret = ksym_load_perfmap(&img->syms, map, img->hdr.anon_start ? img->hdr.anon_start :
 									       img->start,
 					err, sizeof(err));
+	} else if (!exists(img->file)) {
+		snprintf(err, sizeof(err), "binary %s not found (if it moved, give --image-path=DIR "
+			 "or --root=DIR)", img->file);
 	} else {
-		ret = opbfd_load(&img->syms, img->path, o->demangle, o->debug_info, err, sizeof(err));
+		ret = opbfd_load(&img->syms, img->file, o->demangle, o->debug_info, err, sizeof(err));
 	}
 out:
 	if (ret) {

@@ -99,11 +99,15 @@ s${T}sym:fx_hot${T}100
 text${T}stats/lost_kernel${T}5\n
 text${T}stats/total_samples${T}100\n
 text${T}stats/throttled/TIMER${T}1\n
+dir${T}moved
+file${T}/nonexistent/moved/fx_nopie${T}/nonexistent/moved/fx_nopie${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}sym:fx_warm${T}12${T}$B/fx_nopie
+s${T}sym:fx_cold${T}4${T}$B/fx_nopie
 dir${T}events
 file${T}$B/fx_c${T}$B/fx_c${T}CPU_CLK_UNHALTED${T}100000${T}0${T}all${T}all${T}all${T}69
 s${T}sym:fx_hot${T}90
 s${T}sym:fx_warm${T}10
-file${T}$B/fx_c${T}$B/fx_c${T}RETIRED_INSNS${T}200000${T}0${T}all${T}all${T}all${T}69
+file${T}$B/fx_c${T}$B/fx_c${T}RETIRED_MMX_FP_INSTRUCTIONS${T}20000${T}1${T}all${T}all${T}all${T}69
 s${T}sym:fx_hot${T}30
 s${T}sym:fx_cold${T}70
 EOF
@@ -177,6 +181,12 @@ check exclude_dep -x
 check image_exclude -l image-exclude:libfx.so image:fx_c
 check lib_image -l lib-image:libfx.so
 check events -l session:events
+check events_summary session:events
+check events_xml -X -l session:events
+check image_path -l -p /nowhere,$B session:moved
+mkdir -p "$W/root/nonexistent/moved" && cp "$B/fx_nopie" "$W/root/nonexistent/moved/"
+check root -l -R "$W/root" session:moved
+check root_missing -l session:moved
 check xml -X -l
 check xml_details -X -d image:fx_nopie
 check json --json -l

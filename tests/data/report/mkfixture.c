@@ -11,9 +11,9 @@
  *   file  APP IMAGE EVENT COUNT UM TGID TID CPU [CPU_TYPE [IS_KERNEL [ANON_START]]]
  *         APP/IMAGE: "/abs/path", "{kern}NAME" or "{anon:NAME}TGID:0xSTART:0xEND";
  *         TGID/TID/CPU: number or "all"
- *   s     KEY COUNT                      KEY: 0xHEX, sym:NAME[+OFF], dsym:NAME[+OFF]
+ *   s     KEY COUNT [ELF]                KEY: 0xHEX, sym:NAME[+OFF], dsym:NAME[+OFF]
  *                                        (dynamic table), sec:NAME[+OFF]; resolved
- *                                        against the current file's IMAGE
+ *                                        against the current file's IMAGE, or ELF
  *   raw   RELPATH TEXT                   write TEXT as a (bogus) file below the subdir
  *   text  RELPATH TEXT                   same, with "\n" and "\t" turned into newlines and tabs
  */
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 			h->ctr_um = a.um;
 			if (a.image.kind == OP_IMAGE_USER && !stat(a.image.path, &st))
 				h->mtime = (uint64_t)st.st_mtime;
-		} else if (!strcmp(f[0], "s") && nf == 3) {
+		} else if (!strcmp(f[0], "s") && (nf == 3 || nf == 4)) {
 			unsigned long long key = 0, off = 0;
 			char *plus, *spec = f[1];
 			int table = -1;
@@ -248,7 +248,7 @@ int main(int argc, char **argv)
 					*plus = 0;
 					off = strtoull(plus + 1, NULL, 0);
 				}
-				if (elf_key(image, spec, table, &key))
+				if (elf_key(nf == 4 ? f[3] : image, spec, table, &key))
 					return 1;
 				key += off;
 			} else {
