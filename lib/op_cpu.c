@@ -17,6 +17,7 @@ static const struct {
 	{ OP_CPU_TIMER_INT, "timer", 1 },
 	{ OP_CPU_HAMMER, "x86-64/hammer", 4 },
 	{ OP_CPU_FAMILY10, "x86-64/family10", 4 },
+	{ OP_CPU_ARCH_PERFMON, "i386/arch_perfmon", 0 },
 	{ OP_CPU_FAMILY15H, "x86-64/family15h", 6 },
 	{ OP_CPU_SANDYBRIDGE, "i386/sandybridge", 0 },
 	{ OP_CPU_HASWELL, "i386/haswell", 0 },

@@ -1,7 +1,10 @@
 /*
  * op_cpu.h - OProfile cpu_type values (the sample-file header's cpu_type)
- * and their events/ directory names. Only values confirmed in
- * notes/oprofile-format.md section 5 are listed; others are unknown to us.
+ * and their events/ directory names. Values are those of
+ * notes/oprofile-format.md section 5, plus i386/arch_perfmon (41): the 0.9.x
+ * enum order without the types 1.x dropped (rtc, ia64, alpha ev4-ev6/pca56,
+ * cell-be, pa6t, avr32, ibm-compat-v1), which reproduces the notes' anchors
+ * hammer 6, family10 35 and family15h 53. Other types are unknown to us.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -16,6 +19,7 @@ enum op_cpu {
 	OP_CPU_TIMER_INT = 4,
 	OP_CPU_HAMMER = 6,
 	OP_CPU_FAMILY10 = 35,
+	OP_CPU_ARCH_PERFMON = 41,
 	OP_CPU_FAMILY15H = 53,
 	OP_CPU_SANDYBRIDGE = 57,
 	OP_CPU_HASWELL = 67,

@@ -744,6 +744,8 @@ static void test_cpu(void **state)
 	assert_string_equal(op_cpu_name(999), "invalid cpu type");
 	assert_int_equal(op_cpu_from_name("x86-64/family15h"), 53);
 	assert_int_equal(op_cpu_from_name("i386/skylake"), 80);
+	assert_int_equal(op_cpu_from_name("i386/arch_perfmon"), 41);
+	assert_int_equal(op_cpu_nr_counters(41), 0); /* from cpuid */
 	assert_int_equal(op_cpu_from_name("nope"), -1);
 	assert_int_equal(op_cpu_from_name(NULL), -1);
 	assert_int_equal(op_cpu_nr_counters(69), 4);
