@@ -892,8 +892,13 @@ static int launch_child(struct perf_session *s, char **argv, char *err, size_t e
 		return -en;
 	}
 	if (pid == 0) {
+		sigset_t none;
 		char c;
 
+		/* the command starts with default signal handling, whatever ours is */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
 		close(go[1]);
 		/* wait until the events are in place */
 		if (read(go[0], &c, 1) != 1)
@@ -1014,6 +1019,20 @@ static int build_plan(struct perf_session *s, struct open_plan *pl, char *err, s
 			hooks_extra |= x->hooks[i].desc.sample_type_extra;
 			if (x->hooks[i].desc.max_stack > pl->max_stack)
 				pl->max_stack = x->hooks[i].desc.max_stack;
+		}
+	}
+	if (pl->max_stack) {
+		/* the kernel refuses (EOVERFLOW) a depth above its sysctl */
+		FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+		unsigned lim = 0;
+
+		if (f) {
+			if (fscanf(f, "%u", &lim) == 1 && lim && pl->max_stack > lim) {
+				plog(s, "call-chain depth %u lowered to kernel.perf_event_max_stack = %u",
+				     pl->max_stack, lim);
+				pl->max_stack = lim;
+			}
+			fclose(f);
 		}
 	}
 	if (s->cfg.nr_events + (x ? x->nr_sources : 0) > PDEC_MAX_EVENTS) {

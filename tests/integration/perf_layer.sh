@@ -56,6 +56,16 @@ check "$L" bad_records -eq 0 "launch: no malformed records"
 check "$L" out_of_order -eq 0 "launch: delivered in time order"
 check "$L" child_status -eq 0 "launch: exit status of the command reported"
 
+# 1a. a sample hook asking for call chains and a plugin event source
+C=$work/cg.out
+run "$C" launch --freq 1000 --callchain --source -- "$probe" spin 0.5
+check "$C" callchain_samples -gt 200 "hook: core samples carry call chains"
+check "$C" callchain_bad -eq 0 "hook: every chain starts with a context marker"
+check "$C" other_source_samples -gt 100 "source: samples of the plugin's event (source 1)"
+check "$C" core_counter_bad -eq 0 "source: core samples say counter 0"
+check "$C" unknown_ids -eq 0 "source: every sample's id maps to an event"
+check "$C" bad_records -eq 0 "hook: call-chain samples decode"
+
 # 1b. a stalled reader with 1-page rings: the kernel drops, we count
 O=$work/lost.out
 run "$O" launch --freq 4000 --pages 1 --stall-ms 600 -- "$probe" spin 1.0

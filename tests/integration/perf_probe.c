@@ -28,6 +28,7 @@
 
 #include <linux/perf_event.h>
 
+#include "ext.h"
 #include "options.h"
 #include "perf.h"
 
@@ -101,7 +102,8 @@ struct probe {
 	uint64_t synth_binary_mmaps, comm_exec, exit_seen, lost, out_of_order, last_time;
 	uint32_t tids[64];
 	unsigned nr_tids;
-	unsigned stall_ms;       /* sleep once in the first sample: the rings overflow */
+	unsigned stall_ms;
+	uint64_t chain_samples, chain_bad, core_counter_bad;       /* sleep once in the first sample: the rings overflow */
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -133,6 +135,15 @@ static int deliver(void *arg, const struct op_record *r)
 		v[6] = s->period;
 		v[7] = s->source;
 		p->samples++;
+		if (s->nr_callchain) {
+			/* the kernel starts a chain with a context marker */
+			if (s->nr_callchain >= 2 && s->callchain[0] >= OP_CONTEXT_MAX)
+				p->chain_samples++;
+			else
+				p->chain_bad++;
+		}
+		if (s->source == 0 && r->counter != 0)
+			p->core_counter_bad++;
 		if (p->stall_ms) {
 			struct timespec ts = { p->stall_ms / 1000, (long)(p->stall_ms % 1000) * 1000000 };
 
@@ -234,6 +245,9 @@ static void report(const struct probe *p, struct perf_session *s)
 	printf("lost_in_records=%" PRIu64 "\n", p->lost);
 	printf("out_of_order=%" PRIu64 "\n", p->out_of_order);
 	printf("other_source_samples=%" PRIu64 "\n", p->src_other);
+	printf("callchain_samples=%" PRIu64 "\n", p->chain_samples);
+	printf("callchain_bad=%" PRIu64 "\n", p->chain_bad);
+	printf("core_counter_bad=%" PRIu64 "\n", p->core_counter_bad);
 	perf_print_stats(s, stdout);
 	(void)st;
 	{
@@ -265,6 +279,7 @@ int main(int argc, char **argv)
 	};
 	struct perf_config pc = { .opts = &o, .events = &attr, .nr_events = 1, .deliver = deliver };
 	static struct probe p;
+	static struct ext_registry reg;
 	struct perf_session *s;
 	char err[1024];
 	double seconds = 1.0;
@@ -294,7 +309,27 @@ int main(int argc, char **argv)
 			seconds = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--watch") && i + 1 < argc)
 			p.watch = (uint32_t)atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--stall-ms") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--callchain")) {
+			/* what the callgraph plugin's sample hook asks for */
+			reg.hooks[reg.nr_hooks].desc.size = sizeof(reg.hooks[0].desc);
+			reg.hooks[reg.nr_hooks].desc.name = "probe-cg";
+			reg.hooks[reg.nr_hooks].desc.sample_type_extra = PERF_SAMPLE_CALLCHAIN;
+			reg.hooks[reg.nr_hooks++].desc.max_stack = 64;
+			pc.ext = &reg;
+		} else if (!strcmp(argv[i], "--source")) {
+			/* an extra event source, as a plugin would register it */
+			struct op_perf_attr *a = &reg.sources[reg.nr_sources].desc.attr;
+
+			reg.sources[reg.nr_sources].desc.size = sizeof(reg.sources[0].desc);
+			reg.sources[reg.nr_sources++].desc.name = "probe-task-clock";
+			a->size = sizeof(*a);
+			a->type = PERF_TYPE_SOFTWARE;
+			a->config = PERF_COUNT_SW_TASK_CLOCK;
+			a->sample_period = 500;
+			a->freq = true;
+			a->sample_type_extra = PERF_SAMPLE_ADDR;
+			pc.ext = &reg;
+		} else if (!strcmp(argv[i], "--stall-ms") && i + 1 < argc)
 			p.stall_ms = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--pages") && i + 1 < argc)
 			o.ring_pages = strtoul(argv[++i], NULL, 0);
