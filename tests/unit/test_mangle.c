@@ -5,6 +5,9 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* nftw */
+#endif
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,10 +15,14 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "op_mangle.h"
 
@@ -526,6 +533,115 @@ static void test_fuzz(void **state)
 	assert_true(toolong > 0);
 }
 
+/* ---- on disk: create the files, walk them back as opreport would -------- */
+
+static char disk_root[64];
+static unsigned disk_found, disk_bad;
+
+/* mkdir -p the directories of @name below @base, create the file */
+static int create_below(int base, const char *name)
+{
+	char comp[256];
+	int dir = dup(base), fd;
+	const char *p = name;
+
+	for (;;) {
+		const char *sl = strchr(p, '/');
+		size_t n = sl ? (size_t)(sl - p) : strlen(p);
+
+		assert_true(n > 0 && n < sizeof(comp));
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		if (!sl) {
+			fd = openat(dir, comp, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+			close(dir);
+			return fd < 0 ? -errno : close(fd);
+		}
+		if (mkdirat(dir, comp, 0755) && errno != EEXIST) {
+			close(dir);
+			return -errno;
+		}
+		fd = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dir);
+		if (fd < 0)
+			return -errno;
+		dir = fd;
+		p = sl + 1;
+	}
+}
+
+static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	static struct op_parsed_name pn;
+	char err[256];
+
+	(void)st;
+	(void)ftw;
+	if (type != FTW_F)
+		return 0;
+	disk_found++;
+	/* relative to samples/current: skip "<disk_root>/" */
+	if (op_parse_name(path + strlen(disk_root) + 1, &pn, err, sizeof(err))) {
+		fprintf(stderr, "walk: %s: %s\n", path, err);
+		disk_bad++;
+	}
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void test_on_disk(void **state)
+{
+	static char buf[PATH_MAX], real_base[PATH_MAX], real_file[PATH_MAX + 64];
+	size_t nh = sizeof(hostile) / sizeof(hostile[0]);
+	unsigned created = 0;
+	int base;
+	(void)state;
+
+	init_long();
+	strcpy(disk_root, "test_mangle.disk.XXXXXX"); /* under the build dir */
+	assert_non_null(mkdtemp(disk_root));
+	base = open(disk_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(base >= 0);
+	assert_non_null(realpath(disk_root, real_base));
+	for (size_t i = 0; i < nh; i++) {
+		const char *p = hostile_at(i);
+		struct op_image_name images[] = { U(p), K(strrchr(p, '/')[1] ? strrchr(p, '/') + 1 : "k"),
+						  A(p + 1, 9, 0x1000, 0x1fff) };
+
+		for (size_t k = 0; k < 3; k++) {
+			struct op_mangle_args a = { .app = U(hostile_at((i + 1) % nh)), .image = images[k],
+						    .is_cg = k == 1, .cg_to = U(p), .event = "E", .count = i,
+						    .separate = OP_SEP_LIB | OP_SEP_KERNEL };
+			char *rp;
+
+			assert_true(op_mangle(&a, buf, sizeof(buf)) > 0);
+			if (create_below(base, buf))
+				fail_msg("cannot create \"%s\": %s", buf, strerror(errno));
+			created++;
+			/* the created file resolves below the base directory */
+			snprintf(real_file, sizeof(real_file), "%s/%s", disk_root, buf);
+			rp = realpath(real_file, NULL);
+			assert_non_null(rp);
+			if (strncmp(rp, real_base, strlen(real_base)) || rp[strlen(real_base)] != '/')
+				fail_msg("\"%s\" resolved to %s, outside %s", buf, rp, real_base);
+			free(rp);
+		}
+	}
+	close(base);
+	/* walk the tree as a report tool would: every file is found and parses */
+	disk_found = disk_bad = 0;
+	assert_int_equal(nftw(disk_root, walk_one, 16, FTW_PHYS), 0);
+	assert_int_equal(disk_bad, 0);
+	assert_int_equal(disk_found, created);
+	assert_int_equal(nftw(disk_root, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
 /* ---- parser --------------------------------------------------------- */
 
 static void test_parse_oprofile_strings(void **state)
@@ -662,6 +778,7 @@ int main(void)
 		cmocka_unit_test(test_mangle_errors),
 		cmocka_unit_test(test_round_trip_corpus),
 		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_on_disk),
 		cmocka_unit_test(test_parse_oprofile_strings),
 		cmocka_unit_test(test_parse_errors),
 	};
