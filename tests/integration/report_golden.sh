@@ -34,7 +34,10 @@ $CC $fx -o "$B/fx_c" "$F/fx_c.c" &&
 	$CC $fx -Wl,--export-dynamic -o "$B/fx_dyn" "$F/fx_c.c" &&
 	$CXX $fx -o "$B/fx_cxx" "$F/fx_cxx.cpp" &&
 	$CC $fx -fPIC -shared -o "$B/libfx.so" "$F/fx_lib.c" &&
-	strip -o "$B/fx_stripped" "$B/fx_dyn" ||
+	strip -o "$B/fx_stripped" "$B/fx_dyn" &&
+	objcopy --only-keep-debug "$B/fx_c" "$B/fx_dbg.debug" &&
+	strip -o "$B/fx_dbg" "$B/fx_c" &&
+	objcopy --add-gnu-debuglink="$B/fx_dbg.debug" "$B/fx_dbg" ||
 	{ echo "report_golden: compiling the fixtures failed"; exit 1; }
 
 S=$W/session
@@ -103,6 +106,10 @@ dir${T}moved
 file${T}/nonexistent/moved/fx_nopie${T}/nonexistent/moved/fx_nopie${T}TIMER${T}0${T}0${T}all${T}all${T}all
 s${T}sym:fx_warm${T}12${T}$B/fx_nopie
 s${T}sym:fx_cold${T}4${T}$B/fx_nopie
+dir${T}debuglink
+file${T}$B/fx_dbg${T}$B/fx_dbg${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}sym:fx_hot${T}30${T}$B/fx_c
+s${T}sym:fx_cold+1${T}10${T}$B/fx_c
 dir${T}events
 file${T}$B/fx_c${T}$B/fx_c${T}CPU_CLK_UNHALTED${T}100000${T}0${T}all${T}all${T}all${T}69
 s${T}sym:fx_hot${T}90
@@ -181,6 +188,7 @@ check exclude_dep -x
 check image_exclude -l image-exclude:libfx.so image:fx_c
 check lib_image -l lib-image:libfx.so
 check events -l session:events
+check debuglink -l -g session:debuglink
 check events_summary session:events
 check events_xml -X -l session:events
 check image_path -l -p /nowhere,$B session:moved
@@ -269,4 +277,6 @@ normalize <"$W/cwd.out" | sed "s|$W/cwd/oprofile_data|@S@|g" | diff -q "$G/summa
 	npass=$((npass + 1)) || { echo "FAIL: ./oprofile_data not used by default"; fail=$((fail + 1)); }
 
 echo "report_golden: $npass passed, $fail failed"
+# keep the work directory only when something failed (distclean leaves nothing)
+[ "$fail" -eq 0 ] && [ -z "${OP_KEEP_TMP:-}" ] && rm -rf "$W"
 [ "$fail" -eq 0 ]

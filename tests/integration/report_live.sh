@@ -111,4 +111,6 @@ if command -v python3 >/dev/null; then
 fi
 
 echo "report_live: $npass passed, $fail failed"
+# keep the work directory only when something failed (distclean leaves nothing)
+[ "$fail" -eq 0 ] && [ -z "${OP_KEEP_TMP:-}" ] && rm -rf "$W"
 [ "$fail" -eq 0 ]

@@ -49,4 +49,6 @@ fi
 	{ grep -q "no events catalogue for CPU type \"nosuch/cpu\"" "$W/e" && ok || bad "message: $(cat "$W/e")"; }
 
 echo "report_ophelp: $npass passed, $fail failed"
+# keep the work directory only when something failed (distclean leaves nothing)
+[ "$fail" -eq 0 ] && [ -z "${OP_KEEP_TMP:-}" ] && rm -rf "$W"
 [ "$fail" -eq 0 ]
