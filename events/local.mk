@@ -18,6 +18,8 @@ events_files = \
 	events/x86-64/generic/unit_masks
 nobase_dist_pkgdata_DATA = $(events_files)
 EXTRA_DIST += \
+	tools/gen-events.sh \
+	tools/gen_events.c \
 	events/extras/i386/skylake/minimum \
 	events/extras/x86-64/family10/events \
 	events/extras/x86-64/family10/minimum \
