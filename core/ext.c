@@ -9,13 +9,16 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -788,6 +791,173 @@ static int ext_check_owner(const char *what, const char *path, const struct stat
 	return 0;
 }
 
+#define EXT_ELF_CLASS (__SIZEOF_POINTER__ == 8 ? ELFCLASS64 : ELFCLASS32)
+#define EXT_ELF_DATA (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB)
+#if defined(__x86_64__)
+#define EXT_ELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define EXT_ELF_MACHINE EM_AARCH64
+#elif defined(__i386__)
+#define EXT_ELF_MACHINE EM_386
+#endif
+
+/* what the descriptor's plain-integer head says, read from the file */
+struct ext_peek {
+	uint32_t major, minor, size, flags;
+	size_t symsize;
+};
+
+/*
+ * Read the descriptor's version, size and flags straight from the ELF file,
+ * so that a plugin built for another SDK is refused before dlopen runs any
+ * of its code (constructors). Those four members hold no pointers, so the
+ * file bytes are what the loaded object would hold. Returns 0 with @pk
+ * filled, 1 when the file cannot tell (no section headers: the checks after
+ * dlopen still apply), or a refusal (-ENOEXEC) with @why.
+ */
+static int ext_elf_peek(const char *path, struct ext_peek *pk, char *why, size_t len)
+{
+	const ElfW(Shdr) *sh, *dynsym = NULL, *strtab, *sec;
+	const ElfW(Ehdr) *eh;
+	const ElfW(Sym) *sym;
+	const unsigned char *map;
+	size_t size, i, nsyms, off;
+	struct stat st;
+	int fd, rc = 1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, len, "cannot open: %s", strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
+		close(fd);
+		snprintf(why, len, "not an ELF shared object (%lld bytes) - rebuild the plugin",
+			 (long long)st.st_size);
+		return -ENOEXEC;
+	}
+	size = (size_t)st.st_size;
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		snprintf(why, len, "cannot map: %s", strerror(errno));
+		return -errno;
+	}
+	eh = (const ElfW(Ehdr) *)map;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != EXT_ELF_CLASS ||
+	    eh->e_ident[EI_DATA] != EXT_ELF_DATA || eh->e_type != ET_DYN) {
+		snprintf(why, len, "not an ELF shared object for this system (%s) - rebuild the plugin "
+				   "for this system with -shared -fPIC",
+			 memcmp(eh->e_ident, ELFMAG, SELFMAG) ? "no ELF header" : "other class, byte order or type");
+		rc = -ENOEXEC;
+		goto out;
+	}
+#ifdef EXT_ELF_MACHINE
+	if (eh->e_machine != EXT_ELF_MACHINE) {
+		snprintf(why, len, "built for ELF machine %u, this system is %u - rebuild the plugin "
+				   "for this system",
+			 (unsigned)eh->e_machine, (unsigned)EXT_ELF_MACHINE);
+		rc = -ENOEXEC;
+		goto out;
+	}
+#endif
+	if (!eh->e_shoff || !eh->e_shnum || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+	    eh->e_shoff > size || (size - eh->e_shoff) / sizeof(ElfW(Shdr)) < eh->e_shnum)
+		goto out; /* no usable section headers: cannot tell */
+	sh = (const ElfW(Shdr) *)(map + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_DYNSYM)
+			dynsym = &sh[i];
+	if (!dynsym || dynsym->sh_entsize != sizeof(ElfW(Sym)) || dynsym->sh_link >= eh->e_shnum ||
+	    dynsym->sh_offset > size || dynsym->sh_size > size - dynsym->sh_offset)
+		goto out;
+	strtab = &sh[dynsym->sh_link];
+	if (strtab->sh_offset > size || strtab->sh_size > size - strtab->sh_offset)
+		goto out;
+	nsyms = dynsym->sh_size / sizeof(ElfW(Sym));
+	sym = (const ElfW(Sym) *)(map + dynsym->sh_offset);
+	for (i = 0; i < nsyms; i++) {
+		const char *n = (const char *)map + strtab->sh_offset + sym[i].st_name;
+
+		if (sym[i].st_name >= strtab->sh_size || sym[i].st_shndx == SHN_UNDEF ||
+		    strnlen(n, strtab->sh_size - sym[i].st_name) == strtab->sh_size - sym[i].st_name ||
+		    strcmp(n, OP_EXT_SYMBOL))
+			continue;
+		break;
+	}
+	if (i == nsyms) {
+		snprintf(why, len, "does not export the descriptor \"%s\" - not an oprofiled plugin, or "
+				   "built without OP_EXT_DECLARE()",
+			 OP_EXT_SYMBOL);
+		rc = -ENOEXEC;
+		goto out;
+	}
+	sym = &sym[i];
+	if (sym->st_shndx >= eh->e_shnum)
+		goto out;
+	sec = &sh[sym->st_shndx];
+	if (sec->sh_type == SHT_NOBITS || sym->st_value < sec->sh_addr ||
+	    sym->st_value - sec->sh_addr > sec->sh_size ||
+	    sec->sh_size - (sym->st_value - sec->sh_addr) < 4 * sizeof(uint32_t) ||
+	    sec->sh_offset > size || sec->sh_size > size - sec->sh_offset)
+		goto out;
+	off = sec->sh_offset + (sym->st_value - sec->sh_addr);
+	memcpy(&pk->major, map + off + offsetof(struct op_ext_descriptor, abi_major), 4);
+	memcpy(&pk->minor, map + off + offsetof(struct op_ext_descriptor, abi_minor), 4);
+	memcpy(&pk->size, map + off + offsetof(struct op_ext_descriptor, size), 4);
+	memcpy(&pk->flags, map + off + offsetof(struct op_ext_descriptor, flags), 4);
+	pk->symsize = sym->st_size;
+	rc = 0;
+out:
+	munmap((void *)map, size);
+	return rc;
+}
+
+/* the version/size/flags rules; @symsize 0 = unknown */
+static int ext_check_head(uint32_t major, uint32_t minor, uint32_t size, uint32_t flags,
+			  size_t symsize, char *why, size_t len)
+{
+	if (symsize && symsize < 3 * sizeof(uint32_t)) {
+		snprintf(why, len, "descriptor \"%s\" is only %zu bytes, SDK %d.%d needs %d - rebuild "
+				   "the plugin with OP_EXT_DECLARE()",
+			 OP_EXT_SYMBOL, symsize, OP_SDK_MAJOR, OP_SDK_MINOR, OP_EXT_DESCRIPTOR_SIZE_V1_0);
+		return -ENOEXEC;
+	}
+	if (major != OP_SDK_MAJOR) {
+		snprintf(why, len, "built for SDK %u.%u, oprofiled provides %d.%d - rebuild the plugin "
+				   "against SDK %d.x",
+			 major, minor, OP_SDK_MAJOR, OP_SDK_MINOR, OP_SDK_MAJOR);
+		return -ENOEXEC;
+	}
+	if (minor > OP_SDK_MINOR) {
+		snprintf(why, len, "built for SDK %u.%u, oprofiled provides %d.%d - use an oprofiled "
+				   "with SDK >= %u.%u, or rebuild the plugin against SDK %d.%d",
+			 major, minor, OP_SDK_MAJOR, OP_SDK_MINOR, major, minor, OP_SDK_MAJOR,
+			 OP_SDK_MINOR);
+		return -ENOEXEC;
+	}
+	if (size < OP_EXT_DESCRIPTOR_SIZE_V1_0) {
+		snprintf(why, len, "descriptor size is %u bytes, SDK %d.x needs at least %d - rebuild "
+				   "the plugin with OP_EXT_DECLARE()",
+			 size, OP_SDK_MAJOR, OP_EXT_DESCRIPTOR_SIZE_V1_0);
+		return -ENOEXEC;
+	}
+	if (symsize && size > symsize) {
+		snprintf(why, len, "descriptor claims %u bytes but its symbol has %zu - the plugin is "
+				   "broken, rebuild it with OP_EXT_DECLARE()",
+			 size, symsize);
+		return -ENOEXEC;
+	}
+	if (flags & ~(uint32_t)OP_EXT_F_NO_EVENT_OK) {
+		snprintf(why, len, "descriptor flags 0x%x unknown to SDK %d.%d (known: 0x%x) - rebuild "
+				   "the plugin against SDK %d.%d",
+			 flags, OP_SDK_MAJOR, OP_SDK_MINOR, (unsigned)OP_EXT_F_NO_EVENT_OK, OP_SDK_MAJOR,
+			 OP_SDK_MINOR);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
 /*
  * Find, check and dlopen plugin @name of @dir; fill @p. No plugin code but
  * ELF constructors has run when this returns. On refusal, @why says what
@@ -797,8 +967,9 @@ static int ext_probe(const char *dir, const char *name, struct ext_probe *p, cha
 {
 	char rdir[PATH_MAX], fdir[PATH_MAX], *slash;
 	const unsigned char *raw;
-	uint32_t major, minor, size;
+	uint32_t major, minor, size, flags;
 	size_t symsize = 0, rdir_len;
+	struct ext_peek pk = { 0 };
 	struct stat st;
 	ElfW(Sym) *es = NULL;
 	Dl_info info;
@@ -873,6 +1044,15 @@ static int ext_probe(const char *dir, const char *name, struct ext_probe *p, cha
 			return rc;
 	}
 
+	rc = ext_elf_peek(p->real, &pk, why, len);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		rc = ext_check_head(pk.major, pk.minor, pk.size, pk.flags, pk.symsize, why, len);
+		if (rc)
+			return rc;
+	}
+
 	dlerror();
 	p->handle = dlopen(p->real, RTLD_NOW | RTLD_LOCAL);
 	if (!p->handle) {
@@ -892,46 +1072,14 @@ static int ext_probe(const char *dir, const char *name, struct ext_probe *p, cha
 	}
 	if (dladdr1(sym, &info, (void **)&es, RTLD_DL_SYMENT) && es)
 		symsize = es->st_size;
-	if (symsize && symsize < 3 * sizeof(uint32_t)) {
-		snprintf(why, len, "descriptor \"%s\" is only %zu bytes, SDK %d.%d needs %d - rebuild "
-				   "the plugin with OP_EXT_DECLARE()",
-			 OP_EXT_SYMBOL, symsize, OP_SDK_MAJOR, OP_SDK_MINOR, OP_EXT_DESCRIPTOR_SIZE_V1_0);
-		rc = -ENOEXEC;
-		goto out_close;
-	}
 	raw = sym;
 	memcpy(&major, raw + offsetof(struct op_ext_descriptor, abi_major), sizeof(major));
 	memcpy(&minor, raw + offsetof(struct op_ext_descriptor, abi_minor), sizeof(minor));
 	memcpy(&size, raw + offsetof(struct op_ext_descriptor, size), sizeof(size));
-	if (major != OP_SDK_MAJOR) {
-		snprintf(why, len, "built for SDK %u.%u, oprofiled provides %d.%d - rebuild the plugin "
-				   "against SDK %d.x",
-			 major, minor, OP_SDK_MAJOR, OP_SDK_MINOR, OP_SDK_MAJOR);
-		rc = -ENOEXEC;
+	memcpy(&flags, raw + offsetof(struct op_ext_descriptor, flags), sizeof(flags));
+	rc = ext_check_head(major, minor, size, flags, symsize, why, len);
+	if (rc)
 		goto out_close;
-	}
-	if (minor > OP_SDK_MINOR) {
-		snprintf(why, len, "built for SDK %u.%u, oprofiled provides %d.%d - use an oprofiled "
-				   "with SDK >= %u.%u, or rebuild the plugin against SDK %d.%d",
-			 major, minor, OP_SDK_MAJOR, OP_SDK_MINOR, major, minor, OP_SDK_MAJOR,
-			 OP_SDK_MINOR);
-		rc = -ENOEXEC;
-		goto out_close;
-	}
-	if (size < OP_EXT_DESCRIPTOR_SIZE_V1_0) {
-		snprintf(why, len, "descriptor size is %u bytes, SDK %d.x needs at least %d - rebuild "
-				   "the plugin with OP_EXT_DECLARE()",
-			 size, OP_SDK_MAJOR, OP_EXT_DESCRIPTOR_SIZE_V1_0);
-		rc = -ENOEXEC;
-		goto out_close;
-	}
-	if (symsize && size > symsize) {
-		snprintf(why, len, "descriptor claims %u bytes but its symbol has %zu - the plugin is "
-				   "broken, rebuild it with OP_EXT_DECLARE()",
-			 size, symsize);
-		rc = -ENOEXEC;
-		goto out_close;
-	}
 	/* the descriptor's size is its third member, not its first */
 	memset(&p->desc, 0, sizeof(p->desc));
 	memcpy(&p->desc, sym, size < sizeof(p->desc) ? size : sizeof(p->desc));
@@ -943,14 +1091,6 @@ static int ext_probe(const char *dir, const char *name, struct ext_probe *p, cha
 			rc = -ENOEXEC;
 			goto out_close;
 		}
-	if (p->desc.flags & ~(uint32_t)OP_EXT_F_NO_EVENT_OK) {
-		snprintf(why, len, "descriptor flags 0x%x unknown to SDK %d.%d (known: 0x%x) - rebuild "
-				   "the plugin against SDK %d.%d",
-			 p->desc.flags, OP_SDK_MAJOR, OP_SDK_MINOR, (unsigned)OP_EXT_F_NO_EVENT_OK,
-			 OP_SDK_MAJOR, OP_SDK_MINOR);
-		rc = -ENOEXEC;
-		goto out_close;
-	}
 	if (!p->desc.name || strcmp(p->desc.name, name)) {
 		snprintf(why, len, "descriptor name is \"%.*s\", expected \"%s\" (the file stem) - "
 				   "rename the file to <name>.so or fix the name in OP_EXT_DECLARE()",

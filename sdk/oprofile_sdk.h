@@ -54,8 +54,10 @@ extern "C" {
  * - The host table passed to ext_init() stays valid until ext_deinit(). Keep
  *   the pointer and call through it (host->emit(...)); do not cache its
  *   function pointers, the host binds some of them after loading plugins.
- * - A plugin may have ELF constructors, but they run before the descriptor
- *   is checked: do nothing there, do everything in ext_init().
+ * - oprofiled reads the descriptor's version, size and flags from the file
+ *   and refuses a mismatch before dlopen; the rest (name, reserved slots,
+ *   ext_init) is checked after dlopen, when ELF constructors have already
+ *   run. So keep constructors empty: do everything in ext_init().
  * - Two plugins registering the same escape-code name or number, the same
  *   hardware model name or the same counter name is an error (-EEXIST); the
  *   log names both plugins.

@@ -1,12 +1,25 @@
 /*
  * fx_bad.c - fixture plugins with descriptors the loader must refuse before
  * running ext_init; built once per FX_BAD_* variant (tests/plugins/local.mk).
- * ext_init returns -EPROTO so that a wrongly accepted fixture is visible.
+ * ext_init returns -EPROTO so that a wrongly accepted fixture is visible; a
+ * constructor leaves a mark file so the test sees whether dlopen ran it.
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "oprofile_sdk.h"
+
+/* plugin code that runs at dlopen: leaves a mark the test looks for */
+__attribute__((constructor)) static void fx_ctor(void)
+{
+	const char *mark = getenv("FX_CTOR_MARK");
+	FILE *f = mark ? fopen(mark, "w") : NULL;
+
+	if (f)
+		fclose(f);
+}
 
 __attribute__((unused)) static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {

@@ -509,34 +509,46 @@ struct refusal {
 	const char *stem;    /* load name */
 	int rc;
 	const char *msg1, *msg2;
+	bool before_dlopen;  /* refused from the file: its constructor must not run */
 };
 
 static const struct refusal refusals[] = {
 	{ "fx_major", "fx_major", -ENOEXEC,
-	  "plugin \"fx_major\" (", "): built for SDK 2.0, oprofiled provides 1.0 - rebuild the plugin against SDK 1.x" },
+	  "plugin \"fx_major\" (", "): built for SDK 2.0, oprofiled provides 1.0 - rebuild the plugin against SDK 1.x", true },
 	{ "fx_minor", "fx_minor", -ENOEXEC, "built for SDK 1.1, oprofiled provides 1.0",
-	  "use an oprofiled with SDK >= 1.1, or rebuild the plugin against SDK 1.0" },
-	{ "fx_small", "fx_small", -ENOEXEC, "descriptor size is 64 bytes", "needs at least 104" },
+	  "use an oprofiled with SDK >= 1.1, or rebuild the plugin against SDK 1.0", true },
+	{ "fx_small", "fx_small", -ENOEXEC, "descriptor size is 64 bytes", "needs at least 104", true },
 	{ "fx_reserved", "fx_reserved", -ENOEXEC, "reserved slot 2 is not zero (found 0x1)",
-	  "rebuild" },
+	  "rebuild", false },
 	{ "fx_stem", "fx_stem", -ENOEXEC,
-	  "descriptor name is \"something_else\", expected \"fx_stem\" (the file stem)", "rename" },
-	{ "fx_all", "renamed", -ENOEXEC, "descriptor name is \"fx_all\", expected \"renamed\"", NULL },
+	  "descriptor name is \"something_else\", expected \"fx_stem\" (the file stem)", "rename", false },
+	{ "fx_all", "renamed", -ENOEXEC, "descriptor name is \"fx_all\", expected \"renamed\"", NULL, false },
 	{ "fx_nodesc", "fx_nodesc", -ENOEXEC, "does not export the descriptor \"oprofile_ext_v1\"",
-	  "OP_EXT_DECLARE" },
-	{ "fx_noinit", "fx_noinit", -ENOEXEC, "descriptor has no ext_init", NULL },
-	{ "fx_flags", "fx_flags", -ENOEXEC, "descriptor flags 0x80000000 unknown to SDK 1.0", NULL },
-	{ NULL, "nosuch", -ENOENT, "plugin \"nosuch\" (", "no plugin of that name" },
-	{ NULL, "../fx_all", -EINVAL, "invalid plugin name", "no '/', '.' or '..'" },
-	{ NULL, "a/b", -EINVAL, "invalid plugin name", NULL },
-	{ NULL, "..", -EINVAL, "invalid plugin name", NULL },
-	{ NULL, "", -EINVAL, "invalid plugin name", NULL },
-	{ NULL, "x.y", -EINVAL, "invalid plugin name", NULL },
+	  "OP_EXT_DECLARE", true },
+	{ "fx_noinit", "fx_noinit", -ENOEXEC, "descriptor has no ext_init", NULL, false },
+	{ "fx_flags", "fx_flags", -ENOEXEC, "descriptor flags 0x80000000 unknown to SDK 1.0", NULL, true },
+	{ NULL, "nosuch", -ENOENT, "plugin \"nosuch\" (", "no plugin of that name", true },
+	{ NULL, "../fx_all", -EINVAL, "invalid plugin name", "no '/', '.' or '..'", true },
+	{ NULL, "a/b", -EINVAL, "invalid plugin name", NULL, true },
+	{ NULL, "..", -EINVAL, "invalid plugin name", NULL, true },
+	{ NULL, "", -EINVAL, "invalid plugin name", NULL, true },
+	{ NULL, "x.y", -EINVAL, "invalid plugin name", NULL, true },
 };
+
+/* set e_machine of an ELF file */
+static void patch_machine(const char *path, uint16_t machine)
+{
+	FILE *f = fopen(path, "r+b");
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 18, SEEK_SET), 0);
+	assert_int_equal(fwrite(&machine, sizeof(machine), 1, f), 1);
+	fclose(f);
+}
 
 static void test_refusals(void **state)
 {
-	char dir[PATH_MAX], path[PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX], mark[PATH_MAX];
 	struct logbuf lb;
 	struct ext_loader *l;
 	size_t i;
@@ -547,9 +559,12 @@ static void test_refusals(void **state)
 	put(tmp_root, "fx_all", NULL);
 	snprintf(path, sizeof(path), "%s/garbage.so", dir);
 	write_file(path, "this is not an ELF file\n");
+	snprintf(mark, sizeof(mark), "%s/ctor-mark", tmp_root);
+	setenv("FX_CTOR_MARK", mark, 1);
 	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
 		const struct refusal *t = &refusals[i];
 
+		unlink(mark);
 		if (t->fixture)
 			put(dir, t->fixture, t->stem);
 		log_open(&lb);
@@ -564,12 +579,41 @@ static void test_refusals(void **state)
 		assert_null(strstr(log_text(&lb), "ext_init of a refused fixture ran"));
 		assert_true(registry_empty(ext_registry(l)));
 		assert_int_equal(ext_nr_plugins(l), 0);
+		if (t->before_dlopen && access(mark, F_OK) == 0)
+			fail_msg("%s: the plugin's constructor ran before it was refused", t->stem);
 		ext_loader_free(l);
 		log_close(&lb);
 	}
+	unsetenv("FX_CTOR_MARK");
+	/* the sanity of the mark itself: an accepted fixture's constructor does run */
+	put(dir, "fx_reserved", NULL);
+	setenv("FX_CTOR_MARK", mark, 1);
+	unlink(mark);
+	log_open(&lb);
+	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	assert_int_equal(ext_load(l, "fx_reserved", "", "x"), -ENOEXEC);
+	assert_int_equal(access(mark, F_OK), 0);
+	ext_loader_free(l);
+	log_close(&lb);
+	unsetenv("FX_CTOR_MARK");
+
+	/* files that are not plugins for this system */
 	log_open(&lb);
 	l = ext_loader_new(dir, NULL, NULL, lb.f);
 	assert_int_equal(ext_load(l, "garbage", "", "x"), -ENOEXEC);
+	assert_contains(log_text(&lb), "not an ELF shared object (24 bytes)");
+	copy_file("/bin/true", strcat(strcpy(path, dir), "/exe.so"), 0644);
+	assert_int_equal(ext_load(l, "exe", "", "x"), -ENOEXEC);
+	assert_contains(log_text(&lb), "plugin \"exe\" (");
+	assert_contains(log_text(&lb), "does not export the descriptor");
+	put(dir, "fx_all", "other_arch");
+	patch_machine(strcat(strcpy(path, dir), "/other_arch.so"), 183);
+	assert_int_equal(ext_load(l, "other_arch", "", "x"), -ENOEXEC);
+	assert_contains(log_text(&lb), "built for ELF machine 183, this system is 62");
+	put(dir, "fx_all", "cut");
+	assert_int_equal(truncate(strcat(strcpy(path, dir), "/cut.so"), 200), 0);
+	assert_int_equal(ext_load(l, "cut", "", "x"), -ENOEXEC);
+	assert_contains(log_text(&lb), "plugin \"cut\" (");
 	assert_contains(log_text(&lb), "cannot load: ");
 	ext_loader_free(l);
 	log_close(&lb);
