@@ -24,6 +24,8 @@ static const struct {
 	{ OP_CPU_AMD64_GENERIC, "x86-64/generic", 4 },
 	{ OP_CPU_SKYLAKE, "i386/skylake", 0 },
 	{ OP_CPU_ARMV8_THUNDERX2, "arm/armv8-thunderx2", 0 },
+	{ OP_CPU_FAMILY17H, "x86-64/family17h", 6 },
+	{ OP_CPU_FAMILY19H, "x86-64/family19h", 6 },
 };
 
 #define NR_CPUS (sizeof(cpus) / sizeof(cpus[0]))

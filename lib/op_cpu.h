@@ -27,6 +27,13 @@ enum op_cpu {
 	OP_CPU_SKYLAKE = 80,
 	OP_CPU_ARMV8_THUNDERX2 = 87,
 	OP_MAX_CPU_TYPE = 88,
+	/*
+	 * Not in OProfile's enum (it stopped at Skylake and family 15h): values
+	 * after its MAX_CPU_TYPE, so they never collide with an OProfile type.
+	 * OProfile's own tools call them "invalid cpu type", which is true.
+	 */
+	OP_CPU_FAMILY17H = 89,
+	OP_CPU_FAMILY19H = 90,
 };
 
 /* "x86-64/generic", "timer", ...; "invalid cpu type" for an unknown value. */
