@@ -320,6 +320,9 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 out_unlink:
 	if (created)
 		unlinkat(dirfd, path, 0);
+	else if (fresh && ftruncate(db->fd, 0)) {
+		/* leave it empty, as it was; best effort */
+	}
 out_close:
 	odb_close(db);
 	return rc;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,25 +59,131 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct result {
-	unsigned long distinct;
-	uint32_t nodes;
-	double ins, upd; /* medians, ns */
-	double ins_min, upd_min;
+/*
+ * Reference: OProfile libodb's algorithm as described in
+ * notes/oprofile-format.md 3.1 (same layout, hash, chain order), with its
+ * growth by ftruncate + mremap (no space reservation) and wrapping counts.
+ * Written from that description for comparison in the same run.
+ */
+struct ref {
+	int fd;
+	char *base;
+	size_t len;
+	struct odb_descr *descr;
+	struct odb_node *nodes;
+	odb_index_t *hash;
 };
+
+static void ref_pointers(struct ref *r)
+{
+	r->descr = (struct odb_descr *)(r->base + ODB_DESCR_OFFSET);
+	r->nodes = (struct odb_node *)(r->base + ODB_NODE_OFFSET);
+	r->hash = (odb_index_t *)(r->base + ODB_NODE_OFFSET + 16 * (size_t)r->descr->size);
+}
+
+static int ref_open(struct ref *r, int dirfd, const char *name)
+{
+	r->fd = openat(dirfd, name, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	r->len = ODB_FILE_SIZE(ODB_INITIAL_NODES);
+	if (r->fd < 0 || ftruncate(r->fd, (off_t)r->len))
+		return -1;
+	r->base = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->base == MAP_FAILED)
+		return -1;
+	((struct odb_descr *)(r->base + ODB_DESCR_OFFSET))->size = ODB_INITIAL_NODES;
+	((struct odb_descr *)(r->base + ODB_DESCR_OFFSET))->current_size = 1;
+	ref_pointers(r);
+	return 0;
+}
+
+static __attribute__((noinline)) int ref_update(struct ref *r, odb_key_t key, odb_value_t n)
+{
+	uint32_t b = odb_hash(key, r->descr->size), i;
+
+	for (i = r->hash[b]; i; i = r->nodes[i].next)
+		if (r->nodes[i].key == key) {
+			r->nodes[i].value += n;
+			return 0;
+		}
+	if (r->descr->current_size >= r->descr->size) {
+		uint32_t size = r->descr->size * 2;
+		size_t len = ODB_FILE_SIZE(size);
+		void *nb;
+
+		if (ftruncate(r->fd, (off_t)len))
+			return -1;
+		nb = mremap(r->base, r->len, len, MREMAP_MAYMOVE);
+		if (nb == MAP_FAILED)
+			return -1;
+		r->base = nb;
+		r->len = len;
+		r->descr = (struct odb_descr *)(r->base + ODB_DESCR_OFFSET);
+		r->descr->size = size;
+		ref_pointers(r);
+		for (i = 1; i < r->descr->current_size; i++) {
+			uint32_t h = odb_hash(r->nodes[i].key, size);
+
+			r->nodes[i].next = r->hash[h];
+			r->hash[h] = i;
+		}
+		b = odb_hash(key, size);
+	}
+	i = r->descr->current_size;
+	r->nodes[i].key = key;
+	r->nodes[i].value = n;
+	r->nodes[i].next = r->hash[b];
+	r->hash[b] = i;
+	r->descr->current_size++;
+	return 0;
+}
+
+static void ref_close(struct ref *r)
+{
+	munmap(r->base, r->len);
+	close(r->fd);
+}
+
+struct result {
+	uint32_t nodes;
+	double ins[RUNS], upd[RUNS];
+};
+
+/* one run: @keys new keys into a fresh file, then @updates from @stream */
+#define RUN(open_ok, update, close_, size_expr, out, r)                                   \
+	do {                                                                              \
+		uint64_t t0;                                                              \
+		unsigned long i;                                                          \
+		if (!(open_ok))                                                           \
+			return -1;                                                        \
+		t0 = now_ns();                                                            \
+		for (i = 0; i < keys; i++)                                                \
+			if (update(key_of(i), 1))                                         \
+				return -1;                                                \
+		(out)->ins[r] = (double)(now_ns() - t0) / (double)keys;                   \
+		for (i = 0; i < STREAM; i++) /* warm-up */                                \
+			update(stream[i], 1);                                             \
+		t0 = now_ns();                                                            \
+		for (i = 0; i < updates; i++)                                             \
+			update(stream[i & (STREAM - 1)], 1);                              \
+		(out)->upd[r] = (double)(now_ns() - t0) / (double)updates;                \
+		(out)->nodes = (size_expr);                                               \
+		close_;                                                                   \
+		unlinkat(dirfd, "bench", 0);                                              \
+	} while (0)
 
 /*
  * @keys distinct keys inserted into a fresh file (random order), then
  * @updates updates drawn from them: uniformly, or with @hot_pct percent of
  * them going to the hottest 1% of the keys (a profile's hot spots).
+ * Runs of lib/odb and of the reference alternate.
  */
 static int bench(int dirfd, unsigned long keys, unsigned long updates, unsigned hot_pct,
-		 uint64_t *stream, struct result *res)
+		 uint64_t *stream, struct result *res, struct result *ref)
 {
-	double ins[RUNS], upd[RUNS];
 	unsigned long i, hot = keys / 100 ? keys / 100 : 1;
-	uint64_t t0, x = 88172645463325252ull;
+	uint64_t x = 88172645463325252ull;
 	char err[256];
+	struct ref rf;
 	odb_t db;
 	int r;
 
@@ -87,39 +194,18 @@ static int bench(int dirfd, unsigned long keys, unsigned long updates, unsigned 
 		else
 			stream[i] = key_of((x >> 8) % keys);
 	}
+#define DB_UPDATE(k, n) odb_update(&db, k, n)
+#define REF_UPDATE(k, n) ref_update(&rf, k, n)
 	for (r = 0; r < RUNS; r++) {
-		if (odb_open(&db, dirfd, "bench", ODB_RDWR, err, sizeof(err))) {
-			fprintf(stderr, "%s\n", err);
-			return -1;
-		}
-		op_header_init(odb_header(&db));
-		t0 = now_ns();
-		for (i = 0; i < keys; i++)
-			if (odb_update(&db, key_of(i), 1))
-				return -1;
-		ins[r] = (double)(now_ns() - t0) / (double)keys;
-		if (db.descr->current_size - 1 != keys) {
-			fprintf(stderr, "bench_odb: %u keys, expected %lu\n",
-				db.descr->current_size - 1, keys);
-			return -1;
-		}
-		for (i = 0; i < STREAM; i++) /* warm-up */
-			odb_update(&db, stream[i], 1);
-		t0 = now_ns();
-		for (i = 0; i < updates; i++)
-			odb_update(&db, stream[i & (STREAM - 1)], 1);
-		upd[r] = (double)(now_ns() - t0) / (double)updates;
-		res->nodes = db.descr->size;
-		odb_close(&db);
-		unlinkat(dirfd, "bench", 0);
+		RUN(!odb_open(&db, dirfd, "bench", ODB_RDWR, err, sizeof(err)), DB_UPDATE,
+		    odb_close(&db), db.descr->size, res, r);
+		RUN(!ref_open(&rf, dirfd, "bench"), REF_UPDATE, ref_close(&rf), rf.descr->size, ref,
+		    r);
 	}
-	qsort(ins, RUNS, sizeof(double), cmp_dbl);
-	qsort(upd, RUNS, sizeof(double), cmp_dbl);
-	res->distinct = keys;
-	res->ins = ins[RUNS / 2];
-	res->ins_min = ins[0];
-	res->upd = upd[RUNS / 2];
-	res->upd_min = upd[0];
+	qsort(res->ins, RUNS, sizeof(double), cmp_dbl);
+	qsort(res->upd, RUNS, sizeof(double), cmp_dbl);
+	qsort(ref->ins, RUNS, sizeof(double), cmp_dbl);
+	qsort(ref->upd, RUNS, sizeof(double), cmp_dbl);
 	return 0;
 }
 
@@ -155,23 +241,27 @@ int main(int argc, char **argv)
 	printf("bench_odb: pinned to cpu %d, files in %s, %lu updates per run, %d runs, "
 	       "ns per call: median [min]\n",
 	       cpu, dir, updates, RUNS);
-	printf("%9s %-14s %9s %10s  %-16s %-16s\n", "keys", "distribution", "nodes", "file",
-	       "insert new key", "update existing");
+	printf("%9s %-11s %9s %9s | %-29s | %-29s\n", "", "", "", "", "   insert new key (growth incl)",
+	       "   update existing key");
+	printf("%9s %-11s %9s %9s | %14s %14s | %14s %14s\n", "keys", "keys drawn", "nodes", "file",
+	       "lib/odb", "libodb-ref", "lib/odb", "libodb-ref");
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		struct result res;
+		struct result res, ref;
 		char dist[32];
 
-		if (bench(dirfd, cases[c].keys, updates, cases[c].hot_pct, stream, &res)) {
-			fprintf(stderr, "bench_odb: failed\n");
+		if (bench(dirfd, cases[c].keys, updates, cases[c].hot_pct, stream, &res, &ref)) {
+			fprintf(stderr, "bench_odb: failed: %s\n", strerror(errno));
 			return 1;
 		}
 		if (cases[c].hot_pct)
 			snprintf(dist, sizeof(dist), "%u%% on 1%%", cases[c].hot_pct);
 		else
 			snprintf(dist, sizeof(dist), "uniform");
-		printf("%9lu %-14s %9u %10llu  %6.1f [%6.1f]  %6.1f [%6.1f]\n", res.distinct, dist,
-		       res.nodes, (unsigned long long)ODB_FILE_SIZE(res.nodes), res.ins, res.ins_min,
-		       res.upd, res.upd_min);
+		printf("%9lu %-11s %9u %9llu | %5.1f [%5.1f]  %5.1f [%5.1f] | %5.1f [%5.1f]  %5.1f [%5.1f]\n",
+		       cases[c].keys, dist, res.nodes, (unsigned long long)ODB_FILE_SIZE(res.nodes),
+		       res.ins[RUNS / 2], res.ins[0], ref.ins[RUNS / 2], ref.ins[0],
+		       res.upd[RUNS / 2], res.upd[0], ref.upd[RUNS / 2], ref.upd[0]);
+		fflush(stdout);
 	}
 	rmdir(dir);
 	close(dirfd);

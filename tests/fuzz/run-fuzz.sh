@@ -23,5 +23,9 @@ $CC -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-DOP_LIBFUZZER -D_GNU_SOURCE -I"$top/lib" -I"$top/sdk" $srcs -o "$out/fuzz_$target"
 cp -n "$top/tests/fuzz/corpus/$target"/* "$out/corpus/" 2>/dev/null || true
 cd "$out"
+# the target writes each input to a file: keep that in memory when possible
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	TMPDIR=/dev/shm; export TMPDIR
+fi
 exec "./fuzz_$target" -max_total_time="$secs" -max_len=16384 -print_final_stats=1 \
 	-artifact_prefix="$out/crashes/" "$@" "$out/corpus"
