@@ -18,6 +18,7 @@
 
 #include "conf.h"
 #include "op_mangle.h"
+#include "oprofile_sdk.h"
 #include "options_int.h"
 
 #ifndef OP_PLUGINDIR
@@ -270,6 +271,10 @@ int options_set_image(struct op_options *o, const char *s)
 	}
 	opt_free_strv(o->image_filter);
 	o->image_filter = v;
+	if (i == 0) { /* "" or ",": no filter */
+		free(v);
+		o->image_filter = NULL;
+	}
 	return 0;
 }
 
@@ -425,7 +430,7 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 #else
 				       "?",
 #endif
-				       1, 0);
+				       OP_SDK_MAJOR, OP_SDK_MINOR);
 				return 1;
 			}
 			continue;

@@ -378,6 +378,14 @@ static void test_other_options(void **state)
 	parse(&r, "--config=", "--no-vmlinux", "-a", NULL);
 	assert_true(r.o.no_vmlinux);
 	done(&r);
+	parse(&r, "--config=", "--image=", "-a", NULL);
+	assert_int_equal(r.rc, 0);
+	assert_null(r.o.image_filter);
+	done(&r);
+	parse(&r, "--config=", "--image=,/only,", "-a", NULL);
+	assert_string_equal(r.o.image_filter[0], "/only");
+	assert_null(r.o.image_filter[1]);
+	done(&r);
 
 	parse(&r, "--config=", "--ring-pages=3", "-a", NULL);
 	assert_int_equal(r.rc, -EINVAL);
