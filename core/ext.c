@@ -959,9 +959,11 @@ static int ext_check_head(uint32_t major, uint32_t minor, uint32_t size, uint32_
 }
 
 /*
- * Find, check and dlopen plugin @name of @dir; fill @p. No plugin code but
- * ELF constructors has run when this returns. On refusal, @why says what
- * was expected, what was found and what to do.
+ * Find, check and dlopen plugin @name of @dir; fill @p. File and directory
+ * checks and the descriptor's version/size/flags (read from the file) come
+ * before dlopen; only a plugin that passed them gets its ELF constructors
+ * run, and none gets ext_init called here. On refusal, @why says what was
+ * expected, what was found and what to do.
  */
 static int ext_probe(const char *dir, const char *name, struct ext_probe *p, char *why, size_t len)
 {
