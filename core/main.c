@@ -439,6 +439,7 @@ static void main_print_stats(struct daemon *d)
 
 	if (!d->log)
 		return;
+	d->stats.v[STAT_EVB_TOO_LONG] = d->w.too_long;
 	fprintf(d->log, "\n%s", ctime(&t));
 	stats_print(&d->stats, d->log);
 	if (d->perf)

@@ -68,12 +68,20 @@ n=$(grep -c -- "-- OProfile-ng Statistics --" "$W/s3/samples/oprofiled.log")
 [ "$n" -ge 1 ] || { echo "FAIL: SIGUSR1 printed no statistics"; fail=1; }
 files=$(find "$W/s3/samples/current" -name 'TIMER.*' | wc -l)
 [ "$files" -ge 1 ] || { echo "FAIL: no sample file after SIGUSR1"; fail=1; }
+# SIGHUP: sample files closed, log reopened (as after logrotate)
+mv "$W/s3/samples/oprofiled.log" "$W/s3/samples/oprofiled.log.1"
+kill -HUP $pid
+i=0
+while ! grep -q "SIGHUP" "$W/s3/samples/oprofiled.log" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q "SIGHUP: sample files closed, log reopened" "$W/s3/samples/oprofiled.log" 2>/dev/null ||
+	{ echo "FAIL: SIGHUP did not reopen the log"; fail=1; }
+sleep 0.5
 kill -TERM $pid
 wait $pid
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: SIGTERM: exit status $rc, expected 0"; cat err3; fail=1; }
 n=$(grep -c -- "-- OProfile-ng Statistics --" "$W/s3/samples/oprofiled.log")
-[ "$n" -ge 2 ] || { echo "FAIL: no statistics at exit"; fail=1; }
+[ "$n" -ge 1 ] || { echo "FAIL: no statistics at exit"; fail=1; }
 [ ! -e "$W/s3/lock" ] || { echo "FAIL: lock file left behind after SIGTERM"; fail=1; }
 
 if [ $fail -eq 0 ]; then
