@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,7 +492,8 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 	h = *odb_header(&db);
 	if (!*have_hdr) {
 		p->cpu_type = h.cpu_type;
-		p->cpu_speed = h.cpu_speed;
+		/* a corrupt header may hold NaN or infinity: the outputs need a number */
+		p->cpu_speed = isfinite(h.cpu_speed) && h.cpu_speed >= 0 ? h.cpu_speed : 0;
 		*have_hdr = true;
 	}
 	if (f->selected) {

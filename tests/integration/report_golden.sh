@@ -270,6 +270,32 @@ for args in "--session-dir=$W/none" "--session-dir=$S session:nosuch" "--session
 	fi
 done
 
+# hostile sample files: random byte flips in a real file, truncations, junk
+# kallsyms; opreport must answer (exit 0 or 1), never crash
+H=$W/hostile
+good=$(find "$S/samples/corrupt" -name 'TIMER.0.0.all.all.all' -size +1k | head -1)
+crashes=0
+for i in $(seq 1 40); do
+	rm -rf "$H" && mkdir -p "$H/samples" && cp -r "$S/samples/corrupt" "$H/samples/current"
+	f=$(find "$H/samples/current" -name 'TIMER.0.0.all.all.all' -size +1k | head -1)
+	size=$(wc -c <"$f")
+	case $((i % 4)) in
+	0) head -c $((i * 37 % size)) "$good" >"$f" ;;
+	*) for j in 1 2 3 4; do
+		dd if=/dev/urandom of="$f" bs=1 count=$((1 + i % 8)) seek=$(((i * 7919 + j * 104729) % size)) \
+			conv=notrunc 2>/dev/null
+	   done ;;
+	esac
+	mkdir -p "$H/samples/current/stats"
+	head -c 3000 /dev/urandom >"$H/samples/current/stats/kallsyms"
+	"$OPREPORT" --session-dir="$H" -l -d >/dev/null 2>"$W/hostile.err"
+	rc=$?
+	if [ "$rc" -gt 1 ]; then
+		crashes=$((crashes + 1)); echo "FAIL hostile $i: exit $rc"; cat "$W/hostile.err"
+	fi
+done
+[ "$crashes" -eq 0 ] && npass=$((npass + 1)) || fail=$((fail + 1))
+
 # default session: ./oprofile_data when it is a directory
 mkdir -p "$W/cwd" && cp -r "$S" "$W/cwd/oprofile_data"
 (cd "$W/cwd" && "$OPREPORT" >"$W/cwd.out" 2>/dev/null)
