@@ -1,7 +1,8 @@
 # tests/integration
 
 # --- report: opreport/ophelp golden and live tests, fixture programs (issue 4) ---
-EXTRA_DIST += tests/data/report
+# the directory (not tests/data/report: the build tree has one too, full of objects)
+EXTRA_DIST += tests/data/report/golden
 # mkfixture: the golden test's session builder; the fx_* programs are the live
 # tests' workloads (report_golden.sh compiles its own copies with fixed flags)
 check_PROGRAMS += tests/data/report/mkfixture tests/data/report/fx_dyn tests/data/report/fx_cxx \
