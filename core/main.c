@@ -56,6 +56,7 @@ struct daemon {
 	struct op_perf_attr attrs[OP_MAX_EVENTS];
 	struct sfile_event events[OP_MAX_EVENTS];
 	size_t nr_events;
+	uint32_t throttled;           /* bit per core event that was throttled */
 	int sigfd;
 	FILE *log;
 };
@@ -452,12 +453,12 @@ static void main_print_stats(struct daemon *d)
 static void main_write_stats_files(struct daemon *d)
 {
 	const char *names[OP_MAX_EVENTS + 1] = { 0 };
-	size_t i;
+	size_t i, n;
 	int rc;
 
-	if (d->sync.throttled)
-		for (i = 0; i < d->nr_events; i++)
-			names[i] = d->events[i].name;
+	for (i = 0, n = 0; i < d->nr_events; i++)
+		if (d->throttled & (1u << i))
+			names[n++] = d->events[i].name;
 	rc = stats_write_files(&d->stats, d->sess.current_fd, names);
 	if (rc)
 		msg(d, "%s/samples/current/stats: cannot write the lost-sample counters: %s",
@@ -472,6 +473,16 @@ static int main_deliver(void *arg, const struct op_record *r)
 {
 	struct daemon *d = arg;
 
+	if (r->type == OP_REC_THROTTLE) {
+		/* which event: stats/throttled/<event> names it */
+		const struct pdec_event *e = d->perf ? pdec_lookup(perf_decoder(d->perf),
+								  r->throttle.id) : NULL;
+
+		if (e && e->source == 0 && e->counter < 32)
+			d->throttled |= 1u << e->counter;
+		else
+			d->throttled |= ~0u;
+	}
 	return sync_record(&d->sync, r);
 }
 

@@ -472,7 +472,6 @@ int sync_record(struct sync_ctx *s, const struct op_record *r)
 		break;
 	case OP_REC_THROTTLE:
 		s->stats->v[STAT_THROTTLE]++;
-		s->throttled |= 1; /* refined by the caller when it knows the event id */
 		break;
 	case OP_REC_UNTHROTTLE:
 		s->stats->v[STAT_UNTHROTTLE]++;

@@ -26,7 +26,6 @@ struct sync_ctx {
 	const struct ext_registry *reg; /* hooks, sources, kernel resolver; may be NULL */
 	struct op_stats *stats;
 	const char *proc_root; /* probe /proc for unknown processes; NULL: never (replay, tests) */
-	uint32_t throttled;  /* bit per core counter that got a THROTTLE record */
 
 	/* context last written to the event buffer (trans keeps the same) */
 	bool have_cpu, have_ctx, have_mode, have_image;
