@@ -110,6 +110,13 @@ dir${T}debuglink
 file${T}$B/fx_dbg${T}$B/fx_dbg${T}TIMER${T}0${T}0${T}all${T}all${T}all
 s${T}sym:fx_hot${T}30${T}$B/fx_c
 s${T}sym:fx_cold+1${T}10${T}$B/fx_c
+dir${T}shared
+file${T}$B/fx_c${T}$B/libfx.so${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}sym:fx_lib_work${T}30
+file${T}$B/fx_nopie${T}$B/libfx.so${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}sym:fx_lib_work${T}10
+file${T}$B/fx_cxx${T}$B/libfx.so${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}sym:fx_lib_work+1${T}20
 dir${T}events
 file${T}$B/fx_c${T}$B/fx_c${T}CPU_CLK_UNHALTED${T}100000${T}0${T}all${T}all${T}all${T}69
 s${T}sym:fx_hot${T}90
@@ -269,6 +276,17 @@ for args in "--session-dir=$W/none" "--session-dir=$S session:nosuch" "--session
 		npass=$((npass + 1))
 	fi
 done
+
+# inverted profile: a library three applications use is opened once
+check shared -l session:shared
+check shared_merged -l --merge=lib session:shared
+check shared_summary session:shared
+if command -v strace >/dev/null; then
+	strace -f -e trace=openat -o "$W/strace.out" "$OPREPORT" --session-dir="$S" -l session:shared >/dev/null 2>&1
+	n=$(grep -c -F "\"$B/libfx.so\", O_RDONLY)" "$W/strace.out")
+	if [ "$n" -eq 1 ]; then npass=$((npass + 1))
+	else echo "FAIL shared: libfx.so opened $n times (expected once)"; fail=$((fail + 1)); fi
+fi
 
 # hostile sample files: random byte flips in a real file, truncations, junk
 # kallsyms; opreport must answer (exit 0 or 1), never crash
