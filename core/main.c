@@ -57,14 +57,15 @@ struct daemon {
 	struct sfile_event events[OP_MAX_EVENTS];
 	size_t nr_events;
 	uint32_t throttled;           /* bit per core event that was throttled */
+	char model_why[384];          /* first hardware model's reason to decline */
 	int sigfd;
 	FILE *log;
 };
 
-static void msg(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void main_err(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* errors go to stderr and, once the session is open, to the log */
-static void msg(struct daemon *d, const char *fmt, ...)
+static void main_err(struct daemon *d, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -83,9 +84,9 @@ static void msg(struct daemon *d, const char *fmt, ...)
 	}
 }
 
-static void logf_(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void main_log(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void logf_(struct daemon *d, const char *fmt, ...)
+static void main_log(struct daemon *d, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -178,7 +179,10 @@ static const struct ext_model *main_pick_model(struct daemon *d, const struct op
 			best = m;
 			best_score = score;
 		} else if (score <= 0 && why[0] && !quiet) {
-			logf_(d, "oprofiled: model %s declines this CPU: %s\n", m->desc.name, why);
+			main_log(d, "oprofiled: model %s declines this CPU: %s\n", m->desc.name, why);
+			if (!d->model_why[0])
+				snprintf(d->model_why, sizeof(d->model_why), "model %s declines "
+					 "this CPU: %s", m->desc.name, why);
 		}
 	}
 	return best;
@@ -194,6 +198,29 @@ static bool main_plugin_disabled(const struct daemon *d, const char *name)
 		return false;
 	snprintf(path, sizeof(path), "plugins.%s.enabled", name);
 	return config_lookup_bool(d->opts.config, path, &v) == CONFIG_TRUE && !v;
+}
+
+/*
+ * Hardware-model plugins are probed on every start: each one present in the
+ * plugin directory and not disabled (plugins.NAME.enabled = false) is
+ * loaded; its models' detect() decide. A missing file is not an error.
+ */
+static void main_load_models(struct daemon *d)
+{
+	static const char *const models[] = { "amd64", "intel" };
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		if (ext_plugin(d->loader, models[i]) || main_plugin_disabled(d, models[i]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.so", d->opts.plugin_dir, models[i]);
+		if (access(path, F_OK))
+			continue;
+		if (ext_load(d->loader, models[i], "", "default"))
+			main_err(d, "warning: hardware-model plugin %s could not be loaded from %s "
+			       "(see the log)", models[i], d->opts.plugin_dir);
+	}
 }
 
 /* NAME[:count[:um[:kernel[:user]]]] -> req; strings point into @buf */
@@ -277,11 +304,11 @@ static int main_choose_events(struct daemon *d)
 	int rc = 0;
 
 	if (!spec || !*spec) {
-		msg(d, "model %s has no default event: give --events=NAME:count", m->desc.name);
+		main_err(d, "model %s has no default event: give --events=NAME:count", m->desc.name);
 		return -EINVAL;
 	}
 	if (!m->desc.encode) {
-		msg(d, "model %s cannot encode events (no encode callback)", m->desc.name);
+		main_err(d, "model %s cannot encode events (no encode callback)", m->desc.name);
 		return -EINVAL;
 	}
 	list = strdup(spec);
@@ -294,18 +321,18 @@ static int main_choose_events(struct daemon *d)
 		size_t i;
 
 		if (d->nr_events == OP_MAX_EVENTS) {
-			msg(d, "--events: more than %d events - give fewer", OP_MAX_EVENTS);
+			main_err(d, "--events: more than %d events - give fewer", OP_MAX_EVENTS);
 			rc = -EINVAL;
 			break;
 		}
 		snprintf(item_copy, sizeof(item_copy), "%s", item);
 		rc = main_parse_event(item, &req, err, sizeof(err));
 		if (rc) {
-			msg(d, "--events=%s: %s", spec, err);
+			main_err(d, "--events=%s: %s", spec, err);
 			break;
 		}
 		if (strlen(req.name) > OP_EVENT_NAME_MAX || strpbrk(req.name, "./ ")) {
-			msg(d, "--events: event name \"%s\" must be at most %d characters without "
+			main_err(d, "--events: event name \"%s\" must be at most %d characters without "
 			       "'.', '/' or spaces", req.name, OP_EVENT_NAME_MAX);
 			rc = -EINVAL;
 			break;
@@ -314,13 +341,13 @@ static int main_choose_events(struct daemon *d)
 			const struct op_event *ev = op_events_find(&d->catalogue, req.name);
 
 			if (!ev) {
-				msg(d, "--events: %s is not an event of cpu type %s - see ophelp for "
+				main_err(d, "--events: %s is not an event of cpu type %s - see ophelp for "
 				       "the list", req.name, d->cpu_type_name);
 				rc = -EINVAL;
 				break;
 			}
 			if (req.count && ev->minimum && req.count < ev->minimum) {
-				msg(d, "--events: %s:%" PRIu64 ": count below the minimum %" PRIu64
+				main_err(d, "--events: %s:%" PRIu64 ": count below the minimum %" PRIu64
 				       " of this event", req.name, req.count, ev->minimum);
 				rc = -EINVAL;
 				break;
@@ -332,7 +359,7 @@ static int main_choose_events(struct daemon *d)
 		}
 		for (i = 0; i < d->nr_events; i++) {
 			if (!strcmp(d->events[i].name, req.name) && d->events[i].um == req.um) {
-				msg(d, "--events: %s with unit mask %u is given twice - give it once",
+				main_err(d, "--events: %s with unit mask %u is given twice - give it once",
 				    req.name, req.um);
 				rc = -EINVAL;
 				goto out;
@@ -341,8 +368,10 @@ static int main_choose_events(struct daemon *d)
 		err[0] = 0;
 		rc = m->desc.encode(m->priv, &req, &d->attrs[d->nr_events], err, sizeof(err));
 		if (rc) {
-			msg(d, "event %s cannot be used with model %s: %s", req.name, m->desc.name,
-			    err[0] ? err : strerror(rc < 0 ? -rc : EINVAL));
+			/* a hardware event asked for while the fallback took over: say why */
+			main_err(d, "event %s cannot be used with model %s: %s%s%s", req.name, m->desc.name,
+			    err[0] ? err : strerror(rc < 0 ? -rc : EINVAL),
+			    d->model_why[0] ? "; hardware " : "", d->model_why);
 			rc = rc < 0 ? rc : -EINVAL;
 			break;
 		}
@@ -356,7 +385,7 @@ static int main_choose_events(struct daemon *d)
 out:
 	free(list);
 	if (!rc && d->nr_events == 0 && !d->reg->no_event_ok) {
-		msg(d, "--events=%s: no event given", spec);
+		main_err(d, "--events=%s: no event given", spec);
 		rc = -EINVAL;
 	}
 	return rc;
@@ -371,13 +400,13 @@ static int main_plugins(struct daemon *d)
 
 	d->loader = ext_loader_new(d->opts.plugin_dir, d->opts.config, &d->core, d->log);
 	if (!d->loader) {
-		msg(d, "out of memory creating the plugin loader");
+		main_err(d, "out of memory creating the plugin loader");
 		return -ENOMEM;
 	}
 	ext_loader_set_verbose(d->loader, d->opts.verbose & OP_VERBOSE_EXT);
 	rc = ext_load_all(d->loader, &d->opts);
 	if (rc) {
-		msg(d, "a requested plugin could not be loaded (see %s) - fix or remove its "
+		main_err(d, "a requested plugin could not be loaded (see %s) - fix or remove its "
 		       "--ext-feature / plugins entry", d->opts.log_file ? d->opts.log_file : "the log");
 		return rc;
 	}
@@ -387,9 +416,10 @@ static int main_plugins(struct daemon *d)
 		if (d->opts.vmlinux && !d->opts.no_vmlinux)
 			snprintf(args, sizeof(args), "vmlinux=%s", d->opts.vmlinux);
 		if (ext_load(d->loader, "kernel", args, "default"))
-			msg(d, "warning: the kernel plugin could not be loaded from %s: kernel "
+			main_err(d, "warning: the kernel plugin could not be loaded from %s: kernel "
 			       "samples will be counted as lost", d->opts.plugin_dir);
 	}
+	main_load_models(d);
 	d->reg = ext_registry(d->loader);
 	main_cpuinfo(proc_root, d->opts.cpu_type, &ci);
 	d->model = main_pick_model(d, &ci, true);
@@ -401,7 +431,7 @@ static int main_plugins(struct daemon *d)
 	if (!d->model) {
 		if (d->reg->no_event_ok && !d->opts.events_spec)
 			return 0;
-		msg(d, "no hardware model claims this CPU (%s family %u model %u, PMU %s) and the "
+		main_err(d, "no hardware model claims this CPU (%s family %u model %u, PMU %s) and the "
 		       "timer plugin is not available in %s - install the plugins or set "
 		       "--plugin-dir",
 		    ci.vendor[0] ? ci.vendor : "unknown", ci.family, ci.model,
@@ -413,7 +443,7 @@ static int main_plugins(struct daemon *d)
 	if (!d->cpu_type_name)
 		d->cpu_type_name = "unknown";
 	d->cpu_type = id;
-	logf_(d, "oprofiled: model %s, cpu type %s (%u)\n", d->model->desc.name,
+	main_log(d, "oprofiled: model %s, cpu type %s (%u)\n", d->model->desc.name,
 	      d->cpu_type_name, id);
 	if (op_cpu_has_events((int)id)) {
 		char err[512] = "";
@@ -421,7 +451,7 @@ static int main_plugins(struct daemon *d)
 		rc = op_events_load(&d->catalogue, NULL, d->cpu_type_name,
 				    d->model->desc.nr_counters, 0, err, sizeof(err));
 		if (rc) {
-			msg(d, "events catalogue of cpu type %s: %s - check OPROFILE_EVENTS_DIR "
+			main_err(d, "events catalogue of cpu type %s: %s - check OPROFILE_EVENTS_DIR "
 			       "or the installation", d->cpu_type_name, err[0] ? err : strerror(-rc));
 			return rc;
 		}
@@ -461,7 +491,7 @@ static void main_write_stats_files(struct daemon *d)
 			names[n++] = d->events[i].name;
 	rc = stats_write_files(&d->stats, d->sess.current_fd, names);
 	if (rc)
-		msg(d, "%s/samples/current/stats: cannot write the lost-sample counters: %s",
+		main_err(d, "%s/samples/current/stats: cannot write the lost-sample counters: %s",
 		    d->sess.dir, strerror(-rc));
 }
 
@@ -510,7 +540,7 @@ static enum main_action main_signals(struct daemon *d)
 		switch (si.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
-			logf_(d, "oprofiled: signal %u: stopping\n", si.ssi_signo);
+			main_log(d, "oprofiled: signal %u: stopping\n", si.ssi_signo);
 			act = MAIN_STOP;
 			break;
 		case SIGUSR1:
@@ -525,7 +555,7 @@ static enum main_action main_signals(struct daemon *d)
 			if (session_reopen_log(&d->sess) == 0)
 				d->log = d->sess.log;
 			d->sfiles.log = d->log;
-			logf_(d, "oprofiled: SIGHUP: sample files closed, log reopened\n");
+			main_log(d, "oprofiled: SIGHUP: sample files closed, log reopened\n");
 			break;
 		default:
 			break;
@@ -562,7 +592,7 @@ static int main_loop(struct daemon *d)
 
 		main_drain(d);
 		if (r < 0) {
-			msg(d, "reading the perf rings failed: %s", strerror(-r));
+			main_err(d, "reading the perf rings failed: %s", strerror(-r));
 			rc = r;
 			break;
 		}
@@ -617,7 +647,7 @@ static int main_pipeline(struct daemon *d)
 	if (!rc)
 		rc = sync_init(&d->sync, &d->cookies, &d->w, NULL, &d->stats);
 	if (rc) {
-		msg(d, "out of memory");
+		main_err(d, "out of memory");
 		return rc;
 	}
 	main_core_services(d);
@@ -645,7 +675,7 @@ static int main_sfiles(struct daemon *d)
 	if (!rc)
 		rc = trans_init(&d->trans, &d->sfiles, d->reg, &d->stats);
 	if (rc)
-		msg(d, "out of memory");
+		main_err(d, "out of memory");
 	d->sfiles.verbose = d->opts.verbose & OP_VERBOSE_SFILE;
 	return rc;
 }
@@ -706,7 +736,7 @@ int main(int argc, char **argv)
 	{
 		time_t t = time(NULL);
 
-		logf_(d, "oprofiled %s started %s", PACKAGE_VERSION, ctime(&t));
+		main_log(d, "oprofiled %s started %s", PACKAGE_VERSION, ctime(&t));
 	}
 	rc = main_pipeline(d);
 	if (!rc)
@@ -718,7 +748,7 @@ int main(int argc, char **argv)
 
 	if (d->opts.daemonize && d->opts.mode != OP_MODE_LAUNCH) {
 		if (daemon(1, 0)) {
-			msg(d, "cannot daemonize: %s", strerror(errno));
+			main_err(d, "cannot daemonize: %s", strerror(errno));
 			rc = -errno;
 			goto out;
 		}
@@ -735,17 +765,17 @@ int main(int argc, char **argv)
 	err[0] = 0;
 	rc = perf_open(&d->perf, &pc, err, sizeof(err));
 	if (rc) {
-		msg(d, "%s", err[0] ? err : strerror(-rc));
+		main_err(d, "%s", err[0] ? err : strerror(-rc));
 		goto out;
 	}
 	rc = main_block_signals(d);
 	if (!rc)
 		rc = perf_watch_fd(d->perf, d->sigfd);
 	if (rc) {
-		msg(d, "cannot watch signals: %s", strerror(-rc));
+		main_err(d, "cannot watch signals: %s", strerror(-rc));
 		goto out;
 	}
-	logf_(d, "oprofiled: profiling started (%zu event%s, session %s)\n", d->nr_events,
+	main_log(d, "oprofiled: profiling started (%zu event%s, session %s)\n", d->nr_events,
 	      d->nr_events == 1 ? "" : "s", d->sess.dir);
 
 	rc = main_loop(d);
@@ -762,7 +792,7 @@ int main(int argc, char **argv)
 	{
 		time_t t = time(NULL);
 
-		logf_(d, "oprofiled: profiling stopped %s", ctime(&t));
+		main_log(d, "oprofiled: profiling stopped %s", ctime(&t));
 	}
 	main_print_stats(d);
 	main_write_stats_files(d);
