@@ -18,6 +18,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -776,6 +777,7 @@ static int open_target(struct perf_session *s, struct open_plan *pl, pid_t pid,
 					 en == EACCES || en == EPERM ? paranoid_hint(hint, sizeof(hint)) :
 					 en == ESRCH ? " - the process does not exist (any more)" :
 					 en == ENOENT || en == EOPNOTSUPP ? " - this kernel/CPU does not offer the event" :
+					 en == EMFILE ? " - one descriptor per event, CPU and thread: raise the open-files limit (ulimit -n)" :
 					 "");
 				return -en;
 			}
@@ -830,6 +832,17 @@ static int open_target(struct perf_session *s, struct open_plan *pl, pid_t pid,
 		}
 	}
 	return 0;
+}
+
+/* --pid opens events x CPUs x threads descriptors: allow the hard limit */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 static int open_pid(struct perf_session *s, struct open_plan *pl, uint32_t pid,
@@ -1127,6 +1140,7 @@ int perf_open(struct perf_session **out, const struct perf_config *cfg, char *er
 	if (ret)
 		goto out_free;
 	pl->nr_cpus = online_cpus(pl->cpus, PERF_MAX_CPUS);
+
 	pl->cpu_ring = malloc(sizeof(int) * (size_t)pl->nr_cpus);
 	if (!pl->cpu_ring) {
 		ret = -ENOMEM;
@@ -1168,6 +1182,7 @@ int perf_open(struct perf_session **out, const struct perf_config *cfg, char *er
 			ret = -EINVAL;
 			goto out_free;
 		}
+		raise_nofile();
 		for (i = 0; i < o->nr_pids && !ret; i++)
 			ret = open_pid(s, pl, o->pids[i], proc_root, err, err_len);
 		break;

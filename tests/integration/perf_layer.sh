@@ -95,14 +95,14 @@ else
 	echo "FAIL: truncated record file: rc=$rc"; cat "$work/cut.out"; fails=$((fails + 1))
 fi
 
-# 3. --pid on an already running 2-thread spinner
-"$probe" spin 4 2 &
+# 3. --pid on an already running 4-thread spinner
+"$probe" spin 4 4 &
 sp=$!; spinners="$spinners $sp"
 sleep 0.3
 P=$work/pid.out
 run "$P" pid --freq 1000 --seconds 1 "$sp"
 check "$P" watch_samples -ge 100 "pid: samples of the attached process"
-check "$P" watch_tids -ge 2 "pid: both pre-existing threads sampled (per-thread open)"
+check "$P" watch_tids -ge 4 "pid: all 4 pre-existing threads sampled (per-thread open)"
 check "$P" synth_binary_mmaps -ge 1 "pid: synthesized MMAP of its binary"
 check "$P" unmapped_user_samples -eq 0 "pid: user samples resolved by synthesized maps"
 check "$P" lost_kernel -eq 0 "pid: no loss"
