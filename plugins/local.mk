@@ -3,3 +3,5 @@ include $(srcdir)/plugins/timer/local.mk
 include $(srcdir)/plugins/kernel/local.mk
 include $(srcdir)/plugins/callgraph/local.mk
 include $(srcdir)/plugins/ibs/local.mk
+include $(srcdir)/plugins/amd64/local.mk
+include $(srcdir)/plugins/intel/local.mk
