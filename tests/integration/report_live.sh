@@ -97,7 +97,26 @@ else
 	bad "profiling the program at an odd path"
 fi
 
-# 6. the kernel image is named and resolved through the session's kallsyms snapshot
+# 6. --separate=cpu,thread: files per CPU and thread; classes and --merge
+if "$D" --session-dir="$W/sep" --separate=cpu,thread -- "$OP_BUILDDIR/tools/op-demo" 1500 >"$W/sep.log" 2>&1; then
+	ncpu=$(find "$W/sep/samples/current" -path '*op-demo/{dep}/*op-demo/TIMER*' | sed 's/.*\.//' | sort -u | wc -l)
+	"$R" --session-dir="$W/sep" -l --merge=all "$OP_BUILDDIR/tools/op-demo" >"$W/sep_all.txt" 2>&1
+	hot=$(pct_of "$W/sep_all.txt" op_demo_hot)
+	within "$hot" 75 3 && ok || { bad "--merge=all: op_demo_hot $hot %"; cat "$W/sep_all.txt"; }
+	"$R" --session-dir="$W/sep" -l --merge=tid,tgid "$OP_BUILDDIR/tools/op-demo" >"$W/sep_cpu.txt" 2>&1
+	ncls=$(grep -c "^Samples on CPU" "$W/sep_cpu.txt")
+	if [ "$ncpu" -gt 1 ]; then
+		[ "$ncls" -eq "$ncpu" ] && ok || { bad "classes by CPU: $ncls columns for $ncpu CPUs"; cat "$W/sep_cpu.txt"; }
+	else
+		[ "$ncls" -eq 0 ] && ok || bad "one CPU used but $ncls CPU classes"
+	fi
+	"$R" --session-dir="$W/sep" -l --merge=cpu "$OP_BUILDDIR/tools/op-demo" >"$W/sep_tid.txt" 2>&1 &&
+		grep -q "op_demo_hot" "$W/sep_tid.txt" && ok || { bad "--merge=cpu"; cat "$W/sep_tid.txt"; }
+else
+	bad "profiling with --separate=cpu,thread: $(cat "$W/sep.log")"
+fi
+
+# 7. the kernel image is named and resolved through the session's kallsyms snapshot
 "$R" --session-dir="$W/demo" -l >"$W/all.txt" 2>"$W/all.err"
 if grep -q " vmlinux " "$W/all.txt"; then
 	grep " vmlinux " "$W/all.txt" | grep -q -v "(no symbols)" && ok || bad "kernel samples without symbols"
