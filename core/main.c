@@ -535,6 +535,7 @@ static enum main_action main_signals(struct daemon *d)
 {
 	struct signalfd_siginfo si;
 	enum main_action act = MAIN_CONTINUE;
+	int rc;
 
 	while (read(d->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		switch (si.ssi_signo) {
@@ -552,6 +553,10 @@ static enum main_action main_signals(struct daemon *d)
 			main_drain(d);
 			trans_forget_sfile(&d->trans);
 			sfile_close_all(&d->sfiles);
+			rc = session_reopen_current(&d->sess);
+			if (rc)
+				main_err(d, "%s/samples/current: cannot reopen it: %s", d->sess.dir,
+					 strerror(-rc));
 			if (session_reopen_log(&d->sess) == 0)
 				d->log = d->sess.log;
 			d->sfiles.log = d->log;

@@ -273,6 +273,26 @@ out_fail:
 	return rc;
 }
 
+int session_reopen_current(struct session *s)
+{
+	int fd = session_open_subdir(s->samples_fd, "current");
+
+	if (fd < 0)
+		return fd;
+	if (s->current_fd < 0) {
+		s->current_fd = fd;
+		return 0;
+	}
+	if (dup3(fd, s->current_fd, O_CLOEXEC) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	close(fd);
+	return 0;
+}
+
 void session_close(struct session *s)
 {
 	if (s->log && s->log != stderr)

@@ -31,6 +31,11 @@ int session_open(struct session *s, const char *dir, bool append, const char *lo
 		 char *err, size_t err_len);
 /* (Re)write our pid into the lock file (after daemonizing). */
 int session_write_pid(struct session *s);
+/*
+ * SIGHUP: open samples/current again, creating it if it was removed (a
+ * reset); the fd number stays the same. 0 or -errno.
+ */
+int session_reopen_current(struct session *s);
 /* SIGHUP: reopen the log file (logrotate moved it). */
 int session_reopen_log(struct session *s);
 /* Remove the lock file and close everything. */

@@ -214,6 +214,18 @@ static void test_log_reopen(void **state)
 	assert_string_equal(buf, "after rotate\n");
 	read_file("logs/samples/oprofiled.log.1", buf, sizeof(buf));
 	assert_string_equal(buf, "before rotate\n");
+	/* a reset removed samples/current: SIGHUP recreates it behind the same fd */
+	{
+		int fd = s.current_fd;
+
+		path(a, "logs/samples/current");
+		assert_int_equal(session_rm_tree(AT_FDCWD, a), 0);
+		assert_int_equal(session_reopen_current(&s), 0);
+		assert_int_equal(s.current_fd, fd);
+		assert_true(exists("logs/samples/current"));
+		assert_int_equal(mkdirat(s.current_fd, "made-through-fd", 0755), 0);
+		assert_true(exists("logs/samples/current/made-through-fd"));
+	}
 	session_close(&s);
 }
 
