@@ -339,23 +339,29 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 	const uint64_t *den = denominators(p, o);
 	bool vma = o->show_address || o->details;
 	uint64_t *cum = calloc(p->ncls, sizeof(uint64_t));
+	bool multi_image = false;
 	char b[64], lb[4096], nb[4096];
 
+	/* as OProfile: the image name column only when the rows span several images */
+	for (size_t i = 1; i < rows->n; i++)
+		if (rows->v[i].g->img != rows->v[0].g->img)
+			multi_image = true;
 	if (!cum)
 		return;
 	if (vma)
-		pad(f, "vma", 17);
+		pad(f, "vma", 9); /* OProfile's width: 16-digit vmas run over it */
 	for (size_t c = 0; c < p->ncls; c++) {
 		pad(f, "samples", 9);
 		if (o->accumulated)
 			pad(f, "cum. samples", 14);
 		pad(f, "%", 9);
 		if (o->accumulated)
-			pad(f, "cum. %", 9);
+			pad(f, "cum. %", 11);
 	}
 	if (o->debug_info)
-		pad(f, "linenr info", 24);
-	pad(f, "image name", 25);
+		pad(f, "linenr info", 28);
+	if (multi_image)
+		pad(f, "image name", 25);
 	if (p->multiple_apps)
 		pad(f, "app name", 25);
 	fputs("symbol name\n", f);
@@ -379,12 +385,13 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 			}
 			pad(f, pct_str(b, sizeof(b), r->count[c], den[c]), 9);
 			if (o->accumulated)
-				pad(f, pct_str(b, sizeof(b), cum[c], den[c]), 9);
+				pad(f, pct_str(b, sizeof(b), cum[c], den[c]), 11);
 		}
 		if (o->debug_info)
 			pad(f, line_str(lb, sizeof(lb), r->sym ? r->sym->file : NULL,
-					r->sym ? r->sym->line : 0, o->long_filenames), 24);
-		pad(f, out_image_name(r->g->img, o->long_filenames, nb, sizeof(nb)), 25);
+					r->sym ? r->sym->line : 0, o->long_filenames), 28);
+		if (multi_image)
+			pad(f, out_image_name(r->g->img, o->long_filenames, nb, sizeof(nb)), 25);
 		if (p->multiple_apps)
 			pad(f, app_name(r->g->app, o->long_filenames), 25);
 		fprintf(f, "%s\n", r->sym ? r->sym->name : "(no symbols)");
