@@ -2,8 +2,9 @@
 # hot.sh - live end-to-end test of oprofiled in launch mode: profile hot.c
 # (work_big does 3x the work of work_small) at 4 kHz with the timer model,
 # then check the sample files with hot_check (ratio 3.0 +- 0.2, >= 95 % of
-# the program's samples in the two functions). Also: the command's exit
-# status, the session lock against a second daemon, SIGUSR1 dumps, SIGTERM.
+# the program's samples in the two functions). Also: --record/--replay give
+# byte-identical sample files, the command's exit status, rotation, the
+# session lock against a second daemon, SIGUSR1, SIGHUP, SIGTERM.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -26,7 +27,7 @@ no_perf() {
 }
 
 # 1. the 3:1 profile
-"$OPD" --session-dir="$W/s1" --events=TIMER:250000 -- "$HOT" 3000 > out1 2> err1
+"$OPD" --session-dir="$W/s1" --events=TIMER:250000 --record="$W/rec.data" -- "$HOT" 3000 > out1 2> err1
 rc=$?
 no_perf err1
 if [ $rc -ne 0 ]; then
@@ -42,6 +43,21 @@ fi
 grep -q -- "-- OProfile-ng Statistics --" "$W/s1/samples/oprofiled.log" || { echo "FAIL: no statistics in the log"; fail=1; }
 grep -q "^sizeof_struct_opd_header 72" "$W/s1/abi" || { echo "FAIL: abi file"; fail=1; }
 [ ! -e "$W/s1/lock" ] || { echo "FAIL: lock file left behind"; fail=1; }
+
+# 1b. replaying the recorded stream gives byte-identical sample files
+"$OPD" --session-dir="$W/s1r" --events=TIMER:250000 --replay="$W/rec.data" > outr 2> errr
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: replay exited $rc"; cat errr; fail=1; }
+(cd "$W/s1/samples/current" && find . -name 'TIMER.*' | sort) > files1
+(cd "$W/s1r/samples/current" && find . -name 'TIMER.*' | sort) > files1r
+if [ ! -s files1 ] || ! cmp -s files1 files1r; then
+	echo "FAIL: replay wrote other sample files"; diff files1 files1r; fail=1
+else
+	while read -r f; do
+		cmp -s "$W/s1/samples/current/$f" "$W/s1r/samples/current/$f" ||
+			{ echo "FAIL: replay: $f differs"; fail=1; }
+	done < files1
+fi
 
 # 2. the command's exit status is oprofiled's
 "$OPD" --session-dir="$W/s2" -- "$HOT" 10 7 > /dev/null 2>&1
