@@ -140,6 +140,8 @@ static void sfile_close_files(struct sfile_table *tab, struct op_sfile *sf)
 	for (i = 0; reg && i < reg->nr_sfile; i++) {
 		const struct ext_sfile_handlers *h = &reg->sfile[i];
 
+		if (h->slot >= EXT_MAX_SFILE_SLOTS)
+			continue;
 		if (h->ops.close)
 			h->ops.close(h->priv, sf, sf->slot[h->slot]);
 		sf->slot[h->slot] = NULL;
@@ -276,6 +278,8 @@ struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view 
 	for (i = 0; reg && i < reg->nr_sfile; i++) {
 		const struct ext_sfile_handlers *hd = &reg->sfile[i];
 
+		if (hd->slot >= EXT_MAX_SFILE_SLOTS)
+			continue;
 		if (hd->ops.create && hd->ops.create(hd->priv, sf, &sf->slot[hd->slot]))
 			sfile_logf(tab, "sample file handler of a plugin failed to create its state");
 	}
@@ -625,7 +629,7 @@ void sfile_sync_all(struct sfile_table *tab)
 		for (i = 0; reg && i < reg->nr_sfile; i++) {
 			const struct ext_sfile_handlers *h = &reg->sfile[i];
 
-			if (h->ops.sync)
+			if (h->slot < EXT_MAX_SFILE_SLOTS && h->ops.sync)
 				h->ops.sync(h->priv, sf, sf->slot[h->slot]);
 		}
 		for (i = 0; i < OP_MAX_EVENTS; i++)

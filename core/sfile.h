@@ -4,6 +4,11 @@
  * opened on first use, plugin slots and plugin-opened files; LRU-bounded
  * open files. Files are created below samples/current/ only, through
  * directory fds, never following symlinks.
+ *
+ * Plugin sfile handlers: the core calls create when a set is made, close
+ * when it is evicted or closed (SIGHUP, exit) and sync with every msync;
+ * get_file and dup are for the plugin's own use (it opens its files with
+ * the sample_file_open service, which lands in sfile_open_spec).
  * SPDX-License-Identifier: MIT
  */
 #ifndef OP_CORE_SFILE_H
