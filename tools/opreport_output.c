@@ -110,8 +110,11 @@ static void print_counted(FILE *f, const struct rpt_class *k, const struct op_ev
 
 static void print_header(FILE *f, const struct rpt_profile *p)
 {
-	fprintf(f, "CPU: %s, speed %g MHz (estimated)\n",
-		is_timer(p) ? "CPU with timer interrupt" : rs_cpu_name(p->cpu_type), p->cpu_speed);
+	fprintf(f, "CPU: %s", is_timer(p) ? "CPU with timer interrupt" : rs_cpu_name(p->cpu_type));
+	/* as OProfile: the speed only when the header knows it */
+	if (p->cpu_speed > 0)
+		fprintf(f, ", speed %g MHz (estimated)", p->cpu_speed);
+	fputc('\n', f);
 	if (is_timer(p)) {
 		fprintf(f, "Profiling through timer interrupt\n");
 	} else {
@@ -545,12 +548,12 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 		fputs(" reversesort=\"true\"", f);
 	fputs("/>\n <setup>\n", f);
 	if (is_timer(p)) {
-		fputs("  <timersetup rtcinterrupts=\"0\"/>\n", f);
+		fprintf(f, "  <timersetup rtcinterrupts=\"%" PRIu64 "\"/>\n", p->cls[0].count);
 	} else {
 		for (size_t c = 0; c < p->ncls; c++) {
 			fprintf(f, "  <eventsetup id=\"%zu\" eventname=\"", c);
 			xml_str(f, p->cls[c].event);
-			fprintf(f, "\" unitmask=\"0x%x\" setupcount=\"%" PRIu64 "\"/>\n", p->cls[c].um,
+			fprintf(f, "\" unitmask=\"%u\" setupcount=\"%" PRIu64 "\"/>\n", p->cls[c].um,
 				p->cls[c].count);
 		}
 	}
