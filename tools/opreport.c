@@ -83,30 +83,39 @@ static int parse_merge(const char *arg, unsigned *merge)
 	return ret;
 }
 
-static int parse_sort(const char *arg, enum rpt_sort *sort)
+static int parse_sort(const char *arg, struct rpt_opts *o)
 {
 	static const char *const names[] = { "sample", "symbol", "image", "vma", "app-name" };
-	char *dup = strdup(arg), *comma;
+	char *dup = strdup(arg), *save = NULL, *tok;
+	int ret = 0;
 
 	if (!dup)
 		return -ENOMEM;
-	/* the first key decides; the others are tie-breakers we apply anyway */
-	comma = strchr(dup, ',');
-	if (comma)
-		*comma = 0;
-	for (int i = 0; i < 5; i++) {
-		if (!strcmp(dup, names[i])) {
-			*sort = (enum rpt_sort)i;
-			free(dup);
-			return 0;
+	o->nsort_keys = 0;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int i;
+
+		for (i = 0; i < 5 && strcmp(tok, names[i]); i++)
+			;
+		if (i == 5) {
+			fprintf(stderr,
+				"opreport error: --sort: unknown key \"%s\" (expected a comma list of "
+				"sample, symbol, image, vma, app-name)\n",
+				tok);
+			ret = -EINVAL;
+			break;
 		}
+		if (o->nsort_keys < 5)
+			o->sort_keys[o->nsort_keys++] = (enum rpt_sort)i;
 	}
-	fprintf(stderr,
-		"opreport error: --sort: unknown key \"%s\" (expected sample, symbol, image, vma or "
-		"app-name)\n",
-		dup);
+	if (!ret && !o->nsort_keys) {
+		fprintf(stderr, "opreport error: --sort: no key given\n");
+		ret = -EINVAL;
+	}
+	if (!ret)
+		o->sort = o->sort_keys[0];
 	free(dup);
-	return -EINVAL;
+	return ret;
 }
 
 static char *join_args(int argc, char **argv)
@@ -214,7 +223,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 's':
-			if (parse_sort(optarg, &o.sort))
+			if (parse_sort(optarg, &o))
 				goto out;
 			break;
 		case 'e':

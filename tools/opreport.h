@@ -71,7 +71,9 @@ struct rpt_opts {
 	bool symbols, details, debug_info, show_address, long_filenames;
 	bool global_percent, accumulated, reverse_sort, exclude_dependent;
 	double threshold;       /* percent, 0 = off */
-	enum rpt_sort sort;
+	enum rpt_sort sort;     /* first sort key */
+	enum rpt_sort sort_keys[5]; /* all keys given to --sort, in order */
+	unsigned nsort_keys;
 	enum rpt_demangle demangle;
 	enum rpt_format format;
 	struct strlist include_syms, exclude_syms;

@@ -168,7 +168,7 @@ static int ent_cmp(const void *a, const void *b, void *ctx)
 	int r = 0;
 
 	if (o->sort == SORT_IMAGE || o->sort == SORT_APP || o->sort == SORT_SYMBOL)
-		r = strcmp(x->name, y->name);
+		r = strcmp(app_name(x->name, o->long_filenames), app_name(y->name, o->long_filenames));
 	else if (x->count[0] != y->count[0])
 		r = x->count[0] > y->count[0] ? -1 : 1;
 	if (o->reverse_sort)
@@ -184,7 +184,8 @@ static int grp_cmp(const void *a, const void *b, void *ctx)
 	int r = 0;
 
 	if (o->sort == SORT_IMAGE || o->sort == SORT_SYMBOL)
-		r = strcmp(x->img->display, y->img->display);
+		r = strcmp(app_name(x->img->display, o->long_filenames),
+			   app_name(y->img->display, o->long_filenames));
 	else if (x->total[0] != y->total[0])
 		r = x->total[0] > y->total[0] ? -1 : 1;
 	if (o->reverse_sort)

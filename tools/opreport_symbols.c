@@ -294,30 +294,48 @@ static uint64_t row_vma(const struct rpt_symrow *r)
 	return r->ndet ? sym_key_vma(&r->g->img->syms, r->det[0].key) : 0;
 }
 
+/* the name an image or app is shown (and so sorted) under */
+static const char *shown_name(const char *display, bool long_names)
+{
+	const char *b;
+
+	if (!display)
+		return "";
+	if (long_names || strstr(display, " (tgid:"))
+		return display;
+	b = strrchr(display, '/');
+	return b && b[1] ? b + 1 : display;
+}
+
 static int row_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct rpt_opts *sort_opts = ctx;
 	const struct rpt_symrow *x = a, *y = b;
+	unsigned nkeys = sort_opts->nsort_keys ? sort_opts->nsort_keys : 1;
 	int r = 0;
 
-	switch (sort_opts->sort) {
-	case SORT_SAMPLE:
-		if (x->count[0] != y->count[0])
-			r = x->count[0] > y->count[0] ? -1 : 1;
-		break;
-	case SORT_SYMBOL:
-		r = strcmp(row_name(x), row_name(y));
-		break;
-	case SORT_IMAGE:
-		r = strcmp(x->g->img->display, y->g->img->display);
-		break;
-	case SORT_APP:
-		r = strcmp(x->g->app ? x->g->app : "", y->g->app ? y->g->app : "");
-		break;
-	case SORT_VMA:
-		if (row_vma(x) != row_vma(y))
-			r = row_vma(x) < row_vma(y) ? -1 : 1;
-		break;
+	for (unsigned k = 0; k < nkeys && !r; k++) {
+		switch (sort_opts->nsort_keys ? sort_opts->sort_keys[k] : sort_opts->sort) {
+		case SORT_SAMPLE:
+			if (x->count[0] != y->count[0])
+				r = x->count[0] > y->count[0] ? -1 : 1;
+			break;
+		case SORT_SYMBOL:
+			r = strcmp(row_name(x), row_name(y));
+			break;
+		case SORT_IMAGE:
+			r = strcmp(shown_name(x->g->img->display, sort_opts->long_filenames),
+				   shown_name(y->g->img->display, sort_opts->long_filenames));
+			break;
+		case SORT_APP:
+			r = strcmp(shown_name(x->g->app, sort_opts->long_filenames),
+				   shown_name(y->g->app, sort_opts->long_filenames));
+			break;
+		case SORT_VMA:
+			if (row_vma(x) != row_vma(y))
+				r = row_vma(x) < row_vma(y) ? -1 : 1;
+			break;
+		}
 	}
 	if (sort_opts->reverse_sort)
 		r = -r;

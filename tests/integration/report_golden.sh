@@ -186,6 +186,8 @@ check threshold -l --threshold=5
 check threshold_summary --threshold=10
 check sort_symbol -l --sort=symbol image:fx_c
 check sort_vma -l --sort=vma image:fx_c
+check sort_multi -l --sort=image,symbol
+check sort_image_summary --sort=image
 check reverse -l -r image:fx_c
 check accumulated -l -a image:fx_c
 check global -l -% image:fx_nopie
