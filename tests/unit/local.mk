@@ -196,3 +196,21 @@ tests_unit_test_perf_decode_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_perf_decode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_perf_decode_LDADD = core/libopcore.la $(CMOCKA_LIBS)
 endif
+# --- models helper: hardware-model plugins (amd64, intel) through the mock host,
+# cross-checked against libpfm4 (needs LIBPFM_ENCODE_INACTIVE; not under ASan: libpfm4 leaks its tables)
+EXTRA_DIST += tests/unit/model_check.h
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_model_amd64 tests/unit/test_model_intel
+TESTS += tests/unit/test_model_amd64 tests/unit/test_model_intel
+tests_unit_test_model_amd64_SOURCES = tests/unit/test_model_amd64.c tests/unit/mock_host.c \
+	tests/unit/mock_host.h plugins/amd64/amd64.c plugins/common/model_pfm.c
+tests_unit_test_model_amd64_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit \
+	-I$(top_srcdir)/plugins/common -DTEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_model_amd64_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_model_amd64_LDADD = lib/libopng.la $(PFM_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_model_intel_SOURCES = tests/unit/test_model_intel.c tests/unit/mock_host.c \
+	tests/unit/mock_host.h plugins/intel/intel.c plugins/common/model_pfm.c
+tests_unit_test_model_intel_CPPFLAGS = $(tests_unit_test_model_amd64_CPPFLAGS)
+tests_unit_test_model_intel_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_model_intel_LDADD = lib/libopng.la $(PFM_LIBS) $(CMOCKA_LIBS)
+endif
