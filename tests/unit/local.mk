@@ -213,4 +213,11 @@ tests_unit_test_model_intel_SOURCES = tests/unit/test_model_intel.c tests/unit/m
 tests_unit_test_model_intel_CPPFLAGS = $(tests_unit_test_model_amd64_CPPFLAGS)
 tests_unit_test_model_intel_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_model_intel_LDADD = lib/libopng.la $(PFM_LIBS) $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/test_catalogues
+TESTS += tests/unit/test_catalogues
+SANITIZER_TESTS += tests/unit/test_catalogues
+tests_unit_test_catalogues_SOURCES = tests/unit/test_catalogues.c
+tests_unit_test_catalogues_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_catalogues_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_catalogues_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
