@@ -574,6 +574,149 @@ static void test_image_filter(void **state)
 	fx_free(f);
 }
 
+/*
+ * task_add_map against a reference model: random mappings over a small
+ * address space; after each one every address must map like the model
+ * (last writer wins) and the list must stay sorted and disjoint.
+ */
+static void test_map_overlaps_model(void **state)
+{
+	enum { SPACE = 512 };
+	static uint32_t model[SPACE]; /* cookie per address, 0 = none */
+	static uint64_t model_off[SPACE];
+	struct task t;
+	uint64_t r = 0x9e3779b97f4a7c15ull;
+	int op, a, k;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	memset(model, 0, sizeof(model));
+	for (op = 0; op < 3000; op++) {
+		uint64_t start, len, pgoff;
+		uint32_t c;
+
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		start = r % SPACE;
+		len = 1 + (r >> 16) % 64;
+		if (start + len > SPACE)
+			len = SPACE - start;
+		pgoff = (r >> 32) % 1000;
+		c = 1 + (uint32_t)(op % 1000);
+		assert_int_equal(task_add_map(&t, start, len, pgoff, c, false), 0);
+		for (a = 0; a < (int)len; a++) {
+			model[start + a] = c;
+			model_off[start + a] = pgoff + a;
+		}
+		for (k = 1; k < (int)t.nr_maps; k++)
+			assert_true(t.maps[k - 1].end <= t.maps[k].start);
+		for (k = 0; k < (int)t.nr_maps; k++)
+			assert_true(t.maps[k].start < t.maps[k].end);
+		for (a = 0; a < SPACE; a++) {
+			const struct task_map *m = task_find_map(&t, (uint64_t)a);
+
+			if (!model[a]) {
+				assert_null(m);
+				continue;
+			}
+			assert_non_null(m);
+			assert_int_equal(m->cookie, model[a]);
+			assert_int_equal(a - m->start + m->pgoff, model_off[a]);
+		}
+	}
+	free(t.maps);
+}
+
+/* random record streams never crash and never emit a malformed buffer */
+static void test_random_records(void **state)
+{
+	static const char *const names[] = { "/bin/a", "/lib/b.so", "//anon", "[heap]", "",
+					      "/x (deleted)", "[vdso]", "rel/path" };
+	struct fx *f = fx_new(256);
+	uint64_t r = 12345;
+	size_t i, c, start = 0;
+	int n;
+
+	(void)state;
+	f->reg.has_kernel = true;
+	f->reg.kernel.ops.resolve = fake_resolve;
+	fake_kernel_cookie = ck(f, "vmlinux", OP_IMAGE_KERNEL);
+	for (n = 0; n < 20000; n++) {
+		struct op_record rec;
+		uint32_t pid;
+
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		memset(&rec, 0, sizeof(rec));
+		pid = 1 + (uint32_t)(r % 7);
+		switch ((r >> 8) % 10) {
+		case 0:
+			rec.type = OP_REC_MMAP;
+			rec.mmap.pid = rec.mmap.tid = pid;
+			rec.mmap.start = ((r >> 12) % 64) << 12;
+			rec.mmap.len = ((r >> 20) % 16) << 12;
+			rec.mmap.pgoff = (r >> 28) % 0x10000;
+			rec.mmap.exec = (r >> 40) % 4 != 0;
+			rec.mmap.cpumode = (r >> 42) % 8 ? OP_CPUMODE_USER : OP_CPUMODE_KERNEL;
+			rec.mmap.filename = (r >> 44) % 16 ? names[(r >> 48) % 8] : NULL;
+			break;
+		case 1:
+			rec.type = OP_REC_COMM;
+			rec.comm.pid = pid;
+			rec.comm.tid = pid + (uint32_t)((r >> 12) % 2);
+			rec.comm.exec = (r >> 16) % 2;
+			rec.comm.comm = (r >> 18) % 8 ? "a" : NULL;
+			break;
+		case 2:
+			rec.type = (r >> 12) % 2 ? OP_REC_FORK : OP_REC_EXIT;
+			rec.task.pid = pid;
+			rec.task.ppid = 1 + (uint32_t)((r >> 16) % 7);
+			rec.task.tid = (r >> 20) % 2 ? pid : pid + 100;
+			break;
+		case 3:
+			sync_round_end(&f->s);
+			rec.type = (enum op_rec_type)((r >> 12) % 9);
+			if (rec.type == OP_REC_MMAP || rec.type == OP_REC_COMM)
+				rec.type = OP_REC_LOST;
+			rec.lost.lost = (r >> 16) % 3;
+			break;
+		default:
+			rec.type = OP_REC_SAMPLE;
+			rec.sample.pid = pid;
+			rec.sample.tid = pid;
+			rec.sample.cpu = (uint32_t)((r >> 12) % 3);
+			rec.sample.cpumode = (uint16_t)((r >> 14) % 6);
+			rec.sample.ip = (r >> 20) % 3 ? ((r >> 24) % (64 << 12))
+						       : 0xffffffff81000000ull + ((r >> 24) % 0x2000000);
+			rec.sample.source = (r >> 50) % 16 ? 0 : 1;
+			rec.counter = (uint32_t)((r >> 52) % 2);
+			break;
+		}
+		assert_int_equal(sync_record(&f->s, &rec), 0);
+	}
+	fx_flush(f);
+	assert_true(f->n > 1000);
+	for (c = 0; c < f->chunks; c++) {
+		for (i = start; i < f->chunk_ends[c];) {
+			if (f->out[i] == E) {
+				int nargs = evb_core_nargs((uint32_t)f->out[i + 1]);
+
+				assert_true(nargs >= 0);
+				assert_int_equal(f->out[i + 2], (uint64_t)nargs);
+				i += 3 + f->out[i + 2];
+			} else {
+				assert_true(f->out[i + 1] < 2);
+				i += 2;
+			}
+		}
+		assert_int_equal(i, f->chunk_ends[c]);
+		start = f->chunk_ends[c];
+	}
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +731,8 @@ int main(void)
 		cmocka_unit_test(test_map_pc),
 		cmocka_unit_test(test_proc_probe),
 		cmocka_unit_test(test_image_filter),
+		cmocka_unit_test(test_map_overlaps_model),
+		cmocka_unit_test(test_random_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

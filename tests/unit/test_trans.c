@@ -266,6 +266,95 @@ static void test_trace_arcs(void **state)
 	cfx_free(f);
 }
 
+static int soup_calls;
+
+static int soup_handler(void *priv, const struct op_trans_view *t, const uint64_t *args,
+			uint32_t nargs)
+{
+	(void)priv;
+	soup_calls++;
+	if (nargs && args[0] % 3 == 0)
+		return -EINVAL;
+	trans_log_sample(&plugin_fx->tr, t, EXT_COUNTER_BASE, nargs ? args[0] : 0, 1);
+	return 0;
+}
+
+/* random word soup after a valid prelude: never a crash */
+static void test_random_buffers(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_ALL, 8);
+	struct ext_escape esc = {
+		.desc = { .size = sizeof(esc.desc), .code = 33, .name = "soup",
+			  .min_args = 0, .max_args = 4, .handler = soup_handler },
+		.priv = NULL,
+	};
+	uint64_t buf[64], r = 777;
+	op_cookie_t c[4];
+	int n, i;
+
+	(void)state;
+	plugin_fx = f;
+	f->reg.escapes[33] = &esc;
+	f->reg.counters[0].desc = (struct op_counter_desc){
+		.size = sizeof(struct op_counter_desc), .name = "VIRT", .count = 1 };
+	f->reg.nr_counters = 1;
+	c[0] = cfx_ck(f, "/bin/a", OP_IMAGE_USER);
+	c[1] = cfx_ck(f, "/lib/b.so", OP_IMAGE_USER);
+	c[2] = cfx_ck(f, "vmlinux", OP_IMAGE_KERNEL);
+	c[3] = cfx_ck(f, "anon", OP_IMAGE_ANON);
+	for (n = 0; n < 3000; n++) {
+		int len = 8 + (int)(r % 56);
+
+		i = 0;
+		if (n % 2) {
+			buf[i++] = EVB_ESCAPE;
+			buf[i++] = r % 3 ? EVB_USER_ENTER : EVB_KERNEL_ENTER;
+			buf[i++] = 0;
+			buf[i++] = EVB_ESCAPE;
+			buf[i++] = EVB_COOKIE_SWITCH;
+			buf[i++] = 1;
+			buf[i++] = c[(r >> 3) % 3];
+			buf[i++] = r >> 40;
+			buf[i++] = 0;
+			buf[i++] = EVB_ESCAPE;
+			buf[i++] = 33;
+			buf[i++] = 1;
+			buf[i++] = r >> 30;
+		}
+		for (; i < len; i++) {
+			r ^= r << 13;
+			r ^= r >> 7;
+			r ^= r << 17;
+			switch (r % 8) {
+			case 0:
+			case 1:
+				buf[i] = EVB_ESCAPE;
+				break;
+			case 2:
+				buf[i] = (r >> 8) % 40;   /* a code or a length */
+				break;
+			case 3:
+				buf[i] = c[(r >> 8) % 4];
+				break;
+			case 4:
+				buf[i] = (r >> 8) % 3;    /* counters, lengths */
+				break;
+			default:
+				buf[i] = r >> 20;         /* offsets, garbage */
+				break;
+			}
+		}
+		trans_buffer(&f->tr, buf, (size_t)len);
+	}
+	trans_forget_sfile(&f->tr);
+	sfile_close_all(&f->sft);
+	assert_true(f->st.v[STAT_UNKNOWN_CODE] > 0);
+	assert_true(f->st.v[STAT_INCOMPLETE_CODE] > 0);
+	assert_true(f->st.v[STAT_SFILE_OPENS] > 0);
+	assert_true(soup_calls > 0);
+	cfx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_plugin_code),
 		cmocka_unit_test(test_trace_arcs),
+		cmocka_unit_test(test_random_buffers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
