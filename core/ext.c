@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -41,6 +42,10 @@ struct op_ext {
 	struct op_ext_descriptor desc; /* min(size, sizeof) copy */
 	bool in_init;
 	bool initialized;
+	/* log rate limit: messages in the current window, and those dropped */
+	uint64_t log_window_start_ms;
+	unsigned log_in_window;
+	uint64_t log_suppressed;
 };
 
 struct ext_loader {
@@ -49,6 +54,8 @@ struct ext_loader {
 	struct ext_core_services *core;
 	FILE *log;
 	bool verbose;
+	unsigned log_limit;      /* messages per plugin per window; 0 = no limit */
+	unsigned log_window_ms;
 	struct op_host host;
 	struct ext_registry reg;
 	struct op_ext *plugins[EXT_MAX_PLUGINS];
@@ -82,9 +89,48 @@ static void ext_msg(const struct ext_loader *l, const char *fmt, ...)
 
 static const char *const ext_level_names[] = { "error: ", "warning: ", "", "debug: " };
 
+static uint64_t ext_now_ms(void)
+{
+	struct timespec ts;
+
+	/* coarse clock: served from the vDSO, no system call */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * A plugin that logs per sample must not flood the log: at most log_limit
+ * messages per window, then one line saying how many were dropped.
+ */
+static bool ext_log_allowed(op_ext_t *ctx, FILE *f)
+{
+	struct ext_loader *l = ctx->loader;
+	uint64_t now;
+
+	if (!l || !l->log_limit)
+		return true;
+	now = ext_now_ms();
+	if (now - ctx->log_window_start_ms >= l->log_window_ms) {
+		if (ctx->log_suppressed)
+			fprintf(f, "%s: warning: %llu messages suppressed (more than %u in %u ms)\n",
+				ctx->name, (unsigned long long)ctx->log_suppressed, l->log_limit,
+				l->log_window_ms);
+		ctx->log_window_start_ms = now;
+		ctx->log_in_window = 0;
+		ctx->log_suppressed = 0;
+	}
+	if (ctx->log_in_window >= l->log_limit) {
+		ctx->log_suppressed++;
+		return false;
+	}
+	ctx->log_in_window++;
+	return true;
+}
+
 static void host_vlog(op_ext_t *ctx, enum op_log_level level, const char *fmt, va_list ap)
 {
 	struct ext_loader *l = ctx ? ctx->loader : NULL;
+	FILE *f = ext_log_file(l);
 	char buf[1024];
 	size_t len;
 
@@ -92,12 +138,14 @@ static void host_vlog(op_ext_t *ctx, enum op_log_level level, const char *fmt, v
 		return;
 	if ((unsigned)level > OP_LOG_DEBUG)
 		level = OP_LOG_DEBUG;
+	if (ctx && !ext_log_allowed(ctx, f))
+		return;
 	vsnprintf(buf, sizeof(buf), fmt ? fmt : "(null)", ap);
 	len = strlen(buf);
 	while (len && buf[len - 1] == '\n')
 		buf[--len] = '\0';
-	fprintf(ext_log_file(l), "%s: %s%s\n", ctx ? ctx->name : "?", ext_level_names[level], buf);
-	fflush(ext_log_file(l));
+	fprintf(f, "%s: %s%s\n", ctx ? ctx->name : "?", ext_level_names[level], buf);
+	fflush(f);
 }
 
 static void host_log(op_ext_t *ctx, enum op_log_level level, const char *fmt, ...)
@@ -1136,6 +1184,8 @@ struct ext_loader *ext_loader_new(const char *plugin_dir, void *config,
 	l->config = config;
 	l->core = core;
 	l->log = log;
+	l->log_limit = 100;
+	l->log_window_ms = 10000;
 	ext_host_init(l);
 	return l;
 }
@@ -1149,6 +1199,12 @@ void ext_loader_set_core(struct ext_loader *l, struct ext_core_services *core)
 void ext_loader_set_log(struct ext_loader *l, FILE *log)
 {
 	l->log = log;
+}
+
+void ext_loader_set_log_limit(struct ext_loader *l, unsigned max_messages, unsigned window_ms)
+{
+	l->log_limit = max_messages;
+	l->log_window_ms = window_ms;
 }
 
 void ext_loader_set_verbose(struct ext_loader *l, bool verbose)

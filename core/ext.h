@@ -167,6 +167,11 @@ void ext_loader_free(struct ext_loader *l);
 void ext_loader_set_core(struct ext_loader *l, struct ext_core_services *core);
 /* send the loader's and plugins' messages to @log from now on (SIGHUP reopen) */
 void ext_loader_set_log(struct ext_loader *l, FILE *log);
+/*
+ * At most @max_messages log lines per plugin per @window_ms (default 100 per
+ * 10 s), then a count of the dropped ones; 0 disables the limit.
+ */
+void ext_loader_set_log_limit(struct ext_loader *l, unsigned max_messages, unsigned window_ms);
 /* log plugins' OP_LOG_DEBUG messages and "loaded" lines (--verbose=ext) */
 void ext_loader_set_verbose(struct ext_loader *l, bool verbose);
 /* the host table plugins get (tests, mock hosts) */

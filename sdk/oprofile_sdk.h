@@ -408,7 +408,13 @@ struct op_host {
 	uint32_t size;  /* bytes of this table the host provides */
 	uint32_t abi_major, abi_minor;
 
-	/* --- logging, prefixed with the plugin name --- */
+	/*
+	 * --- logging, prefixed with the plugin name ---
+	 * One line per call (a trailing newline is optional). OP_LOG_DEBUG shows
+	 * only with --verbose=ext. Rate-limited per plugin (100 lines per 10 s by
+	 * default; the excess is counted and reported), but still not for use
+	 * per sample.
+	 */
 	void (*log)(op_ext_t *ctx, enum op_log_level level, const char *fmt, ...)
 		__attribute__((format(printf, 3, 4)));
 	void (*vlog)(op_ext_t *ctx, enum op_log_level level, const char *fmt, va_list ap);

@@ -489,6 +489,27 @@ static void test_no_core(void **state)
 	assert_null(h->session_dir(ctx));
 	assert_null(h->proc_root(ctx));
 
+	/* a plugin flooding the log is cut short, then told how much was dropped */
+	{
+		const char *t, *p;
+		int i, n = 0;
+
+		ext_loader_set_log_limit(l, 5, 200);
+		usleep(250 * 1000); /* a fresh window: init's message is in the old one */
+		for (i = 0; i < 50; i++)
+			h->log(ctx, OP_LOG_WARN, "flood %d", i);
+		usleep(250 * 1000);
+		h->log(ctx, OP_LOG_WARN, "after the window");
+		t = log_text(&lb);
+		for (p = t; (p = strstr(p, "fx_all: warning: flood ")); p++)
+			n++;
+		assert_int_equal(n, 5);
+		assert_contains(t, "fx_all: warning: flood 4\n");
+		assert_null(strstr(t, "flood 5\n"));
+		assert_contains(t, "fx_all: warning: 45 messages suppressed (more than 5 in 200 ms)\n"
+				   "fx_all: warning: after the window\n");
+	}
+
 	/* binding the core later reaches the ctx-less services */
 	{
 		struct ext_core_services core = mock_services();
