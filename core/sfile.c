@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "op_mangle.h"
@@ -25,19 +26,29 @@ static void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
 
 static void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
 {
+	time_t now;
 	va_list ap;
 
-	if (!tab->log || tab->errors_logged >= SFILE_MAX_ERRORS_LOGGED)
+	if (!tab->log)
 		return;
-	if (++tab->errors_logged == SFILE_MAX_ERRORS_LOGGED) {
-		fprintf(tab->log, "oprofiled: too many sample file errors, not logging more\n");
-		return;
+	/* at most SFILE_MAX_ERRORS_LOGGED messages a minute (error paths only) */
+	now = time(NULL);
+	if (now - tab->log_window >= 60) {
+		if (tab->errors_logged > SFILE_MAX_ERRORS_LOGGED)
+			fprintf(tab->log, "oprofiled: %u sample file errors not logged\n",
+				tab->errors_logged - SFILE_MAX_ERRORS_LOGGED);
+		tab->log_window = now;
+		tab->errors_logged = 0;
 	}
+	if (++tab->errors_logged > SFILE_MAX_ERRORS_LOGGED)
+		return;
 	va_start(ap, fmt);
 	fputs("oprofiled: ", tab->log);
 	vfprintf(tab->log, fmt, ap);
 	fputc('\n', tab->log);
 	va_end(ap);
+	if (tab->errors_logged == SFILE_MAX_ERRORS_LOGGED)
+		fprintf(tab->log, "oprofiled: more sample file errors this minute are only counted\n");
 	fflush(tab->log);
 }
 

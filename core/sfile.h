@@ -86,7 +86,8 @@ struct sfile_table {
 	unsigned nr_open;              /* open sample files, all sets */
 	struct op_sfile lru;           /* sentinel: lru.lru_next is the least recent */
 	struct op_sfile *pinned;       /* trans' current set: never evicted */
-	unsigned errors_logged;
+	unsigned errors_logged;        /* in the current minute */
+	long long log_window;          /* start of that minute (time_t) */
 };
 
 int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
