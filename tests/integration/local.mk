@@ -35,7 +35,6 @@ dist_check_SCRIPTS += tests/integration/report_ophelp.sh
 TESTS += tests/integration/report_ophelp.sh
 dist_check_SCRIPTS += tests/integration/report_live.sh
 TESTS += tests/integration/report_live.sh
-
 # core: launch-mode profile of a 3:1 workload, checked through the sample files
 check_PROGRAMS += tests/integration/hot tests/integration/hot_check
 tests_integration_hot_SOURCES = tests/integration/hot.c
@@ -44,3 +43,6 @@ tests_integration_hot_check_SOURCES = tests/integration/hot_check.c
 tests_integration_hot_check_LDADD = lib/libopng.la
 dist_check_SCRIPTS += tests/integration/hot.sh
 TESTS += tests/integration/hot.sh
+# --- models helper: ophelp over every catalogue; hardware models vs the timer fallback in oprofiled
+dist_check_SCRIPTS += tests/integration/ophelp_catalogues.sh tests/integration/model_fallback.sh
+TESTS += tests/integration/ophelp_catalogues.sh tests/integration/model_fallback.sh
