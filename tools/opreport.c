@@ -45,7 +45,9 @@ static void usage(FILE *f)
 	      "  -h, --help               this help\n"
 	      "profile specification: session:, session-exclude:, image:, image-exclude:,\n"
 	      "lib-image:, event:, count:, unit-mask:, tid:, tgid:, cpu: (comma lists, globs),\n"
-	      "or image names.\n",
+	      "or image names.\n"
+	      "Anonymous (JIT) regions are named from /tmp/perf-PID.map ($OPREPORT_PERF_MAP_DIR\n"
+	      "instead of /tmp when set).\n",
 	      f);
 }
 

@@ -137,7 +137,10 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 	} else if (img->kind == OP_IMAGE_ANON) {
 		/* without a map, addresses are still shown as anon_start + key */
 		img->syms.vma_bias = img->hdr.anon_start ? img->hdr.anon_start : img->start;
-		if (asprintf(&map, "/tmp/perf-%d.map", img->tgid) < 0)
+		/* JIT symbol maps (perf's convention); the directory can be moved for tests */
+		const char *dir = getenv("OPREPORT_PERF_MAP_DIR");
+
+		if (asprintf(&map, "%s/perf-%d.map", dir && *dir ? dir : "/tmp", img->tgid) < 0)
 			goto out;
 		if (!exists(map)) {
 			/* anonymous memory without a JIT map has no symbols, quietly */

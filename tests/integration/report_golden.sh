@@ -55,6 +55,10 @@ s${T}0x1010${T}30
 s${T}0x2004${T}5
 file${T}$B/fx_c${T}{anon:anon}4242:0x7f0000000000:0x7f0000000fff${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}0${T}0x7f0000000000
 s${T}0x10${T}8
+file${T}$B/fx_c${T}{anon:anon}4243:0x7f1000000000:0x7f1000ffffff${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}0${T}0x7f1000000000
+s${T}0x1010${T}9
+s${T}0x2000${T}3
+s${T}0x5000${T}1
 file${T}$B/fx_c${T}{kern}ext4${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}1
 s${T}0x150${T}4
 s${T}0x210${T}2
@@ -165,6 +169,12 @@ check() { # $1 = golden name, rest = opreport arguments
 		echo "FAIL $name: opreport $* differs from golden/$name.txt"; fail=$((fail + 1))
 	fi
 }
+
+# a JIT map for the anon region of tgid 4243
+mkdir -p "$W/maps"
+printf '7f1000001000 100 jit_compiled_loop\n7f1000002000 40 Interpreter::dispatch()\n' >"$W/maps/perf-4243.map"
+OPREPORT_PERF_MAP_DIR=$W/maps
+export OPREPORT_PERF_MAP_DIR
 
 check summary
 check symbols -l
