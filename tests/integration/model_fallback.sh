@@ -95,5 +95,23 @@ rc=$?
 [ $rc -eq 0 ] || { bad "--cpu-type=timer exited $rc"; show err6; }
 grep -q "oprofiled: model timer, cpu type timer (4)" "$W/s6/samples/oprofiled.log" || bad "--cpu-type=timer did not pick the timer"
 
+# 7. the out-of-tree vendor model (sdk/examples/vendor-model, built in-tree): forced and claimed
+vm=$B/sdk/examples/vendor-model/.libs/vendor_model.so
+if [ -f "$vm" ]; then
+	mkdir -p "$W/plugins" && chmod 0755 "$W/plugins"
+	cp "$vm" "$OP_PLUGIN_DIR/timer.so" "$W/plugins/" && chmod 0644 "$W/plugins/"*.so
+	"$OPD" --plugin-dir="$W/plugins" --ext-feature=vendor_model --cpu-type=vendor/demo \
+		--session-dir="$W/s7" --events=DEMO_CLOCK:250000 -- true >out7 2>err7
+	rc=$?
+	[ $rc -eq 0 ] || { bad "the vendor model run exited $rc"; show err7; }
+	grep -q "oprofiled: model vendor-demo, cpu type vendor/demo (1000)" "$W/s7/samples/oprofiled.log" ||
+		{ bad "vendor/demo not claimed by the vendor model"; show "$W/s7/samples/oprofiled.log"; }
+	# not forced: the vendor model stays silent and the timer takes over
+	"$OPD" --plugin-dir="$W/plugins" --ext-feature=vendor_model --session-dir="$W/s8" -- true >out8 2>err8
+	grep -q "oprofiled: model timer" "$W/s8/samples/oprofiled.log" || bad "the vendor model claimed an unforced CPU"
+else
+	bad "$vm not built (check_LTLIBRARIES)"
+fi
+
 [ $fail -eq 0 ] && { cd "$B" && rm -rf "$W"; }
 exit $fail
