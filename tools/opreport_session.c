@@ -150,8 +150,8 @@ static int walk(struct rs_walk *w, const char *dir, size_t rel_off, int depth)
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		/* stats/ holds counters, not samples */
-		if (depth == 0 && !strcmp(de->d_name, "stats"))
+		/* stats/ holds counters, callgraph/ whole stacks: not sample files */
+		if (depth == 0 && (!strcmp(de->d_name, "stats") || !strcmp(de->d_name, "callgraph")))
 			continue;
 		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
 			return -ENOMEM;
