@@ -913,6 +913,7 @@ static int ext_elf_peek(const char *path, struct ext_peek *pk, char *why, size_t
 	}
 #endif
 	if (!eh->e_shoff || !eh->e_shnum || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+	    eh->e_shoff % _Alignof(ElfW(Shdr)) ||
 	    eh->e_shoff > size || (size - eh->e_shoff) / sizeof(ElfW(Shdr)) < eh->e_shnum)
 		goto out; /* no usable section headers: cannot tell */
 	sh = (const ElfW(Shdr) *)(map + eh->e_shoff);
@@ -920,6 +921,7 @@ static int ext_elf_peek(const char *path, struct ext_peek *pk, char *why, size_t
 		if (sh[i].sh_type == SHT_DYNSYM)
 			dynsym = &sh[i];
 	if (!dynsym || dynsym->sh_entsize != sizeof(ElfW(Sym)) || dynsym->sh_link >= eh->e_shnum ||
+	    dynsym->sh_offset % _Alignof(ElfW(Sym)) ||
 	    dynsym->sh_offset > size || dynsym->sh_size > size - dynsym->sh_offset)
 		goto out;
 	strtab = &sh[dynsym->sh_link];
@@ -1007,6 +1009,22 @@ static int ext_check_head(uint32_t major, uint32_t minor, uint32_t size, uint32_
 		return -ENOEXEC;
 	}
 	return 0;
+}
+
+int ext_descriptor_peek(const char *path, uint32_t *major, uint32_t *minor, uint32_t *size,
+			uint32_t *flags, char *why, size_t why_len)
+{
+	struct ext_peek pk = { 0 };
+	int rc = ext_elf_peek(path, &pk, why, why_len);
+
+	if (rc == 0) {
+		*major = pk.major;
+		*minor = pk.minor;
+		*size = pk.size;
+		*flags = pk.flags;
+		rc = ext_check_head(pk.major, pk.minor, pk.size, pk.flags, pk.symsize, why, why_len);
+	}
+	return rc;
 }
 
 /*

@@ -181,6 +181,13 @@ const char *ext_name(const op_ext_t *ctx);
 size_t ext_nr_plugins(const struct ext_loader *l);
 /* the loaded plugin @name, or NULL */
 op_ext_t *ext_plugin(struct ext_loader *l, const char *name);
+/*
+ * Read the descriptor head of the plugin file @path without loading it and
+ * apply the version/size/flags rules: 0 (values filled), 1 (the file has no
+ * section headers to tell), or -errno with the reason in @why.
+ */
+int ext_descriptor_peek(const char *path, uint32_t *major, uint32_t *minor, uint32_t *size,
+			uint32_t *flags, char *why, size_t why_len);
 /* plugin names: 1..64 of [A-Za-z0-9_-] (no '/', '.', "..") */
 bool ext_name_valid(const char *name);
 

@@ -772,6 +772,66 @@ static void test_old_plugin(void **state)
 	log_close(&lb);
 }
 
+/* the ELF reader survives damaged files: random bytes in headers and tables */
+static void test_peek_damaged(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX], why[512];
+	uint32_t major, minor, size, flags;
+	unsigned char *img;
+	long len;
+	FILE *f;
+	int i, k, ok = 0, refused = 0, unknown = 0;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_all", "victim");
+	snprintf(path, sizeof(path), "%s/victim.so", dir);
+	assert_int_equal(ext_descriptor_peek(path, &major, &minor, &size, &flags, why, sizeof(why)), 0);
+	assert_int_equal(major, 1);
+	assert_int_equal(minor, 0);
+	assert_int_equal(size, 104);
+	assert_int_equal(flags, OP_EXT_F_NO_EVENT_OK);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	img = malloc((size_t)len);
+	assert_non_null(img);
+	assert_int_equal(fread(img, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	srand(12345);
+	for (i = 0; i < 1000; i++) {
+		unsigned char *bad = malloc((size_t)len);
+		long cut = len;
+
+		memcpy(bad, img, (size_t)len);
+		for (k = 0; k < 1 + rand() % 8; k++) {
+			/* the ELF header, or anywhere (section headers sit at the end) */
+			long at = rand() % 2 ? rand() % 64 : rand() % len;
+
+			bad[at] = (unsigned char)rand();
+		}
+		if (i % 10 == 0)
+			cut = rand() % len;
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(bad, 1, (size_t)cut, f), (size_t)cut);
+		fclose(f);
+		free(bad);
+		switch (ext_descriptor_peek(path, &major, &minor, &size, &flags, why, sizeof(why))) {
+		case 0: ok++; break;
+		case 1: unknown++; break;
+		default: refused++; break;
+		}
+	}
+	free(img);
+	/* all three outcomes happen, none crashed */
+	assert_true(ok > 0);
+	assert_true(refused > 0);
+	assert_true(unknown > 0);
+}
+
 /* malformed payloads are refused one by one, with a message each */
 static void test_invalid_payloads(void **state)
 {
@@ -948,6 +1008,7 @@ int main(void)
 		cmocka_unit_test(test_conflicts),
 		cmocka_unit_test(test_old_plugin),
 		cmocka_unit_test(test_invalid_payloads),
+		cmocka_unit_test(test_peek_damaged),
 		cmocka_unit_test(test_permissions),
 		cmocka_unit_test(test_list_plugins),
 	};
