@@ -4,7 +4,8 @@
 # then check the sample files with hot_check (ratio 3.0 +- 0.2, >= 95 % of
 # the program's samples in the two functions). Also: --record/--replay give
 # byte-identical sample files, the command's exit status, rotation, the
-# session lock against a second daemon, SIGUSR1, SIGHUP, SIGTERM.
+# session lock against a second daemon, SIGUSR1, SIGHUP, SIGTERM, and a
+# 4 kHz system-wide run attaching to an already running hot.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -99,6 +100,27 @@ rc=$?
 n=$(grep -c -- "-- OProfile-ng Statistics --" "$W/s3/samples/oprofiled.log")
 [ "$n" -ge 1 ] || { echo "FAIL: no statistics at exit"; fail=1; }
 [ ! -e "$W/s3/lock" ] || { echo "FAIL: lock file left behind after SIGTERM"; fail=1; }
+
+# 4. system-wide at 4 kHz, attaching to a process that started before the
+# daemon (known only from the /proc synthesis)
+"$HOT" 8000 > /dev/null 2>&1 &
+hpid=$!
+sleep 0.5
+"$OPD" --session-dir="$W/s4" --system-wide --events=TIMER:250000 > out5 2> err5 &
+dpid=$!
+sleep 4
+kill -TERM $dpid
+wait $dpid
+rc=$?
+kill $hpid 2>/dev/null
+wait $hpid 2>/dev/null
+if [ $rc -ne 0 ]; then
+	echo "FAIL: system-wide oprofiled exited $rc"; cat err5; fail=1
+elif ! "$CHECK" "$W/s4/samples/current" "$HOT" > check4; then
+	echo "FAIL: system-wide profile of a running process"; cat check4; fail=1
+else
+	tail -1 check4
+fi
 
 if [ $fail -eq 0 ]; then
 	echo "PASS: hot.sh"
