@@ -406,8 +406,8 @@ static int main_plugins(struct daemon *d)
 	ext_loader_set_verbose(d->loader, d->opts.verbose & OP_VERBOSE_EXT);
 	rc = ext_load_all(d->loader, &d->opts);
 	if (rc) {
-		main_err(d, "a requested plugin could not be loaded (see %s) - fix or remove its "
-		       "--ext-feature / plugins entry", d->opts.log_file ? d->opts.log_file : "the log");
+		main_err(d, "a requested plugin could not be loaded (see its messages above) - fix or "
+		       "remove its --ext-feature / plugins entry");
 		return rc;
 	}
 	if (!ext_plugin(d->loader, "kernel") && !main_plugin_disabled(d, "kernel")) {
@@ -473,6 +473,10 @@ static void main_print_stats(struct daemon *d)
 	d->stats.v[STAT_EVB_TOO_LONG] = d->w.too_long;
 	fprintf(d->log, "\n%s", ctime(&t));
 	stats_print(&d->stats, d->log);
+	if (d->stats.v[STAT_LOST_RECORDS])
+		fprintf(d->log, "oprofiled: the kernel dropped %" PRIu64 " records because a ring "
+				"was full - raise --ring-pages (now %zu) or sample less often\n",
+			d->stats.v[STAT_LOST_RECORDS], d->opts.ring_pages);
 	if (d->perf)
 		perf_print_stats(d->perf, d->log);
 	if (d->loader)
@@ -708,6 +712,7 @@ int main(int argc, char **argv)
 	char err[1024];
 	const char *log_file;
 	char def_log[PATH_MAX];
+	bool profiling = false;
 	int rc, status;
 
 	d->sigfd = -1;
@@ -783,6 +788,7 @@ int main(int argc, char **argv)
 	main_log(d, "oprofiled: profiling started (%zu event%s, session %s)\n", d->nr_events,
 	      d->nr_events == 1 ? "" : "s", d->sess.dir);
 
+	profiling = true;
 	rc = main_loop(d);
 	perf_stop(d->perf);
 	main_drain(d);
@@ -816,7 +822,11 @@ out:
 	cookie_free(&d->cookies);
 	if (d->sigfd >= 0)
 		close(d->sigfd);
-	session_close(&d->sess);
+	/* a start-up failure leaves no session behind (if this run created it) */
+	if (rc && !profiling)
+		session_discard(&d->sess);
+	else
+		session_close(&d->sess);
 	options_free(&d->opts);
 	return status;
 }
