@@ -517,9 +517,14 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 	if (counter < OP_MAX_EVENTS && counter < tab->cfg.nr_events) {
 		db = &sf->files[counter];
 		if (db->fd < 0) {
+			if (sf->failed & (1u << counter)) {
+				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+				return -EIO;
+			}
 			rc = sfile_open_odb(tab, sf, db, counter, NULL);
 			if (rc) {
 				db->fd = -1;
+				sf->failed |= 1u << counter;
 				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
 				return rc;
 			}
@@ -530,6 +535,10 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 
 		db = sf->vfiles[idx];
 		if (!db) {
+			if (sf->vfailed[idx / 64] & (1ull << (idx % 64))) {
+				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+				return -EIO;
+			}
 			db = calloc(1, sizeof(*db));
 			if (!db) {
 				tab->stats->v[STAT_NO_MEMORY]++;
@@ -538,6 +547,7 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 			rc = sfile_open_odb(tab, sf, db, counter, NULL);
 			if (rc) {
 				free(db);
+				sf->vfailed[idx / 64] |= 1ull << (idx % 64);
 				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
 				return rc;
 			}

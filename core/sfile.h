@@ -59,6 +59,10 @@ struct op_sfile {
 	struct op_sample_file *pfiles;   /* plugin files and core arc files */
 	void *slot[EXT_MAX_SFILE_SLOTS];
 	unsigned nr_open;
+	/* counters whose file could not be opened: not retried until the set is
+	 * made again (eviction, SIGHUP), so a failing path costs no syscall per sample */
+	uint32_t failed;                 /* core counters */
+	uint64_t vfailed[EXT_MAX_COUNTERS / 64];
 	int32_t tgid_hint;          /* a process of this set (names callee anon regions) */
 	struct sfile_table *tab;
 };

@@ -158,6 +158,7 @@ struct task *task_fork(struct task_table *tt, uint32_t tgid, uint32_t ptgid)
 void task_exec(struct task *t)
 {
 	t->nr_maps = 0;
+	t->probed = false; /* a new image: /proc may be read once more */
 	t->app_cookie = 0;
 	t->app_matches_comm = false;
 }

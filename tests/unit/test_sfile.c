@@ -411,6 +411,15 @@ static void test_planted_symlink(void **state)
 	assert_non_null(sf);
 	assert_true(sfile_log(&f->sft, sf, 0, 1, 1) < 0);
 	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 1);
+	/* not retried for every sample */
+	assert_int_equal(sfile_log(&f->sft, sf, 0, 1, 1), -EIO);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 2);
+	assert_int_equal(nr_entries(outside), 0);
+	/* a new set (after SIGHUP) tries again and succeeds once the link is gone */
+	sfile_close_all(&f->sft);
+	assert_int_equal(unlinkat(f->current_fd, "{root}", 0), 0);
+	sf = sfile_find(&f->sft, &v);
+	assert_int_equal(sfile_log(&f->sft, sf, 0, 1, 1), 0);
 	assert_int_equal(nr_entries(outside), 0);
 	cfx_free(f);
 }
