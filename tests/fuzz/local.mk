@@ -16,3 +16,13 @@ SANITIZER_TESTS += tests/fuzz/fuzz_names
 tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c
 tests_fuzz_fuzz_names_LDADD = lib/libopng.la
 EXTRA_DIST += tests/fuzz/corpus/names
+# fuzz_perf: libFuzzer target for the sample path's decoder, ring walker, merge
+# and replay reader (build line in the file header); built here as a TAP
+# regression runner over tests/fuzz/corpus/perf.
+check_PROGRAMS += tests/fuzz/fuzz_perf
+TESTS += tests/fuzz/fuzz_perf
+SANITIZER_TESTS += tests/fuzz/fuzz_perf
+tests_fuzz_fuzz_perf_SOURCES = tests/fuzz/fuzz_perf.c
+tests_fuzz_fuzz_perf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_fuzz_fuzz_perf_LDADD = core/libopcore.la
+EXTRA_DIST += tests/fuzz/corpus/perf
