@@ -34,9 +34,16 @@
  * events (events/ext are ignored: the file describes them) and the first
  * perf_poll delivers the whole file, then returns PERF_POLL_DONE.
  *
+ * PERF_POLL_CHILD_EXIT means: launch mode, the command exited; --pid mode,
+ * every attached process exited. perf_poll(ps, 0) runs one round without
+ * waiting (e.g. for a SIGUSR1 dump).
+ *
  * Delivery contract: deliver() is called on the caller's thread from
  * perf_poll/perf_stop, once per record, in non-decreasing time order
- * (synthesized records first, time 0). The op_record and everything it
+ * (synthesized records first, time 0). A record can only arrive late
+ * (counted in out_of_order) if the kernel published it more than the
+ * watermark slack (10 ms) after its timestamp, or if the bounded merge
+ * queue overflowed (queue_forced). The op_record and everything it
  * points to (filename, comm, callchain, raw) is valid only during the call.
  * SAMPLE records carry sample.source (0 core event, 1+i registry source i)
  * and op_record.counter (the core event index, or 0 for a source).
