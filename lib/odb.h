@@ -69,7 +69,7 @@ typedef struct odb {
  * ODB_RDWR creates the file (mode 0644) if needed, or an empty one, sized for
  * 128 nodes with an all-zero header (fill it through odb_header()). If disk
  * space cannot be reserved, a file created by this call is removed again and
- * -ENOSPC (or the error from posix_fallocate) is returned. An existing file
+ * -ENOSPC (or the write error, e.g. -EFBIG) is returned. An existing file
  * is validated like odb_check() except that an all-zero header (never filled)
  * is accepted.
  *
