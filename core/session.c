@@ -185,6 +185,7 @@ int session_open(struct session *s, const char *dir, bool append, const char *lo
 {
 	char real[PATH_MAX];
 	struct stat st;
+	bool created = false;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -197,6 +198,7 @@ int session_open(struct session *s, const char *dir, bool append, const char *lo
 			return session_err(err, err_len, rc,
 					   "session directory %s: cannot create it: %s", dir,
 					   strerror(-rc));
+		created = true;
 	}
 	if (lstat(dir, &st))
 		return session_err(err, err_len, -errno, "session directory %s: %s", dir,
@@ -266,6 +268,7 @@ int session_open(struct session *s, const char *dir, bool append, const char *lo
 			    s->log_file ? s->log_file : "samples/oprofiled.log", strerror(-rc));
 		goto out_fail;
 	}
+	s->created = created;
 	return 0;
 
 out_fail:
@@ -312,6 +315,28 @@ void session_close(struct session *s)
 	free(s->log_file);
 	memset(s, 0, sizeof(*s));
 	s->dirfd = s->lockfd = s->samples_fd = s->current_fd = -1;
+}
+
+void session_discard(struct session *s)
+{
+	char *dir = s->created && s->dir ? strdup(s->dir) : NULL;
+
+	session_close(s);
+	if (dir) {
+		char *slash = strrchr(dir, '/');
+		int pfd;
+
+		/* the directory is ours: remove it below its parent, never following links */
+		if (slash && slash[1]) {
+			*slash = '\0';
+			pfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (pfd >= 0) {
+				session_rm_tree(pfd, slash + 1);
+				close(pfd);
+			}
+		}
+		free(dir);
+	}
 }
 
 double session_cpu_speed(const char *proc_root)

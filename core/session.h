@@ -18,6 +18,7 @@ struct session {
 	int current_fd;   /* <dir>/samples/current */
 	FILE *log;
 	char *log_file;   /* NULL: samples/oprofiled.log */
+	bool created;     /* session_open created the directory itself */
 };
 
 /*
@@ -40,6 +41,11 @@ int session_reopen_current(struct session *s);
 int session_reopen_log(struct session *s);
 /* Remove the lock file and close everything. */
 void session_close(struct session *s);
+/*
+ * A start-up failure before profiling began: close, and remove the session
+ * directory if session_open created it (leave nothing behind).
+ */
+void session_discard(struct session *s);
 /* "cpu MHz" of the first CPU in <proc_root>/cpuinfo, 0.0 if unknown. */
 double session_cpu_speed(const char *proc_root);
 /* Remove @name below @dirfd recursively, never following symlinks. */
