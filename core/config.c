@@ -370,9 +370,12 @@ int conf_load(struct op_options *o, const char *path, struct conf_result *res, F
 	}
 	if (config_read_file(cfg, path) != CONFIG_TRUE) {
 		if (err)
-			fprintf(err, "oprofiled: %s:%d: %s - fix the config file syntax\n",
+			fprintf(err, "oprofiled: %s:%d: %s - %s\n",
 				config_error_file(cfg) ? config_error_file(cfg) : path,
-				config_error_line(cfg), config_error_text(cfg));
+				config_error_line(cfg), config_error_text(cfg),
+				strstr(config_error_text(cfg), "include")
+					? "@include paths are relative to the including config file's directory"
+					: "fix the config file syntax");
 		config_destroy(cfg);
 		free(cfg);
 		free(dir);

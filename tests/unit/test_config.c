@@ -273,6 +273,13 @@ static void test_include_relative(void **state)
 	assert_int_equal(r.o.stats_interval, 9);
 	done(&r);
 
+	write_conf("inc/main3.conf", "stats_interval = 9;\n@include \"missing.conf\"\n", path,
+		   sizeof(path));
+	run_conf(&r, path, NULL);
+	assert_int_equal(r.rc, -EINVAL);
+	assert_contains(r.err, "main3.conf:2: cannot open include file - @include paths are relative to the including config file's directory");
+	done(&r);
+
 	write_conf("inc/main2.conf", "stats_interval = 9;\n@include \"broken.conf\"\n", path,
 		   sizeof(path));
 	run_conf(&r, path, NULL);
