@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "opreport.h"
+#include "opreport_callgraph.h"
 
 static void usage(FILE *f)
 {
@@ -42,6 +43,9 @@ static void usage(FILE *f)
 	      "  -p, --image-path=DIRS    comma list of directories to look for binaries in\n"
 	      "  -R, --root=DIR           look for every binary below DIR\n"
 	      "  -o, --output-file=FILE   write the report to FILE\n"
+	      "  -c, --callgraph          call graph: callers, self/inclusive samples, callees\n"
+	      "  --callgraph-output=folded  one \"main;a;b N\" line per stack (flamegraph.pl)\n"
+	      "  --flamegraph=FILE.svg    write a flame graph of the whole stacks\n"
 	      "  -h, --help               this help\n"
 	      "profile specification: session:, session-exclude:, image:, image-exclude:,\n"
 	      "lib-image:, event:, count:, unit-mask:, tid:, tgid:, cpu: (comma lists, globs),\n"
@@ -141,7 +145,7 @@ static char *join_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SESSION = 256, OPT_JSON };
+	enum { OPT_SESSION = 256, OPT_JSON, OPT_CG_OUTPUT, OPT_FLAMEGRAPH };
 	static const struct option longopts[] = {
 		{ "session-dir", required_argument, NULL, OPT_SESSION },
 		{ "symbols", no_argument, NULL, 'l' },
@@ -165,11 +169,16 @@ int main(int argc, char **argv)
 		{ "image-path", required_argument, NULL, 'p' },
 		{ "root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "callgraph", no_argument, NULL, 'c' },
+		{ "callgraph-output", required_argument, NULL, OPT_CG_OUTPUT },
+		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rpt_opts o = { .demangle = DEMANGLE_NORMAL, .sort = SORT_SAMPLE };
 	struct rpt_profile p = { 0 };
 	struct rpt_rows rows = { 0 };
+	struct cgr_opts cgo = { 0 };
+	int cgr;
 	char err[2048] = "", cwd[PATH_MAX];
 	const char *outfile = NULL;
 	FILE *out = stdout;
@@ -179,7 +188,7 @@ int main(int argc, char **argv)
 	o.cmdline = cmdline;
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = 0;
-	while ((c = getopt_long(argc, argv, "ldgwf%arxt:s:e:i:D:m:Xo:p:R:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ldgwf%arxt:s:e:i:D:m:Xo:p:R:hc", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -270,6 +279,18 @@ int main(int argc, char **argv)
 		case 'R':
 			o.root = optarg;
 			break;
+		case 'c':
+			cgo.blocks = true;
+			break;
+		case OPT_CG_OUTPUT:
+			if (cgr_set_output(&cgo, optarg, err, sizeof(err))) {
+				fprintf(stderr, "opreport error: %s\n", err);
+				goto out;
+			}
+			break;
+		case OPT_FLAMEGRAPH:
+			cgo.flamegraph = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			ret = 0;
@@ -304,7 +325,10 @@ int main(int argc, char **argv)
 			goto out_free;
 		}
 	}
-	if (out_report(out, &p, &o, &rows)) {
+	cgr = cgr_report(out, &p, &o, &cgo);
+	if (cgr < 0)
+		goto out_free;
+	if (!cgr && out_report(out, &p, &o, &rows)) {
 		fprintf(stderr, "opreport error: out of memory\n");
 		goto out_free;
 	}

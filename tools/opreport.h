@@ -216,6 +216,8 @@ struct rpt_rows {
 int rsym_build(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_rows *rows);
 void rsym_sort(struct rpt_rows *rows, const struct rpt_opts *o);
 void rsym_free(struct rpt_rows *rows);
+/* Load @img's symbols once (libbfd, kallsyms snapshot or perf map); for opreport_callgraph.c */
+void rsym_load_image(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img);
 
 /* opreport_output.c */
 int out_report(FILE *f, struct rpt_profile *p, const struct rpt_opts *o, struct rpt_rows *rows);

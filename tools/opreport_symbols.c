@@ -172,6 +172,12 @@ out:
 	free(map);
 }
 
+void rsym_load_image(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img)
+{
+	if (!img->syms_loaded)
+		load_image(p, o, img);
+}
+
 static int sample_cmp(const void *a, const void *b)
 {
 	const struct rpt_sample *x = a, *y = b;

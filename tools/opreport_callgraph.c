@@ -1,0 +1,881 @@
+/*
+ * opreport_callgraph.c - call graphs in opreport: symbols are nodes (image,
+ * symbol from the existing symbol layer), {cg} arc files give caller ->
+ * callee counts, the plugin's stack table (cg_format.h) gives inclusive
+ * counts, folded stacks and the flame graph. SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../plugins/callgraph/cg_format.h"
+#include "flamegraph.h"
+#include "odb.h"
+#include "opreport_callgraph.h"
+
+#define CGR_NONE ((size_t)-1)
+
+struct cgr_node {
+	struct rpt_image *img;     /* NULL: a frame that mapped to no image */
+	const struct rpt_sym *sym; /* NULL: no symbol covers the key */
+	uint64_t self, incl;
+	size_t mark;               /* last stack counted in incl (index + 1) */
+};
+
+struct cgr_arc {
+	size_t from, to;
+	uint64_t count;
+};
+
+struct cgr_stack {
+	size_t *nodes;             /* root first */
+	size_t n;
+	uint64_t count;
+	bool truncated;
+};
+
+struct cgr {
+	struct rpt_profile *p;
+	const struct rpt_opts *o;
+	struct cgr_node *nodes;
+	size_t nnodes, capnodes;
+	size_t *ht;                /* node index + 1 by (img, sym) */
+	size_t htcap;
+	struct cgr_arc *arcs;
+	size_t narcs, caparcs;
+	struct cgr_stack *stacks;
+	size_t nstacks, capstacks;
+	uint64_t self_total, stack_total, stack_overflow, stack_truncated;
+	bool have_stacks;
+	unsigned nbad;
+};
+
+int cgr_set_output(struct cgr_opts *c, const char *what, char *err, size_t err_len)
+{
+	if (!strcmp(what, "folded")) {
+		c->folded = true;
+	} else if (!strcmp(what, "blocks") || !strcmp(what, "callgraph")) {
+		c->blocks = true;
+	} else {
+		snprintf(err, err_len,
+			 "--callgraph-output=%s: unknown format (expected folded, the input of "
+			 "flamegraph.pl and speedscope, or blocks, the same as -c)",
+			 what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* nodes                                                               */
+/* ------------------------------------------------------------------ */
+
+static size_t cgr_hash(const void *img, const void *sym)
+{
+	uint64_t h = (uint64_t)(uintptr_t)img * UINT64_C(0x9e3779b97f4a7c15);
+
+	h ^= (uint64_t)(uintptr_t)sym + (h << 6) + (h >> 2);
+	return (size_t)(h * UINT64_C(0xff51afd7ed558ccd) >> 17);
+}
+
+static int cgr_grow_ht(struct cgr *g)
+{
+	size_t ncap = g->htcap ? 2 * g->htcap : 1024;
+	size_t *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->nnodes; i++) {
+		size_t h = cgr_hash(g->nodes[i].img, g->nodes[i].sym);
+
+		while (nt[h & (ncap - 1)])
+			h++;
+		nt[h & (ncap - 1)] = i + 1;
+	}
+	free(g->ht);
+	g->ht = nt;
+	g->htcap = ncap;
+	return 0;
+}
+
+static size_t cgr_node(struct cgr *g, struct rpt_image *img, const struct rpt_sym *sym)
+{
+	size_t h;
+
+	if (2 * (g->nnodes + 1) > g->htcap && cgr_grow_ht(g))
+		return CGR_NONE;
+	for (h = cgr_hash(img, sym);; h++) {
+		size_t i = g->ht[h & (g->htcap - 1)];
+
+		if (!i)
+			break;
+		if (g->nodes[i - 1].img == img && g->nodes[i - 1].sym == sym)
+			return i - 1;
+	}
+	if (g->nnodes == g->capnodes) {
+		size_t ncap = g->capnodes ? 2 * g->capnodes : 256;
+		struct cgr_node *nv = realloc(g->nodes, ncap * sizeof(*nv));
+
+		if (!nv)
+			return CGR_NONE;
+		g->nodes = nv;
+		g->capnodes = ncap;
+	}
+	g->nodes[g->nnodes] = (struct cgr_node){ .img = img, .sym = sym };
+	g->ht[h & (g->htcap - 1)] = g->nnodes + 1;
+	return g->nnodes++;
+}
+
+/* the node of @key in @img (symbols loaded on first use) */
+static size_t cgr_node_of(struct cgr *g, struct rpt_image *img, uint64_t key)
+{
+	const struct rpt_sym *sym = NULL;
+
+	if (img) {
+		rsym_load_image(g->p, g->o, img);
+		if (!img->no_syms)
+			sym = sym_lookup(&img->syms, key);
+	}
+	return cgr_node(g, img, sym);
+}
+
+static bool cgr_same_image(const struct rpt_image *img, const struct op_image_name *n)
+{
+	if (img->kind != n->kind || strcmp(img->path, n->path ? n->path : ""))
+		return false;
+	if (n->kind == OP_IMAGE_ANON)
+		return img->tgid == n->tgid && img->start == n->start && img->end == n->end;
+	return true;
+}
+
+/* The profile's image @n, added (without samples) when only arcs or stacks name it. */
+static struct rpt_image *cgr_image(struct cgr *g, const struct op_image_name *n)
+{
+	struct rpt_profile *p = g->p;
+	struct rpt_image *img, **nv;
+
+	for (size_t i = 0; i < p->nimgs; i++)
+		if (cgr_same_image(p->imgs[i], n))
+			return p->imgs[i];
+	img = calloc(1, sizeof(*img));
+	nv = realloc(p->imgs, (p->nimgs + 1) * sizeof(*nv));
+	if (nv)
+		p->imgs = nv;
+	if (!img || !nv) {
+		free(img);
+		return NULL;
+	}
+	img->kind = n->kind;
+	img->path = strdup(n->path ? n->path : "");
+	img->tgid = n->tgid;
+	img->start = n->start;
+	img->end = n->end;
+	img->hdr.anon_start = n->kind == OP_IMAGE_ANON ? n->start : 0;
+	img->is_kernel = n->kind == OP_IMAGE_KERNEL;
+	if (n->kind == OP_IMAGE_ANON) {
+		if (asprintf(&img->display, "%s (tgid:%d range:0x%" PRIx64 "-0x%" PRIx64 ")",
+			     n->path && n->path[0] ? n->path : "anon", n->tgid, n->start,
+			     n->end) < 0)
+			img->display = NULL;
+	} else {
+		img->display = strdup(img->path ? img->path : "");
+	}
+	if (g->o->root && n->kind == OP_IMAGE_USER) {
+		if (asprintf(&img->file, "%s%s", g->o->root, img->path ? img->path : "") < 0)
+			img->file = NULL;
+	} else {
+		img->file = strdup(img->path ? img->path : "");
+	}
+	if (!img->path || !img->display || !img->file) {
+		free(img->path);
+		free(img->display);
+		free(img->file);
+		free(img);
+		return NULL;
+	}
+	p->imgs[p->nimgs++] = img;
+	return img;
+}
+
+/* ------------------------------------------------------------------ */
+/* flat samples -> self                                                */
+/* ------------------------------------------------------------------ */
+
+static int cgr_load_self(struct cgr *g)
+{
+	for (size_t i = 0; i < g->p->ngroups; i++) {
+		struct rpt_group *gr = g->p->groups[i];
+
+		for (size_t j = 0; j < gr->n; j++) {
+			size_t k = cgr_node_of(g, gr->img, gr->s[j].key);
+
+			if (k == CGR_NONE)
+				return -ENOMEM;
+			g->nodes[k].self += gr->s[j].count;
+			g->self_total += gr->s[j].count;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* {cg} arc files                                                      */
+/* ------------------------------------------------------------------ */
+
+static int cgr_push_arc(struct cgr *g, size_t from, size_t to, uint64_t count)
+{
+	if (g->narcs == g->caparcs) {
+		size_t ncap = g->caparcs ? 2 * g->caparcs : 1024;
+		struct cgr_arc *nv = realloc(g->arcs, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		g->arcs = nv;
+		g->caparcs = ncap;
+	}
+	g->arcs[g->narcs++] = (struct cgr_arc){ from, to, count };
+	return 0;
+}
+
+static int cgr_read_arcs(struct cgr *g, const char *path, const struct op_parsed_name *pn)
+{
+	struct rpt_image *from_img, *to_img;
+	const struct odb_node *nodes;
+	char err[512] = "";
+	size_t n = 0;
+	odb_t db;
+	int ret;
+
+	memset(&db, 0, sizeof(db));
+	ret = odb_open(&db, AT_FDCWD, path, ODB_RDONLY, err, sizeof(err));
+	if (!ret)
+		ret = odb_check(&db, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "opreport warning: skipping call-graph file %s: %s\n", path,
+			err[0] ? err : strerror(-ret));
+		g->p->nskipped++;
+		if (db.base || db.fd > 0)
+			odb_close(&db);
+		return 0;
+	}
+	from_img = cgr_image(g, &pn->image);
+	to_img = cgr_image(g, &pn->cg_to);
+	if (!from_img || !to_img) {
+		odb_close(&db);
+		return -ENOMEM;
+	}
+	nodes = odb_nodes(&db, &n);
+	for (size_t i = 0; i < n && !ret; i++) {
+		uint64_t from = nodes[i].key >> 32, to = nodes[i].key & 0xffffffffu;
+		size_t a, b;
+
+		if (!nodes[i].value)
+			continue;
+		/* from is a return address: the call is the byte before it */
+		a = cgr_node_of(g, from_img, from ? from - 1 : 0);
+		b = cgr_node_of(g, to_img, to);
+		ret = a == CGR_NONE || b == CGR_NONE ? -ENOMEM :
+						       cgr_push_arc(g, a, b, nodes[i].value);
+	}
+	odb_close(&db);
+	return ret;
+}
+
+static int cgr_walk(struct cgr *g, const char *dir, size_t rel_off, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d || depth > 256) {
+		if (d)
+			closedir(d);
+		return 0;
+	}
+	while (!ret && (de = readdir(d))) {
+		struct op_parsed_name *pn;
+		struct stat st;
+		char *p;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (depth == 0 && (!strcmp(de->d_name, "stats") || !strcmp(de->d_name, CGS_DIR)))
+			continue;
+		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (lstat(p, &st)) {
+			free(p);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			ret = cgr_walk(g, p, rel_off, depth + 1);
+		} else if (S_ISREG(st.st_mode) && (pn = malloc(sizeof(*pn)))) {
+			/* bad names were already reported by the flat walk */
+			if (!op_parse_name(p + rel_off, pn, NULL, 0) && pn->is_cg &&
+			    spec_match(&g->o->spec, pn))
+				ret = cgr_read_arcs(g, p, pn);
+			free(pn);
+		}
+		free(p);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int cgr_arc_cmp(const void *a, const void *b)
+{
+	const struct cgr_arc *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return 0;
+}
+
+static void cgr_fold_arcs(struct cgr *g)
+{
+	size_t o = 0;
+
+	qsort(g->arcs, g->narcs, sizeof(*g->arcs), cgr_arc_cmp);
+	for (size_t i = 0; i < g->narcs; i++) {
+		if (o && g->arcs[o - 1].from == g->arcs[i].from &&
+		    g->arcs[o - 1].to == g->arcs[i].to) {
+			g->arcs[o - 1].count += g->arcs[i].count;
+			continue;
+		}
+		g->arcs[o++] = g->arcs[i];
+	}
+	g->narcs = o;
+}
+
+/* ------------------------------------------------------------------ */
+/* the stack table                                                     */
+/* ------------------------------------------------------------------ */
+
+static bool cgr_image_wanted(const struct cgr *g, const struct rpt_image *img)
+{
+	const char *base;
+
+	if (!img)
+		return false;
+	base = strrchr(img->path, '/');
+	base = base ? base + 1 : img->path;
+	return strlist_has(&g->o->spec.image, img->path) || strlist_has(&g->o->spec.image, base);
+}
+
+static void cgr_bad_stack(struct cgr *g, const char *path, const char *why)
+{
+	if (!g->nbad++)
+		fprintf(stderr,
+			"opreport warning: %s: %s; such entries are left out (the daemon may "
+			"have been writing it, or it is damaged)\n",
+			path, why);
+}
+
+static int cgr_load_stacks(struct cgr *g)
+{
+	const struct cgs_header *h;
+	const struct cgs_image *imgs;
+	const struct cgs_stack *stacks;
+	const struct cgs_frame *frames;
+	const char *strs;
+	struct rpt_image **map = NULL;
+	struct cgs_layout l;
+	char *path = NULL;
+	uint32_t nimg;
+	struct stat st;
+	void *base = MAP_FAILED;
+	int fd = -1, ret = 0;
+
+	if (asprintf(&path, "%s/" CGS_DIR "/" CGS_FILE, g->p->samples_dir) < 0)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out; /* no stacks recorded: arcs only */
+	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(*h)) {
+		cgr_bad_stack(g, path, "shorter than its header");
+		goto out;
+	}
+	base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		goto out;
+	h = base;
+	if (memcmp(h->magic, CGS_MAGIC, 8) || h->version != CGS_VERSION ||
+	    h->header_size != sizeof(*h) || !h->stacks_max ||
+	    (h->stacks_max & (h->stacks_max - 1))) {
+		cgr_bad_stack(g, path, "not a version 1 stack table (bad magic, version or sizes)");
+		goto out;
+	}
+	cgs_layout(h->images_max, h->strings_size, h->stacks_max, h->frames_max, &l);
+	if (l.size > (uint64_t)st.st_size || h->images_off != l.images_off ||
+	    h->strings_off != l.strings_off) {
+		cgr_bad_stack(g, path, "its areas do not fit the file");
+		goto out;
+	}
+	g->have_stacks = true;
+	g->stack_overflow = h->overflow_samples;
+	imgs = (const void *)((const char *)base + l.images_off);
+	strs = (const char *)base + l.strings_off;
+	stacks = (const void *)((const char *)base + l.stacks_off);
+	frames = (const void *)((const char *)base + l.frames_off);
+	nimg = h->images_used <= h->images_max ? h->images_used : h->images_max;
+	map = calloc(nimg + 1, sizeof(*map));
+	if (!map) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < nimg; i++) {
+		const struct cgs_image *ci = &imgs[i];
+		struct op_image_name n = { 0 };
+
+		if ((uint64_t)ci->name_off + ci->name_len >= h->strings_size ||
+		    strs[ci->name_off + ci->name_len] || ci->kind > CGS_IMG_ANON) {
+			cgr_bad_stack(g, path, "an image entry points outside its name area");
+			continue;
+		}
+		n.kind = ci->kind == CGS_IMG_KERNEL ? OP_IMAGE_KERNEL :
+			 ci->kind == CGS_IMG_ANON   ? OP_IMAGE_ANON :
+						      OP_IMAGE_USER;
+		n.path = strs + ci->name_off;
+		n.tgid = ci->tgid;
+		n.start = ci->anon_start;
+		n.end = ci->anon_end;
+		map[i + 1] = cgr_image(g, &n);
+		if (!map[i + 1]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	for (uint32_t i = 0; i < h->stacks_max && !ret; i++) {
+		const struct cgs_stack *s = &stacks[i];
+		struct cgr_stack *cs;
+		bool wanted = !g->o->spec.image.n;
+
+		if (!s->id || !s->count)
+			continue;
+		if (!s->depth || s->frame_off > h->frames_max ||
+		    s->depth > h->frames_max - s->frame_off || s->app > nimg) {
+			cgr_bad_stack(g, path, "a stack's frames lie outside the frame pool");
+			continue;
+		}
+		if (!wanted && s->app)
+			wanted = cgr_image_wanted(g, map[s->app]);
+		for (uint32_t j = 0; j < s->depth && !wanted; j++)
+			if (frames[s->frame_off + j].image <= nimg)
+				wanted = cgr_image_wanted(g, map[frames[s->frame_off + j].image]);
+		if (!wanted)
+			continue;
+		if (g->nstacks == g->capstacks) {
+			size_t ncap = g->capstacks ? 2 * g->capstacks : 256;
+			struct cgr_stack *nv = realloc(g->stacks, ncap * sizeof(*nv));
+
+			if (!nv) {
+				ret = -ENOMEM;
+				break;
+			}
+			g->stacks = nv;
+			g->capstacks = ncap;
+		}
+		cs = &g->stacks[g->nstacks];
+		cs->nodes = calloc(s->depth, sizeof(*cs->nodes));
+		if (!cs->nodes) {
+			ret = -ENOMEM;
+			break;
+		}
+		cs->n = s->depth;
+		cs->count = s->count;
+		cs->truncated = s->flags & CGS_STACK_TRUNCATED;
+		/* stored leaf first; kept root first. Frames above the leaf are return addresses */
+		for (uint32_t j = 0; j < s->depth; j++) {
+			const struct cgs_frame *f = &frames[s->frame_off + j];
+			struct rpt_image *img = f->image <= nimg ? map[f->image] : NULL;
+			size_t k = cgr_node_of(g, img, j && f->key ? f->key - 1 : f->key);
+
+			if (k == CGR_NONE) {
+				ret = -ENOMEM;
+				break;
+			}
+			cs->nodes[s->depth - 1 - j] = k;
+		}
+		if (ret) {
+			free(cs->nodes);
+			break;
+		}
+		g->nstacks++;
+		g->stack_total += s->count;
+		if (cs->truncated)
+			g->stack_truncated += s->count;
+		for (size_t j = 0; j < cs->n; j++) {
+			struct cgr_node *nd = &g->nodes[cs->nodes[j]];
+
+			if (nd->mark != g->nstacks) {
+				nd->mark = g->nstacks;
+				nd->incl += cs->count;
+			}
+		}
+	}
+out:
+	if (base != MAP_FAILED)
+		munmap(base, (size_t)st.st_size);
+	if (fd >= 0)
+		close(fd);
+	free(map);
+	free(path);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* output                                                              */
+/* ------------------------------------------------------------------ */
+
+static const char *cgr_sym_name(const struct cgr_node *n, char *buf, size_t len)
+{
+	const char *base;
+
+	if (n->sym)
+		return n->sym->name;
+	if (!n->img)
+		return "[unknown]";
+	base = strrchr(n->img->path, '/');
+	snprintf(buf, len, "[%s]", base ? base + 1 : n->img->path);
+	return buf;
+}
+
+static const char *cgr_image_name(const struct cgr *g, const struct cgr_node *n, char *buf,
+				  size_t len)
+{
+	if (!n->img)
+		return "(unknown)";
+	return out_image_name(n->img, g->o->long_filenames, buf, len);
+}
+
+static double cgr_pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+static void cgr_line(FILE *f, const struct cgr *g, const struct cgr_node *n, const char *indent,
+		     uint64_t count, double pct, const char *suffix)
+{
+	char ib[4096], sb[4096];
+
+	fprintf(f, "%s%-9" PRIu64 " %-9.4f %-25s %s%s\n", indent, count, pct,
+		cgr_image_name(g, n, ib, sizeof(ib)), cgr_sym_name(n, sb, sizeof(sb)), suffix);
+}
+
+static const struct cgr *cgr_sort_ctx;
+
+static int cgr_node_order(const void *a, const void *b)
+{
+	const struct cgr_node *x = &cgr_sort_ctx->nodes[*(const size_t *)a];
+	const struct cgr_node *y = &cgr_sort_ctx->nodes[*(const size_t *)b];
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->incl != y->incl)
+		return x->incl > y->incl ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int cgr_by_callee(const void *a, const void *b)
+{
+	const struct cgr_arc *x = &cgr_sort_ctx->arcs[*(const size_t *)a];
+	const struct cgr_arc *y = &cgr_sort_ctx->arcs[*(const size_t *)b];
+
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->from < y->from ? -1 : 1;
+}
+
+static int cgr_by_caller(const void *a, const void *b)
+{
+	const struct cgr_arc *x = &cgr_sort_ctx->arcs[*(const size_t *)a];
+	const struct cgr_arc *y = &cgr_sort_ctx->arcs[*(const size_t *)b];
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->to < y->to ? -1 : 1;
+}
+
+static int cgr_blocks(FILE *f, struct cgr *g)
+{
+	static const char rule[] = "------------------------------------------------------------"
+				   "--------------------------------------------";
+	size_t *order = calloc(g->nnodes + 1, sizeof(*order));
+	size_t *in = calloc(g->narcs + 1, sizeof(*in)), *out = calloc(g->narcs + 1, sizeof(*out));
+	size_t *in_start = calloc(g->nnodes + 1, sizeof(size_t));
+	size_t *out_start = calloc(g->nnodes + 1, sizeof(size_t));
+	size_t nord = 0;
+	int ret = 0;
+
+	if (!order || !in || !out || !in_start || !out_start) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	cgr_sort_ctx = g;
+	for (size_t i = 0; i < g->narcs; i++)
+		in[i] = out[i] = i;
+	qsort(in, g->narcs, sizeof(*in), cgr_by_callee);
+	qsort(out, g->narcs, sizeof(*out), cgr_by_caller);
+	/* start of each node's run in in[] / out[] (node index + 1 = end marker) */
+	for (size_t i = 0, j = 0, k = 0; i <= g->nnodes; i++) {
+		while (j < g->narcs && g->arcs[in[j]].to < i)
+			j++;
+		while (k < g->narcs && g->arcs[out[k]].from < i)
+			k++;
+		in_start[i] = j;
+		out_start[i] = k;
+	}
+	for (size_t i = 0; i < g->nnodes; i++) {
+		const struct cgr_node *n = &g->nodes[i];
+		double pself = cgr_pct(n->self, g->self_total), pincl = cgr_pct(n->incl, g->stack_total);
+
+		if (!n->self && !n->incl && in_start[i] == in_start[i + 1] &&
+		    out_start[i] == out_start[i + 1])
+			continue;
+		if (g->o->threshold > 0 && pself < g->o->threshold && pincl < g->o->threshold)
+			continue;
+		order[nord++] = i;
+	}
+	qsort(order, nord, sizeof(*order), cgr_node_order);
+
+	fprintf(f, "Call graph: callers of each symbol above it (indented), its callees below.\n"
+		   "self: samples in the symbol itself (%% of %" PRIu64 "); incl.: samples with the "
+		   "symbol on the stack (%% of %" PRIu64 " stacks).\n"
+		   "Caller and callee lines: arc samples, %% of the block's callers or callees.\n",
+		g->self_total, g->stack_total);
+	if (!g->have_stacks)
+		fputs("(no whole stacks in this session: inclusive counts are not known)\n", f);
+	if (g->stack_overflow || g->stack_truncated)
+		fprintf(f, "(%" PRIu64 " samples had a stack too many for the table; %" PRIu64
+			   " were cut at the depth limit)\n",
+			g->stack_overflow, g->stack_truncated);
+	fprintf(f, "\nself      %%         incl.     incl. %%   image name                symbol name\n");
+	for (size_t r = 0; r < nord; r++) {
+		size_t i = order[r];
+		const struct cgr_node *n = &g->nodes[i];
+		uint64_t tin = 0, tout = n->self;
+		char ib[4096], sb[4096];
+
+		fprintf(f, "%s\n", rule);
+		for (size_t j = in_start[i]; j < in_start[i + 1]; j++)
+			tin += g->arcs[in[j]].count;
+		for (size_t j = out_start[i]; j < out_start[i + 1]; j++)
+			tout += g->arcs[out[j]].count;
+		for (size_t j = in_start[i]; j < in_start[i + 1]; j++) {
+			const struct cgr_arc *a = &g->arcs[in[j]];
+
+			cgr_line(f, g, &g->nodes[a->from], "  ", a->count, cgr_pct(a->count, tin), "");
+		}
+		fprintf(f, "%-9" PRIu64 " %-9.4f %-9" PRIu64 " %-9.4f %-25s %s\n", n->self,
+			cgr_pct(n->self, g->self_total), n->incl, cgr_pct(n->incl, g->stack_total),
+			cgr_image_name(g, n, ib, sizeof(ib)),
+			cgr_sym_name(n, sb, sizeof(sb)));
+		if (n->self && out_start[i] != out_start[i + 1])
+			cgr_line(f, g, n, "  ", n->self, cgr_pct(n->self, tout), " [self]");
+		for (size_t j = out_start[i]; j < out_start[i + 1]; j++) {
+			const struct cgr_arc *a = &g->arcs[out[j]];
+
+			cgr_line(f, g, &g->nodes[a->to], "  ", a->count, cgr_pct(a->count, tout), "");
+		}
+	}
+	if (nord)
+		fprintf(f, "%s\n", rule);
+out:
+	free(order);
+	free(in);
+	free(out);
+	free(in_start);
+	free(out_start);
+	return ret;
+}
+
+struct cgr_line {
+	char *text;
+	uint64_t count;
+};
+
+static int cgr_line_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cgr_line *)a)->text, ((const struct cgr_line *)b)->text);
+}
+
+/* root-first names of stack @s into @names (buffers in @bufs) */
+static size_t cgr_names(const struct cgr *g, const struct cgr_stack *s, const char **names,
+			char (*bufs)[256])
+{
+	size_t k = 0;
+
+	if (s->truncated)
+		names[k++] = "[truncated]";
+	for (size_t j = 0; j < s->n; j++, k++)
+		names[k] = cgr_sym_name(&g->nodes[s->nodes[j]], bufs[k], sizeof(bufs[k]));
+	return k;
+}
+
+static int cgr_folded(FILE *f, const struct cgr *g)
+{
+	struct cgr_line *lines = calloc(g->nstacks + 1, sizeof(*lines));
+	size_t nl = 0, o = 0;
+	int ret = 0;
+
+	if (!lines)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->nstacks; i++) {
+		const struct cgr_stack *s = &g->stacks[i];
+		const char **names = calloc(s->n + 1, sizeof(*names));
+		char(*bufs)[256] = calloc(s->n + 1, sizeof(*bufs));
+		size_t n, len = 1;
+		char *t;
+
+		if (!names || !bufs) {
+			free(names);
+			free(bufs);
+			ret = -ENOMEM;
+			break;
+		}
+		n = cgr_names(g, s, names, bufs);
+		for (size_t j = 0; j < n; j++)
+			len += strlen(names[j]) + 1;
+		t = malloc(len);
+		if (t) {
+			t[0] = '\0';
+			for (size_t j = 0; j < n; j++) {
+				if (j)
+					strcat(t, ";");
+				strcat(t, names[j]);
+			}
+			/* ';' and newlines separate frames and stacks in this format */
+			for (char *c = t; *c; c++)
+				if (*c == '\n' || *c == '\r')
+					*c = ' ';
+			lines[nl].text = t;
+			lines[nl++].count = s->count;
+		}
+		free(names);
+		free(bufs);
+		if (!t) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	qsort(lines, nl, sizeof(*lines), cgr_line_cmp);
+	for (size_t i = 0; i < nl; i++) {
+		if (o && !strcmp(lines[o - 1].text, lines[i].text)) {
+			lines[o - 1].count += lines[i].count;
+			free(lines[i].text);
+			continue;
+		}
+		lines[o++] = lines[i];
+	}
+	for (size_t i = 0; i < o; i++) {
+		if (!ret)
+			fprintf(f, "%s %" PRIu64 "\n", lines[i].text, lines[i].count);
+		free(lines[i].text);
+	}
+	free(lines);
+	return ret;
+}
+
+static int cgr_svg(const struct cgr *g, const char *file)
+{
+	struct flamegraph *fg = fg_new();
+	char title[512];
+	FILE *f;
+	int ret = 0;
+
+	if (!fg)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->nstacks && !ret; i++) {
+		const struct cgr_stack *s = &g->stacks[i];
+		const char **names = calloc(s->n + 1, sizeof(*names));
+		char(*bufs)[256] = calloc(s->n + 1, sizeof(*bufs));
+
+		if (names && bufs)
+			ret = fg_add(fg, names, cgr_names(g, s, names, bufs), s->count);
+		else
+			ret = -ENOMEM;
+		free(names);
+		free(bufs);
+	}
+	if (ret)
+		goto out;
+	f = fopen(file, "w");
+	if (!f) {
+		fprintf(stderr, "opreport error: --flamegraph: cannot write %s: %s\n", file,
+			strerror(errno));
+		ret = -errno;
+		goto out;
+	}
+	snprintf(title, sizeof(title), "Flame graph: %s", g->p->samples_dir);
+	ret = fg_write_svg(fg, f, title, 1200);
+	if (fclose(f) || ret) {
+		fprintf(stderr, "opreport error: --flamegraph: writing %s failed\n", file);
+		ret = -EIO;
+		goto out;
+	}
+	fprintf(stderr, "opreport: wrote the flame graph of %" PRIu64 " samples to %s\n",
+		fg_total(fg), file);
+	if (!g->have_stacks || !g->nstacks)
+		fprintf(stderr, "opreport warning: no whole stacks in %s: profile with "
+				"--ext-feature=callgraph for a flame graph\n",
+			g->p->samples_dir);
+out:
+	fg_free(fg);
+	return ret;
+}
+
+int cgr_report(FILE *out, struct rpt_profile *p, const struct rpt_opts *o,
+	       const struct cgr_opts *c)
+{
+	struct cgr g = { .p = p, .o = o };
+	int ret;
+
+	if (!c->blocks && !c->folded && !c->flamegraph)
+		return 0;
+	ret = cgr_load_stacks(&g);
+	if (!ret && c->blocks) {
+		ret = cgr_load_self(&g);
+		if (!ret)
+			ret = cgr_walk(&g, p->samples_dir, strlen(p->samples_dir) + 1, 0);
+		if (!ret)
+			cgr_fold_arcs(&g);
+	}
+	if (!ret && c->flamegraph)
+		ret = cgr_svg(&g, c->flamegraph);
+	if (!ret && c->blocks)
+		ret = cgr_blocks(out, &g);
+	if (!ret && c->folded) {
+		if (!g.have_stacks)
+			fprintf(stderr, "opreport warning: no whole stacks in %s: profile with "
+					"--ext-feature=callgraph for folded stacks\n",
+				p->samples_dir);
+		ret = cgr_folded(out, &g);
+	}
+	if (ret == -ENOMEM)
+		fprintf(stderr, "opreport error: out of memory\n");
+	for (size_t i = 0; i < g.nstacks; i++)
+		free(g.stacks[i].nodes);
+	free(g.stacks);
+	free(g.nodes);
+	free(g.ht);
+	free(g.arcs);
+	if (ret)
+		return ret;
+	return c->blocks || c->folded ? 1 : 0;
+}
