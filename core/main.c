@@ -144,20 +144,23 @@ static void main_cpuinfo(const char *proc_root, const char *forced, struct op_cp
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		char *c = strchr(line, ':');
+		size_t klen;
 
+		if (line[0] == '\n')
+			break; /* first CPU only */
 		if (!c)
 			continue;
-		if (!strncmp(line, "vendor_id", 9)) {
+		/* the key is what precedes ':' without its trailing blanks */
+		for (klen = (size_t)(c - line); klen && (line[klen - 1] == ' ' || line[klen - 1] == '\t');)
+			klen--;
+		if (klen == 9 && !strncmp(line, "vendor_id", 9))
 			sscanf(c + 1, " %15s", ci->vendor);
-		} else if (!strncmp(line, "cpu family", 10)) {
+		else if (klen == 10 && !strncmp(line, "cpu family", 10))
 			ci->family = (uint32_t)strtoul(c + 1, NULL, 10);
-		} else if (!strncmp(line, "model", 5) && (line[5] == '\t' || line[5] == ' ')) {
+		else if (klen == 5 && !strncmp(line, "model", 5))
 			ci->model = (uint32_t)strtoul(c + 1, NULL, 10);
-		} else if (!strncmp(line, "stepping", 8)) {
+		else if (klen == 8 && !strncmp(line, "stepping", 8))
 			ci->stepping = (uint32_t)strtoul(c + 1, NULL, 10);
-		} else if (line[0] == '\n') {
-			break; /* first CPU only */
-		}
 	}
 	fclose(f);
 }
