@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -571,6 +572,79 @@ static void test_growth_enospc(void **state)
 	assert_int_equal(umount(mnt), 0);
 }
 
+/*
+ * The same on a real ext4 (8 MiB loop image, private mount namespace): the
+ * reservation must hold through delayed allocation, so updates through the
+ * mapping and their writeback never fail after growth was refused.
+ */
+static void test_growth_enospc_ext4(void **state)
+{
+	struct fixture *f = *state;
+	static char buf[65536];
+	char cmd[1024], mnt[300], err[256];
+	struct fixture sub;
+	uint32_t ok, k;
+	off_t len = 0;
+	odb_t db;
+	ssize_t w;
+	int fd;
+
+	snprintf(mnt, sizeof(mnt), "%s/ext4", f->dir);
+	assert_int_equal(mkdir(mnt, 0755), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "truncate -s 8M '%s/img' && mkfs.ext4 -q -F '%s/img' >/dev/null 2>&1", f->dir,
+		 f->dir);
+	if (system(cmd)) {
+		print_message("mkfs.ext4 unavailable: ext4 ENOSPC test skipped\n");
+		skip();
+	}
+	snprintf(cmd, sizeof(cmd), "mount -o loop '%s/img' '%s' 2>/dev/null", f->dir, mnt);
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    system(cmd)) {
+		print_message("cannot loop-mount an ext4 image (no root or no loop device): "
+			      "ext4 ENOSPC test skipped\n");
+		skip();
+	}
+	sub.dir[0] = 0;
+	sub.dirfd = open(mnt, O_RDONLY | O_DIRECTORY);
+	assert_true(sub.dirfd >= 0);
+	/* fill the disk, then give back 64 KiB: a few growths fit, then one fails */
+	fd = openat(sub.dirfd, "filler", O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	while ((w = write(fd, buf, sizeof(buf))) > 0)
+		len += w;
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(ftruncate(fd, len > 65536 ? len - 65536 : 0), 0);
+	assert_int_equal(fsync(fd), 0);
+	close(fd);
+	fill_until_error(&sub, "full", -ENOSPC, &ok);
+	print_message("ext4: %u keys fit before growth hit ENOSPC\n", ok);
+	assert_true(ok >= 127);
+
+	/* hammer the accepted keys and force writeback: no SIGBUS, nothing lost */
+	assert_int_equal(odb_open(&db, sub.dirfd, "full", ODB_RDWR, err, sizeof(err)), 0);
+	for (k = 0; k < 1000000; k++)
+		assert_int_equal(odb_update(&db, 1000 + k % ok, 1), 0);
+	assert_int_equal(msync(db.base, db.map_len, MS_SYNC), 0);
+	odb_close(&db);
+	assert_int_equal(odb_open(&db, sub.dirfd, "full", ODB_RDONLY, err, sizeof(err)), 0);
+	assert_int_equal(odb_check(&db, err, sizeof(err)), 0);
+	{
+		size_t count, i;
+		const struct odb_node *nodes = odb_nodes(&db, &count);
+		uint64_t sum = 0;
+
+		assert_int_equal(count, ok);
+		for (i = 0; i < count; i++)
+			sum += nodes[i].value;
+		/* fill_until_error: 1..ok, +1 on the first key; then 10^6 */
+		assert_int_equal(sum, (uint64_t)ok * (ok + 1) / 2 + 1 + 1000000);
+	}
+	odb_close(&db);
+	close(sub.dirfd);
+	assert_int_equal(umount(mnt), 0);
+}
+
 static void test_abi_file(void **state)
 {
 	static const char want[] =
@@ -638,6 +712,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth_fsize_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth_enospc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_growth_enospc_ext4, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abi_file, setup, teardown),
 	};
 
