@@ -131,38 +131,9 @@ static bool main_pmu_usable(void)
 
 static void main_cpuinfo(const char *proc_root, const char *forced, struct op_cpuinfo *ci)
 {
-	char path[PATH_MAX], line[256];
-	FILE *f;
-
-	memset(ci, 0, sizeof(*ci));
-	ci->size = sizeof(*ci);
+	session_cpuinfo(proc_root, ci);
 	ci->forced_cpu_type = forced;
 	ci->pmu_usable = main_pmu_usable();
-	snprintf(path, sizeof(path), "%s/cpuinfo", proc_root);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-		size_t klen;
-
-		if (line[0] == '\n')
-			break; /* first CPU only */
-		if (!c)
-			continue;
-		/* the key is what precedes ':' without its trailing blanks */
-		for (klen = (size_t)(c - line); klen && (line[klen - 1] == ' ' || line[klen - 1] == '\t');)
-			klen--;
-		if (klen == 9 && !strncmp(line, "vendor_id", 9))
-			sscanf(c + 1, " %15s", ci->vendor);
-		else if (klen == 10 && !strncmp(line, "cpu family", 10))
-			ci->family = (uint32_t)strtoul(c + 1, NULL, 10);
-		else if (klen == 5 && !strncmp(line, "model", 5))
-			ci->model = (uint32_t)strtoul(c + 1, NULL, 10);
-		else if (klen == 8 && !strncmp(line, "stepping", 8))
-			ci->stepping = (uint32_t)strtoul(c + 1, NULL, 10);
-	}
-	fclose(f);
 }
 
 /* the registered model with the highest detect() score, or NULL */

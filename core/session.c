@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "op_header.h"
+#include "oprofile_sdk.h"
 #include "session.h"
 
 static int session_err(char *err, size_t len, int rc, const char *fmt, ...)
@@ -337,6 +338,41 @@ void session_discard(struct session *s)
 		}
 		free(dir);
 	}
+}
+
+void session_cpuinfo(const char *proc_root, struct op_cpuinfo *ci)
+{
+	char path[PATH_MAX], line[256];
+	FILE *f;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->size = sizeof(*ci);
+	snprintf(path, sizeof(path), "%s/cpuinfo", proc_root ? proc_root : "/proc");
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+		size_t klen;
+
+		if (line[0] == '\n')
+			break; /* first CPU only */
+		if (!c)
+			continue;
+		/* the key is what precedes ':' without its trailing blanks */
+		for (klen = (size_t)(c - line);
+		     klen && (line[klen - 1] == ' ' || line[klen - 1] == '\t');)
+			klen--;
+		if (klen == 9 && !strncmp(line, "vendor_id", 9))
+			sscanf(c + 1, " %15s", ci->vendor);
+		else if (klen == 10 && !strncmp(line, "cpu family", 10))
+			ci->family = (uint32_t)strtoul(c + 1, NULL, 10);
+		else if (klen == 5 && !strncmp(line, "model", 5))
+			ci->model = (uint32_t)strtoul(c + 1, NULL, 10);
+		else if (klen == 8 && !strncmp(line, "stepping", 8))
+			ci->stepping = (uint32_t)strtoul(c + 1, NULL, 10);
+	}
+	fclose(f);
 }
 
 double session_cpu_speed(const char *proc_root)

@@ -46,6 +46,9 @@ void session_close(struct session *s);
  * directory if session_open created it (leave nothing behind).
  */
 void session_discard(struct session *s);
+struct op_cpuinfo;
+/* vendor, family, model, stepping of the first CPU in <proc_root>/cpuinfo (zero if unknown) */
+void session_cpuinfo(const char *proc_root, struct op_cpuinfo *ci);
 /* "cpu MHz" of the first CPU in <proc_root>/cpuinfo, 0.0 if unknown. */
 double session_cpu_speed(const char *proc_root);
 /* Remove @name below @dirfd recursively, never following symlinks. */

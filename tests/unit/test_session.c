@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "oprofile_sdk.h"
 #include "session.h"
 
 static char scratch[PATH_MAX];
@@ -238,9 +239,20 @@ static void test_cpu_speed(void **state)
 	path(p, "cpuinfo");
 	f = fopen(p, "w");
 	assert_non_null(f);
-	fprintf(f, "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu MHz\t\t: 2596.124\n\n"
-		   "processor\t: 1\ncpu MHz\t\t: 1000.000\n");
+	fprintf(f, "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 33\n"
+		   "model name\t: AMD Ryzen 9 5950X\nstepping\t: 2\ncpu MHz\t\t: 2596.124\n\n"
+		   "processor\t: 1\nvendor_id\t: GenuineIntel\nmodel\t\t: 99\ncpu MHz\t\t: 1000.000\n");
 	fclose(f);
+	{
+		struct op_cpuinfo ci;
+
+		session_cpuinfo(scratch, &ci);
+		assert_string_equal(ci.vendor, "AuthenticAMD");
+		assert_int_equal(ci.family, 25);
+		assert_int_equal(ci.model, 33); /* not "model name", not the 2nd CPU */
+		assert_int_equal(ci.stepping, 2);
+		assert_int_equal(ci.size, sizeof(ci));
+	}
 	assert_true(session_cpu_speed(scratch) > 2596.123 && session_cpu_speed(scratch) < 2596.125);
 	path(p, "nothing-here");
 	assert_true(session_cpu_speed(p) == 0.0);
