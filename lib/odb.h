@@ -100,7 +100,9 @@ struct opd_header *odb_header(odb_t *db);
  * allocation except when the table doubles. A count never wraps: it stops at
  * UINT32_MAX and db->saturated is incremented. Returns 0, or -ENOSPC (or
  * another -errno) when growing failed; then the file and mapping are
- * unchanged and still valid, and the sample is not recorded.
+ * unchanged and still valid, and the sample is not recorded. Growth past
+ * RLIMIT_FSIZE raises SIGXFSZ: a daemon should ignore that signal (then it
+ * gets -EFBIG here).
  */
 int odb_update(odb_t *db, odb_key_t key, odb_value_t n);
 
