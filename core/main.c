@@ -260,15 +260,6 @@ out_range:
 	return -EINVAL;
 }
 
-/* was a unit mask written in NAME:count:um...? */
-static bool um_given(const char *item)
-{
-	const char *c = strchr(item, ':');
-
-	c = c ? strchr(c + 1, ':') : NULL;
-	return c && c[1] && c[1] != ':';
-}
-
 static int main_choose_events(struct daemon *d)
 {
 	const struct ext_model *m = d->model;
@@ -312,24 +303,21 @@ static int main_choose_events(struct daemon *d)
 			break;
 		}
 		if (d->have_catalogue) {
-			const struct op_event *ev = op_events_find(&d->catalogue, req.name);
+			/* the catalogue validates name, count, unit mask and flags */
+			struct op_event_spec spec;
 
-			if (!ev) {
-				main_err(d, "--events: %s is not an event of cpu type %s - see ophelp for "
-				       "the list", req.name, d->cpu_type_name);
-				rc = -EINVAL;
+			rc = op_parse_event_spec(&d->catalogue, item_copy, &spec, err, sizeof(err));
+			if (rc) {
+				main_err(d, "--events: %s (cpu type %s; ophelp lists the events)", err,
+					 d->cpu_type_name);
 				break;
 			}
-			if (req.count && ev->minimum && req.count < ev->minimum) {
-				main_err(d, "--events: %s:%" PRIu64 ": count below the minimum %" PRIu64
-				       " of this event", req.name, req.count, ev->minimum);
-				rc = -EINVAL;
-				break;
-			}
-			req.code = ev->code;
-			req.counter_mask = ev->counter_mask;
-			if (!um_given(item_copy) && ev->um)
-				req.um = ev->um->default_value;
+			req.code = spec.ev->code;
+			req.um = spec.um;
+			req.count = spec.count;
+			req.kernel = spec.kernel;
+			req.user = spec.user;
+			req.counter_mask = spec.ev->counter_mask;
 		}
 		for (i = 0; i < d->nr_events; i++) {
 			if (!strcmp(d->events[i].name, req.name) && d->events[i].um == req.um) {
