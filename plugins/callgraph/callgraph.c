@@ -190,8 +190,10 @@ static int cg_on_sample(void *priv, const struct op_perf_sample *s, op_emit_t *w
 
 static uint64_t cg_mix(uint64_t h, uint64_t v)
 {
+	/* every input bit reaches the low bits, which pick the slots */
 	h ^= v + UINT64_C(0x9e3779b97f4a7c15) + (h << 6) + (h >> 2);
-	return h * UINT64_C(0xff51afd7ed558ccd);
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	return h ^ (h >> 31);
 }
 
 static bool cg_same_image(const struct cg_frame *a, const struct cg_frame *b)
@@ -302,6 +304,29 @@ static bool cg_header_fits(const struct cgs_header *h, const struct cg_state *st
 	       h->stacks_used <= h->stacks_max;
 }
 
+static void cg_imgmap_put(struct cg_state *st, op_cookie_t cookie, uint32_t kind, int32_t tgid,
+			  uint64_t anon_start, uint32_t idx);
+
+/* continuing a table (--append): map its image names back to this run's cookies */
+static void cg_relearn_images(struct cg_state *st)
+{
+	const struct cgs_header *h = st->hdr;
+
+	memset(st->imgmap, 0, sizeof(st->imgmap));
+	for (uint32_t i = 0; i < h->images_used; i++) {
+		const struct cgs_image *ci = &st->imgs[i];
+		op_cookie_t c;
+
+		if ((uint64_t)ci->name_off + ci->name_len >= h->strings_size ||
+		    st->strs[ci->name_off + ci->name_len])
+			continue;
+		c = st->host->cookie_intern(st->ctx, st->strs + ci->name_off,
+					    ci->kind == CGS_IMG_KERNEL);
+		if (c)
+			cg_imgmap_put(st, c, ci->kind, ci->tgid, ci->anon_start, i);
+	}
+}
+
 /* Open (or continue) <session>/samples/current/callgraph/stacks. Once. */
 static void cg_stacks_open(struct cg_state *st)
 {
@@ -358,8 +383,7 @@ static void cg_stacks_open(struct cg_state *st)
 		h->strings_off = (uint32_t)l.strings_off;
 		memcpy(h->magic, CGS_MAGIC, 8); /* last: the header is complete */
 	} else {
-		/* continue an --append session: re-learn the image indexes lazily */
-		memset(st->imgmap, 0, sizeof(st->imgmap));
+		cg_relearn_images(st);
 	}
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &st->last_sync);
 	return;
@@ -369,6 +393,27 @@ out_err:
 		      "(arcs still are) - check the session directory",
 		      path, strerror(errno));
 	cg_stacks_close(st);
+}
+
+static uint64_t cg_img_hash(op_cookie_t cookie, uint32_t kind, int32_t tgid, uint64_t anon_start)
+{
+	return cg_mix(cg_mix(cookie, kind | (uint64_t)(uint32_t)tgid << 32), anon_start);
+}
+
+static void cg_imgmap_put(struct cg_state *st, op_cookie_t cookie, uint32_t kind, int32_t tgid,
+			  uint64_t anon_start, uint32_t idx)
+{
+	uint64_t hv = cg_img_hash(cookie, kind, tgid, anon_start);
+
+	for (uint32_t i = 0; i < 2 * CG_IMAGES_MAX; i++) {
+		struct cg_img_ent *e = &st->imgmap[(uint32_t)(hv + i) & (2 * CG_IMAGES_MAX - 1)];
+
+		if (e->used)
+			continue;
+		*e = (struct cg_img_ent){ .used = true, .cookie = cookie, .kind = kind,
+					  .tgid = tgid, .anon_start = anon_start, .idx = idx };
+		return;
+	}
 }
 
 static uint32_t cg_image_kind(const struct cg_frame *f)
@@ -392,7 +437,7 @@ static uint32_t cg_image_index(struct cg_state *st, const struct cg_frame *f, in
 		return 0;
 	if (kind != CGS_IMG_ANON)
 		tgid = -1;
-	hv = cg_mix(cg_mix(f->cookie, kind | (uint64_t)(uint32_t)tgid << 32), f->anon_start);
+	hv = cg_img_hash(f->cookie, kind, tgid, f->anon_start);
 	for (i = 0; i < 2 * CG_IMAGES_MAX; i++) {
 		slot = (uint32_t)(hv + i) & (2 * CG_IMAGES_MAX - 1);
 		e = &st->imgmap[slot];

@@ -8,7 +8,7 @@
  * so a crash of the daemon leaves every completed update in the page cache
  * (msync'd at each sync). Little endian, naturally aligned, no pointers:
  *
- *   offset 0                     struct cgs_header (64 bytes)
+ *   offset 0                     struct cgs_header (72 bytes)
  *   hdr.images_off               struct cgs_image[images_max]
  *   hdr.strings_off              strings_size bytes of image names (NUL-terminated)
  *   hdr.stacks_off               struct cgs_stack[stacks_max] (open addressing on id)

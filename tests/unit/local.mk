@@ -221,3 +221,15 @@ tests_unit_test_catalogues_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_SRCDIR='"$(abs_top_s
 tests_unit_test_catalogues_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_catalogues_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
+
+# --- callgraph plugin on the mock host (issue 5) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_callgraph
+TESTS += tests/unit/test_callgraph
+SANITIZER_TESTS += tests/unit/test_callgraph
+tests_unit_test_callgraph_SOURCES = tests/unit/test_callgraph.c tests/unit/mock_host.c \
+	tests/unit/mock_host.h plugins/callgraph/callgraph.c plugins/callgraph/cg_format.h
+tests_unit_test_callgraph_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit
+tests_unit_test_callgraph_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_callgraph_LDADD = $(CMOCKA_LIBS)
+endif
