@@ -138,7 +138,21 @@ if [ "$(id -u)" = 0 ]; then
 	check "$S" out_of_order -eq 0 "system: merged in time order across CPUs"
 	check "$S" bad_records -eq 0 "system: no malformed records"
 	check "$S" lost_kernel -eq 0 "system: no loss at 1 kHz"
+	check "$S" unknown_pid_user_samples -eq 0 "system: no user sample of a task before its COMM/FORK/MMAP"
 	kill "$sp" 2>/dev/null; wait "$sp" 2>/dev/null
+
+	# 4b. fork+exec churn on both CPUs while sampling system-wide
+	X=$work/churn.out
+	( sleep 0.3; "$probe" churn 30; "$probe" churn 30 ) &
+	ch=$!; spinners="$spinners $ch"
+	( sleep 0.35; "$probe" churn 30 ) &
+	ch2=$!; spinners="$spinners $ch2"
+	run "$X" system --freq 1000 --seconds 2.5
+	wait "$ch" "$ch2" 2>/dev/null
+	check "$X" exec_total -ge 60 "churn: COMM exec of the short-lived children seen"
+	check "$X" unknown_pid_user_samples -eq 0 "churn: no child sample delivered before the child's FORK/COMM"
+	check "$X" out_of_order -eq 0 "churn: merged in time order"
+	check "$X" bad_records -eq 0 "churn: no malformed records"
 else
 	echo "note: system-wide part needs root; not run"
 fi

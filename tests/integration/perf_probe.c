@@ -81,6 +81,24 @@ static int spin(int argc, char **argv)
 	return 0;
 }
 
+/* N children, one after the other, each exec'ing "spin 0.02" */
+static int churn(int argc, char **argv)
+{
+	int n = argc > 2 ? atoi(argv[2]) : 20, i;
+
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execl("/proc/self/exe", argv[0], "spin", "0.02", (char *)NULL);
+			_exit(127);
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+	return 0;
+}
+
 /* ---------------- record checking ---------------- */
 
 #define MAX_MAPS 512
@@ -103,7 +121,9 @@ struct probe {
 	uint32_t tids[64];
 	unsigned nr_tids;
 	unsigned stall_ms;
-	uint64_t chain_samples, chain_bad, core_counter_bad;       /* sleep once in the first sample: the rings overflow */
+	uint64_t chain_samples, chain_bad, core_counter_bad;
+	uint64_t unknown_pid_user, exec_total;
+	uint8_t known[(1u << 22) / 8]; /* pids seen in COMM/FORK/MMAP (pid_max <= 2^22) */       /* sleep once in the first sample: the rings overflow */
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -113,6 +133,17 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	while (n--)
 		h = (h ^ *b++) * 0x100000001b3ull;
 	return h;
+}
+
+static void know(struct probe *p, uint32_t pid)
+{
+	if (pid < (1u << 22))
+		p->known[pid / 8] |= (uint8_t)(1u << (pid % 8));
+}
+
+static bool known(const struct probe *p, uint32_t pid)
+{
+	return pid < (1u << 22) && (p->known[pid / 8] & (1u << (pid % 8)));
 }
 
 static int deliver(void *arg, const struct op_record *r)
@@ -144,6 +175,9 @@ static int deliver(void *arg, const struct op_record *r)
 		}
 		if (s->source == 0 && r->counter != 0)
 			p->core_counter_bad++;
+		/* a user sample of a task never introduced: merge order broken */
+		if (s->cpumode == OP_CPUMODE_USER && s->pid && !known(p, s->pid))
+			p->unknown_pid_user++;
 		if (p->stall_ms) {
 			struct timespec ts = { p->stall_ms / 1000, (long)(p->stall_ms % 1000) * 1000000 };
 
@@ -178,6 +212,7 @@ static int deliver(void *arg, const struct op_record *r)
 		v[6] = r->mmap.pgoff;
 		v[7] = r->mmap.pid;
 		p->hash = fnv(p->hash, r->mmap.filename, strlen(r->mmap.filename));
+		know(p, r->mmap.pid);
 		if (!p->watch || r->mmap.pid != p->watch || !r->mmap.exec)
 			break;
 		if (p->nr_maps < MAX_MAPS)
@@ -195,6 +230,9 @@ static int deliver(void *arg, const struct op_record *r)
 		v[4] = ((uint64_t)r->comm.pid << 32) | r->comm.tid;
 		v[5] = r->comm.exec;
 		p->hash = fnv(p->hash, r->comm.comm, strlen(r->comm.comm));
+		know(p, r->comm.pid);
+		if (r->comm.exec)
+			p->exec_total++;
 		if (p->watch && r->comm.pid == p->watch && r->comm.exec) {
 			p->comm_exec++;
 			/* exec replaced the address space */
@@ -209,6 +247,8 @@ static int deliver(void *arg, const struct op_record *r)
 	case OP_REC_EXIT:
 		v[4] = ((uint64_t)r->task.pid << 32) | r->task.tid;
 		v[5] = ((uint64_t)r->task.ppid << 32) | r->task.ptid;
+		if (r->type == OP_REC_FORK)
+			know(p, r->task.pid);
 		if (r->type == OP_REC_EXIT && p->watch && r->task.pid == p->watch &&
 		    r->task.tid == p->watch)
 			p->exit_seen++;
@@ -248,6 +288,8 @@ static void report(const struct probe *p, struct perf_session *s)
 	printf("callchain_samples=%" PRIu64 "\n", p->chain_samples);
 	printf("callchain_bad=%" PRIu64 "\n", p->chain_bad);
 	printf("core_counter_bad=%" PRIu64 "\n", p->core_counter_bad);
+	printf("unknown_pid_user_samples=%" PRIu64 "\n", p->unknown_pid_user);
+	printf("exec_total=%" PRIu64 "\n", p->exec_total);
 	perf_print_stats(s, stdout);
 	(void)st;
 	{
@@ -293,6 +335,8 @@ int main(int argc, char **argv)
 	mode = argv[1];
 	if (!strcmp(mode, "spin"))
 		return spin(argc, argv);
+	if (!strcmp(mode, "churn"))
+		return churn(argc, argv);
 	memset(&o, 0, sizeof(o));
 	o.proc_root = "/proc";
 	o.ring_pages = 64;
