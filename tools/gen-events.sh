@@ -1,11 +1,17 @@
 #!/bin/sh
 # gen-events.sh - regenerate the events/ catalogues from libpfm4's tables.
 # Event codes and unit masks are hardware facts: this script asks libpfm4
-# (tools/gen_events.c) for them, then applies the hand-kept extras found in
-# events/extras/<arch>/<model>/: `events` and `unit_masks` lines appended
-# verbatim (IBS ext: events, OProfile-name aliases) and `minimum` lines
-# "NAME COUNT" that set an event's minimum count. Rerun after a libpfm4
-# upgrade; review the diff; commit the result.
+# (tools/gen_events.c) for them - each event and each of its unit masks is
+# encoded by libpfm4 (LIBPFM_ENCODE_INACTIVE=1, so no PMU is needed) and the
+# raw config is split into event select, unit mask and extra:edge/inv/any/
+# cmask modifiers; events that need config1 (off-core response, load
+# latency) are skipped and counted on stderr. Then it applies the hand-kept
+# extras found in events/extras/<arch>/<model>/: `events` and `unit_masks`
+# lines appended verbatim (IBS ext: events, OProfile-name aliases) and
+# `minimum` lines "NAME COUNT" that set an event's minimum count.
+# Rerun after a libpfm4 upgrade; review the diff; run
+# tests/unit/test_catalogues and test_model_{amd64,intel}; commit the result.
+# i386/arch_perfmon and x86-64/generic are hand-written (not generated).
 #   usage: tools/gen-events.sh [SRCDIR]   (needs libpfm4-dev and a C compiler)
 # SPDX-License-Identifier: MIT
 set -eu

@@ -239,6 +239,8 @@ static void mc_xcheck_catalogue(struct mock_host *mh, const char *cpu_type, cons
  */
 static const char *mc_self;
 
+static char mc_child_why[256]; /* the child's first decline reason */
+
 static void mc_forced_pick(const char *force, const char *vendor, unsigned family,
 			   unsigned model, char *out, size_t out_len)
 {
@@ -250,9 +252,12 @@ static void mc_forced_pick(const char *force, const char *vendor, unsigned famil
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	out[0] = '\0';
+	mc_child_why[0] = '\0';
 	if (!fgets(out, (int)out_len, p))
 		out[0] = '\0';
 	out[strcspn(out, "\n")] = '\0';
+	if (!fgets(mc_child_why, sizeof(mc_child_why), p))
+		mc_child_why[0] = '\0';
 	assert_int_equal(pclose(p), 0);
 }
 
@@ -275,7 +280,7 @@ static int mc_pfm_child(int argc, char **argv)
 	ci = mc_ci(argv[3], (uint32_t)strtoul(argv[4], NULL, 0), (uint32_t)strtoul(argv[5], NULL, 0),
 		   true, NULL);
 	best = mc_pick(mh, &ci, &score, why, sizeof(why));
-	printf("%s\n", best ? best->desc.name : "");
+	printf("%s\n%s\n", best ? best->desc.name : "", why);
 	mock_host_free(mh);
 	return 0;
 }

@@ -291,6 +291,12 @@ static void test_detect_forced_pmu(void **state)
 			fail_msg("LIBPFM_FORCE_PMU=%s family %#x: winner \"%s\", expected %s",
 				 c[i].force, c[i].family, out, c[i].winner);
 	}
+	/* the pitfall is named: the forced table is the only one, a misspelt name gives none */
+	mc_forced_pick("amd_fam17h_zen1", "AuthenticAMD", 0x17, 1, out, sizeof(out));
+	assert_non_null(strstr(mc_child_why, "LIBPFM_FORCE_PMU=amd_fam17h_zen1 is set"));
+	mc_forced_pick("amd64_fam19h_zen3", "AuthenticAMD", 0x10, 2, out, sizeof(out));
+	assert_non_null(strstr(mc_child_why, "amd64_fam10h_barcelona"));
+	assert_non_null(strstr(mc_child_why, "activates that table only"));
 }
 
 /* ------------------------------------------------------------------ */
