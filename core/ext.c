@@ -54,6 +54,7 @@ struct ext_loader {
 	struct ext_core_services *core;
 	FILE *log;
 	bool verbose;
+	bool echo_errors;        /* start-up errors to stderr too (default) */
 	unsigned log_limit;      /* messages per plugin per window; 0 = no limit */
 	unsigned log_window_ms;
 	struct op_host host;
@@ -71,20 +72,34 @@ static FILE *ext_log_file(const struct ext_loader *l)
 	return l && l->log ? l->log : stderr;
 }
 
-static void ext_msg(const struct ext_loader *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void ext_msg(const struct ext_loader *l, const char *fmt, ...)
+/*
+ * Start-up errors (refusals, failed inits, conflicts) also go to stderr when
+ * the log is a file: the daemon may stop before anyone reads that log, and a
+ * session that failed to start is removed together with its log.
+ */
+static void ext_put(const struct ext_loader *l, bool echo, const char *prefix, const char *fmt,
+		    va_list ap)
 {
 	FILE *f = ext_log_file(l);
+	char buf[2048];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	fprintf(f, "%s%s\n", prefix, buf);
+	fflush(f);
+	if (echo && f != stderr && (!l || l->echo_errors))
+		fprintf(stderr, "%s%s\n", prefix, buf);
+}
+
+static void ext_msg(const struct ext_loader *l, bool echo, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void ext_msg(const struct ext_loader *l, bool echo, const char *fmt, ...)
+{
 	va_list ap;
 
-	fputs("oprofiled: ", f);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	ext_put(l, echo, "oprofiled: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', f);
-	fflush(f);
 }
 
 static const char *const ext_level_names[] = { "error: ", "warning: ", "", "debug: " };
@@ -146,6 +161,9 @@ static void host_vlog(op_ext_t *ctx, enum op_log_level level, const char *fmt, v
 		buf[--len] = '\0';
 	fprintf(f, "%s: %s%s\n", ctx ? ctx->name : "?", ext_level_names[level], buf);
 	fflush(f);
+	/* why an init failed must reach the terminal (see ext_put) */
+	if (level == OP_LOG_ERR && ctx && ctx->in_init && f != stderr && l->echo_errors)
+		fprintf(stderr, "%s: %s%s\n", ctx->name, ext_level_names[level], buf);
 	/* why a plugin refuses to start must reach the terminal, not only the log */
 	if (level == OP_LOG_ERR && ctx && ctx->in_init && f != stderr)
 		fprintf(stderr, "oprofiled: %s: %s%s\n", ctx->name, ext_level_names[level], buf);
@@ -165,15 +183,13 @@ static void ext_err(op_ext_t *ctx, const char *fmt, ...) __attribute__((format(p
 /* a registration refused: "oprofiled: plugin "x" (path): ..." */
 static void ext_err(op_ext_t *ctx, const char *fmt, ...)
 {
-	FILE *f = ext_log_file(ctx->loader);
+	char prefix[PATH_MAX + 128];
 	va_list ap;
 
-	fprintf(f, "oprofiled: plugin \"%s\" (%s): ", ctx->name, ctx->path);
+	snprintf(prefix, sizeof(prefix), "oprofiled: plugin \"%s\" (%s): ", ctx->name, ctx->path);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	ext_put(ctx->loader, true, prefix, fmt, ap);
 	va_end(ap);
-	fputc('\n', f);
-	fflush(f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1205,6 +1221,7 @@ struct ext_loader *ext_loader_new(const char *plugin_dir, void *config,
 	l->config = config;
 	l->core = core;
 	l->log = log;
+	l->echo_errors = true;
 	l->log_limit = 100;
 	l->log_window_ms = 10000;
 	ext_host_init(l);
@@ -1226,6 +1243,11 @@ void ext_loader_set_log_limit(struct ext_loader *l, unsigned max_messages, unsig
 {
 	l->log_limit = max_messages;
 	l->log_window_ms = window_ms;
+}
+
+void ext_loader_set_echo(struct ext_loader *l, bool echo_errors)
+{
+	l->echo_errors = echo_errors;
 }
 
 void ext_loader_set_verbose(struct ext_loader *l, bool verbose)
@@ -1280,18 +1302,18 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 		origin = "caller";
 	old = name ? ext_plugin(l, name) : NULL;
 	if (old) {
-		ext_msg(l, "plugin \"%s\" (%s): requested again by %s, already loaded by %s - give it once",
+		ext_msg(l, true, "plugin \"%s\" (%s): requested again by %s, already loaded by %s - give it once",
 			name, old->path, origin, old->origin);
 		return -EEXIST;
 	}
 	if (l->nr_plugins == EXT_MAX_PLUGINS) {
-		ext_msg(l, "plugin \"%s\": more than %d plugins requested (%s) - load fewer", name,
+		ext_msg(l, true, "plugin \"%s\": more than %d plugins requested (%s) - load fewer", name,
 			EXT_MAX_PLUGINS, origin);
 		return -ENOSPC;
 	}
 	rc = ext_probe(l->plugin_dir, name, &p, why, sizeof(why));
 	if (rc) {
-		ext_msg(l, "plugin \"%s\" (%s): %s [requested by %s]", name ? name : "", p.path, why,
+		ext_msg(l, true, "plugin \"%s\" (%s): %s [requested by %s]", name ? name : "", p.path, why,
 			origin);
 		return rc;
 	}
@@ -1312,7 +1334,7 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 	rc = ctx->desc.ext_init(ctx, &l->host, args ? args : "");
 	ctx->in_init = false;
 	if (rc) {
-		ext_msg(l, "plugin \"%s\" (%s): ext_init failed with %d (%s) - see the plugin's messages "
+		ext_msg(l, true, "plugin \"%s\" (%s): ext_init failed with %d (%s) - see the plugin's messages "
 			   "above; everything it registered was rolled back",
 			name, ctx->path, rc, rc < 0 ? strerror(-rc) : "not a -errno value");
 		ext_unregister(&l->reg, ctx);
@@ -1325,12 +1347,12 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 		l->reg.no_event_ok++;
 	l->plugins[l->nr_plugins++] = ctx;
 	if (l->verbose)
-		ext_msg(l, "plugin \"%s\" %s (SDK %u.%u) loaded from %s", name, ctx->desc.version,
+		ext_msg(l, false, "plugin \"%s\" %s (SDK %u.%u) loaded from %s", name, ctx->desc.version,
 			ctx->desc.abi_major, ctx->desc.abi_minor, ctx->path);
 	return 0;
 
 out_nomem:
-	ext_msg(l, "plugin \"%s\": out of memory", name);
+	ext_msg(l, true, "plugin \"%s\": out of memory", name);
 	ext_ctx_free(ctx);
 	dlclose(p.handle);
 	return -ENOMEM;

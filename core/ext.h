@@ -168,6 +168,12 @@ void ext_loader_set_core(struct ext_loader *l, struct ext_core_services *core);
 /* send the loader's and plugins' messages to @log from now on (SIGHUP reopen) */
 void ext_loader_set_log(struct ext_loader *l, FILE *log);
 /*
+ * Refusals, failed inits and plugins' errors during init also go to stderr
+ * when the log is another file (default on): a start-up failure may remove
+ * the session and its log.
+ */
+void ext_loader_set_echo(struct ext_loader *l, bool echo_errors);
+/*
  * At most @max_messages log lines per plugin per @window_ms (default 100 per
  * 10 s), then a count of the dropped ones; 0 disables the limit.
  */

@@ -772,6 +772,51 @@ static void test_old_plugin(void **state)
 	log_close(&lb);
 }
 
+/* start-up errors reach stderr too when the log is another file */
+static void test_echo_to_stderr(void **state)
+{
+	char dir[PATH_MAX], capture[PATH_MAX], buf[4096];
+	struct logbuf lb;
+	struct ext_loader *l;
+	int saved, fd;
+	ssize_t n;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_major", NULL);
+	put(dir, "fx_fail", NULL);
+	snprintf(capture, sizeof(capture), "%s/stderr.txt", dir);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(capture, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(saved >= 0 && fd >= 0);
+	dup2(fd, 2);
+	close(fd);
+
+	log_open(&lb);
+	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	assert_int_equal(ext_load(l, "fx_major", "", "test"), -ENOEXEC);
+	assert_int_equal(ext_load(l, "fx_fail", "", "test"), -EIO);
+	ext_loader_set_echo(l, false);
+	assert_int_equal(ext_load(l, "nosuch", "", "test"), -ENOENT);
+	ext_loader_free(l);
+	log_close(&lb);
+
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	fd = open(capture, O_RDONLY);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_contains(buf, "oprofiled: plugin \"fx_major\" (");
+	assert_contains(buf, "built for SDK 2.0, oprofiled provides 1.0");
+	assert_contains(buf, "fx_fail: error: failing on purpose after 9 registrations\n");
+	assert_contains(buf, "ext_init failed with -5");
+	assert_null(strstr(buf, "nosuch"));
+}
+
 /* the ELF reader survives damaged files: random bytes in headers and tables */
 static void test_peek_damaged(void **state)
 {
@@ -1009,6 +1054,7 @@ int main(void)
 		cmocka_unit_test(test_old_plugin),
 		cmocka_unit_test(test_invalid_payloads),
 		cmocka_unit_test(test_peek_damaged),
+		cmocka_unit_test(test_echo_to_stderr),
 		cmocka_unit_test(test_permissions),
 		cmocka_unit_test(test_list_plugins),
 	};
