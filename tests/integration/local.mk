@@ -35,7 +35,8 @@ dist_check_SCRIPTS += tests/integration/report_ophelp.sh
 TESTS += tests/integration/report_ophelp.sh
 dist_check_SCRIPTS += tests/integration/report_live.sh
 TESTS += tests/integration/report_live.sh
-# core: launch-mode profile of a 3:1 workload, checked through the sample files
+# core: launch-mode profile of a 3:1 workload, checked through the sample files;
+# event choice and validation (core_events.sh)
 check_PROGRAMS += tests/integration/hot tests/integration/hot_check
 tests_integration_hot_SOURCES = tests/integration/hot.c
 tests_integration_hot_CFLAGS = $(AM_CFLAGS) -O2 -g
@@ -43,6 +44,8 @@ tests_integration_hot_check_SOURCES = tests/integration/hot_check.c
 tests_integration_hot_check_LDADD = lib/libopng.la
 dist_check_SCRIPTS += tests/integration/hot.sh
 TESTS += tests/integration/hot.sh
+dist_check_SCRIPTS += tests/integration/core_events.sh
+TESTS += tests/integration/core_events.sh
 # --- models helper: ophelp over every catalogue; hardware models vs the timer fallback in oprofiled
 dist_check_SCRIPTS += tests/integration/ophelp_catalogues.sh tests/integration/model_fallback.sh
 TESTS += tests/integration/ophelp_catalogues.sh tests/integration/model_fallback.sh
