@@ -233,3 +233,17 @@ tests_unit_test_callgraph_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/u
 tests_unit_test_callgraph_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_callgraph_LDADD = $(CMOCKA_LIBS)
 endif
+
+# --- ibs helper: the ibs plugin on the mock host (rules shared with the replay test) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_ibs
+TESTS += tests/unit/test_ibs
+SANITIZER_TESTS += tests/unit/test_ibs
+tests_unit_test_ibs_SOURCES = tests/unit/test_ibs.c tests/unit/mock_host.c \
+	tests/unit/mock_host.h plugins/ibs/ibs.c plugins/ibs/ibs_decode.c \
+	tests/integration/ibs_rules.h
+tests_unit_test_ibs_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sdk -I$(top_srcdir)/lib \
+	-I$(top_srcdir)/tests/unit -I$(top_srcdir)/plugins/ibs
+tests_unit_test_ibs_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_ibs_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif
