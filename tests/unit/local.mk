@@ -197,11 +197,12 @@ tests_unit_test_perf_decode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_perf_decode_LDADD = core/libopcore.la $(CMOCKA_LIBS)
 endif
 # --- models helper: hardware-model plugins (amd64, intel) through the mock host,
-# cross-checked against libpfm4 (needs LIBPFM_ENCODE_INACTIVE; not under ASan: libpfm4 leaks its tables)
+# cross-checked against libpfm4 (LIBPFM_ENCODE_INACTIVE; forced PMUs in re-executed children)
 EXTRA_DIST += tests/unit/model_check.h
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_model_amd64 tests/unit/test_model_intel
 TESTS += tests/unit/test_model_amd64 tests/unit/test_model_intel
+SANITIZER_TESTS += tests/unit/test_model_amd64 tests/unit/test_model_intel
 tests_unit_test_model_amd64_SOURCES = tests/unit/test_model_amd64.c tests/unit/mock_host.c \
 	tests/unit/mock_host.h plugins/amd64/amd64.c plugins/common/model_pfm.c
 tests_unit_test_model_amd64_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit \
