@@ -15,7 +15,7 @@ endif
 noinst_PROGRAMS += tools/op-demo
 tools_op_demo_SOURCES = tools/op-demo.c
 tools_op_demo_CFLAGS = $(AM_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer
-EXTRA_DIST += tools/opreport-json.md
+EXTRA_DIST += tools/opreport-json.md tools/opreport.md
 bin_PROGRAMS += tools/ophelp
 tools_ophelp_SOURCES = tools/ophelp.c
 tools_ophelp_LDADD = lib/libopng.la
