@@ -161,11 +161,8 @@ static void host_vlog(op_ext_t *ctx, enum op_log_level level, const char *fmt, v
 		buf[--len] = '\0';
 	fprintf(f, "%s: %s%s\n", ctx ? ctx->name : "?", ext_level_names[level], buf);
 	fflush(f);
-	/* why an init failed must reach the terminal (see ext_put) */
+	/* why a plugin refuses to start must reach the terminal, not only the log (see ext_put) */
 	if (level == OP_LOG_ERR && ctx && ctx->in_init && f != stderr && l->echo_errors)
-		fprintf(stderr, "%s: %s%s\n", ctx->name, ext_level_names[level], buf);
-	/* why a plugin refuses to start must reach the terminal, not only the log */
-	if (level == OP_LOG_ERR && ctx && ctx->in_init && f != stderr)
 		fprintf(stderr, "oprofiled: %s: %s%s\n", ctx->name, ext_level_names[level], buf);
 }
 
