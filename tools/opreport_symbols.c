@@ -111,6 +111,14 @@ static bool exists(const char *p)
 	return stat(p, &st) == 0;
 }
 
+/* only regular files are opened: a FIFO or device at a sampled path would block or lie */
+static bool regular(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img)
 {
 	char err[1024] = "";
@@ -133,7 +141,12 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 		if (asprintf(&kallsyms, "%s/stats/kallsyms", p->samples_dir) < 0 ||
 		    asprintf(&modules, "%s/stats/modules", p->samples_dir) < 0)
 			goto out;
-		ret = ksym_load_kernel(&img->syms, kallsyms, mod, modules, err, sizeof(err));
+		if (!regular(kallsyms))
+			snprintf(err, sizeof(err), "no kernel symbol snapshot: %s is missing or not a "
+				 "regular file", kallsyms);
+		else
+			ret = ksym_load_kernel(&img->syms, kallsyms, mod, regular(modules) ? modules : NULL,
+					       err, sizeof(err));
 	} else if (img->kind == OP_IMAGE_ANON) {
 		/* without a map, addresses are still shown as anon_start + key */
 		img->syms.vma_bias = img->hdr.anon_start ? img->hdr.anon_start : img->start;
@@ -142,7 +155,7 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 
 		if (asprintf(&map, "%s/perf-%d.map", dir && *dir ? dir : "/tmp", img->tgid) < 0)
 			goto out;
-		if (!exists(map)) {
+		if (!regular(map)) {
 			/* anonymous memory without a JIT map has no symbols, quietly */
 			img->no_syms = true;
 			goto out;
@@ -153,6 +166,8 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 	} else if (!exists(img->file)) {
 		snprintf(err, sizeof(err), "binary %s not found (if it moved, give --image-path=DIR "
 			 "or --root=DIR)", img->file);
+	} else if (!regular(img->file)) {
+		snprintf(err, sizeof(err), "%s is not a regular file", img->file);
 	} else {
 		ret = opbfd_load(&img->syms, img->file, o->demangle, o->debug_info, err, sizeof(err));
 	}

@@ -326,6 +326,16 @@ for i in $(seq 1 40); do
 done
 [ "$crashes" -eq 0 ] && npass=$((npass + 1)) || fail=$((fail + 1))
 
+# a sampled path that is a FIFO must not hang opreport
+mkfifo "$W/fifo_bin" && printf 'file\t%s\t%s\tTIMER\t0\t0\tall\tall\tall\ns\t0x10\t3\n' "$W/fifo_bin" "$W/fifo_bin" |
+	"$MKFIXTURE" "$W/fifosession"
+if timeout 20 "$OPREPORT" --session-dir="$W/fifosession" -l >"$W/fifo.out" 2>"$W/fifo.err" &&
+	grep -q "not a regular file" "$W/fifo.err" && grep -q "(no symbols)" "$W/fifo.out"; then
+	npass=$((npass + 1))
+else
+	echo "FAIL fifo: opreport hung or did not warn"; cat "$W/fifo.err"; fail=$((fail + 1))
+fi
+
 # default session: ./oprofile_data when it is a directory
 mkdir -p "$W/cwd" && cp -r "$S" "$W/cwd/oprofile_data"
 (cd "$W/cwd" && "$OPREPORT" >"$W/cwd.out" 2>/dev/null)
