@@ -450,10 +450,13 @@ int sync_record(struct sync_ctx *s, const struct op_record *r)
 		break;
 	case OP_REC_FORK:
 		s->stats->v[STAT_FORK]++;
-		if (r->task.pid == r->task.ppid)
+		if (r->task.pid == r->task.ppid) {
 			t = task_get(&s->tasks, r->task.pid); /* a new thread */
-		else
+			if (t && r->task.tid != r->task.pid)
+				t->nr_threads++;
+		} else {
 			t = task_fork(&s->tasks, r->task.pid, r->task.ppid);
+		}
 		if (t)
 			t->unknown = false;
 		else
@@ -461,9 +464,12 @@ int sync_record(struct sync_ctx *s, const struct op_record *r)
 		break;
 	case OP_REC_EXIT:
 		s->stats->v[STAT_EXIT]++;
-		if (r->task.pid == r->task.tid) {
-			t = task_find(&s->tasks, r->task.pid);
-			if (t)
+		/* per thread: the process goes when its last known thread does */
+		t = task_find(&s->tasks, r->task.pid);
+		if (t && !t->dead) {
+			if (t->nr_threads)
+				t->nr_threads--;
+			if (!t->nr_threads)
 				task_exit(&s->tasks, t);
 		}
 		break;

@@ -103,6 +103,7 @@ static struct task *task_new(struct task_table *tt, uint32_t tgid)
 	if (!t)
 		return NULL;
 	t->tgid = tgid;
+	t->nr_threads = 1;
 	if (tt->nr_tasks >= 2 * tt->nr_buckets)
 		task_rehash(tt);
 	h = task_hash(tt, tgid);
@@ -132,6 +133,7 @@ struct task *task_fork(struct task_table *tt, uint32_t tgid, uint32_t ptgid)
 	if (t && !t->dead) {
 		/* already known (synthesized from /proc, or a duplicate): restart it */
 		t->nr_maps = 0;
+		t->nr_threads = 1;
 	} else {
 		t = task_get(tt, tgid);
 		if (!t)

@@ -25,6 +25,7 @@ struct task {
 	op_cookie_t app_cookie;
 	bool app_matches_comm; /* app chosen because its name matched comm */
 	bool dead;             /* exited; freed at the next task_reap() */
+	uint32_t nr_threads;   /* live threads seen (FORK/EXIT records), >= 1 */
 	bool probed;           /* /proc/<pid> was read once (sync_probe) */
 	bool unknown;          /* created by a failed probe: no record seen yet */
 	struct task_map *maps;

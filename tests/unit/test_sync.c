@@ -223,6 +223,37 @@ static void test_fork_exec_exit(void **state)
 	fx_free(f);
 }
 
+/* the leader thread exits first: the process lives on with its other thread */
+static void test_thread_exit(void **state)
+{
+	struct fx *f = fx_new(1024);
+	op_cookie_t hot;
+
+	(void)state;
+	rec_comm(f, 100, 100, "hot", true);
+	rec_mmap(f, 100, 0x400000, 0x1000, 0, "/bin/hot");
+	hot = ck(f, "/bin/hot", OP_IMAGE_USER);
+	rec_task(f, OP_REC_FORK, 100, 100, 150);  /* thread 150 */
+	rec_task(f, OP_REC_EXIT, 100, 100, 100);  /* the leader exits */
+	sync_round_end(&f->s);
+	rec_sample(f, 100, 150, 0, OP_CPUMODE_USER, 0x400010, 0);
+	rec_task(f, OP_REC_EXIT, 100, 100, 150);  /* the last thread */
+	rec_sample(f, 100, 150, 0, OP_CPUMODE_USER, 0x400020, 0); /* same round */
+	sync_round_end(&f->s);
+	rec_sample(f, 100, 150, 0, OP_CPUMODE_USER, 0x400030, 0); /* gone */
+	assert_int_equal(f->st.v[STAT_LOST_NO_APP_USER], 1);
+	const uint64_t exp[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 150, hot, 100,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, hot,
+		0x10, 0,
+		0x20, 0,
+	};
+	expect_words(f, exp, sizeof(exp) / sizeof(exp[0]));
+	fx_free(f);
+}
+
 /* anon regions, [vdso], deleted files, overlapping maps */
 static void test_anon_deleted(void **state)
 {
@@ -722,6 +753,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_fork_exec_exit),
+		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_anon_deleted),
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_sample_before_mmap),
