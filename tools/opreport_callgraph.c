@@ -548,7 +548,9 @@ static const char *cgr_sym_name(const struct cgr_node *n, char *buf, size_t len)
 	if (!n->img)
 		return "[unknown]";
 	base = strrchr(n->img->path, '/');
-	snprintf(buf, len, "[%s]", base ? base + 1 : n->img->path);
+	base = base ? base + 1 : n->img->path;
+	/* "[vdso]" already has its brackets */
+	snprintf(buf, len, base[0] == '[' ? "%s" : "[%s]", base);
 	return buf;
 }
 

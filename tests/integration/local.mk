@@ -49,3 +49,17 @@ TESTS += tests/integration/core_events.sh
 # --- models helper: ophelp over every catalogue; hardware models vs the timer fallback in oprofiled
 dist_check_SCRIPTS += tests/integration/ophelp_catalogues.sh tests/integration/model_fallback.sh
 TESTS += tests/integration/ophelp_catalogues.sh tests/integration/model_fallback.sh
+# --- callgraph (issue 5): live call graphs of a known call tree
+check_PROGRAMS += tests/integration/cg_tree
+tests_integration_cg_tree_SOURCES = tests/integration/cg_tree.c
+tests_integration_cg_tree_CFLAGS = $(AM_CFLAGS) -g -fno-omit-frame-pointer -fno-inline \
+	-fno-optimize-sibling-calls
+dist_check_SCRIPTS += tests/integration/callgraph.sh
+TESTS += tests/integration/callgraph.sh
+# --- ibs: synthetic IBS sessions replayed through oprofiled; IBS absent on this machine ---
+check_PROGRAMS += tests/integration/ibs_gen
+tests_integration_ibs_gen_SOURCES = tests/integration/ibs_gen.c tests/integration/ibs_rules.h
+tests_integration_ibs_gen_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_integration_ibs_gen_LDADD = lib/libopng.la
+dist_check_SCRIPTS += tests/integration/ibs_replay.sh tests/integration/ibs_unavailable.sh
+TESTS += tests/integration/ibs_replay.sh tests/integration/ibs_unavailable.sh
