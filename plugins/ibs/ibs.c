@@ -625,8 +625,10 @@ static int ibs_fetch_on_sample(void *priv, const struct op_perf_sample *s, op_em
 	uint64_t a[IBS_FETCH_ARGS];
 
 	if (rs) {
+		/* Val clear: not a sample (the kernel does not deliver those) */
 		st->raw_status[rs][IBS_FETCH]++;
-		st->fetch_incomplete++;
+		if (rs != IBS_RAW_NOT_VALID)
+			st->fetch_incomplete++;
 		return 0;
 	}
 	if (!ibs_map(st, s, r.linaddr, a))
@@ -647,8 +649,10 @@ static int ibs_op_on_sample(void *priv, const struct op_perf_sample *s, op_emit_
 	uint64_t a[IBS_OP_ARGS];
 
 	if (rs) {
+		/* Val clear: not a sample (the kernel does not deliver those) */
 		st->raw_status[rs][IBS_OP]++;
-		st->op_incomplete++;
+		if (rs != IBS_RAW_NOT_VALID)
+			st->op_incomplete++;
 		return 0;
 	}
 	ibs_mask_op((uint32_t)st->family, &r);
