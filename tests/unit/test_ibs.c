@@ -538,6 +538,56 @@ static void test_every_rule(void **state)
 	}
 }
 
+/*
+ * 0xf00c (1G fetch pages) is derived but no shipped catalogue lists it: a
+ * catalogue of the test's own (cpu_type=) makes it selectable.
+ */
+static void test_fetch_1g_page(void **state)
+{
+	static const struct ibs_rec meet = { false, R_FV | R_FPHYV | R_FPG(2), 0, 0, 0 };
+	static const struct ibs_rec miss = { false, R_FV | R_FPG(2), 0, 0, 0 };
+	static const struct ibs_rec res = { false, R_FV | R_FPHYV | R_FPG(3), 0, 0, 0 };
+	const char *old = getenv("OPROFILE_EVENTS_DIR");
+	char *saved = old ? strdup(old) : NULL, path[600];
+	const struct mock_reg_counter *c, *k4, *m2;
+	struct mock_host *mh;
+
+	(void)state;
+	fx_mkdirs("%s/events/test/ibs1g", fx_dir);
+	snprintf(path, sizeof(path), "%s/events/test/ibs1g/unit_masks", fx_dir);
+	fx_write(path, "name:ibs_fetch type:mandatory default:0x00\n\t0x00 No unit mask\n");
+	snprintf(path, sizeof(path), "%s/events/test/ibs1g/events", fx_dir);
+	fx_write(path, "event:0xf00a ext:ibs_fetch um:ibs_fetch minimum:50000 name:IBS_FETCH_4K_PAGE : 4K\n"
+		       "event:0xf00b ext:ibs_fetch um:ibs_fetch minimum:50000 name:IBS_FETCH_2M_PAGE : 2M\n"
+		       "event:0xf00c ext:ibs_fetch um:ibs_fetch minimum:50000 name:IBS_FETCH_1G_PAGE : 1G\n");
+	snprintf(path, sizeof(path), "%s/events", fx_dir);
+	setenv("OPROFILE_EVENTS_DIR", path, 1);
+	mh = ibs_up("fetch:IBS_FETCH_1G_PAGE,IBS_FETCH_4K_PAGE,IBS_FETCH_2M_PAGE:100000:0|"
+		    "family=0x15,cpu_type=test/ibs1g");
+	if (saved)
+		setenv("OPROFILE_EVENTS_DIR", saved, 1);
+	else
+		unsetenv("OPROFILE_EVENTS_DIR");
+	free(saved);
+	ibs_map_app(mh);
+	c = ibs_counter(mh, "IBS_FETCH_1G_PAGE");
+	k4 = ibs_counter(mh, "IBS_FETCH_4K_PAGE");
+	m2 = ibs_counter(mh, "IBS_FETCH_2M_PAGE");
+	assert_non_null(c);
+	assert_int_equal(c->desc.event, 0xf00c);
+	ibs_feed(mh, true, &meet, APP_START + 0x1000);
+	ibs_feed(mh, true, &miss, APP_START + 0x2000);
+	ibs_feed(mh, true, &res, APP_START + 0x3000); /* page size 3: reserved, never counted */
+	assert_int_equal(ibs_logged(mh, c->counter, 0x1000), 1);
+	assert_int_equal(ibs_logged(mh, c->counter, 0x2000), 0);
+	assert_int_equal(ibs_logged(mh, c->counter, 0x3000), 0);
+	assert_int_equal(ibs_logged(mh, k4->counter, 0x3000), 0);
+	assert_int_equal(ibs_logged(mh, m2->counter, 0x3000), 0);
+	assert_int_equal(ibs_logged(mh, k4->counter, 0x1000) + ibs_logged(mh, m2->counter, 0x1000), 0);
+	assert_int_equal(ibs_stat(mh, "fetch_samples"), 3);
+	mock_host_free(mh);
+}
+
 /* family masks: the same record counts differently per family */
 static void test_family_masks(void **state)
 {
@@ -776,6 +826,7 @@ int main(void)
 		cmocka_unit_test(test_config_group),
 		cmocka_unit_test(test_registration),
 		cmocka_unit_test(test_every_rule),
+		cmocka_unit_test(test_fetch_1g_page),
 		cmocka_unit_test(test_family_masks),
 		cmocka_unit_test(test_vector),
 		cmocka_unit_test(test_bad_records),
