@@ -82,6 +82,26 @@ void mp_no_pmu_reason(char *why, size_t why_len)
 			 ", no \"cpu\" event source in sysfs" : "");
 }
 
+/* "--cpu-type=x86-64/foo: not a cpu type of plugin amd64 (it has: ...)", when the arch matches */
+static void mp_unknown_forced(const struct mp_model *m, const char *forced, char *why,
+			      size_t why_len)
+{
+	const char *slash = strchr(m->t->cpu_type, '/');
+	size_t arch = slash ? (size_t)(slash - m->t->cpu_type) + 1 : 0, i, off;
+
+	if (!arch || strncmp(forced, m->t->cpu_type, arch))
+		return;
+	for (i = 0; i < m->pl->nr_models; i++)
+		if (!strcmp(forced, m->pl->models[i].t->cpu_type))
+			return; /* a sibling model claims it */
+	off = (size_t)snprintf(why, why_len, "--cpu-type=%s: not a cpu type of plugin %s (it has:",
+			       forced, m->pl->name);
+	for (i = 0; i < m->pl->nr_models && off < why_len; i++)
+		off += (size_t)snprintf(why + off, why_len - off, " %s", m->pl->models[i].t->cpu_type);
+	if (off < why_len)
+		snprintf(why + off, why_len - off, ")");
+}
+
 int mp_detect(void *priv, const struct op_cpuinfo *ci, char *why, size_t why_len)
 {
 	struct mp_model *m = priv;
@@ -92,9 +112,12 @@ int mp_detect(void *priv, const struct op_cpuinfo *ci, char *why, size_t why_len
 	if (!ci)
 		return 0;
 	if (ci->forced_cpu_type) {
-		/* another cpu type was asked for: not ours to explain */
-		if (strcmp(ci->forced_cpu_type, t->cpu_type))
+		if (strcmp(ci->forced_cpu_type, t->cpu_type)) {
+			/* the generic model explains a type of its arch the plugin lacks */
+			if (t->score == MP_SCORE_GENERIC && why && why_len)
+				mp_unknown_forced(m, ci->forced_cpu_type, why, why_len);
 			return 0;
+		}
 		m->nr_placed = 0;
 		return MP_SCORE_FORCED;
 	}

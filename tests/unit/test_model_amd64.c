@@ -212,6 +212,9 @@ static const struct det dets[] = {
 	{ "", 0, 0, false, "x86-64/family17h", "amd64-family17h", MP_SCORE_FORCED, NULL },
 	{ "", 0, 0, true, "x86-64/family19h", "amd64-family19h", MP_SCORE_FORCED, NULL },
 	{ "", 0, 0, true, "x86-64/generic", "amd64-generic", MP_SCORE_FORCED, NULL },
+	/* forced to an x86-64 type the plugin lacks: said by the generic model */
+	{ "AuthenticAMD", 0x10, 0, true, "x86-64/family12h", NULL, 0,
+	  "--cpu-type=x86-64/family12h: not a cpu type of plugin amd64 (it has: x86-64/family10" },
 	/* forced to a type that is not ours: silent */
 	{ "AuthenticAMD", 0x10, 0, true, "i386/skylake", NULL, 0, NULL },
 	{ "AuthenticAMD", 0x10, 0, true, "timer", NULL, 0, NULL },
