@@ -28,3 +28,6 @@ tests_bench_bench_sync_SOURCES = tests/bench/bench_sync.c
 tests_bench_bench_sync_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_bench_bench_sync_LDADD = core/libopsync.la lib/libopng.la
 EXTRA_DIST += tests/bench/bench_sync.sh
+# call graphs (issue 5): oprofiled --ext-feature=callgraph:depth=32 beside perf record -g
+# (CPU overhead ratio, bytes per million samples); run by hand, needs tests/integration/cg_tree
+EXTRA_DIST += tests/bench/bench_callgraph.sh

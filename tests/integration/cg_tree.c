@@ -2,7 +2,8 @@
  * cg_tree.c - call-graph fixture with a known tree: main -> mid -> leaf_b
  * (called 3 times per round) and leaf_c (once); each leaf burns the same
  * work and calls strlen() in libc for cross-binary arcs. Built with frame
- * pointers, -O1 -fno-inline. Argument: milliseconds to run (default 2000).
+ * pointers, -fno-inline. Arguments: milliseconds to run (default 2000), or
+ * MS ROUNDS for a fixed number of rounds.
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
@@ -61,9 +62,10 @@ static double now_ms(void)
 int main(int argc, char **argv)
 {
 	double ms = argc > 1 ? atof(argv[1]) : 2000, t0 = now_ms();
-	unsigned long rounds = 0;
+	/* a second argument: exactly that many rounds (fixed work, for benchmarks) */
+	unsigned long rounds = 0, max_rounds = argc > 2 ? strtoul(argv[2], NULL, 10) : 0;
 
-	while (now_ms() - t0 < ms) {
+	while (max_rounds ? rounds < max_rounds : now_ms() - t0 < ms) {
 		mid();
 		rounds++;
 	}
