@@ -107,12 +107,12 @@ paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 if [ "$(id -u)" -ne 0 ] && [ "$paranoid" -gt 0 ]; then
 	echo "note: system-wide step skipped (not root, perf_event_paranoid=$paranoid)"
 else
-	"$HOT" 8000 > /dev/null 2>&1 &
+	"$HOT" 12000 > /dev/null 2>&1 &
 	hpid=$!
 	sleep 0.5
 	"$OPD" --session-dir="$W/s4" --system-wide --events=TIMER:250000 > out5 2> err5 &
 	dpid=$!
-	sleep 4
+	sleep 6
 	kill -TERM $dpid
 	wait $dpid
 	rc=$?
@@ -120,7 +120,10 @@ else
 	wait $hpid 2>/dev/null
 	if [ $rc -ne 0 ]; then
 		echo "FAIL: system-wide oprofiled exited $rc"; cat err5; fail=1
-	elif ! "$CHECK" "$W/s4/samples/current" "$HOT" > check4; then
+	# the process is caught mid-run on a machine that may be busy: more of its
+	# samples fall in the kernel (preemption), fewer are taken (wider ratio band)
+	elif ! "$CHECK" --min-share=85 --min-samples=1000 --tol=0.3 "$W/s4/samples/current" \
+		"$HOT" > check4; then
 		echo "FAIL: system-wide profile of a running process"; cat check4; fail=1
 	else
 		tail -1 check4

@@ -4,7 +4,8 @@
  * files to its ELF symbols (<elf.h> symbol table, file offsets). Prints the
  * counts and checks: work_big / work_small = 3.0 +- 0.2 and >= 95 % of the
  * program's samples in the two functions.
- * Usage: hot_check SAMPLES_CURRENT_DIR BINARY
+ * Usage: hot_check [--min-share=PCT] [--min-samples=N] [--tol=T] SAMPLES_CURRENT_DIR BINARY
+ * (defaults 95, 2000 and 0.2).
  * SPDX-License-Identifier: MIT
  */
 #include <dirent.h>
@@ -151,11 +152,23 @@ static void walk(int dfd, const char *rel)
 
 int main(int argc, char **argv)
 {
-	double ratio, frac;
+	double ratio, frac, min_share = 95.0, tol = 0.2;
+	unsigned long long min_samples = 2000;
 	int fd, ok = 1;
 
+	while (argc > 1 && !strncmp(argv[1], "--", 2)) {
+		if (!strncmp(argv[1], "--tol=", 6))
+			tol = atof(argv[1] + 6);
+		else if (!strncmp(argv[1], "--min-share=", 12))
+			min_share = atof(argv[1] + 12);
+		else if (!strncmp(argv[1], "--min-samples=", 14))
+			min_samples = strtoull(argv[1] + 14, NULL, 10);
+		argv++;
+		argc--;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: hot_check SAMPLES_CURRENT_DIR BINARY\n");
+		fprintf(stderr, "usage: hot_check [--min-share=PCT] [--min-samples=N] [--tol=T] "
+				"SAMPLES_CURRENT_DIR BINARY\n");
 		return 2;
 	}
 	if (!realpath(argv[2], binary) || elf_funcs(binary)) {
@@ -178,17 +191,17 @@ int main(int argc, char **argv)
 	       (unsigned long long)funcs[0].start, (unsigned long long)funcs[0].end,
 	       (unsigned long long)funcs[0].samples, (unsigned long long)funcs[1].start,
 	       (unsigned long long)funcs[1].end, (unsigned long long)funcs[1].samples);
-	printf("ratio big/small %.3f (expected 3.0 +- 0.2), in the two functions %.1f %% "
-	       "(expected >= 95 %%)\n", ratio, 100 * frac);
-	if (prog_total < 2000) {
-		printf("FAIL: fewer than 2000 samples\n");
+	printf("ratio big/small %.3f (expected 3.0 +- %.2f), in the two functions %.1f %% "
+	       "(expected >= %.0f %%)\n", ratio, tol, 100 * frac, min_share);
+	if (prog_total < min_samples) {
+		printf("FAIL: fewer than %llu samples\n", min_samples);
 		ok = 0;
 	}
-	if (ratio < 2.8 || ratio > 3.2) {
+	if (ratio < 3.0 - tol || ratio > 3.0 + tol) {
 		printf("FAIL: ratio\n");
 		ok = 0;
 	}
-	if (frac < 0.95) {
+	if (100 * frac < min_share) {
 		printf("FAIL: share of the two functions\n");
 		ok = 0;
 	}
