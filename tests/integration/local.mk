@@ -53,7 +53,7 @@ TESTS += tests/integration/ophelp_catalogues.sh tests/integration/model_fallback
 check_PROGRAMS += tests/integration/cg_tree
 tests_integration_cg_tree_SOURCES = tests/integration/cg_tree.c
 tests_integration_cg_tree_CFLAGS = $(AM_CFLAGS) -g -fno-omit-frame-pointer -fno-inline \
-	-fno-optimize-sibling-calls
+	-fno-optimize-sibling-calls -falign-functions=64 -falign-loops=64
 dist_check_SCRIPTS += tests/integration/callgraph.sh
 TESTS += tests/integration/callgraph.sh
 # --- ibs: synthetic IBS sessions replayed through oprofiled; IBS absent on this machine ---
