@@ -199,7 +199,8 @@ static int queue_ready(struct perf_session *s)
 
 		for (i = 0; i < s->nr_rings; i++)
 			total += s->rings[i].r.size;
-		s->q_bytes = s->cfg.queue_bytes ? s->cfg.queue_bytes : 2 * total;
+		/* one full drain of every ring plus the round's leftovers */
+		s->q_bytes = s->cfg.queue_bytes ? s->cfg.queue_bytes : total + total / 4;
 		if (s->q_bytes < (1u << 20))
 			s->q_bytes = 1u << 20;
 		if (s->q_bytes > (256u << 20))

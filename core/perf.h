@@ -80,7 +80,7 @@ struct perf_config {
 	uint64_t (*clock)(void *arg); /* "now" in perf time; NULL: CLOCK_MONOTONIC */
 	void *clock_arg;
 	int64_t slack_ns;         /* watermark safety margin; 0: 10 ms, <0: none */
-	size_t queue_bytes;       /* merge queue record space; 0: 2 x all rings, >= 1 MiB */
+	size_t queue_bytes;       /* merge queue record space; 0: 1.25 x all rings, >= 1 MiB */
 };
 
 /* Counters; all monotonic. */

@@ -138,7 +138,7 @@ if [ "$(id -u)" = 0 ]; then
 	check "$S" out_of_order -eq 0 "system: merged in time order across CPUs"
 	check "$S" bad_records -eq 0 "system: no malformed records"
 	check "$S" lost_kernel -eq 0 "system: no loss at 1 kHz"
-	check "$S" unknown_pid_user_samples -eq 0 "system: no user sample of a task before its COMM/FORK/MMAP"
+	check "$S" introduced_after_sample -eq 0 "system: no task introduced (COMM/FORK/MMAP) after one of its samples"
 	kill "$sp" 2>/dev/null; wait "$sp" 2>/dev/null
 
 	# 4b. fork+exec churn on both CPUs while sampling system-wide
@@ -150,7 +150,7 @@ if [ "$(id -u)" = 0 ]; then
 	run "$X" system --freq 1000 --seconds 2.5
 	wait "$ch" "$ch2" 2>/dev/null
 	check "$X" exec_total -ge 60 "churn: COMM exec of the short-lived children seen"
-	check "$X" unknown_pid_user_samples -eq 0 "churn: no child sample delivered before the child's FORK/COMM"
+	check "$X" introduced_after_sample -eq 0 "churn: no child's FORK/COMM delivered after one of its samples"
 	check "$X" out_of_order -eq 0 "churn: merged in time order"
 	check "$X" bad_records -eq 0 "churn: no malformed records"
 else

@@ -122,8 +122,9 @@ struct probe {
 	unsigned nr_tids;
 	unsigned stall_ms;
 	uint64_t chain_samples, chain_bad, core_counter_bad;
-	uint64_t unknown_pid_user, exec_total;
-	uint8_t known[(1u << 22) / 8]; /* pids seen in COMM/FORK/MMAP (pid_max <= 2^22) */       /* sleep once in the first sample: the rings overflow */
+	uint64_t unknown_pid_user, introduced_late, exec_total;
+	uint8_t known[(1u << 22) / 8]; /* pids seen in COMM/FORK/MMAP (pid_max <= 2^22) */
+	uint8_t orphan[(1u << 22) / 8]; /* pids sampled before being known */       /* sleep once in the first sample: the rings overflow */
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -135,10 +136,21 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/*
+ * A sample of a task never introduced is legitimate when the task existed
+ * at enable time and exited before the /proc walk reached it (perf has the
+ * same window). Introducing it AFTER one of its samples is a merge bug.
+ */
 static void know(struct probe *p, uint32_t pid)
 {
-	if (pid < (1u << 22))
-		p->known[pid / 8] |= (uint8_t)(1u << (pid % 8));
+	if (pid >= (1u << 22))
+		return;
+	p->known[pid / 8] |= (uint8_t)(1u << (pid % 8));
+	if (p->orphan[pid / 8] & (1u << (pid % 8))) {
+		p->introduced_late++;
+		p->orphan[pid / 8] &= (uint8_t)~(1u << (pid % 8));
+		fprintf(stderr, "perf_probe: task %u introduced after one of its samples\n", pid);
+	}
 }
 
 static bool known(const struct probe *p, uint32_t pid)
@@ -176,8 +188,11 @@ static int deliver(void *arg, const struct op_record *r)
 		if (s->source == 0 && r->counter != 0)
 			p->core_counter_bad++;
 		/* a user sample of a task never introduced: merge order broken */
-		if (s->cpumode == OP_CPUMODE_USER && s->pid && !known(p, s->pid))
+		if (s->cpumode == OP_CPUMODE_USER && s->pid && !known(p, s->pid) &&
+		    s->pid < (1u << 22)) {
 			p->unknown_pid_user++;
+			p->orphan[s->pid / 8] |= (uint8_t)(1u << (s->pid % 8));
+		}
 		if (p->stall_ms) {
 			struct timespec ts = { p->stall_ms / 1000, (long)(p->stall_ms % 1000) * 1000000 };
 
@@ -289,6 +304,7 @@ static void report(const struct probe *p, struct perf_session *s)
 	printf("callchain_bad=%" PRIu64 "\n", p->chain_bad);
 	printf("core_counter_bad=%" PRIu64 "\n", p->core_counter_bad);
 	printf("unknown_pid_user_samples=%" PRIu64 "\n", p->unknown_pid_user);
+	printf("introduced_after_sample=%" PRIu64 "\n", p->introduced_late);
 	printf("exec_total=%" PRIu64 "\n", p->exec_total);
 	perf_print_stats(s, stdout);
 	(void)st;
