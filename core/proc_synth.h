@@ -3,6 +3,9 @@
  * were enabled (proc_synth.c): COMM per thread, FORK per extra thread and
  * MMAP2 per executable mapping, built from /proc exactly as the kernel would
  * write them (with the session's sample_id trailer, time 0).
+ * Known window (perf has it too): a process that exists when the events are
+ * enabled but exits before the walk reaches it is never introduced; its few
+ * samples stay unattributed (its EXIT still arrives).
  * SPDX-License-Identifier: MIT
  */
 #ifndef OP_CORE_PROC_SYNTH_H
