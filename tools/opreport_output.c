@@ -514,6 +514,7 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 		      const struct rpt_rows *rows)
 {
 	bool syms = o->symbols || o->details;
+	const char *cpu, *slash;
 	struct sum_ent *e;
 	size_t n, *detail_base;
 	char nb[4096];
@@ -529,13 +530,25 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 		detail_base[i + 1] = detail_base[i] +
 				     (row_visible(p, o, &rows->v[i]) ? distinct_keys(&rows->v[i]) : 0);
 
-	fputs("<?xml version=\"1.0\" ?>\n<profile title=\"", f);
+	/* as OProfile: "arch/model" splits into cputype and processor */
+	cpu = rs_cpu_name(p->cpu_type);
+	slash = strchr(cpu, '/');
+	fprintf(f, "<?xml version=\"1.0\" ?>\n<profile schemaversion=\"3.1\" cputype=\"%.*s\"",
+		slash ? (int)(slash - cpu) : (int)strlen(cpu), cpu);
+	if (slash)
+		fprintf(f, " processor=\"%s\"", slash + 1);
+	if (p->axis == 1) {
+		/* the number of CPUs (highest CPU number + 1), as OProfile */
+		int maxcpu = 0;
+
+		for (size_t c = 0; c < p->ncls; c++)
+			if (p->cls[c].cpu > maxcpu)
+				maxcpu = p->cls[c].cpu;
+		fprintf(f, " separatedcpus=\"%d\"", maxcpu + 1);
+	}
+	fprintf(f, " mhz=\"%g\" title=\"", p->cpu_speed);
 	xml_str(f, o->cmdline ? o->cmdline : "opreport");
-	fprintf(f, "\" schemaversion=\"3.1\" cputype=\"%s\" processor=\"%s\" mhz=\"%g\"",
-		rs_cpu_name(p->cpu_type), rs_cpu_name(p->cpu_type), p->cpu_speed);
-	if (p->axis == 1)
-		fprintf(f, " separatedcpus=\"%zu\"", p->ncls);
-	fputs(">\n", f);
+	fputs("\">\n", f);
 	fputs(" <options session=\"", f);
 	xml_str(f, p->samples_dir);
 	fputc('"', f);

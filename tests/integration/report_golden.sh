@@ -187,6 +187,7 @@ check cxx_none -l -D none image:fx_cxx
 check cxx_smart -l -D smart image:fx_cxx
 check bycpu -l session:bycpu
 check bycpu_summary session:bycpu
+check bycpu_xml -X -l session:bycpu
 check bythread -l session:bythread
 check merge_cpu -l --merge=cpu session:mixed
 check merge_all -l --merge=all session:mixed
