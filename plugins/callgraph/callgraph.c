@@ -96,6 +96,10 @@ struct cg_state {
 	struct cgs_frame *frames;
 	struct cg_img_ent imgmap[2 * CG_IMAGES_MAX];
 	struct timespec last_sync;
+	char path[4096];             /* of the open table */
+	dev_t dev;
+	ino_t ino;
+	bool open_error_logged;
 
 	/* scratch (no allocation per sample) */
 	uint64_t rec[1 + 4 * (CG_MAX_DEPTH + 1)];
@@ -294,6 +298,27 @@ static void cg_stacks_close(struct cg_state *st)
 	st->fd = -1;
 }
 
+/*
+ * A session reset (SIGHUP after samples/current was removed and made anew)
+ * leaves the table unlinked: notice it, close it, and open a new one in the
+ * new directory on the next stack. Also retries a failed open. Not per sample.
+ */
+static void cg_stacks_check(struct cg_state *st)
+{
+	struct stat sb;
+
+	if (!st->map) {
+		st->stacks_tried = false;
+		return;
+	}
+	if (stat(st->path, &sb) || sb.st_ino != st->ino || sb.st_dev != st->dev) {
+		st->host->log(st->ctx, OP_LOG_INFO,
+			      "%s was removed (session reset?): starting a new stack table", st->path);
+		cg_stacks_close(st);
+		st->stacks_tried = false;
+	}
+}
+
 static bool cg_header_fits(const struct cgs_header *h, const struct cg_state *st)
 {
 	return !memcmp(h->magic, CGS_MAGIC, 8) && h->version == CGS_VERSION &&
@@ -350,6 +375,9 @@ static void cg_stacks_open(struct cg_state *st)
 	st->fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (st->fd < 0 || fstat(st->fd, &sb) || !S_ISREG(sb.st_mode))
 		goto out_err;
+	memcpy(st->path, path, sizeof(st->path));
+	st->dev = sb.st_dev;
+	st->ino = sb.st_ino;
 	fresh = (uint64_t)sb.st_size != l.size;
 	if (fresh && (ftruncate(st->fd, 0) || ftruncate(st->fd, (off_t)l.size)))
 		goto out_err;
@@ -388,10 +416,13 @@ static void cg_stacks_open(struct cg_state *st)
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &st->last_sync);
 	return;
 out_err:
-	st->host->log(st->ctx, OP_LOG_ERR,
-		      "%s: cannot create the stack table: %s; whole stacks are not recorded "
-		      "(arcs still are) - check the session directory",
-		      path, strerror(errno));
+	if (!st->open_error_logged)
+		st->host->log(st->ctx, OP_LOG_ERR,
+			      "%s: cannot create the stack table: %s; whole stacks are not recorded "
+			      "(arcs still are) until it can be (retried at each sync) - check the "
+			      "session directory",
+			      path, strerror(errno));
+	st->open_error_logged = true;
 	cg_stacks_close(st);
 }
 
@@ -639,6 +670,7 @@ static int cg_sf_close(void *priv, op_sfile_t *sf, void *sf_priv)
 	(void)sf_priv;
 	/* the set's files (some of them cached here) go away with it */
 	st->gen++;
+	cg_stacks_check(st);
 	return 0;
 }
 
@@ -649,14 +681,15 @@ static int cg_sf_sync(void *priv, op_sfile_t *sf, void *sf_priv)
 
 	(void)sf;
 	(void)sf_priv;
-	if (!st->map)
-		return 0;
 	/* called once per set: flush the stack table once per sync round */
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
 	if (now.tv_sec == st->last_sync.tv_sec &&
 	    now.tv_nsec - st->last_sync.tv_nsec < 200 * 1000 * 1000)
 		return 0;
 	st->last_sync = now;
+	cg_stacks_check(st);
+	if (!st->map)
+		return 0;
 	return msync(st->map, st->map_len, MS_ASYNC) ? -errno : 0;
 }
 

@@ -578,6 +578,52 @@ static void test_stack_table_reopen(void **state)
 	fx_free(f);
 }
 
+/* a session reset removes the table: the plugin starts a new one; a failed open is retried */
+static void test_stack_table_reset(void **state)
+{
+	struct fx *f = fx_new("depth=4", true);
+	const uint64_t a[] = { OP_CONTEXT_USER, APP_START + 0x20, APP_START + 0x10 };
+	const uint64_t b[] = { OP_CONTEXT_USER, APP_START + 0x30, APP_START + 0x10 };
+	struct op_trans_view t = fx_view(f, f->app, 0);
+	const struct op_sfile_ops *ops = &f->mh->sfile[0].ops;
+	void *priv = f->mh->sfile[0].priv;
+	char cmd[256];
+	struct tab tb;
+
+	(void)state;
+	/* samples/current missing: no table, an error, arcs still logged */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/samples/current'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	fx_sample(f, OP_CPUMODE_USER, a, 3);
+	assert_int_equal(fx_trans(f, &t), 0);
+	assert_true(mock_host_log_contains(f->mh, OP_LOG_ERR, "cannot create the stack table"));
+	assert_int_equal(fx_stat(f, "arcs"), 1);
+	/* the directory comes back: the next sync lets the next stack open it */
+	snprintf(cmd, sizeof(cmd), "mkdir '%s/samples/current'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(ops->sync(priv, NULL, NULL), 0);
+	fx_sample(f, OP_CPUMODE_USER, a, 3);
+	assert_int_equal(fx_trans(f, &t), 0);
+	tab_open(f, &tb);
+	assert_int_equal(tb.h->stacks_used, 1);
+	munmap(tb.base, tb.len);
+
+	/* reset: current/ removed and made anew, then the sets are closed (SIGHUP) */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/samples/current' && mkdir '%s/samples/current'",
+		 f->dir, f->dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(ops->close(priv, NULL, NULL), 0);
+	assert_true(mock_host_log_contains(f->mh, OP_LOG_INFO, "starting a new stack table"));
+	fx_sample(f, OP_CPUMODE_USER, b, 3);
+	assert_int_equal(fx_trans(f, &t), 0);
+	tab_open(f, &tb);
+	assert_int_equal(tb.h->stacks_used, 1);
+	assert_int_equal(tb.h->total_samples, 1);
+	assert_non_null(tab_find(&tb, 2, 0x30));
+	munmap(tb.base, tb.len);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -590,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_no_chain_and_bad_records),
 		cmocka_unit_test(test_stack_table),
 		cmocka_unit_test(test_stack_table_reopen),
+		cmocka_unit_test(test_stack_table_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
