@@ -130,7 +130,7 @@ if [ "$(id -u)" = 0 ]; then
 	sp=$!; spinners="$spinners $sp"
 	sleep 0.3
 	S=$work/system.out
-	run "$S" system --freq 1000 --seconds 1 --watch "$sp"
+	run "$S" system --freq 1000 --seconds 1 --watch "$sp" --record "$work/system.oprec"
 	check "$S" watch_samples -ge 100 "system: samples of the running spinner"
 	check "$S" synth_binary_mmaps -ge 1 "system: synthesized MMAP of the spinner's binary"
 	check "$S" unmapped_user_samples -eq 0 "system: spinner samples resolved by synthesized maps"
@@ -140,6 +140,17 @@ if [ "$(id -u)" = 0 ]; then
 	check "$S" lost_kernel -eq 0 "system: no loss at 1 kHz"
 	check "$S" introduced_after_sample -eq 0 "system: no task introduced (COMM/FORK/MMAP) after one of its samples"
 	kill "$sp" 2>/dev/null; wait "$sp" 2>/dev/null
+	# the recording holds the synthesized records too: replay gives the same stream
+	SR=$work/system_replay.out
+	run "$SR" replay "$work/system.oprec" --watch "$sp"
+	if [ -n "$(val hash "$S")" ] && [ "$(val hash "$SR")" = "$(val hash "$S")" ] &&
+	   [ "$(val records "$SR")" = "$(val records "$S")" ]; then
+		echo "ok: system replay: same $(val records "$S") records, same sequence hash"
+	else
+		echo "FAIL: system replay: $(val records "$SR") records hash $(val hash "$SR"), live $(val records "$S") hash $(val hash "$S")"
+		fails=$((fails + 1))
+	fi
+	check "$SR" synth_binary_mmaps -ge 1 "system replay: synthesized MMAP replayed"
 
 	# 4b. fork+exec churn on both CPUs while sampling system-wide
 	X=$work/churn.out
