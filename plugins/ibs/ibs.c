@@ -954,11 +954,55 @@ static void ibs_free(struct ibs_state *st)
 	free(st);
 }
 
+/*
+ * Probe the PMUs the given events need before anything else, so that a
+ * machine without IBS gets that message first. Events of the events: list
+ * are placed by their name here; by their tag once validated.
+ */
+static int ibs_probe_wanted(struct ibs_state *st)
+{
+	int half, rc;
+
+	for (half = IBS_FETCH; half <= IBS_OP; half++) {
+		const char *prefix = half == IBS_FETCH ? "IBS_FETCH" : "IBS_OP";
+		bool used = false;
+		size_t i;
+
+		for (i = 0; i < st->nr_pending; i++)
+			used |= st->pending[i].half == half ||
+				(st->pending[i].half == IBS_HALF_BY_TAG &&
+				 !strncmp(st->pending[i].name, prefix, strlen(prefix)));
+		if (!used)
+			continue;
+		rc = ibs_probe_pmu(st, half);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* the AMD family (masks, count limits): given, or from cpuinfo */
+static int ibs_find_family(struct ibs_state *st)
+{
+	char vendor[32];
+	int64_t fam;
+
+	if (st->family >= 0)
+		return 0;
+	ibs_cpu_vendor(st, vendor, sizeof(vendor), &fam);
+	if (strcmp(vendor, "AuthenticAMD") || fam < 0x10) {
+		st->host->log(st->ctx, OP_LOG_ERR,
+			      "cannot tell the AMD family for the IBS masks and limits (cpuinfo says "
+			      "%s family %" PRId64 "): give family=N", vendor[0] ? vendor : "?", fam);
+		return -EINVAL;
+	}
+	st->family = fam;
+	return 0;
+}
+
 static int ibs_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
 	struct ibs_state *st;
-	char vendor[32];
-	int64_t fam;
 	int rc, half;
 
 	st = calloc(1, sizeof(*st));
@@ -993,33 +1037,11 @@ static int ibs_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		rc = -EINVAL;
 		goto out_free;
 	}
-	for (half = IBS_FETCH; half <= IBS_OP; half++) {
-		size_t i;
-		bool used = false;
-
-		for (i = 0; i < st->nr_pending; i++)
-			used |= st->pending[i].half == half ||
-				(st->pending[i].half == IBS_HALF_BY_TAG &&
-				 !strncmp(st->pending[i].name, half == IBS_FETCH ? "IBS_FETCH" : "IBS_OP",
-					  half == IBS_FETCH ? 9 : 6));
-		if (!used)
-			continue;
-		rc = ibs_probe_pmu(st, half);
-		if (rc)
-			goto out_free;
-	}
-	if (st->family < 0) {
-		ibs_cpu_vendor(st, vendor, sizeof(vendor), &fam);
-		if (strcmp(vendor, "AuthenticAMD") || fam < 0x10) {
-			host->log(ctx, OP_LOG_ERR,
-				  "cannot tell the AMD family for the IBS masks and limits (cpuinfo "
-				  "says %s family %" PRId64 "): give family=N", vendor[0] ? vendor : "?",
-				  fam);
-			rc = -EINVAL;
-			goto out_free;
-		}
-		st->family = fam;
-	}
+	rc = ibs_probe_wanted(st);
+	if (!rc)
+		rc = ibs_find_family(st);
+	if (rc)
+		goto out_free;
 	rc = ibs_validate(st);
 	if (rc)
 		goto out_free;
