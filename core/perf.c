@@ -716,7 +716,7 @@ static const char *paranoid_hint(char *buf, size_t len)
 		fclose(f);
 	}
 	snprintf(buf, len,
-		 "perf_event_paranoid is %s; run oprofiled as root (CAP_PERFMON) or lower /proc/sys/kernel/perf_event_paranoid",
+		 "perf_event_paranoid is %s; run oprofiled as root (CAP_PERFMON), lower /proc/sys/kernel/perf_event_paranoid, or (paranoid 2) profile one command in user mode only (EVENT:count:um:0:1)",
 		 v);
 	return buf;
 }
@@ -764,15 +764,18 @@ static int open_target(struct perf_session *s, struct open_plan *pl, pid_t pid,
 				fd = sys_perf_event_open(&a, pid, pl->cpus[c]);
 			}
 			if (fd < 0) {
-				char hint[200];
+				char hint[300], who[32];
 				int en = errno;
 
 				if (en == ESRCH && may_vanish)
 					return -ESRCH;
+				if (pid < 0)
+					snprintf(who, sizeof(who), "all tasks");
+				else
+					snprintf(who, sizeof(who), "pid %d", (int)pid);
 				snprintf(err, err_len,
-					 "perf_event_open(type %u config %#llx, %s %d, cpu %d) failed: %s%s%s",
-					 a.type, (unsigned long long)a.config,
-					 pid < 0 ? "all tasks" : "pid", (int)pid, pl->cpus[c],
+					 "perf_event_open(type %u config %#llx, %s, cpu %d) failed: %s%s%s",
+					 a.type, (unsigned long long)a.config, who, pl->cpus[c],
 					 strerror(en),
 					 en == EACCES || en == EPERM ? " - " : "",
 					 en == EACCES || en == EPERM ? paranoid_hint(hint, sizeof(hint)) :
