@@ -171,7 +171,7 @@ static int gen_chunk(FILE *f, uint32_t type, uint64_t a, uint64_t b, const void 
 	return 0;
 }
 
-static int gen_write(const char *out, const char *binary)
+static int gen_write(const char *out, const char *binary, unsigned repeat)
 {
 	struct replay_file_header h = { .version = REPLAY_VERSION, .header_size = sizeof(h) };
 	struct replay_event_payload ev[3] = {
@@ -192,10 +192,12 @@ static int gen_write(const char *out, const char *binary)
 	h.queue_entries = 4096;
 	gen_comm();
 	gen_mmap(binary);
-	for (i = 0; i < IBS_NR_RULES; i++) {
-		gen_rec(&ibs_rules[i].meet, ibs_rules[i].fetch, gen_off(i, false));
-		gen_rec(&ibs_rules[i].miss, ibs_rules[i].fetch, gen_off(i, true));
-	}
+	/* repeat > 1 only for timing runs (check expects 1) */
+	while (repeat--)
+		for (i = 0; i < IBS_NR_RULES; i++) {
+			gen_rec(&ibs_rules[i].meet, ibs_rules[i].fetch, gen_off(i, false));
+			gen_rec(&ibs_rules[i].miss, ibs_rules[i].fetch, gen_off(i, true));
+		}
 	/* dropped: RIP invalid (family 15h), outside every mapping, truncated raw */
 	gen_rec(&ripinv, false, GEN_RIPINV_OFF);
 	ibs_rec_raw(&plain, false, 0x7000000, raw);
@@ -435,8 +437,8 @@ static int gen_check(const char *session)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "write"))
-		return gen_write(argv[2], argv[3]);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "write"))
+		return gen_write(argv[2], argv[3], argc == 5 ? (unsigned)atoi(argv[4]) : 1);
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return gen_args();
 	if (argc == 2 && !strcmp(argv[1], "totals")) {
@@ -447,6 +449,6 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "check"))
 		return gen_check(argv[2]);
-	fprintf(stderr, "usage: ibs_gen write FILE BINARY | args | totals | check SESSION_DIR\n");
+	fprintf(stderr, "usage: ibs_gen write FILE BINARY [REPEAT] | args | totals | check SESSION_DIR\n");
 	return 2;
 }
