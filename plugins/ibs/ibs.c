@@ -16,6 +16,12 @@
  *                                  (the events catalogue that lists the IBS events)
  * Config group plugins.ibs: fetch, op, events (strings as above), sysfs,
  * cpu_type (strings), family (int). Arguments win over the config.
+ *
+ * Sources are registered fetch first, then op: a --record of an IBS session
+ * replays with the same --ext-feature=ibs:... selection. Escape records carry
+ * the mapped pc (in_kernel, cookie, offset, anon range) and the registers
+ * (fetch: ctl, linaddr, physaddr; op: ctl, rip, data, data2, data3, dc
+ * linaddr, dc physaddr, branch target).
  */
 #include <errno.h>
 #include <inttypes.h>
