@@ -749,19 +749,34 @@ static int open_target(struct perf_session *s, struct open_plan *pl, pid_t pid,
 				a.wakeup_watermark = (uint32_t)(pl->pages * pl->page_size / 2);
 			}
 			fd = sys_perf_event_open(&a, pid, pl->cpus[c]);
-			while (fd < 0 && errno == EINVAL && (s->fmt_lost || s->clock_ok)) {
-				/* older kernels: no PERF_FORMAT_LOST (< 6.0), no clockid */
-				if (s->fmt_lost) {
+			if (fd < 0 && errno == EINVAL && (s->fmt_lost || s->clock_ok) &&
+			    s->nr_fds == 0) {
+				/*
+				 * Only the very first open probes the kernel: < 6.0 has
+				 * no PERF_FORMAT_LOST, very old ones no clockid. A
+				 * downgrade is kept only if it makes the open work.
+				 */
+				struct perf_event_attr b = a;
+
+				b.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+				fd = sys_perf_event_open(&b, pid, pl->cpus[c]);
+				if (fd >= 0) {
 					s->fmt_lost = false;
-					a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
 					plog(s, "perf_event_open: PERF_FORMAT_LOST refused (kernel < 6.0?): lost counts come from LOST records only");
-				} else {
-					s->clock_ok = false;
-					a.use_clockid = 0;
-					a.clockid = 0;
-					plog(s, "perf_event_open: clockid refused: merge watermark uses ring times only");
+				} else if (errno == EINVAL) {
+					b.use_clockid = 0;
+					b.clockid = 0;
+					fd = sys_perf_event_open(&b, pid, pl->cpus[c]);
+					if (fd >= 0) {
+						s->fmt_lost = false;
+						s->clock_ok = false;
+						plog(s, "perf_event_open: PERF_FORMAT_LOST and clockid refused (old kernel): merge watermark uses ring times only");
+					} else {
+						errno = EINVAL;
+					}
 				}
-				fd = sys_perf_event_open(&a, pid, pl->cpus[c]);
+				if (fd >= 0)
+					a = b;
 			}
 			if (fd < 0) {
 				char hint[300], who[32];
