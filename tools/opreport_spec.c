@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opreport.h"
 
@@ -213,6 +214,9 @@ int spec_add(struct rpt_spec *s, const char *word, const char *cwd, char *err, s
 				return check_numbers(l, keys[i].key, keys[i].kind == 3, err, err_len);
 			return 0;
 		}
+		/* "lo:op" may simply be a file name with a colon */
+		if (!access(word, F_OK))
+			return add_images(&s->image, word, cwd, err, err_len);
 		snprintf(err, err_len,
 			 "bad profile specification \"%s\": unknown key \"%.*s\" (expected session, "
 			 "session-exclude, image, image-exclude, lib-image, event, count, unit-mask, "

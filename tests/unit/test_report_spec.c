@@ -12,7 +12,9 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opreport.h"
 
@@ -70,6 +72,16 @@ static void test_parse_errors(void **state)
 		err[0] = 0;
 		assert_int_equal(spec_add(&s, bad[i], "/", err, sizeof(err)), -EINVAL);
 		assert_true(strlen(err) > 10);
+	}
+	/* an existing file whose name has a colon is an image, not a key */
+	{
+		FILE *f = fopen("report_spec:file", "w");
+
+		assert_non_null(f);
+		fclose(f);
+		assert_int_equal(spec_add(&s, "report_spec:file", "/tmp", err, sizeof(err)), 0);
+		assert_string_equal(s.image.v[s.image.n - 1], "report_spec:file");
+		unlink("report_spec:file");
 	}
 	/* the message names the word and what was expected */
 	spec_add(&s, "tid:abc", "/", err, sizeof(err));
