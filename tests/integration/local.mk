@@ -23,7 +23,9 @@ tests_data_report_libfx_la_LDFLAGS = -rpath /nowhere -avoid-version -shared
 dist_check_SCRIPTS += tests/integration/opcount.sh
 TESTS += tests/integration/opcount.sh
 dist_check_SCRIPTS += tests/integration/report_golden.sh
+if BUILD_REPORT
 TESTS += tests/integration/report_golden.sh
+endif
 # sample path (perf): live launch / --pid / system-wide / record+replay
 check_PROGRAMS += tests/integration/perf_probe
 tests_integration_perf_probe_SOURCES = tests/integration/perf_probe.c
@@ -34,7 +36,9 @@ TESTS += tests/integration/perf_layer.sh
 dist_check_SCRIPTS += tests/integration/report_ophelp.sh
 TESTS += tests/integration/report_ophelp.sh
 dist_check_SCRIPTS += tests/integration/report_live.sh
+if BUILD_REPORT
 TESTS += tests/integration/report_live.sh
+endif
 # core: launch-mode profile of a 3:1 workload, checked through the sample files;
 # event choice and validation (core_events.sh)
 check_PROGRAMS += tests/integration/hot tests/integration/hot_check
