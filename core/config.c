@@ -19,7 +19,7 @@
 #include "options.h"
 #include "options_int.h"
 
-enum conf_kind { K_STR, K_STRLIST, K_INT, K_BOOL, K_PLUGINS };
+enum conf_kind { K_STR, K_STRLIST, K_INT, K_BOOL, K_PLUGINS, K_DURATION };
 
 struct conf_key {
 	const char *name;
@@ -48,6 +48,8 @@ static const struct conf_key conf_keys[] = {
 	{ "daemonize", K_BOOL, 0, 0 },
 	{ "max_open_files", K_INT, 1, 1 << 20 },
 	{ "plugins", K_PLUGINS, 0, 0 },
+	{ "rotate_interval", K_DURATION, 0, 86400 * 366 },
+	{ "rotate_keep", K_INT, 1, 100000 },
 };
 
 static const char *conf_type_name(int type)
@@ -279,12 +281,42 @@ static void conf_apply(struct conf_ctx *c, const config_setting_t *s, const stru
 	case K_PLUGINS:
 		conf_plugins(c, s);
 		return;
+	case K_DURATION: {
+		unsigned secs;
+
+		/* seconds as an integer, or a string with a unit ("5m", "1h") */
+		if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+			if (options_parse_interval(config_setting_get_string(s), &secs, err,
+						   sizeof(err))) {
+				conf_msg(c, s, true, "%s", err);
+				return;
+			}
+			v = secs;
+			break;
+		}
+		if (!conf_expect(c, s, CONFIG_TYPE_INT, "seconds or a string like \"5m\""))
+			return;
+		v = config_setting_get_int64(s);
+		if (v < k->min || v > k->max) {
+			conf_msg(c, s, true, "%lld is out of range, expected %lld..%lld seconds",
+				 (long long)v, (long long)k->min, (long long)k->max);
+			return;
+		}
+		break;
+	}
 	}
 
 	if (!strcmp(n, "session_dir"))
 		conf_replace(&o->session_dir, str);
-	else if (!strcmp(n, "events"))
+	else if (!strcmp(n, "events")) {
+		char where[PATH_MAX + 32];
+
 		conf_replace(&o->events_spec, str);
+		/* the daemon validates events later: its messages name this line */
+		conf_where(s, c->path, where, sizeof(where));
+		free(o->events_origin);
+		o->events_origin = strdup(where);
+	}
 	else if (!strcmp(n, "plugin_dir"))
 		conf_replace(&o->plugin_dir, str);
 	else if (!strcmp(n, "vmlinux"))
@@ -327,6 +359,10 @@ static void conf_apply(struct conf_ctx *c, const config_setting_t *s, const stru
 		o->sync_interval = (unsigned)v;
 	else if (!strcmp(n, "max_open_files"))
 		o->max_open_files = (unsigned)v;
+	else if (!strcmp(n, "rotate_interval"))
+		o->rotate_interval = (unsigned)v;
+	else if (!strcmp(n, "rotate_keep"))
+		o->rotate_keep = (unsigned)v;
 	else
 		free(str);
 }

@@ -27,3 +27,7 @@ core_oprofiled_LDADD += core/libopsync.la
 core_libopcore_la_SOURCES += core/perf.c core/perf.h core/perf_decode.c core/perf_decode.h \
 	core/perf_queue.c core/perf_queue.h core/ring.c core/ring.h core/replay.c core/replay.h \
 	core/proc_synth.c core/proc_synth.h
+
+# service mode (owner: deploy): daemonizing, RLIMIT_NOFILE, the owner-only
+# control socket opcontrol talks to, save/reset/rotate of samples/current
+core_oprofiled_SOURCES += core/control.c core/control.h core/rotate.c core/rotate.h

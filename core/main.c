@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "evbuf.h"
 #include "ext.h"
 #include "op_cpu.h"
@@ -59,6 +60,7 @@ struct daemon {
 	uint32_t throttled;           /* bit per core event that was throttled */
 	char model_why[384];          /* first hardware model's reason to decline */
 	int sigfd;
+	struct control ctl;           /* service mode: control.c */
 	FILE *log;
 };
 
@@ -419,7 +421,11 @@ static int main_plugins(struct daemon *d)
 		}
 		d->have_catalogue = true;
 	}
-	return main_choose_events(d);
+	rc = main_choose_events(d);
+	if (rc && d->opts.events_origin)
+		main_err(d, "%s: events: \"%s\" cannot be used (see above) - fix the config file",
+			 d->opts.events_origin, d->opts.events_spec);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -526,6 +532,7 @@ static enum main_action main_signals(struct daemon *d)
 			if (session_reopen_log(&d->sess) == 0)
 				d->log = d->sess.log;
 			d->sfiles.log = d->log;
+			control_after_hup(&d->ctl);
 			main_log(d, "oprofiled: SIGHUP: sample files closed, log reopened\n");
 			break;
 		default:
@@ -567,7 +574,7 @@ static int main_loop(struct daemon *d)
 			rc = r;
 			break;
 		}
-		if (r == PERF_POLL_FD && main_signals(d) == MAIN_STOP)
+		if (r == PERF_POLL_FD && (main_signals(d) == MAIN_STOP || control_poll(&d->ctl)))
 			break;
 		if (r == PERF_POLL_CHILD_EXIT || r == PERF_POLL_DONE)
 			break;
@@ -580,6 +587,7 @@ static int main_loop(struct daemon *d)
 			main_print_stats(d);
 			next_stats = now + (uint64_t)d->opts.stats_interval * 1000;
 		}
+		control_tick(&d->ctl);
 	}
 	return rc;
 }
@@ -686,6 +694,10 @@ int main(int argc, char **argv)
 		options_free(&d->opts);
 		return rc ? 1 : 0;
 	}
+	if (control_check_plugins(&d->opts, stderr)) {
+		options_free(&d->opts);
+		return 1;
+	}
 	if (d->opts.check_config) {
 		options_print(&d->opts, stdout);
 		options_free(&d->opts);
@@ -718,13 +730,11 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 
-	if (d->opts.daemonize && d->opts.mode != OP_MODE_LAUNCH) {
-		if (daemon(1, 0)) {
-			main_err(d, "cannot daemonize: %s", strerror(errno));
-			rc = -errno;
-			goto out;
-		}
-		session_write_pid(&d->sess);
+	/* RLIMIT_NOFILE; --daemonize: double fork, the parent waits for control_ready */
+	rc = control_prepare(&d->ctl, &d->opts, &d->sess, d->nr_events, &d->log);
+	if (rc) {
+		main_err(d, "cannot daemonize: %s", strerror(-rc));
+		goto out;
 	}
 
 	pc.opts = &d->opts;
@@ -747,8 +757,15 @@ int main(int argc, char **argv)
 		main_err(d, "cannot watch signals: %s", strerror(-rc));
 		goto out;
 	}
+	{
+		struct control_target ct = { &d->sfiles, &d->trans, &d->sync, &d->w, &d->stats,
+					     d->perf, d->loader };
+
+		control_start(&d->ctl, &ct); /* a failure is logged: signals still work */
+	}
 	main_log(d, "oprofiled: profiling started (%zu event%s, session %s)\n", d->nr_events,
 	      d->nr_events == 1 ? "" : "s", d->sess.dir);
+	control_ready(&d->ctl);
 
 	profiling = true;
 	rc = main_loop(d);
@@ -784,6 +801,7 @@ out:
 	cookie_free(&d->cookies);
 	if (d->sigfd >= 0)
 		close(d->sigfd);
+	control_stop(&d->ctl);
 	/* a start-up failure leaves no session behind (if this run created it) */
 	if (rc && !profiling)
 		session_discard(&d->sess);

@@ -54,6 +54,8 @@ enum {
 	OPT_SYNC_INTERVAL,
 	OPT_LOG_FILE,
 	OPT_MAX_OPEN_FILES,
+	OPT_ROTATE,
+	OPT_ROTATE_KEEP,
 	OPT_VERSION,
 };
 
@@ -83,6 +85,8 @@ static const struct option opt_long[] = {
 	{ "sync-interval", required_argument, NULL, OPT_SYNC_INTERVAL },
 	{ "log-file", required_argument, NULL, OPT_LOG_FILE },
 	{ "max-open-files", required_argument, NULL, OPT_MAX_OPEN_FILES },
+	{ "rotate", required_argument, NULL, OPT_ROTATE },
+	{ "rotate-keep", required_argument, NULL, OPT_ROTATE_KEEP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -123,7 +127,10 @@ static const char opt_usage[] =
 	"  --sync-interval=SEC      flush sample files every SEC seconds\n"
 	"  --max-open-files=N       bound on open sample files\n"
 	"  --log-file=FILE          log (default SESSION/samples/oprofiled.log)\n"
-	"  --daemonize              detach from the terminal\n"
+	"  --daemonize              detach from the terminal (double fork, setsid)\n"
+	"  --rotate=INTERVAL        save the samples as samples/rotate-TIME every INTERVAL\n"
+	"                           (seconds, or 30s, 5m, 1h, 1d; 0: off) and start afresh\n"
+	"  --rotate-keep=K          keep at most K rotate-* sessions (default 24)\n"
 	"  --list-plugins           list the plugins of the plugin directory and exit\n"
 	"  --check-config           print the effective configuration and exit\n"
 	"  -h, --help               this text\n"
@@ -223,6 +230,37 @@ int options_parse_separate(const char *s, unsigned *out, char *err, size_t err_l
 	return opt_parse_names("--separate", s, opt_sep_names,
 			       sizeof(opt_sep_names) / sizeof(opt_sep_names[0]),
 			       "none,lib,kernel,thread,cpu,all", false, out, err, err_len);
+}
+
+int options_parse_interval(const char *s, unsigned *secs, char *err, size_t err_len)
+{
+	unsigned long long v, mult = 1;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		goto out_bad;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		goto out_bad;
+	if (*end && end[1])
+		goto out_bad;
+	switch (*end) {
+	case 0: case 's': mult = 1; break;
+	case 'm': mult = 60; break;
+	case 'h': mult = 3600; break;
+	case 'd': mult = 86400; break;
+	default: goto out_bad;
+	}
+	if (v > 86400ull * 366 / mult)
+		goto out_bad;
+	*secs = (unsigned)(v * mult);
+	return 0;
+
+out_bad:
+	snprintf(err, err_len, "interval \"%s\": expected seconds or a number with an s, m, h or d "
+		 "suffix (30s, 5m, 1h, 1d), at most a year", s ? s : "");
+	return -EINVAL;
 }
 
 int options_parse_verbose(const char *s, unsigned *out, char *err, size_t err_len)
@@ -382,6 +420,8 @@ static void opt_defaults(struct op_options *o)
 	o->stats_interval = 0;
 	o->sync_interval = 10;
 	o->max_open_files = 512;
+	o->rotate_interval = 0;
+	o->rotate_keep = 24;
 }
 
 /* resolve a relative session dir against the cwd (plugins get it absolute) */
@@ -445,6 +485,8 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			break;
 		case 'e':
 			rc = opt_strdup(&o->events_spec, arg);
+			free(o->events_origin);
+			o->events_origin = NULL;
 			break;
 		case OPT_SEPARATE:
 			if (options_parse_separate(arg, &o->separate, ebuf, sizeof(ebuf))) {
@@ -555,6 +597,21 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			break;
 		case OPT_LOG_FILE:
 			rc = opt_strdup(&o->log_file, arg);
+			break;
+		case OPT_ROTATE: {
+			unsigned secs;
+
+			if (options_parse_interval(arg, &secs, ebuf, sizeof(ebuf))) {
+				opt_err(err, "--rotate=%s: %s", arg, ebuf);
+				return -EINVAL;
+			}
+			o->rotate_interval = secs;
+			break;
+		}
+		case OPT_ROTATE_KEEP:
+			if (opt_uint_arg("rotate-keep", arg, 1, 100000, &v, err))
+				return -EINVAL;
+			o->rotate_keep = (unsigned)v;
 			break;
 		case 'h':
 		case OPT_VERSION:
@@ -696,6 +753,7 @@ void options_free(struct op_options *o)
 	free(o->proc_root);
 	free(o->cpu_type);
 	free(o->log_file);
+	free(o->events_origin);
 	conf_free(o->config);
 	memset(o, 0, sizeof(*o));
 }
@@ -794,6 +852,8 @@ void options_print(const struct op_options *o, FILE *out)
 	fprintf(out, "max_open_files = %u;\n", o->max_open_files);
 	opt_print_str(out, "log_file", o->log_file);
 	fprintf(out, "daemonize = %s;\n", o->daemonize ? "true" : "false");
+	fprintf(out, "rotate_interval = %u;\n", o->rotate_interval);
+	fprintf(out, "rotate_keep = %u;\n", o->rotate_keep);
 	fputs("plugins = (", out);
 	for (i = 0; i < o->nr_features; i++) {
 		fprintf(out, "%s\n  # from %s\n  { name = ", i ? "," : "", o->features[i].origin);

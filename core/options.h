@@ -52,6 +52,9 @@ struct op_options {
 	bool check_config;        /* --check-config */
 	bool daemonize;           /* --daemonize */
 	unsigned max_open_files;  /* sfile LRU bound */
+	unsigned rotate_interval; /* --rotate: seconds between saved sessions (0: off) */
+	unsigned rotate_keep;     /* --rotate-keep: saved rotate-* sessions kept */
+	char *events_origin;      /* "FILE:LINE" when the events came from the config file */
 	void *config;             /* the parsed config_t (for plugins.<name> getters), or NULL */
 };
 
@@ -76,6 +79,11 @@ int options_parse_f(struct op_options *o, int argc, char **argv, FILE *err);
 void options_free(struct op_options *o);
 /* Print the effective configuration (for --check-config). */
 void options_print(const struct op_options *o, FILE *out);
+/*
+ * Parse a duration: seconds, or a number with an s, m, h or d suffix
+ * ("90", "30s", "5m", "1h", "1d"), at most one year. 0 or -EINVAL.
+ */
+int options_parse_interval(const char *s, unsigned *secs, char *err, size_t err_len);
 /* Parse a --separate value ("none", "lib,thread", ...) into @out. */
 int options_parse_separate(const char *s, unsigned *out, char *err, size_t err_len);
 

@@ -19,3 +19,6 @@ EXTRA_DIST += tools/opreport-json.md tools/opreport.md
 bin_PROGRAMS += tools/ophelp
 tools_ophelp_SOURCES = tools/ophelp.c
 tools_ophelp_LDADD = lib/libopng.la
+# opcontrol: status/dump/stop/reset/save/rotate of a running oprofiled (issue 7, owner: deploy)
+bin_PROGRAMS += tools/opcontrol
+tools_opcontrol_SOURCES = tools/opcontrol.c

@@ -1,0 +1,678 @@
+/*
+ * control.c - service mode of oprofiled: file-descriptor limit, double-fork
+ * daemonizing with a readiness pipe, the owner-only unix socket that
+ * opcontrol talks to (one request line, a text reply) and timed rotation.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "evbuf.h"
+#include "ext.h"
+#include "options.h"
+#include "perf.h"
+#include "rotate.h"
+#include "session.h"
+#include "sfile.h"
+#include "sync.h"
+#include "trans.h"
+
+/* counters that are samples the profile does not show */
+static const enum op_stat control_lost[] = {
+	STAT_LOST_KERNEL,	STAT_LOST_NO_MAPPING,	 STAT_LOST_NO_APP_USER,
+	STAT_LOST_NO_CONTEXT,	STAT_LOST_INVALID_DOMAIN, STAT_LOST_RECORDS,
+	STAT_LOST_SAMPLEFILE,	STAT_LOST_BAD_COUNTER,	 STAT_LOST_PLUGIN_FILE,
+	STAT_INVALID_PC,	STAT_NO_MEMORY,
+};
+
+static void control_log(struct control *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void control_log(struct control *c, const char *fmt, ...)
+{
+	va_list ap;
+	FILE *log = c->log ? *c->log : NULL;
+
+	if (!log)
+		return;
+	fputs("oprofiled: ", log);
+	va_start(ap, fmt);
+	vfprintf(log, fmt, ap);
+	va_end(ap);
+	fputc('\n', log);
+	fflush(log);
+}
+
+static uint64_t control_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------------ */
+/* start-up checks, file-descriptor limit, daemonizing                 */
+/* ------------------------------------------------------------------ */
+
+int control_check_plugins(const struct op_options *o, FILE *err)
+{
+	char path[PATH_MAX];
+	int rc = 0;
+	size_t i;
+
+	for (i = 0; i < o->nr_features; i++) {
+		const struct op_feature_req *f = &o->features[i];
+
+		if (!f->origin || !strcmp(f->origin, "command line") || !o->plugin_dir)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.so", o->plugin_dir, f->name);
+		if (access(path, F_OK) == 0)
+			continue;
+		if (err)
+			fprintf(err, "oprofiled: %s: plugins: unknown plugin \"%s\": no %s.so in %s - "
+				"fix the name (oprofiled --list-plugins shows them) or set enabled = "
+				"false\n", f->origin, f->name, f->name, o->plugin_dir);
+		rc = -ENOENT;
+	}
+	return rc;
+}
+
+static long control_nr_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? n : 1;
+}
+
+/* sample files (LRU bound) + one ring per CPU and event + plugins, logs, slack */
+static void control_raise_nofile(struct control *c, size_t nr_events)
+{
+	struct rlimit rl;
+	rlim_t need, old;
+
+	need = (rlim_t)c->opts->max_open_files + (rlim_t)control_nr_cpus() * (nr_events + 4) + 128;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	old = rl.rlim_cur;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= need)
+		return;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		struct rlimit up = { need, need };
+
+		/* root may raise the hard limit too */
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
+			control_log(c, "RLIMIT_NOFILE raised from %llu (hard %llu) to %llu for %u "
+				    "sample files", (unsigned long long)old,
+				    (unsigned long long)rl.rlim_max, (unsigned long long)need,
+				    c->opts->max_open_files);
+			return;
+		}
+		rl.rlim_cur = rl.rlim_max;
+	} else {
+		rl.rlim_cur = need;
+	}
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur >= need) {
+		control_log(c, "RLIMIT_NOFILE raised from %llu to %llu for %u sample files",
+			    (unsigned long long)old, (unsigned long long)rl.rlim_cur,
+			    c->opts->max_open_files);
+		return;
+	}
+	control_log(c, "warning: RLIMIT_NOFILE is %llu, %llu wanted for max_open_files = %u: "
+		    "sample files will be closed and reopened more often - raise the limit "
+		    "(LimitNOFILE= in the unit) or lower max_open_files",
+		    (unsigned long long)rl.rlim_cur, (unsigned long long)need,
+		    c->opts->max_open_files);
+}
+
+static void control_stdio_to_log(struct control *c)
+{
+	FILE *log = c->log ? *c->log : NULL;
+	int fd = log ? fileno(log) : -1;
+
+	if (fd < 0)
+		return;
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+}
+
+/* the starting process: wait for "ready" or for the daemon's end */
+static void __attribute__((noreturn)) control_wait_ready(int rfd, pid_t child, const char *log)
+{
+	char ch = 0;
+	ssize_t n;
+
+	waitpid(child, NULL, 0); /* the intermediate child exits at once */
+	do
+		n = read(rfd, &ch, 1);
+	while (n < 0 && errno == EINTR);
+	if (n == 1 && ch == 'R')
+		_exit(0);
+	fprintf(stderr, "oprofiled: the daemon stopped before profiling began - see %s\n",
+		log ? log : "the log");
+	_exit(1);
+}
+
+static int control_daemonize(struct control *c)
+{
+	const char *log_file = c->opts->log_file;
+	int p[2], devnull;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(p[0]);
+		close(p[1]);
+		return -e;
+	}
+	if (pid > 0) {
+		/* never return: session_close would remove the daemon's lock file */
+		close(p[1]);
+		control_wait_ready(p[0], pid, log_file);
+	}
+	close(p[0]);
+	if (setsid() < 0)
+		_exit(1);
+	pid = fork();
+	if (pid < 0)
+		_exit(1);
+	if (pid > 0)
+		_exit(0); /* the daemon is no session leader: it never gets a terminal again */
+	umask(022);
+	/* relative paths the daemon still opens later keep their meaning */
+	if ((!log_file || log_file[0] == '/') &&
+	    (!c->opts->proc_root || c->opts->proc_root[0] == '/') && chdir("/"))
+		control_log(c, "warning: chdir /: %s", strerror(errno));
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		close(devnull);
+	}
+	control_stdio_to_log(c);
+	c->daemonized = true;
+	c->ready_fd = p[1];
+	session_write_pid(c->sess);
+	control_log(c, "daemon pid %ld", (long)getpid());
+	return 0;
+}
+
+int control_prepare(struct control *c, const struct op_options *o, struct session *sess,
+		    size_t nr_events, FILE **log)
+{
+	c->opts = o;
+	c->sess = sess;
+	c->log = log;
+	c->started = time(NULL);
+	c->ready_fd = -1;
+	c->listen_fd = -1;
+	c->prepared = true;
+	control_raise_nofile(c, nr_events);
+	if (o->daemonize && o->mode != OP_MODE_LAUNCH)
+		return control_daemonize(c);
+	return 0;
+}
+
+void control_ready(struct control *c)
+{
+	if (!c->prepared || c->ready_fd <= 0)
+		return;
+	if (write(c->ready_fd, "R", 1) != 1)
+		control_log(c, "warning: cannot tell the starting process we run: %s",
+			    strerror(errno));
+	close(c->ready_fd);
+	c->ready_fd = -1;
+}
+
+void control_after_hup(struct control *c)
+{
+	if (c->prepared && c->daemonized)
+		control_stdio_to_log(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* the socket                                                          */
+/* ------------------------------------------------------------------ */
+
+/* bind through /proc/self/fd: any session path length fits sun_path */
+static void control_addr(int dirfd, struct sockaddr_un *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	snprintf(a->sun_path, sizeof(a->sun_path), "/proc/self/fd/%d/" CONTROL_SOCKET, dirfd);
+}
+
+int control_start(struct control *c, const struct control_target *t)
+{
+	struct sockaddr_un a;
+	mode_t old;
+	int fd, rc;
+
+	if (!c->prepared)
+		return -EINVAL;
+	c->t = *t;
+	c->rotate_interval = c->opts->rotate_interval;
+	c->rotate_keep = c->opts->rotate_keep ? c->opts->rotate_keep : 1;
+	if (c->rotate_interval)
+		c->next_rotate_ms = control_now_ms() + (uint64_t)c->rotate_interval * 1000;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto out_err;
+	control_addr(c->sess->dirfd, &a);
+	/* we hold the session lock: a socket left here is a dead daemon's */
+	unlinkat(c->sess->dirfd, CONTROL_SOCKET, 0);
+	old = umask(0077);
+	rc = bind(fd, (struct sockaddr *)&a, sizeof(a));
+	umask(old);
+	if (rc || fchmodat(c->sess->dirfd, CONTROL_SOCKET, 0600, 0) || listen(fd, 16)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		goto out_err;
+	}
+	rc = perf_watch_fd(t->perf, fd);
+	if (rc) {
+		close(fd);
+		unlinkat(c->sess->dirfd, CONTROL_SOCKET, 0);
+		errno = -rc;
+		goto out_err;
+	}
+	c->listen_fd = fd;
+	c->active = true;
+	return 0;
+
+out_err:
+	rc = -errno;
+	control_log(c, "warning: %s/" CONTROL_SOCKET ": cannot open the control socket: %s - "
+		    "opcontrol will not reach this daemon (signals still work)", c->sess->dir,
+		    strerror(errno));
+	return rc;
+}
+
+void control_stop(struct control *c)
+{
+	if (!c->active)
+		return;
+	close(c->listen_fd);
+	unlinkat(c->sess->dirfd, CONTROL_SOCKET, 0);
+	c->listen_fd = -1;
+	c->active = false;
+	if (c->ready_fd > 0) {
+		close(c->ready_fd);
+		c->ready_fd = -1;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* actions                                                             */
+/* ------------------------------------------------------------------ */
+
+static void control_drain(struct control *c)
+{
+	evb_flush(c->t.w);
+	sync_round_end(c->t.sync);
+}
+
+static void control_print_stats(struct control *c, FILE *out, const char *why)
+{
+	time_t now = time(NULL);
+
+	c->t.stats->v[STAT_EVB_TOO_LONG] = c->t.w->too_long;
+	fprintf(out, "\n%s%s", why ? why : "", ctime(&now));
+	stats_print(c->t.stats, out);
+	if (c->t.perf)
+		perf_print_stats(c->t.perf, out);
+	if (c->t.loader)
+		ext_print_stats(c->t.loader, out);
+	fflush(out);
+}
+
+static void control_dump(struct control *c)
+{
+	int rc;
+
+	control_drain(c);
+	sfile_sync_all(c->t.sfiles);
+	if (c->log && *c->log)
+		control_print_stats(c, *c->log, "control: dump ");
+	rc = stats_write_files(c->t.stats, c->sess->current_fd, NULL);
+	if (rc)
+		control_log(c, "%s/samples/current/stats: %s", c->sess->dir, strerror(-rc));
+}
+
+int control_set_aside(struct control *c, const char *name, bool rotate, char *used,
+		      size_t used_len, char *err, size_t err_len)
+{
+	char stamp[ROTATE_NAME_MAX];
+	const char *to = name ? name : "previous";
+	int rc, rc2;
+	size_t i;
+
+	err[0] = 0;
+	if (rotate) {
+		rc = rotate_stamp_name(c->sess->samples_fd, time(NULL), stamp, sizeof(stamp));
+		if (rc) {
+			snprintf(err, err_len, "no free rotate-* name: %s", strerror(-rc));
+			return rc;
+		}
+		to = stamp;
+	} else if (name && !rotate_name_ok(name)) {
+		snprintf(err, err_len, "session name \"%s\": expected 1..%d characters of A-Z a-z "
+			 "0-9 . _ - (not starting with . or -, not current/previous/stats)", name,
+			 ROTATE_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	/* everything on its way to the files lands, then no file stays open */
+	control_drain(c);
+	sfile_sync_all(c->t.sfiles);
+	trans_forget_sfile(c->t.trans);
+	sfile_close_all(c->t.sfiles);
+	rc = stats_write_files(c->t.stats, c->sess->current_fd, NULL);
+	if (rc)
+		control_log(c, "%s/samples/current/stats: %s", c->sess->dir, strerror(-rc));
+	rc = rotate_move_current(c->sess->samples_fd, to, !name && !rotate, err, err_len);
+	/* a fresh (or, if the move failed, the same) current under the same fd */
+	rc2 = session_reopen_current(c->sess);
+	if (rc2) {
+		control_log(c, "%s/samples/current: cannot reopen it: %s", c->sess->dir,
+			    strerror(-rc2));
+		if (!rc) {
+			snprintf(err, err_len, "samples/current: cannot recreate it: %s",
+				 strerror(-rc2));
+			rc = rc2;
+		}
+	}
+	if (rc) {
+		control_log(c, "control: %s", err);
+		return rc;
+	}
+	rc2 = rotate_keep_snapshot(c->sess->samples_fd, to);
+	if (rc2 < 0)
+		control_log(c, "warning: the kernel symbol snapshot was not carried to the new "
+			    "samples/current: %s", strerror(-rc2));
+	if (c->log && *c->log) {
+		char why[ROTATE_NAME_MAX + 64];
+
+		snprintf(why, sizeof(why), "control: samples/current saved as samples/%s ", to);
+		control_print_stats(c, *c->log, why);
+	}
+	/* the new session's counters start at zero; status adds the earlier ones */
+	for (i = 0; i < STAT_NR; i++)
+		c->before.v[i] += c->t.stats->v[i];
+	memset(c->t.stats, 0, sizeof(*c->t.stats));
+	c->t.w->too_long = 0;
+	snprintf(used, used_len, "%s", to);
+	return 0;
+}
+
+static void control_rotate(struct control *c, FILE *reply)
+{
+	char used[ROTATE_NAME_MAX], err[512];
+	int rc, removed;
+
+	rc = control_set_aside(c, NULL, true, used, sizeof(used), err, sizeof(err));
+	if (rc) {
+		if (reply)
+			fprintf(reply, "error: %s\n", err);
+		return;
+	}
+	c->nr_rotations++;
+	snprintf(c->last_rotation, sizeof(c->last_rotation), "%s", used);
+	removed = rotate_prune(c->sess->samples_fd, c->rotate_keep);
+	if (removed < 0)
+		control_log(c, "warning: cannot remove old rotate-* sessions: %s", strerror(-removed));
+	control_log(c, "control: rotated samples/current to samples/%s (%d old removed, keeping "
+		    "%u)", used, removed > 0 ? removed : 0, c->rotate_keep);
+	if (reply)
+		fprintf(reply, "ok\nsaved samples/%s\nremoved %d old rotate-* session%s\n", used,
+			removed > 0 ? removed : 0, removed == 1 ? "" : "s");
+}
+
+void control_tick(struct control *c)
+{
+	uint64_t now;
+
+	if (!c->active || !c->rotate_interval)
+		return;
+	now = control_now_ms();
+	if (now < c->next_rotate_ms)
+		return;
+	c->next_rotate_ms = now + (uint64_t)c->rotate_interval * 1000;
+	control_rotate(c, NULL);
+}
+
+static unsigned control_count_fds(void)
+{
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d = opendir("/proc/self/fd");
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n ? n - 1 : 0; /* not the one opendir holds */
+}
+
+static uint64_t control_lost_sum(const struct op_stats *st)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(control_lost) / sizeof(control_lost[0]); i++)
+		n += st->v[control_lost[i]];
+	return n;
+}
+
+static void control_status(struct control *c, FILE *out)
+{
+	static const char *const modes[] = { "launch", "pid", "system-wide", "replay" };
+	const struct op_stats *st = c->t.stats;
+	uint64_t cur = st->v[STAT_SAMPLES] + st->v[STAT_SOURCE_SAMPLES];
+	uint64_t all = cur + c->before.v[STAT_SAMPLES] + c->before.v[STAT_SOURCE_SAMPLES];
+	uint64_t lost = control_lost_sum(st);
+	const struct perf_stats *ps = c->t.perf ? perf_get_stats(c->t.perf) : NULL;
+	char since[64];
+	struct tm tm;
+	char **names;
+	size_t n, i;
+
+	gmtime_r(&c->started, &tm);
+	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(out, "ok\n");
+	fprintf(out, "pid: %ld\n", (long)getpid());
+	fprintf(out, "session: %s\n", c->sess->dir);
+	fprintf(out, "running since: %s (%lld s)\n", since, (long long)(time(NULL) - c->started));
+	fprintf(out, "mode: %s\n", (unsigned)c->opts->mode < 4 ? modes[c->opts->mode] : "?");
+	fprintf(out, "samples: %" PRIu64 " (this session %" PRIu64 ")\n", all, cur);
+	fprintf(out, "lost: %" PRIu64 " (this session %" PRIu64 ")\n",
+		lost + control_lost_sum(&c->before), lost);
+	if (ps)
+		fprintf(out, "kernel lost records: %" PRIu64 " (%" PRIu64 " samples)\n",
+			ps->lost_records, ps->lost);
+	fprintf(out, "open sample files: %u (sets %u, max_open_files %u)\n", c->t.sfiles->nr_open,
+		c->t.sfiles->nr_sfiles, c->opts->max_open_files);
+	fprintf(out, "open file descriptors: %u\n", control_count_fds());
+	if (c->rotate_interval)
+		fprintf(out, "rotation: every %u s, keep %u, next in %lld s, done %u%s%s\n",
+			c->rotate_interval, c->rotate_keep,
+			(long long)((int64_t)(c->next_rotate_ms - control_now_ms()) / 1000),
+			c->nr_rotations, c->last_rotation[0] ? ", last " : "", c->last_rotation);
+	else
+		fprintf(out, "rotation: off (done %u)\n", c->nr_rotations);
+	fprintf(out, "saves: %u, resets: %u\n", c->nr_saves, c->nr_resets);
+	if (rotate_list(c->sess->samples_fd, &names, &n) == 0) {
+		fprintf(out, "rotate sessions: %zu", n);
+		for (i = 0; i < n; i++)
+			fprintf(out, "%s%s", i ? " " : ": ", names[i]);
+		fputc('\n', out);
+		rotate_free_list(names, n);
+	}
+	fprintf(out, "plugins:\n");
+	if (c->t.loader)
+		ext_print_stats(c->t.loader, out);
+}
+
+/* one request: "CMD[ ARG]\n" */
+static void control_request(struct control *c, char *line, FILE *out)
+{
+	char *arg = strchr(line, ' ');
+	char used[ROTATE_NAME_MAX], err[512];
+	int rc;
+
+	if (arg)
+		*arg++ = 0;
+	c->nr_requests++;
+	if (!strcmp(line, "status") && !arg) {
+		control_status(c, out);
+	} else if (!strcmp(line, "dump") && !arg) {
+		control_dump(c);
+		fprintf(out, "ok\nsamples synced to %s/samples/current\n", c->sess->dir);
+	} else if (!strcmp(line, "stop") && !arg) {
+		control_log(c, "control: stop requested");
+		c->stop = true;
+		fprintf(out, "ok\nstopping\n");
+	} else if ((!strcmp(line, "save") && arg) || (!strcmp(line, "reset") && !arg)) {
+		rc = control_set_aside(c, arg, false, used, sizeof(used), err, sizeof(err));
+		if (rc) {
+			fprintf(out, "error: %s\n", err);
+			return;
+		}
+		if (arg)
+			c->nr_saves++;
+		else
+			c->nr_resets++;
+		control_log(c, "control: samples/current set aside as samples/%s", used);
+		fprintf(out, "ok\nsaved samples/%s\n", used);
+	} else if (!strcmp(line, "rotate")) {
+		unsigned secs;
+
+		if (!arg) {
+			control_rotate(c, out);
+			return;
+		}
+		if (options_parse_interval(arg, &secs, err, sizeof(err))) {
+			fprintf(out, "error: %s\n", err);
+			return;
+		}
+		c->rotate_interval = secs;
+		c->next_rotate_ms = control_now_ms() + (uint64_t)secs * 1000;
+		control_log(c, "control: rotation every %u s (0: off), keeping %u", secs,
+			    c->rotate_keep);
+		fprintf(out, "ok\nrotation every %u s, keeping %u\n", secs, c->rotate_keep);
+	} else if (!strcmp(line, "keep") && arg) {
+		char *end;
+		unsigned long k = strtoul(arg, &end, 10);
+
+		if (*end || k < 1 || k > 100000) {
+			fprintf(out, "error: keep \"%s\": expected 1..100000\n", arg);
+			return;
+		}
+		c->rotate_keep = (unsigned)k;
+		fprintf(out, "ok\nkeeping %u rotate-* sessions\n", c->rotate_keep);
+	} else {
+		fprintf(out, "error: unknown request \"%s%s%s\" - expected status, dump, stop, reset, "
+			"save NAME, rotate [INTERVAL], keep K\n", line, arg ? " " : "", arg ? arg : "");
+	}
+}
+
+static void control_reply(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+static void control_serve(struct control *c, int fd)
+{
+	struct timeval tv = { 1, 0 };
+	char line[CONTROL_LINE_MAX];
+	struct ucred cred = { 0, (uid_t)-1, (gid_t)-1 };
+	socklen_t cl = sizeof(cred);
+	size_t len = 0, blen = 0;
+	char *buf = NULL;
+	FILE *out;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
+	    (cred.uid != geteuid() && cred.uid != 0)) {
+		static const char no[] = "error: permission denied - only the daemon's owner or "
+					 "root may control it\n";
+
+		c->nr_refused++;
+		control_log(c, "control: request from uid %ld refused (not the owner)",
+			    (long)cred.uid);
+		control_reply(fd, no, sizeof(no) - 1);
+		return;
+	}
+	/* a client that does not finish its line within a second is dropped */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	while (len < sizeof(line) - 1) {
+		ssize_t n = recv(fd, line + len, sizeof(line) - 1 - len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (memchr(line, '\n', len))
+			break;
+	}
+	line[len] = 0;
+	if (!memchr(line, '\n', len)) {
+		static const char bad[] = "error: expected one request line ending in a newline\n";
+
+		control_reply(fd, bad, sizeof(bad) - 1);
+		return;
+	}
+	line[strcspn(line, "\r\n")] = 0;
+	out = open_memstream(&buf, &blen);
+	if (!out)
+		return;
+	control_request(c, line, out);
+	fclose(out);
+	control_reply(fd, buf, blen);
+	free(buf);
+}
+
+bool control_poll(struct control *c)
+{
+	int fd;
+
+	if (!c->active)
+		return false;
+	while ((fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		control_serve(c, fd);
+		close(fd);
+		if (c->stop)
+			break;
+	}
+	return c->stop;
+}

@@ -1,0 +1,101 @@
+/*
+ * control.h - oprofiled as a service: RLIMIT_NOFILE, --daemonize (double
+ * fork, readiness reported to the starting process), the owner-only control
+ * socket <session>/control that opcontrol talks to (status, dump, stop,
+ * reset, save, rotate) and the --rotate timer. main.c calls these hooks.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_CORE_CONTROL_H
+#define OP_CORE_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "stats.h"
+
+struct op_options;
+struct session;
+struct sfile_table;
+struct trans_ctx;
+struct sync_ctx;
+struct op_emit;
+struct perf_session;
+struct ext_loader;
+
+/* The file name of the control socket in the session directory. */
+#define CONTROL_SOCKET "control"
+/* The longest request line (command and argument). */
+#define CONTROL_LINE_MAX 256
+
+/* The daemon's parts the control commands act on (owned by main.c). */
+struct control_target {
+	struct sfile_table *sfiles;
+	struct trans_ctx *trans;
+	struct sync_ctx *sync;
+	struct op_emit *w;
+	struct op_stats *stats;
+	struct perf_session *perf;
+	struct ext_loader *loader;
+};
+
+/* All zero is "nothing set up": every hook is then a no-op. */
+struct control {
+	const struct op_options *opts;
+	struct session *sess;
+	FILE **log;
+	struct control_target t;
+	bool prepared, active, daemonized, stop;
+	int listen_fd;               /* valid when active */
+	int ready_fd;                /* daemonize pipe to the waiting parent, valid when > 0 */
+	time_t started;
+	unsigned rotate_interval;    /* seconds, 0: off */
+	unsigned rotate_keep;
+	uint64_t next_rotate_ms;     /* CLOCK_MONOTONIC */
+	struct op_stats before;      /* counters of the sessions already set aside */
+	unsigned nr_saves, nr_resets, nr_rotations, nr_refused, nr_requests;
+	char last_rotation[64];
+};
+
+/*
+ * Before any plugin is loaded: every plugin the config file asks for exists
+ * in the plugin directory; else "FILE:LINE: ..." to @err and -ENOENT.
+ */
+int control_check_plugins(const struct op_options *o, FILE *err);
+
+/*
+ * After the sample files are set up, before the perf rings are opened:
+ * raise RLIMIT_NOFILE to what the sample-file LRU and the rings need and,
+ * with --daemonize (not in launch mode), detach. The starting process waits
+ * until control_ready() (exit 0) or until the daemon exits first (exit 1,
+ * pointing at the log); it never returns. 0 or -errno in the daemon.
+ */
+int control_prepare(struct control *c, const struct op_options *o, struct session *sess,
+		    size_t nr_events, FILE **log);
+
+/* Open the control socket and arm the --rotate timer. 0, or -errno (logged). */
+int control_start(struct control *c, const struct control_target *t);
+/* Profiling runs: release the process that started a --daemonize'd daemon. */
+void control_ready(struct control *c);
+/* perf_poll said a watched fd is readable: serve control requests. true: stop. */
+bool control_poll(struct control *c);
+/* Every loop turn: timed rotation. */
+void control_tick(struct control *c);
+/* After SIGHUP reopened the log: a daemon's stdout/stderr follow it. */
+void control_after_hup(struct control *c);
+/* Close and remove the socket. */
+void control_stop(struct control *c);
+
+/*
+ * Set samples/current aside as samples/@name (save), samples/previous
+ * (@name NULL: reset) or rotate-TIME (@rotate): close and sync the sample
+ * files, write the stats files, move the directory, start a fresh current
+ * with the kernel symbol snapshot, restart the session counters. The
+ * session name used goes to @used. 0 or -errno with a message in @err.
+ */
+int control_set_aside(struct control *c, const char *name, bool rotate, char *used,
+		      size_t used_len, char *err, size_t err_len);
+
+#endif /* OP_CORE_CONTROL_H */

@@ -1,0 +1,62 @@
+/*
+ * rotate.h - setting samples/current aside below <session>/samples: save it
+ * under a name, reset it (to samples/previous), timed rotation to
+ * rotate-<UTC time> keeping the newest K. Directory work only, on the
+ * samples directory fd; the caller closes and syncs the sample files first.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_CORE_ROTATE_H
+#define OP_CORE_ROTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#define ROTATE_PREFIX "rotate-"
+#define ROTATE_NAME_MAX 64
+
+/*
+ * A name --save may use: 1..63 characters of [A-Za-z0-9._-], not starting
+ * with '.' or '-', not "current", "previous" or "stats".
+ */
+bool rotate_name_ok(const char *name);
+
+/*
+ * Move samples/current to samples/@name. With @replace an existing @name is
+ * removed first (reset -> previous); without, an existing @name is -EEXIST.
+ * No samples/current: -ENOENT. The kernel symbol snapshot (stats/kallsyms,
+ * stats/modules) goes with the samples; rotate_keep_snapshot() gives the
+ * next current its own link. 0 or -errno, with a message in @err.
+ */
+int rotate_move_current(int samples_fd, const char *name, bool replace, char *err,
+			size_t err_len);
+
+/*
+ * Hard-link (else copy) samples/@from/stats/{kallsyms,modules} into
+ * samples/current/stats/ (created as needed): the report of the next
+ * session needs the kernel symbols the kernel plugin saved at start-up.
+ * Returns the number of files carried over, or -errno.
+ */
+int rotate_keep_snapshot(int samples_fd, const char *from);
+
+/*
+ * rotate-YYYYMMDDTHHMMSSZ for @t (UTC), with -01, -02, ... appended while
+ * that name exists below @samples_fd. 0 or -errno.
+ */
+int rotate_stamp_name(int samples_fd, time_t t, char *buf, size_t len);
+
+/*
+ * The rotate-* directories below @samples_fd, oldest first (their names
+ * sort by time). *@names is a malloc'd array of malloc'd strings; free with
+ * rotate_free_list. 0 or -errno.
+ */
+int rotate_list(int samples_fd, char ***names, size_t *n);
+void rotate_free_list(char **names, size_t n);
+
+/*
+ * Remove the oldest rotate-* directories until at most @keep remain.
+ * Returns how many were removed, or -errno (the first failure).
+ */
+int rotate_prune(int samples_fd, unsigned keep);
+
+#endif /* OP_CORE_ROTATE_H */
