@@ -429,6 +429,10 @@ static void control_rotate(struct control *c, FILE *reply)
 	char used[ROTATE_NAME_MAX], err[512];
 	int rc, removed;
 
+	/* make room first: never more than rotate_keep on disk, even for a moment */
+	removed = rotate_prune(c->sess->samples_fd, c->rotate_keep - 1);
+	if (removed < 0)
+		control_log(c, "warning: cannot remove old rotate-* sessions: %s", strerror(-removed));
 	rc = control_set_aside(c, NULL, true, used, sizeof(used), err, sizeof(err));
 	if (rc) {
 		if (reply)
@@ -437,9 +441,6 @@ static void control_rotate(struct control *c, FILE *reply)
 	}
 	c->nr_rotations++;
 	snprintf(c->last_rotation, sizeof(c->last_rotation), "%s", used);
-	removed = rotate_prune(c->sess->samples_fd, c->rotate_keep);
-	if (removed < 0)
-		control_log(c, "warning: cannot remove old rotate-* sessions: %s", strerror(-removed));
 	control_log(c, "control: rotated samples/current to samples/%s (%d old removed, keeping "
 		    "%u)", used, removed > 0 ? removed : 0, c->rotate_keep);
 	if (reply)

@@ -169,13 +169,31 @@ static int ctl_request(struct ctl *c, const char *req)
 	return failed ? 1 : 0;
 }
 
+/* the process is gone, or a zombie its parent has not reaped yet */
+static bool ctl_exited(long pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	p = strrchr(buf, ')');
+	return !p || (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+}
+
 static int ctl_wait_exit(struct ctl *c, unsigned secs)
 {
 	struct timespec ts = { 0, 50 * 1000 * 1000 };
 	unsigned i;
 
 	for (i = 0; i < secs * 20; i++) {
-		if (!ctl_running(c))
+		if (!ctl_running(c) && ctl_exited(c->pid))
 			return 0;
 		nanosleep(&ts, NULL);
 	}

@@ -67,3 +67,6 @@ tests_integration_ibs_gen_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_integration_ibs_gen_LDADD = lib/libopng.la
 dist_check_SCRIPTS += tests/integration/ibs_replay.sh tests/integration/ibs_unavailable.sh
 TESTS += tests/integration/ibs_replay.sh tests/integration/ibs_unavailable.sh
+# --- deploy (issue 7): service mode from the unit's ExecStart, opcontrol, rotation; bad configs
+dist_check_SCRIPTS += tests/integration/deploy.sh tests/integration/bad_config.sh
+TESTS += tests/integration/deploy.sh tests/integration/bad_config.sh
