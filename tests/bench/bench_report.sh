@@ -93,7 +93,9 @@ sleep 1
 kill -INT "$opid" "$ppid" 2>/dev/null
 wait "$opid" "$ppid" 2>/dev/null
 echo "--- live workload (${secs} s, several processes), sampled by both at 4 kHz"
-echo "perf.data: $(du -k "$W/perf.data" | cut -f1) KiB, $(perf report -i "$W/perf.data" --stdio 2>/dev/null | awk '/^# Samples:/ {print $3; exit}') samples; oprofiled session: $(du -sk "$W/live/samples" | cut -f1) KiB"
+opsamples=$("$R" --session-dir="$W/live" 2>/dev/null | awk '/^---/ { f = 1; next } f && /^ *[0-9]/ { s += $1 } END { print s + 0 }')
+echo "perf.data: $(du -k "$W/perf.data" | cut -f1) KiB, $(perf report -i "$W/perf.data" --stdio 2>/dev/null | awk '/^# Samples:/ {print $3; exit}') samples; oprofiled session: $(du -sk "$W/live/samples" | cut -f1) KiB, $opsamples samples"
+echo "(if the counts differ much, oprofiled --pid did not follow every child the workload forked)"
 measure "opreport -l (live session)" "$R" --session-dir="$W/live" -l
 measure "perf report --stdio --sort dso,sym" perf report -i "$W/perf.data" --stdio --sort dso,sym
 measure "opreport (image summary, live)" "$R" --session-dir="$W/live"
