@@ -115,6 +115,20 @@ else
 	bad "oprofiled depth=2 failed: $(cat "$W/t.out")"
 fi
 
+# 7b. the plugins.callgraph config group, under the --ext-feature arguments
+printf 'plugins = ( { name = "callgraph"; args = ""; depth = 3; max_stacks = 1024; } );\n' >"$W/cg.conf"
+if "$D" --config="$W/cg.conf" --session-dir="$W/cf" -- "$P" 300 >"$W/cf.out" 2>&1; then
+	grep -q 'chains up to 3 frames, 1024 stacks' "$W/cf/samples/oprofiled.log" && ok ||
+		bad "config plugins.callgraph.depth/max_stacks not applied: $(grep callgraph: "$W/cf/samples/oprofiled.log")"
+else
+	bad "oprofiled with plugins.callgraph config failed: $(cat "$W/cf.out")"
+fi
+if "$D" --config="$W/cg.conf" --ext-feature=callgraph:depth=7 --session-dir="$W/cg" -- "$P" 300 >"$W/cg.out" 2>&1; then
+	grep -q 'chains up to 7 frames' "$W/cg/samples/oprofiled.log" && ok || bad "--ext-feature=callgraph:depth=7 did not win over the config"
+else
+	bad "oprofiled with config + --ext-feature failed: $(cat "$W/cg.out")"
+fi
+
 # 8. a damaged stack table: warnings, never a crash
 tab=$W/s/samples/current/callgraph/stacks
 size=$(stat -c %s "$tab")
