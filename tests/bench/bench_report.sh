@@ -4,9 +4,9 @@
 #     from /usr/lib and /usr/bin, keys inside their .text), written with the
 #     real odb writer (tests/data/report/mkfixture); time and peak RSS of
 #     `opreport` (image summary) and `opreport -l`.
-#  2. a live multi-process workload sampled at the same time by oprofiled
-#     and `perf record -e cpu-clock` (both attached by pid): time and peak
-#     RSS of `opreport -l` and `perf report --stdio` on the same samples.
+#  2. a live multi-process workload run under oprofiled and then under
+#     `perf record -e cpu-clock` (both launching it, both at 4 kHz): time and
+#     peak RSS of `opreport -l` and `perf report --stdio` on their samples.
 # Usage: tests/bench/bench_report.sh [BUILD_DIR] [SECONDS]   (run by hand)
 # SPDX-License-Identifier: MIT
 set -u
@@ -70,7 +70,7 @@ measure "opreport -l" "$R" --session-dir="$W/big" -l
 measure "opreport -l --merge=lib" "$R" --session-dir="$W/big" -l --merge=lib
 measure "opreport --json -l" "$R" --session-dir="$W/big" --json -l
 
-# ---- 2. live workload, oprofiled and perf at the same time -----------------
+# ---- 2. live workload under oprofiled, then under perf record ---------------
 cat >"$W/workload.sh" <<'EOF'
 end=$(($(date +%s) + $1))
 while [ "$(date +%s)" -lt "$end" ]; do
@@ -81,21 +81,12 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	find /usr/lib -maxdepth 2 -name '*.so*' 2>/dev/null | xz -1 | wc -c >/dev/null
 done
 EOF
-sh "$W/workload.sh" "$secs" &
-wpid=$!
-sleep 0.1
-"$build/core/oprofiled" --session-dir="$W/live" --pid="$wpid" >"$W/oprofiled.log" 2>&1 &
-opid=$!
-perf record -q -e cpu-clock -F 4000 -p "$wpid" -o "$W/perf.data" >"$W/perf.log" 2>&1 &
-ppid=$!
-wait "$wpid"
-sleep 1
-kill -INT "$opid" "$ppid" 2>/dev/null
-wait "$opid" "$ppid" 2>/dev/null
-echo "--- live workload (${secs} s, several processes), sampled by both at 4 kHz"
+# launch mode for both (follows every forked child), one after the other
+"$build/core/oprofiled" --session-dir="$W/live" -- sh "$W/workload.sh" "$secs" >"$W/oprofiled.log" 2>&1
+perf record -q -e cpu-clock -F 4000 -o "$W/perf.data" -- sh "$W/workload.sh" "$secs" >"$W/perf.log" 2>&1
+echo "--- live workload (${secs} s, several processes), run once under oprofiled and once under perf record, both at 4 kHz"
 opsamples=$("$R" --session-dir="$W/live" 2>/dev/null | awk '/^---/ { f = 1; next } f && /^ *[0-9]/ { s += $1 } END { print s + 0 }')
 echo "perf.data: $(du -k "$W/perf.data" | cut -f1) KiB, $(perf report -i "$W/perf.data" --stdio 2>/dev/null | awk '/^# Samples:/ {print $3; exit}') samples; oprofiled session: $(du -sk "$W/live/samples" | cut -f1) KiB, $opsamples samples"
-echo "(if the counts differ much, oprofiled --pid did not follow every child the workload forked)"
 measure "opreport -l (live session)" "$R" --session-dir="$W/live" -l
 measure "perf report --stdio --sort dso,sym" perf report -i "$W/perf.data" --stdio --sort dso,sym
 measure "opreport (image summary, live)" "$R" --session-dir="$W/live"
