@@ -248,3 +248,14 @@ tests_unit_test_ibs_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sdk -I$(top_srcdir
 tests_unit_test_ibs_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_ibs_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
+
+# --- deploy: save/reset/rotate of samples/current (core/rotate.c, linked into oprofiled) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_rotate
+TESTS += tests/unit/test_rotate
+SANITIZER_TESTS += tests/unit/test_rotate
+tests_unit_test_rotate_SOURCES = tests/unit/test_rotate.c core/rotate.c core/rotate.h
+tests_unit_test_rotate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_rotate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_rotate_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+endif
