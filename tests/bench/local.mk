@@ -31,3 +31,5 @@ EXTRA_DIST += tests/bench/bench_sync.sh
 # call graphs (issue 5): oprofiled --ext-feature=callgraph:depth=32 beside perf record -g
 # (CPU overhead ratio, bytes per million samples); run by hand, needs tests/integration/cg_tree
 EXTRA_DIST += tests/bench/bench_callgraph.sh
+# long-running daemon with rotation under churn: RSS/fds/disk over time (issue 7, owner: deploy)
+EXTRA_DIST += tests/bench/soak.sh
