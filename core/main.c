@@ -634,6 +634,42 @@ static int main_pipeline(struct daemon *d)
 }
 
 /* after the plugins are loaded: the registry and events are known */
+/*
+ * Launch mode: the command must resolve (as execvp would) to an executable
+ * file before the session is touched; 0 or -errno with a message.
+ */
+static int main_check_command(char **argv)
+{
+	const char *path, *p, *e;
+	char buf[PATH_MAX];
+	int rc = -ENOENT;
+
+	if (!argv || !argv[0] || !*argv[0])
+		return 0; /* perf_open explains a missing command */
+	if (strchr(argv[0], '/')) {
+		rc = access(argv[0], X_OK) ? -errno : 0;
+	} else {
+		path = getenv("PATH");
+		for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; p; p = e ? e + 1 : NULL) {
+			e = strchr(p, ':');
+			snprintf(buf, sizeof(buf), "%.*s/%s", e ? (int)(e - p) : (int)strlen(p),
+				 p, argv[0]);
+			if (!access(buf, X_OK)) {
+				rc = 0;
+				break;
+			}
+			if (errno == EACCES)
+				rc = -EACCES;
+		}
+	}
+	if (rc)
+		fprintf(stderr,
+			"oprofiled: cannot run %s: %s - check the command after \"--\" (nothing "
+			"recorded was touched)\n",
+			argv[0], strerror(-rc));
+	return rc;
+}
+
 static int main_sfiles(struct daemon *d)
 {
 	struct sfile_config cfg = { 0 };
@@ -709,6 +745,10 @@ int main(int argc, char **argv)
 	snprintf(def_log, sizeof(def_log), "%s/samples/oprofiled.log", d->opts.session_dir);
 	if (log_file && !strcmp(log_file, def_log))
 		log_file = NULL;
+	if (!d->opts.replay_file && main_check_command(d->opts.command)) {
+		options_free(&d->opts);
+		return 127; /* as a shell says for a command it cannot run */
+	}
 	rc = session_open(&d->sess, d->opts.session_dir, d->opts.append, log_file, err,
 			  sizeof(err));
 	if (rc) {
@@ -755,6 +795,13 @@ int main(int argc, char **argv)
 		rc = perf_watch_fd(d->perf, d->sigfd);
 	if (rc) {
 		main_err(d, "cannot watch signals: %s", strerror(-rc));
+		goto out;
+	}
+	/* start-up succeeded: only now the old samples/current becomes previous */
+	rc = session_commit(&d->sess);
+	if (rc) {
+		main_err(d, "samples/%s: cannot make it samples/previous: %s", SESSION_STAGED,
+			 strerror(-rc));
 		goto out;
 	}
 	{

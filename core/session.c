@@ -181,6 +181,33 @@ static int session_open_subdir(int dirfd, const char *name)
 	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
+/* staged -> current again: the new current (no samples yet) is removed */
+static int session_unstage(int samples_fd)
+{
+	int rc = session_rm_tree(samples_fd, "current");
+
+	if (rc)
+		return rc;
+	if (renameat(samples_fd, SESSION_STAGED, samples_fd, "current"))
+		return -errno;
+	return 0;
+}
+
+int session_commit(struct session *s)
+{
+	int rc;
+
+	if (!s->staged)
+		return 0;
+	rc = session_rm_tree(s->samples_fd, "previous");
+	if (rc)
+		return rc;
+	if (renameat(s->samples_fd, SESSION_STAGED, s->samples_fd, "previous"))
+		return -errno;
+	s->staged = false;
+	return 0;
+}
+
 int session_open(struct session *s, const char *dir, bool append, const char *log_file,
 		 char *err, size_t err_len)
 {
@@ -247,14 +274,25 @@ int session_open(struct session *s, const char *dir, bool append, const char *lo
 				 real, strerror(-s->samples_fd));
 		goto out_fail;
 	}
+	/* an earlier start was killed before session_commit: its current holds no sample */
+	if (fstatat(s->samples_fd, SESSION_STAGED, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		rc = session_unstage(s->samples_fd);
+		if (rc) {
+			session_err(err, err_len, rc,
+				    "%s/samples/%s (left by an interrupted start): cannot put it "
+				    "back as current: %s; move it by hand",
+				    real, SESSION_STAGED, strerror(-rc));
+			goto out_fail;
+		}
+	}
 	if (!append && fstatat(s->samples_fd, "current", &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		session_rm_tree(s->samples_fd, "previous");
-		if (renameat(s->samples_fd, "current", s->samples_fd, "previous")) {
+		if (renameat(s->samples_fd, "current", s->samples_fd, SESSION_STAGED)) {
 			rc = session_err(err, err_len, -errno,
-					 "%s/samples: cannot move current to previous: %s", real,
+					 "%s/samples: cannot move current aside: %s", real,
 					 strerror(errno));
 			goto out_fail;
 		}
+		s->staged = true;
 	}
 	s->current_fd = session_open_subdir(s->samples_fd, "current");
 	if (s->current_fd < 0) {
@@ -304,6 +342,8 @@ void session_close(struct session *s)
 	s->log = NULL;
 	if (s->current_fd >= 0)
 		close(s->current_fd);
+	if (s->staged && s->samples_fd >= 0)
+		session_unstage(s->samples_fd); /* failed start: the old current comes back */
 	if (s->samples_fd >= 0)
 		close(s->samples_fd);
 	if (s->lockfd >= 0) {

@@ -19,17 +19,32 @@ struct session {
 	FILE *log;
 	char *log_file;   /* NULL: samples/oprofiled.log */
 	bool created;     /* session_open created the directory itself */
+	bool staged;      /* the old samples/current waits in SESSION_STAGED */
 };
+
+/*
+ * Without --append the old samples/current is renamed to this name (below
+ * samples/) and only becomes samples/previous in session_commit(), once
+ * start-up succeeded: a failed start (bad plugin, bad event, ...) puts it
+ * back as samples/current, so nothing recorded is lost.
+ */
+#define SESSION_STAGED "previous.staged"
 
 /*
  * Open (creating it 0755 if missing) the session directory @dir: refuse a
  * symlink, a non-directory or a directory we cannot write; take the lock
- * (another daemon: -EBUSY, nothing touched); write abi; unless @append move
- * samples/current to samples/previous; open the log. On error a message
+ * (another daemon: -EBUSY, nothing touched); write abi; put back a
+ * samples/current an interrupted start left staged; unless @append stage
+ * samples/current (see SESSION_STAGED); open the log. On error a message
  * goes to @err and -errno is returned.
  */
 int session_open(struct session *s, const char *dir, bool append, const char *log_file,
 		 char *err, size_t err_len);
+/*
+ * Start-up succeeded: the staged old samples/current replaces
+ * samples/previous. No-op with --append or when there was no current.
+ */
+int session_commit(struct session *s);
 /* (Re)write our pid into the lock file (after daemonizing). */
 int session_write_pid(struct session *s);
 /*
@@ -39,7 +54,10 @@ int session_write_pid(struct session *s);
 int session_reopen_current(struct session *s);
 /* SIGHUP: reopen the log file (logrotate moved it). */
 int session_reopen_log(struct session *s);
-/* Remove the lock file and close everything. */
+/*
+ * Remove the lock file and close everything; a rotation not committed is
+ * rolled back (the new samples/current removed, the staged one put back).
+ */
 void session_close(struct session *s);
 /*
  * A start-up failure before profiling began: close, and remove the session
