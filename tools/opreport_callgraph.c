@@ -684,10 +684,15 @@ static int cgr_blocks(FILE *f, struct cgr *g)
 
 			cgr_line(f, g, &g->nodes[a->from], "  ", a->count, cgr_pct(a->count, tin), "");
 		}
-		fprintf(f, "%-9" PRIu64 " %-9.4f %-9" PRIu64 " %-9.4f %-25s %s\n", n->self,
-			cgr_pct(n->self, g->self_total), n->incl, cgr_pct(n->incl, g->stack_total),
-			cgr_image_name(g, n, ib, sizeof(ib)),
-			cgr_sym_name(n, sb, sizeof(sb)));
+		if (g->have_stacks)
+			fprintf(f, "%-9" PRIu64 " %-9.4f %-9" PRIu64 " %-9.4f %-25s %s\n", n->self,
+				cgr_pct(n->self, g->self_total), n->incl,
+				cgr_pct(n->incl, g->stack_total), cgr_image_name(g, n, ib, sizeof(ib)),
+				cgr_sym_name(n, sb, sizeof(sb)));
+		else /* inclusive counts need whole stacks */
+			fprintf(f, "%-9" PRIu64 " %-9.4f %-9s %-9s %-25s %s\n", n->self,
+				cgr_pct(n->self, g->self_total), "-", "-",
+				cgr_image_name(g, n, ib, sizeof(ib)), cgr_sym_name(n, sb, sizeof(sb)));
 		if (n->self && out_start[i] != out_start[i + 1])
 			cgr_line(f, g, n, "  ", n->self, cgr_pct(n->self, tout), " [self]");
 		for (size_t j = out_start[i]; j < out_start[i + 1]; j++) {
