@@ -73,3 +73,25 @@ TESTS += tests/integration/deploy.sh tests/integration/bad_config.sh
 # --- samplepath (issue 3): bad input never damages a session (failed starts roll back)
 dist_check_SCRIPTS += tests/integration/bad_input.sh
 TESTS += tests/integration/bad_input.sh
+# sample path: sample-file reader (validation, ELF symbols, kallsyms) and workloads
+check_PROGRAMS += tests/integration/sp_dump tests/integration/sp_threads \
+	tests/integration/sp_dlopen_pie tests/integration/sp_dlopen_nopie tests/integration/sp_churn
+check_LTLIBRARIES += tests/integration/libsphot.la
+tests_integration_sp_dump_SOURCES = tests/integration/sp_dump.c
+tests_integration_sp_dump_LDADD = lib/libopng.la
+tests_integration_sp_threads_SOURCES = tests/integration/sp_threads.c tests/integration/sp_work.h
+tests_integration_sp_threads_LDADD = -lpthread
+tests_integration_sp_dlopen_pie_SOURCES = tests/integration/sp_dlopen.c
+tests_integration_sp_dlopen_pie_CFLAGS = $(AM_CFLAGS) -fPIE
+tests_integration_sp_dlopen_pie_LDFLAGS = -pie
+tests_integration_sp_dlopen_pie_LDADD = $(DL_LIBS)
+tests_integration_sp_dlopen_nopie_SOURCES = tests/integration/sp_dlopen.c
+tests_integration_sp_dlopen_nopie_CFLAGS = $(AM_CFLAGS) -fno-pie
+tests_integration_sp_dlopen_nopie_LDFLAGS = -no-pie
+tests_integration_sp_dlopen_nopie_LDADD = $(DL_LIBS)
+tests_integration_sp_churn_SOURCES = tests/integration/sp_churn.c tests/integration/sp_work.h
+tests_integration_libsphot_la_SOURCES = tests/integration/sp_lib.c tests/integration/sp_work.h
+tests_integration_libsphot_la_CFLAGS = $(AM_CFLAGS) -O1 -g
+tests_integration_libsphot_la_LDFLAGS = -rpath /nowhere -avoid-version -shared
+dist_check_SCRIPTS += tests/integration/threads.sh
+TESTS += tests/integration/threads.sh

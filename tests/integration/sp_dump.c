@@ -1,0 +1,266 @@
+/*
+ * sp_dump.c - reads sample files for the sample-path integration tests:
+ * lists every sample file below a session directory with its count after
+ * full validation (odb_check), attributes one file's keys to an ELF symbol
+ * (file offsets), or resolves a kernel file's keys through a kallsyms
+ * snapshot (key = pc - _text).
+ * Usage:
+ *   sp_dump DIR                 "<count> <keys> <relpath>" per sample file,
+ *                               then "TOTAL <files> <samples> <bad>"; exit 1 if bad
+ *   sp_dump --sym=ELF:SYM FILE  "in <n> of <total>" (keys inside SYM's bytes)
+ *   sp_dump --ksyms=KALLSYMS FILE
+ *                               "<count> <function>" per key, then
+ *                               "resolved <n> of <total>"
+ * SPDX-License-Identifier: MIT
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "odb.h"
+#include "op_mangle.h"
+
+static uint64_t nr_files, nr_samples, nr_bad;
+
+static int open_db(int dfd, const char *name, odb_t *db)
+{
+	char err[512];
+
+	if (odb_open(db, dfd, name, ODB_RDONLY, err, sizeof(err)) ||
+	    odb_check(db, err, sizeof(err))) {
+		printf("BAD %s\n", err);
+		odb_close(db);
+		return -1;
+	}
+	return 0;
+}
+
+static void one_file(int dfd, const char *name, const char *rel)
+{
+	struct op_parsed_name pn;
+	const struct odb_node *n;
+	char err[512];
+	uint64_t sum = 0;
+	size_t cnt, i;
+	odb_t db;
+
+	if (op_parse_name(rel, &pn, err, sizeof(err)))
+		return; /* stats/ and other files */
+	nr_files++;
+	if (open_db(dfd, name, &db)) {
+		nr_bad++;
+		return;
+	}
+	n = odb_nodes(&db, &cnt);
+	for (i = 0; i < cnt; i++)
+		sum += n[i].value;
+	nr_samples += sum;
+	printf("%" PRIu64 " %zu %s\n", sum, cnt, rel);
+	odb_close(&db);
+}
+
+static void walk(int dfd, const char *rel)
+{
+	struct dirent *de;
+	DIR *d = fdopendir(dfd);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char sub[PATH_MAX * 2];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+
+			if (fd >= 0)
+				walk(fd, sub);
+		} else if (S_ISREG(st.st_mode)) {
+			one_file(dirfd(d), de->d_name, sub);
+		}
+	}
+	closedir(d);
+}
+
+/* file offsets [*start, *end) of function @sym in ELF @path */
+static int elf_sym(const char *path, const char *sym, uint64_t *start, uint64_t *end)
+{
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	struct stat st;
+	void *base;
+	int fd, i;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	base = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED)
+		return -1;
+	eh = base;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -1;
+	sh = (const Elf64_Shdr *)((const char *)base + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Sym *s;
+		const char *str;
+		size_t n, j;
+
+		if (sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM)
+			continue;
+		s = (const Elf64_Sym *)((const char *)base + sh[i].sh_offset);
+		str = (const char *)base + sh[sh[i].sh_link].sh_offset;
+		n = sh[i].sh_size / sizeof(*s);
+		for (j = 0; j < n; j++) {
+			const Elf64_Shdr *sec;
+
+			if (ELF64_ST_TYPE(s[j].st_info) != STT_FUNC || !s[j].st_shndx ||
+			    s[j].st_shndx >= eh->e_shnum || strcmp(str + s[j].st_name, sym))
+				continue;
+			sec = &sh[s[j].st_shndx];
+			*start = s[j].st_value - sec->sh_addr + sec->sh_offset;
+			*end = *start + s[j].st_size;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct ksym {
+	uint64_t addr;
+	char name[64];
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int ksyms_mode(const char *kallsyms, const char *file)
+{
+	struct ksym *k = NULL;
+	size_t nr = 0, cap = 0, cnt, i;
+	uint64_t text = 0, total = 0, resolved = 0;
+	const struct odb_node *n;
+	char line[512];
+	FILE *f = fopen(kallsyms, "r");
+	odb_t db;
+
+	if (!f) {
+		perror(kallsyms);
+		return 2;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char t, name[256];
+
+		if (sscanf(line, "%llx %c %255s", &a, &t, name) != 3 || !a)
+			continue;
+		if (!strcmp(name, "_text"))
+			text = a;
+		if (nr == cap) {
+			cap = cap ? cap * 2 : 4096;
+			k = realloc(k, cap * sizeof(*k));
+			if (!k)
+				return 2;
+		}
+		k[nr].addr = a;
+		snprintf(k[nr].name, sizeof(k[nr].name), "%.63s", name);
+		nr++;
+	}
+	fclose(f);
+	if (!text || !nr) {
+		fprintf(stderr, "%s: no _text symbol\n", kallsyms);
+		return 2;
+	}
+	qsort(k, nr, sizeof(*k), ksym_cmp);
+	if (open_db(AT_FDCWD, file, &db))
+		return 1;
+	n = odb_nodes(&db, &cnt);
+	for (i = 0; i < cnt; i++) {
+		uint64_t pc = text + n[i].key;
+		size_t lo = 0, hi = nr;
+
+		total += n[i].value;
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+
+			if (k[mid].addr <= pc)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		if (k[lo].addr > pc || pc - k[lo].addr > (1u << 20))
+			continue;
+		resolved += n[i].value;
+		printf("%u %s\n", n[i].value, k[lo].name);
+	}
+	printf("resolved %" PRIu64 " of %" PRIu64 "\n", resolved, total);
+	odb_close(&db);
+	free(k);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int fd;
+
+	if (argc == 3 && !strncmp(argv[1], "--sym=", 6)) {
+		char *elf = argv[1] + 6, *sym = strrchr(elf, ':');
+		uint64_t start, end, in = 0, total = 0;
+		const struct odb_node *n;
+		size_t cnt, i;
+		odb_t db;
+
+		if (!sym)
+			return 2;
+		*sym++ = 0;
+		if (elf_sym(elf, sym, &start, &end)) {
+			fprintf(stderr, "%s: no function %s\n", elf, sym);
+			return 2;
+		}
+		if (open_db(AT_FDCWD, argv[2], &db))
+			return 1;
+		n = odb_nodes(&db, &cnt);
+		for (i = 0; i < cnt; i++) {
+			total += n[i].value;
+			if (n[i].key >= start && n[i].key < end)
+				in += n[i].value;
+		}
+		printf("in %" PRIu64 " of %" PRIu64 " [%#" PRIx64 ",%#" PRIx64 ")\n", in, total,
+		       start, end);
+		odb_close(&db);
+		return 0;
+	}
+	if (argc == 3 && !strncmp(argv[1], "--ksyms=", 8))
+		return ksyms_mode(argv[1] + 8, argv[2]);
+	if (argc != 2) {
+		fprintf(stderr, "usage: sp_dump DIR | --sym=ELF:SYM FILE | --ksyms=KALLSYMS FILE\n");
+		return 2;
+	}
+	fd = open(argv[1], O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		perror(argv[1]);
+		return 2;
+	}
+	walk(fd, "");
+	printf("TOTAL %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", nr_files, nr_samples, nr_bad);
+	return nr_bad ? 1 : 0;
+}
