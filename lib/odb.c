@@ -14,12 +14,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "odb.h"
@@ -40,15 +42,27 @@ __attribute__((format(printf, 4, 5))) static int fail(int rc, char *err, size_t 
 	return rc;
 }
 
-/* point descr/nodes/hash into the mapping for the current descr->size */
-static void odb_set_pointers(odb_t *db)
+/*
+ * descr->padding[0] is ODB_GROWING while a writer doubles the table and 0
+ * otherwise (as OProfile leaves it), so a file at rest stays byte-identical.
+ * It tells readers that a size mismatch or broken chains are a growth in
+ * progress, and tells the next writer that a previous one died mid-growth.
+ */
+#define ODB_GROWING 1
+
+static bool growing(const odb_t *db)
+{
+	return __atomic_load_n(&db->descr->padding[0], __ATOMIC_ACQUIRE) == ODB_GROWING;
+}
+
+/* point descr/nodes/hash into the mapping for a table of @size nodes */
+static void odb_set_pointers(odb_t *db, uint32_t size)
 {
 	char *b = db->base;
 
 	db->descr = (struct odb_descr *)(b + ODB_DESCR_OFFSET);
 	db->nodes = (struct odb_node *)(b + ODB_NODE_OFFSET);
-	db->hash = (odb_index_t *)(b + ODB_NODE_OFFSET +
-				   (size_t)db->descr->size * sizeof(struct odb_node));
+	db->hash = (odb_index_t *)(b + ODB_NODE_OFFSET + (size_t)size * sizeof(struct odb_node));
 }
 
 static bool is_pow2(uint32_t v)
@@ -59,12 +73,14 @@ static bool is_pow2(uint32_t v)
 /*
  * O(1) checks that make every pointer derived from the descriptor lie inside
  * a mapping of @len bytes: afterwards nodes[0..size) and hash[0..size) are
- * addressable and current_size is in 1..size.
+ * addressable and current_size is in 1..size. The descriptor is read once,
+ * into *@size and *@cur: a running writer may change it meanwhile.
  */
 static int check_geometry(const void *base, uint64_t len, const char *path, char *err,
-			  size_t err_len)
+			  size_t err_len, uint32_t *size, uint32_t *cur)
 {
-	const struct odb_descr *d = (const void *)((const char *)base + ODB_DESCR_OFFSET);
+	const struct odb_descr *dp = (const void *)((const char *)base + ODB_DESCR_OFFSET);
+	struct odb_descr snap, *d = &snap;
 	uint64_t nodes;
 
 	if (len < ODB_NODE_OFFSET)
@@ -72,6 +88,10 @@ static int check_geometry(const void *base, uint64_t len, const char *path, char
 			    "%s: file size %" PRIu64 " is smaller than the %zu-byte header and "
 			    "descriptor: truncated",
 			    path, len, (size_t)ODB_NODE_OFFSET);
+	snap.current_size = __atomic_load_n(&dp->current_size, __ATOMIC_ACQUIRE);
+	snap.size = __atomic_load_n(&dp->size, __ATOMIC_ACQUIRE);
+	*size = snap.size;
+	*cur = snap.current_size;
 	if (!is_pow2(d->size) || d->size > ODB_MAX_NODES)
 		return fail(-EINVAL, err, err_len,
 			    "%s: node capacity %" PRIu32 " is not a power of two in 1..2^31", path,
@@ -86,8 +106,12 @@ static int check_geometry(const void *base, uint64_t len, const char *path, char
 	if (nodes != d->size)
 		return fail(-EINVAL, err, err_len,
 			    "%s: file size %" PRIu64 " holds %" PRIu64
-			    " nodes but the descriptor says %" PRIu32,
-			    path, len, nodes, d->size);
+			    " nodes but the descriptor says %" PRIu32 "%s",
+			    path, len, nodes, d->size,
+			    dp->padding[0] == ODB_GROWING && nodes == 2 * (uint64_t)d->size
+				    ? ": a writer did not finish growing it (a writer reopening "
+				      "it repairs it)"
+				    : "");
 	if (d->current_size < 1 || d->current_size > d->size)
 		return fail(-EINVAL, err, err_len,
 			    "%s: current_size %" PRIu32 " out of range 1..%" PRIu32, path,
@@ -100,9 +124,11 @@ static int check_geometry(const void *base, uint64_t len, const char *path, char
  * each key chained from its own bucket, every used node reachable. A bitmap of
  * visited nodes bounds the walk: no node is followed twice.
  */
-static int check_chains(const odb_t *db, char *err, size_t err_len)
+static int check_chains(const odb_t *db, uint32_t size, uint32_t cur, uint32_t *bad_index,
+			uint32_t *bad_bucket, char *err, size_t err_len)
 {
-	const uint32_t size = db->descr->size, cur = db->descr->current_size;
+	const odb_index_t *hash = (const odb_index_t *)((const char *)db->nodes +
+							 (size_t)size * sizeof(struct odb_node));
 	const uint32_t used = cur - 1;
 	uint64_t *seen;
 	uint32_t b, i, reached = 0;
@@ -115,8 +141,10 @@ static int check_chains(const odb_t *db, char *err, size_t err_len)
 	for (b = 0; b < size && !rc; b++) {
 		uint32_t prev = 0;
 
-		for (i = db->hash[b]; i; prev = i, i = db->nodes[i].next) {
+		for (i = hash[b]; i; prev = i, i = db->nodes[i].next) {
 			if (i >= cur) {
+				*bad_index = i;
+				*bad_bucket = b;
 				if (prev)
 					rc = fail(-EINVAL, err, err_len,
 						  "%s: node %" PRIu32 " next index %" PRIu32
@@ -163,17 +191,78 @@ static int check_chains(const odb_t *db, char *err, size_t err_len)
 	return rc;
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Did a writer change the file under a reader's snapshot (or is it growing
+ * it)? Asked twice around a yield. When the defect was the index of the node
+ * right after the used ones and that node looks complete (its key belongs to
+ * @bucket, its next is in range), it may be an insert in flight: the writer
+ * links a node before it commits it, and may sleep in between on a write
+ * fault. Then wait up to 300 ms for the commit.
+ */
+static bool writer_active(const odb_t *db, uint32_t size, uint32_t cur, uint32_t bad,
+			  uint32_t bucket)
+{
+	const bool in_flight = bad == cur && cur < size &&
+			       odb_hash(db->nodes[cur].key, size) == bucket &&
+			       db->nodes[cur].next < cur;
+	const uint64_t end = mono_ms() + 300;
+	int i;
+
+	for (i = 0;; i++) {
+		if (growing(db) || __atomic_load_n(&db->descr->size, __ATOMIC_ACQUIRE) != size ||
+		    __atomic_load_n(&db->descr->current_size, __ATOMIC_ACQUIRE) != cur)
+			return true;
+		if (!in_flight) {
+			if (i >= 2)
+				return false;
+			sched_yield();
+			continue;
+		}
+		if (mono_ms() >= end)
+			return false;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+}
+
 int odb_check(const odb_t *db, char *err, size_t err_len)
 {
+	uint32_t size, cur, bad = 0, bucket = 0;
 	int rc;
 
 	if (!db->base)
 		return fail(-EINVAL, err, err_len, "%s: not open", db->path ? db->path : "odb");
 	rc = op_header_check(db->base, db->path, err, err_len);
-	if (!rc)
-		rc = check_geometry(db->base, db->map_len, db->path, err, err_len);
-	if (!rc)
-		rc = check_chains(db, err, err_len);
+	if (rc)
+		return rc;
+	if (db->mode == ODB_RDWR) {
+		rc = check_geometry(db->base, db->map_len, db->path, err, err_len, &size, &cur);
+		return rc ? rc : check_chains(db, size, cur, &bad, &bucket, err, err_len);
+	}
+	/*
+	 * A reader checks the table its mapping holds (the size seen at open),
+	 * including the nodes a running writer committed since then. Chains
+	 * that the writer changes meanwhile (insert, growth) may look broken:
+	 * that is not corruption, and the snapshot's nodes stay valid to read.
+	 */
+	size = db->ro_size;
+	cur = db->ro_current;
+	if (!growing(db) && __atomic_load_n(&db->descr->size, __ATOMIC_ACQUIRE) == size) {
+		uint32_t live = __atomic_load_n(&db->descr->current_size, __ATOMIC_ACQUIRE);
+
+		if (live > cur && live <= size)
+			cur = live;
+	}
+	rc = check_chains(db, size, cur, &bad, &bucket, err, err_len);
+	if (rc == -EINVAL && writer_active(db, size, cur, bad, bucket))
+		rc = 0;
 	return rc;
 }
 
@@ -228,13 +317,77 @@ void odb_close(odb_t *db)
 	db->fd = -1;
 }
 
+/* relink nodes 1..cur-1 in order at their bucket heads (OProfile's rebuild) */
+static void rebuild_hash(odb_t *db, uint32_t size, uint32_t cur)
+{
+	uint32_t i;
+
+	memset(db->hash, 0, (size_t)size * sizeof(odb_index_t));
+	for (i = 1; i < cur; i++) {
+		uint32_t b = odb_hash(db->nodes[i].key, size);
+
+		db->nodes[i].next = db->hash[b];
+		db->hash[b] = i;
+	}
+}
+
+/*
+ * A writer found the growth marker: the previous writer died while doubling
+ * the table. Nodes 1..current_size-1 are intact and the old bucket area was
+ * not touched yet; cut any added tail and relink the chains for the size the
+ * descriptor states. Returns 0 or -errno; a file this does not fit is left
+ * to the normal checks.
+ */
+static int repair_growth(odb_t *db)
+{
+	struct odb_descr *d = (struct odb_descr *)((char *)db->base + ODB_DESCR_OFFSET);
+	uint32_t size = d->size, cur = d->current_size;
+	uint64_t len = ODB_FILE_SIZE(size);
+	void *nb;
+
+	if (!is_pow2(size) || size > ODB_MAX_NODES || cur < 1 || cur > size ||
+	    db->map_len < len || db->map_len > ODB_FILE_SIZE(2 * (uint64_t)size))
+		return 0;
+	if (db->map_len > len) {
+		if (ftruncate(db->fd, (off_t)len))
+			return -errno;
+		nb = mremap(db->base, db->map_len, (size_t)len, 0);
+		if (nb == MAP_FAILED)
+			return -errno;
+		db->base = nb;
+		db->map_len = (size_t)len;
+	}
+	odb_set_pointers(db, size);
+	rebuild_hash(db, size, cur);
+	__atomic_store_n(&db->descr->padding[0], 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* map the whole file; on failure db->base stays NULL */
+static int map_file(odb_t *db, size_t len, bool rw, char *err, size_t err_len)
+{
+	db->map_len = len;
+	db->base = mmap(NULL, len, rw ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, db->fd, 0);
+	if (db->base == MAP_FAILED) {
+		db->base = NULL;
+		return fail(-errno, err, err_len, "%s: cannot map %zu bytes: %s", db->path, len,
+			    strerror(errno));
+	}
+	db->descr = (struct odb_descr *)((char *)db->base + ODB_DESCR_OFFSET);
+	return 0;
+}
+
+/* how long a reader waits for a writer to finish growing the file */
+#define ODB_GROWTH_WAIT_MS 2000
+
 int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *err,
 	     size_t err_len)
 {
 	const bool rw = mode == ODB_RDWR;
 	bool created = false, fresh = false;
+	uint32_t size, cur;
 	struct stat st;
-	int rc, prot;
+	int rc, waited;
 
 	memset(db, 0, sizeof(*db));
 	db->fd = -1;
@@ -259,71 +412,91 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 		     rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
 		goto out_close;
 	}
-	if (fstat(db->fd, &st)) {
-		rc = fail(-errno, err, err_len, "%s: cannot stat: %s", path, strerror(errno));
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = fail(-EINVAL, err, err_len, "%s: not a regular file", path);
-		goto out_close;
-	}
-
-	if (st.st_size == 0) {
-		if (!rw) {
-			rc = fail(-EIO, err, err_len,
-				  "%s: empty sample file (0 bytes): never written or truncated", path);
+	for (waited = 0;; waited++) {
+		if (fstat(db->fd, &st)) {
+			rc = fail(-errno, err, err_len, "%s: cannot stat: %s", path, strerror(errno));
 			goto out_close;
 		}
-		rc = reserve(db->fd, 0, ODB_FILE_SIZE(ODB_INITIAL_NODES));
-		if (rc) {
-			fail(rc, err, err_len, "%s: cannot reserve %" PRIu64 " bytes: %s", path,
-			     ODB_FILE_SIZE(ODB_INITIAL_NODES), strerror(-rc));
-			goto out_unlink;
+		if (!S_ISREG(st.st_mode)) {
+			rc = fail(-EINVAL, err, err_len, "%s: not a regular file", path);
+			goto out_close;
 		}
-		st.st_size = (off_t)ODB_FILE_SIZE(ODB_INITIAL_NODES);
-		fresh = true;
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
-		rc = fail(-EFBIG, err, err_len, "%s: file too large (%jd bytes)", path,
-			  (intmax_t)st.st_size);
-		goto out_close;
-	}
-
-	db->map_len = (size_t)st.st_size;
-	prot = rw ? PROT_READ | PROT_WRITE : PROT_READ;
-	db->base = mmap(NULL, db->map_len, prot, MAP_SHARED, db->fd, 0);
-	if (db->base == MAP_FAILED) {
-		db->base = NULL;
-		rc = fail(-errno, err, err_len, "%s: cannot map %zu bytes: %s", path, db->map_len,
-			  strerror(errno));
-		goto out_unlink;
-	}
-
-	if (fresh) {
-		/* the new file is all zeros: header left to the caller */
-		db->descr = (struct odb_descr *)((char *)db->base + ODB_DESCR_OFFSET);
-		db->descr->size = ODB_INITIAL_NODES;
-		db->descr->current_size = 1;
-		odb_set_pointers(db);
-		return 0;
-	}
-
-	if (db->map_len < sizeof(struct opd_header)) {
-		rc = check_geometry(db->base, db->map_len, path, err, err_len);
-		goto out_close;
-	}
-	if (!rw || !header_is_zero(db->base)) {
-		rc = op_header_check(db->base, path, err, err_len);
+		if (st.st_size == 0) {
+			if (!rw) {
+				rc = fail(-EIO, err, err_len,
+					  "%s: empty sample file (0 bytes): never written or truncated",
+					  path);
+				goto out_close;
+			}
+			rc = reserve(db->fd, 0, ODB_FILE_SIZE(ODB_INITIAL_NODES));
+			if (rc) {
+				fail(rc, err, err_len, "%s: cannot reserve %" PRIu64 " bytes: %s",
+				     path, ODB_FILE_SIZE(ODB_INITIAL_NODES), strerror(-rc));
+				goto out_unlink;
+			}
+			st.st_size = (off_t)ODB_FILE_SIZE(ODB_INITIAL_NODES);
+			fresh = true;
+		}
+		if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+			rc = fail(-EFBIG, err, err_len, "%s: file too large (%jd bytes)", path,
+				  (intmax_t)st.st_size);
+			goto out_close;
+		}
+		rc = map_file(db, (size_t)st.st_size, rw, err, err_len);
 		if (rc)
+			goto out_unlink;
+		if (fresh) {
+			/* the new file is all zeros: header left to the caller */
+			db->descr->size = ODB_INITIAL_NODES;
+			db->descr->current_size = 1;
+			odb_set_pointers(db, ODB_INITIAL_NODES);
+			return 0;
+		}
+		if (db->map_len < sizeof(struct opd_header)) {
+			rc = check_geometry(db->base, db->map_len, path, err, err_len, &size, &cur);
 			goto out_close;
+		}
+		if (!rw || !header_is_zero(db->base)) {
+			rc = op_header_check(db->base, path, err, err_len);
+			if (rc)
+				goto out_close;
+		}
+		if (rw && db->map_len >= ODB_NODE_OFFSET && growing(db)) {
+			rc = repair_growth(db);
+			if (rc) {
+				fail(rc, err, err_len, "%s: cannot repair an unfinished growth: %s",
+				     path, strerror(-rc));
+				goto out_close;
+			}
+		}
+		rc = check_geometry(db->base, db->map_len, path, err, err_len, &size, &cur);
+		if (!rc)
+			break;
+		/*
+		 * A reader may meet a writer that grew the file since fstat()
+		 * (map it again) or is growing it now (wait for it).
+		 */
+		if (rw || db->map_len < ODB_NODE_OFFSET || waited >= ODB_GROWTH_WAIT_MS)
+			goto out_close;
+		if (!fstat(db->fd, &st) && (uint64_t)st.st_size != db->map_len) {
+			/* grown meanwhile */
+		} else if (growing(db) && is_pow2(size) && db->map_len > ODB_FILE_SIZE(size) &&
+			   db->map_len <= ODB_FILE_SIZE(2 * (uint64_t)size)) {
+			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		} else {
+			goto out_close;
+		}
+		munmap(db->base, db->map_len);
+		db->base = NULL;
 	}
-	rc = check_geometry(db->base, db->map_len, path, err, err_len);
-	if (rc)
-		goto out_close;
-	odb_set_pointers(db);
+	odb_set_pointers(db, size);
+	db->ro_size = size;
+	db->ro_current = cur;
 	/* the writer walks chains: they must be sound before the first update */
 	if (rw) {
-		rc = check_chains(db, err, err_len);
+		uint32_t bad, bucket;
+
+		rc = check_chains(db, size, cur, &bad, &bucket, err, err_len);
 		if (rc)
 			goto out_close;
 	}
@@ -351,7 +524,8 @@ const struct odb_node *odb_nodes(const odb_t *db, size_t *count)
 		*count = 0;
 		return NULL;
 	}
-	*count = db->descr->current_size - 1;
+	/* a reader stays within its snapshot: a writer may have grown the file */
+	*count = (db->mode == ODB_RDONLY ? db->ro_current : db->descr->current_size) - 1;
 	return db->nodes + 1;
 }
 
@@ -366,15 +540,16 @@ int odb_sync(odb_t *db)
 
 /*
  * Double the capacity: reserve the disk space first, then mremap, then
- * rebuild the bucket table in the new tail (all zero: the new table starts
- * at 16*2*size, beyond the old end at 20*size). As in OProfile, nodes 1..used
- * are re-linked in order at their bucket heads; the old bucket bytes stay as
- * junk in node slots >= current_size, which readers never look at.
+ * rebuild the bucket table in the new tail (zeros: the new table starts at
+ * 16*2*size, beyond the old end at 20*size), then publish the new size. As in
+ * OProfile, nodes 1..used are re-linked in order at their bucket heads; the
+ * old bucket bytes stay as junk in node slots >= current_size, which readers
+ * never look at. The growth marker brackets it all (see ODB_GROWING).
  */
 static __attribute__((noinline)) int odb_grow(odb_t *db)
 {
 	const uint32_t old_size = db->descr->size, cur = db->descr->current_size;
-	uint32_t new_size, i;
+	uint32_t new_size;
 	uint64_t new_len;
 	void *nb;
 	int rc;
@@ -385,30 +560,26 @@ static __attribute__((noinline)) int odb_grow(odb_t *db)
 	new_len = ODB_FILE_SIZE(new_size);
 	if (new_len > SIZE_MAX / 2)
 		return -EFBIG;
+	__atomic_store_n(&db->descr->padding[0], ODB_GROWING, __ATOMIC_RELEASE);
 	rc = reserve(db->fd, db->map_len, new_len);
 	if (rc)
-		return rc;
+		goto out_unmark;
 	nb = mremap(db->base, db->map_len, (size_t)new_len, MREMAP_MAYMOVE);
 	if (nb == MAP_FAILED) {
 		rc = -errno;
 		if (ftruncate(db->fd, (off_t)db->map_len)) {
 			/* as in reserve() */
 		}
-		return rc;
+		goto out_unmark;
 	}
 	db->base = nb;
 	db->map_len = (size_t)new_len;
-	db->descr = (struct odb_descr *)((char *)nb + ODB_DESCR_OFFSET);
-	db->descr->size = new_size;
-	odb_set_pointers(db);
-	memset(db->hash, 0, (size_t)new_size * sizeof(odb_index_t));
-	for (i = 1; i < cur; i++) {
-		uint32_t b = odb_hash(db->nodes[i].key, new_size);
-
-		db->nodes[i].next = db->hash[b];
-		db->hash[b] = i;
-	}
-	return 0;
+	odb_set_pointers(db, new_size);
+	rebuild_hash(db, new_size, cur);
+	__atomic_store_n(&db->descr->size, new_size, __ATOMIC_RELEASE);
+out_unmark:
+	__atomic_store_n(&db->descr->padding[0], 0, __ATOMIC_RELEASE);
+	return rc;
 }
 
 /* slow paths out of line, so the hit path needs no stack frame */

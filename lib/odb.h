@@ -60,6 +60,12 @@ typedef struct odb {
 	struct odb_node *nodes;  /* node array, node 0 unused */
 	odb_index_t *hash;       /* bucket heads */
 	uint64_t saturated;      /* updates that hit UINT32_MAX (count kept at UINT32_MAX) */
+	/*
+	 * ODB_RDONLY: size and current_size as validated at open. A running
+	 * writer may grow the file meanwhile; odb_nodes() and odb_check()
+	 * stay within this snapshot, so a reader never leaves its mapping.
+	 */
+	uint32_t ro_size, ro_current;
 } odb_t;
 
 /*

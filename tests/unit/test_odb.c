@@ -27,6 +27,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "odb.h"
@@ -645,6 +646,167 @@ static void test_growth_enospc_ext4(void **state)
 	assert_int_equal(umount(mnt), 0);
 }
 
+/* a reader keeps to its snapshot while a writer grows the file under it */
+static void test_reader_snapshot(void **state)
+{
+	struct fixture *f = *state;
+	const struct odb_node *nodes;
+	char err[256];
+	size_t count, i;
+	odb_t w, r;
+
+	assert_int_equal(odb_open(&w, f->dirfd, "live", ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&w));
+	for (i = 0; i < 100; i++)
+		assert_int_equal(odb_update(&w, 0x5000 + i, (uint32_t)i + 1), 0);
+	assert_int_equal(odb_open(&r, f->dirfd, "live", ODB_RDONLY, err, sizeof(err)), 0);
+	assert_int_equal(r.ro_size, 128);
+	assert_int_equal(r.ro_current, 101);
+	for (i = 100; i < 5000; i++) /* 128 -> 8192 nodes: the reader's table is overwritten */
+		assert_int_equal(odb_update(&w, 0x5000 + i, (uint32_t)i + 1), 0);
+	assert_int_equal(w.descr->size, 8192);
+	nodes = odb_nodes(&r, &count);
+	assert_int_equal(count, 100);
+	for (i = 0; i < count; i++) {
+		assert_int_equal(nodes[i].key, 0x5000 + i);
+		assert_int_equal(nodes[i].value, i + 1);
+	}
+	/* its chains are stale, but that is the writer's doing, not corruption */
+	assert_int_equal(odb_check(&r, err, sizeof(err)), 0);
+	odb_close(&r);
+	assert_int_equal(odb_open(&r, f->dirfd, "live", ODB_RDONLY, err, sizeof(err)), 0);
+	assert_int_equal(odb_check(&r, err, sizeof(err)), 0);
+	odb_nodes(&r, &count);
+	assert_int_equal(count, 5000);
+	odb_close(&r);
+	odb_close(&w);
+}
+
+static void write_at(struct fixture *f, const char *name, off_t off, const void *b, size_t len)
+{
+	int fd = openat(f->dirfd, name, O_WRONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, b, len, off), (ssize_t)len);
+	close(fd);
+}
+
+/* a writer that died while doubling the table: readers refuse, the next writer repairs */
+static void test_growth_crash_repair(void **state)
+{
+	static unsigned char before[8192], after[8192], zeros[2560];
+	struct fixture *f = *state;
+	const uint32_t one = 1;
+	char err[512];
+	uint32_t i;
+	size_t n;
+	odb_t db;
+	int fd;
+
+	assert_int_equal(odb_open(&db, f->dirfd, "crash", ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&db));
+	for (i = 0; i < 127; i++) /* full: the next insert grows */
+		assert_int_equal(odb_update(&db, rnd(), i + 1), 0);
+	odb_close(&db);
+	n = read_all(f, "crash", before, sizeof(before));
+	assert_int_equal(n, 2664);
+
+	/* the crash: marker set, tail written, some chains relinked for 256 buckets */
+	write_at(f, "crash", 80, &one, 4);
+	write_at(f, "crash", 2664, zeros, sizeof(zeros));
+	for (i = 1; i < 127; i += 3)
+		write_at(f, "crash", 104 + 16 * i + 12, &i, 4);
+	assert_int_equal(odb_open(&db, f->dirfd, "crash", ODB_RDONLY, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "crash: file size 5224 holds 256 nodes but the descriptor says 128: "
+				 "a writer did not finish growing it (a writer reopening it "
+				 "repairs it)");
+	assert_int_equal(odb_open(&db, f->dirfd, "crash", ODB_RDWR, err, sizeof(err)), 0);
+	odb_close(&db);
+	n = read_all(f, "crash", after, sizeof(after));
+	assert_int_equal(n, 2664);
+	assert_memory_equal(after, before, 2664); /* exactly the file before the growth */
+
+	/* died after publishing the new size, before clearing the marker */
+	assert_int_equal(odb_open(&db, f->dirfd, "crash", ODB_RDWR, err, sizeof(err)), 0);
+	assert_int_equal(odb_update(&db, 1, 1), 0); /* grows to 256 */
+	odb_close(&db);
+	n = read_all(f, "crash", before, sizeof(before));
+	assert_int_equal(n, 5224);
+	write_at(f, "crash", 80, &one, 4);
+	assert_int_equal(odb_open(&db, f->dirfd, "crash", ODB_RDONLY, err, sizeof(err)), 0);
+	assert_int_equal(odb_check(&db, err, sizeof(err)), 0);
+	odb_close(&db);
+	assert_int_equal(odb_open(&db, f->dirfd, "crash", ODB_RDWR, err, sizeof(err)), 0);
+	odb_close(&db);
+	n = read_all(f, "crash", after, sizeof(after));
+	assert_int_equal(n, 5224);
+	assert_memory_equal(after, before, 5224);
+
+	/* a marker on a file that is not mid-growth changes nothing else */
+	fd = openat(f->dirfd, "crash", O_RDONLY);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+/* readers in a loop while another process inserts, grows and updates */
+static void test_concurrent_reader(void **state)
+{
+	struct fixture *f = *state;
+	unsigned opened = 0, max_seen = 0;
+	char err[512];
+	int pfd[2], status;
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		odb_t w;
+		uint32_t k;
+
+		close(pfd[0]);
+		if (odb_open(&w, f->dirfd, "conc", ODB_RDWR, err, sizeof(err)))
+			_exit(2);
+		op_header_init(odb_header(&w));
+		if (write(pfd[1], "x", 1) != 1)
+			_exit(3);
+		for (k = 0; k < 3000000; k++)
+			if (odb_update(&w, mix64(k % 300000 + (k / 1000) % 7), 1))
+				_exit(4);
+		odb_close(&w);
+		_exit(0);
+	}
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], &c, 1), 1);
+	close(pfd[0]);
+	for (;;) {
+		const struct odb_node *nodes;
+		size_t count, i;
+		uint64_t sum = 0;
+		odb_t r;
+		int done = waitpid(pid, &status, WNOHANG) == pid;
+
+		if (odb_open(&r, f->dirfd, "conc", ODB_RDONLY, err, sizeof(err)) ||
+		    odb_check(&r, err, sizeof(err)))
+			fail_msg("reader #%u: %s", opened, err);
+		nodes = odb_nodes(&r, &count);
+		for (i = 0; i < count; i++)
+			sum += nodes[i].value;
+		assert_true(sum >= count);
+		max_seen = count > max_seen ? (unsigned)count : max_seen;
+		odb_close(&r);
+		opened++;
+		if (done)
+			break;
+	}
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	print_message("%u reads during the writer's run, up to %u nodes\n", opened, max_seen);
+	assert_true(opened > 1);
+	assert_true(max_seen >= 300000);
+}
+
 static void test_abi_file(void **state)
 {
 	static const char want[] =
@@ -713,6 +875,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_growth_fsize_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth_enospc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth_enospc_ext4, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reader_snapshot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_growth_crash_repair, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent_reader, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abi_file, setup, teardown),
 	};
 
