@@ -95,3 +95,5 @@ tests_integration_libsphot_la_CFLAGS = $(AM_CFLAGS) -O1 -g
 tests_integration_libsphot_la_LDFLAGS = -rpath /nowhere -avoid-version -shared
 dist_check_SCRIPTS += tests/integration/threads.sh
 TESTS += tests/integration/threads.sh
+dist_check_SCRIPTS += tests/integration/libraries.sh
+TESTS += tests/integration/libraries.sh
