@@ -81,7 +81,14 @@ typedef struct odb {
  *
  * ODB_RDONLY maps the file read-only and checks in O(1) the header (magic,
  * version) and the geometry (file size vs node capacity, current_size), so
- * odb_nodes() is safe afterwards. An empty file gives -EIO.
+ * odb_nodes() is safe afterwards. An empty file gives -EIO. The file may be
+ * in use by a running writer: the reader keeps a snapshot (ro_size,
+ * ro_current), maps again if the file grew since fstat(), and waits (up to
+ * ~2 s) for a growth in progress to finish.
+ *
+ * A writer that dies while doubling the table leaves a marker (descriptor
+ * padding[0] = 1; 0 at rest, as in OProfile's files): readers then refuse the
+ * file, and the next ODB_RDWR open repairs it to the state before the growth.
  *
  * Returns 0 or -errno. On failure @err (if not NULL) holds a one-line message
  * "<path>: <defect>"; -EINVAL means the file is not a valid sample file.
@@ -94,7 +101,10 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
  * Full validation in O(nodes): header, geometry, every bucket head and next
  * index, chains free of cycles, every key chained from its own bucket and
  * every used node reachable. Returns 0, -EINVAL with a message naming the
- * file and the defect, or -ENOMEM.
+ * file and the defect, or -ENOMEM. For an ODB_RDONLY reader, chain defects
+ * that a running writer explains (it grew the table or inserted since the
+ * snapshot, or is inserting now) are not reported: the nodes of the
+ * snapshot remain valid to read.
  */
 int odb_check(const odb_t *db, char *err, size_t err_len);
 
