@@ -100,6 +100,7 @@ struct cg_state {
 	dev_t dev;
 	ino_t ino;
 	bool open_error_logged;
+	bool recheck;                /* sets were closed: the table may have moved */
 
 	/* scratch (no allocation per sample) */
 	uint64_t rec[1 + 4 * (CG_MAX_DEPTH + 1)];
@@ -296,6 +297,8 @@ static void cg_stacks_close(struct cg_state *st)
 	st->map = NULL;
 	st->hdr = NULL;
 	st->fd = -1;
+	/* image indexes belong to the table: a new one starts without any */
+	memset(st->imgmap, 0, sizeof(st->imgmap));
 }
 
 /*
@@ -515,6 +518,10 @@ static void cg_stack_add(struct cg_state *st, const struct op_trans_view *t,
 	uint16_t flags = trunc ? CGS_STACK_TRUNCATED : 0;
 	uint64_t id;
 
+	if (st->recheck) {
+		st->recheck = false;
+		cg_stacks_check(st);
+	}
 	if (!st->stacks_tried)
 		cg_stacks_open(st);
 	h = st->hdr;
@@ -670,7 +677,11 @@ static int cg_sf_close(void *priv, op_sfile_t *sf, void *sf_priv)
 	(void)sf_priv;
 	/* the set's files (some of them cached here) go away with it */
 	st->gen++;
-	cg_stacks_check(st);
+	/*
+	 * A rotation or reset closes every set, then moves samples/current away:
+	 * look at the table's path again before the next stack is stored.
+	 */
+	st->recheck = true;
 	return 0;
 }
 

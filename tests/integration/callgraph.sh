@@ -6,7 +6,8 @@
 # folded stacks (main;mid;leaf_b : main;mid;leaf_c about 3:1), cross-binary
 # arc files into libc, truncation at depth=2 (counted, marked), the SVG
 # flame graph (leaf widths 3:1; PNG when rsvg-convert exists), the flat
-# opreport -l of the same session, and stacks readable after a kill -9.
+# opreport -l of the same session, damaged stack tables, the config group,
+# stacks readable after a kill -9, and one stack table per --rotate session.
 # SPDX-License-Identifier: MIT
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
@@ -164,6 +165,23 @@ for k in $kids; do kill -9 "$k" 2>/dev/null; done
 "$R" --session-dir="$W/k" --callgraph-output=folded >"$W/k.folded" 2>"$W/k.err"
 kb=$(sum_of "$W/k.folded" "main;mid;leaf_b")
 [ "$kb" -gt 0 ] && ok || { bad "no stacks readable after kill -9: $(cat "$W/k.err")"; }
+
+# 10. rotation (--rotate): each saved session holds its own stack table, and
+# its stacks count the same samples as its flat files
+if "$D" --session-dir="$W/r" --rotate=1s --ext-feature=callgraph -- "$P" 3500 >"$W/r.out" 2>&1; then
+	nrot=0
+	for d in "$W"/r/samples/rotate-* "$W/r/samples/current"; do
+		n=$(basename "$d")
+		flat=$("$R" --session-dir="$W/r" "session:$n" 2>/dev/null | awk '/cg_tree$/ { print $1; exit }')
+		st=$("$R" --session-dir="$W/r" --callgraph-output=folded "session:$n" 2>/dev/null | awk '{ n += $NF } END { print n + 0 }')
+		[ -d "$d" ] && case $n in rotate-*) nrot=$((nrot + 1)) ;; esac
+		awk -v f="${flat:-0}" -v s="$st" 'BEGIN { exit !(f > 0 && s >= 0.98 * f && s <= 1.02 * f) }' && ok ||
+			bad "rotation: session $n has $st samples in stacks, ${flat:-0} in its flat files"
+	done
+	[ "$nrot" -ge 2 ] && ok || bad "rotation: only $nrot rotate-* sessions"
+else
+	bad "oprofiled --rotate=1s failed: $(cat "$W/r.out")"
+fi
 
 echo "callgraph: $npass passed, $fail failed"
 [ "$fail" = 0 ]

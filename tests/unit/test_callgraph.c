@@ -613,13 +613,15 @@ static void test_stack_table_reset(void **state)
 		 f->dir, f->dir);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(ops->close(priv, NULL, NULL), 0);
-	assert_true(mock_host_log_contains(f->mh, OP_LOG_INFO, "starting a new stack table"));
 	fx_sample(f, OP_CPUMODE_USER, b, 3);
 	assert_int_equal(fx_trans(f, &t), 0);
+	assert_true(mock_host_log_contains(f->mh, OP_LOG_INFO, "starting a new stack table"));
 	tab_open(f, &tb);
 	assert_int_equal(tb.h->stacks_used, 1);
 	assert_int_equal(tb.h->total_samples, 1);
+	assert_int_equal(tb.h->images_used, 1); /* indexes of the old table are not reused */
 	assert_non_null(tab_find(&tb, 2, 0x30));
+	assert_int_equal(tab_find(&tb, 2, 0x30)->app, 1);
 	munmap(tb.base, tb.len);
 	fx_free(f);
 }
