@@ -97,3 +97,5 @@ dist_check_SCRIPTS += tests/integration/threads.sh
 TESTS += tests/integration/threads.sh
 dist_check_SCRIPTS += tests/integration/libraries.sh
 TESTS += tests/integration/libraries.sh
+dist_check_SCRIPTS += tests/integration/kernel.sh
+TESTS += tests/integration/kernel.sh

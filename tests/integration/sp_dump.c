@@ -207,7 +207,7 @@ static int ksyms_mode(const char *kallsyms, const char *file)
 			else
 				hi = mid;
 		}
-		if (k[lo].addr > pc || pc - k[lo].addr > (1u << 20))
+		if (k[lo].addr > pc || pc - k[lo].addr > (1u << 16))
 			continue;
 		resolved += n[i].value;
 		printf("%u %s\n", n[i].value, k[lo].name);

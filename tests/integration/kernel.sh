@@ -1,0 +1,55 @@
+#!/bin/sh
+# kernel.sh - kernel samples resolve to kernel functions: a syscall-heavy
+# program (dd of 512-byte blocks, /dev/zero -> /dev/null) profiled at 4 kHz
+# gives kernel samples in its {dep}/{kern}/vmlinux file whose keys
+# (pc - _text), resolved through the session's snapshot
+# samples/current/stats/kallsyms, all name a kernel function, most of them
+# on the read/write system call path.
+# SPDX-License-Identifier: MIT
+set -u
+B=${OP_BUILDDIR:-$(pwd)}
+OPD=$B/core/oprofiled
+DUMP=$B/tests/integration/sp_dump
+W=$B/tests/integration/kernel.work
+export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 99
+fail=0
+DD=$(command -v dd) || { echo "FAIL: no dd"; exit 1; }
+DD=$(readlink -f "$DD")
+
+"$OPD" --session-dir="$W/s" --events=TIMER:250000 -- "$DD" if=/dev/zero of=/dev/null bs=512 \
+	count=1000000 > out 2> err
+rc=$?
+if grep -q "perf_event_open.*\(Permission denied\|Operation not permitted\)" err; then
+	echo "SKIP: the kernel forbids perf_event_open here"; exit 77
+fi
+[ $rc -eq 0 ] || { echo "FAIL: oprofiled exited $rc"; cat err; exit 1; }
+C=$W/s/samples/current
+K=$C/stats/kallsyms
+[ -s "$K" ] || { echo "FAIL: no kallsyms snapshot in the session"; exit 1; }
+# the snapshot's _text is the running kernel's (when /proc shows addresses)
+pt=$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
+st=$(awk '$3 == "_text" { print $1; exit }' "$K")
+[ -n "$st" ] || { echo "FAIL: the snapshot has no _text"; fail=1; }
+[ "$pt" = "0000000000000000" ] || [ "$pt" = "$st" ] || { echo "FAIL: snapshot _text $st, /proc $pt"; fail=1; }
+f="$C/{root}$DD/{dep}/{kern}/vmlinux/TIMER.250000.0.all.all.all"
+[ -f "$f" ] || { echo "FAIL: no kernel sample file for dd"; "$DUMP" "$C"; exit 1; }
+"$DUMP" --ksyms="$K" "$f" > syms || { echo "FAIL: invalid kernel sample file"; cat syms; exit 1; }
+awk '$1 != "resolved" { s[$2] += $1 } END { for (k in s) print s[k], k }' syms | sort -rn > funcs
+head -5 funcs
+set -- $(tail -1 syms)
+res=$2 tot=$4
+echo "kernel samples $tot, resolved to a function $res"
+[ "$tot" -ge 300 ] || { echo "FAIL: only $tot kernel samples"; fail=1; }
+[ "$res" -eq "$tot" ] || { echo "FAIL: $((tot - res)) kernel samples resolve to no function"; fail=1; }
+path=$(awk '$2 ~ /(read|write|zero|syscall|SYSCALL|fdget|rw_verify|security_file|fsnotify|copy|clear_user|x64_sys)/ { s += $1 } END { print s + 0 }' funcs)
+echo "on the read/write syscall path: $path"
+[ $((path * 100)) -ge $((tot * 50)) ] || { echo "FAIL: < 50 % of kernel samples on the syscall path"; fail=1; }
+
+if [ $fail -eq 0 ]; then
+	echo "PASS: kernel.sh"
+	cd "$B" && rm -rf "$W"
+fi
+exit $fail
