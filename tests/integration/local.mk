@@ -99,3 +99,5 @@ dist_check_SCRIPTS += tests/integration/libraries.sh
 TESTS += tests/integration/libraries.sh
 dist_check_SCRIPTS += tests/integration/kernel.sh
 TESTS += tests/integration/kernel.sh
+dist_check_SCRIPTS += tests/integration/durability.sh
+TESTS += tests/integration/durability.sh
