@@ -101,3 +101,5 @@ dist_check_SCRIPTS += tests/integration/kernel.sh
 TESTS += tests/integration/kernel.sh
 dist_check_SCRIPTS += tests/integration/durability.sh
 TESTS += tests/integration/durability.sh
+dist_check_SCRIPTS += tests/integration/churn.sh
+TESTS += tests/integration/churn.sh
