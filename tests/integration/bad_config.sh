@@ -60,4 +60,6 @@ else
 fi
 
 echo "bad_config: $npass passed, $fail failed"
-[ $fail -eq 0 ]
+[ $fail -eq 0 ] || exit 1
+# the work directory stays only when something failed (distcheck wants a clean tree)
+cd "$B" && rm -rf "$W"

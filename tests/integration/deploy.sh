@@ -102,11 +102,13 @@ fi
 pid=$(cat "$SD/lock" 2>/dev/null)
 if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then ok
 else echo "FAIL: no daemon after a successful start (lock: '$pid')"; log_tail; exit 1; fi
+# the daemon's own view of paths (symlinks resolved)
+SDR=$(cd "$SD" && pwd -P)
 # double fork: not a session leader, no terminal, stdin from /dev/null
 sid=$(ps -o sid= -p "$pid" | tr -d ' ')
 [ -n "$sid" ] && [ "$sid" != "$pid" ] && ok || bad "daemon $pid is a session leader (sid $sid)"
 [ "$(readlink "/proc/$pid/fd/0")" = /dev/null ] && ok || bad "daemon stdin is $(readlink "/proc/$pid/fd/0")"
-[ "$(readlink "/proc/$pid/fd/2")" = "$SD/samples/oprofiled.log" ] && ok ||
+[ "$(readlink "/proc/$pid/fd/2")" = "$SDR/samples/oprofiled.log" ] && ok ||
 	bad "daemon stderr is $(readlink "/proc/$pid/fd/2"), expected the log"
 [ "$(stat -c %a "$SD/control")" = 600 ] && ok || bad "control socket mode $(stat -c %a "$SD/control")"
 nofile=$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits")
@@ -178,7 +180,7 @@ C --rotate > rot1.out 2>&1 && grep -q "^saved samples/rotate-" rot1.out && ok ||
 mv "$SD/samples/oprofiled.log" "$SD/samples/oprofiled.log.1"
 C --hup && ok || bad "opcontrol --hup"
 T=10 poll grep -q "SIGHUP" "$SD/samples/oprofiled.log" 2>/dev/null && ok || bad "no new log after SIGHUP"
-[ "$(readlink "/proc/$pid/fd/2")" = "$SD/samples/oprofiled.log" ] && ok ||
+[ "$(readlink "/proc/$pid/fd/2")" = "$SDR/samples/oprofiled.log" ] && ok ||
 	bad "after SIGHUP the daemon's stderr is $(readlink "/proc/$pid/fd/2")"
 
 # 9. the control socket is owner-only
@@ -200,5 +202,7 @@ C --status > /dev/null 2>&1
 [ $? -eq 3 ] && ok || bad "opcontrol --status without a daemon does not exit 3"
 
 echo "deploy: $npass passed, $fail failed"
-[ $fail -eq 0 ] && trap - EXIT
-[ $fail -eq 0 ]
+[ $fail -eq 0 ] || exit 1
+trap - EXIT
+# the work directory stays only when something failed (distcheck wants a clean tree)
+cd "$B" && rm -rf "$W"
