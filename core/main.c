@@ -71,11 +71,14 @@ static void main_err(struct daemon *d, const char *fmt, ...)
 {
 	va_list ap;
 
-	va_start(ap, fmt);
-	fputs("oprofiled: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
+	/* a daemon's stderr is the log itself: say it once */
+	if (!d->ctl.daemonized) {
+		va_start(ap, fmt);
+		fputs("oprofiled: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+	}
 	if (d->log && d->log != stderr) {
 		va_start(ap, fmt);
 		fputs("oprofiled: ", d->log);
