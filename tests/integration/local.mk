@@ -103,3 +103,6 @@ dist_check_SCRIPTS += tests/integration/durability.sh
 TESTS += tests/integration/durability.sh
 dist_check_SCRIPTS += tests/integration/churn.sh
 TESTS += tests/integration/churn.sh
+# fixed-work workload of tests/bench/bench_sample_path.sh (overhead)
+check_PROGRAMS += tests/integration/sp_fixed
+tests_integration_sp_fixed_SOURCES = tests/integration/sp_fixed.c

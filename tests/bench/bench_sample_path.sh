@@ -1,0 +1,179 @@
+#!/bin/sh
+# bench_sample_path.sh - the sample path beside perf record, in the same run.
+# Run by hand from the build directory (root, or perf_event_paranoid <= 0 for
+# the system-wide parts); see tests/bench/README.md.
+#   bench_sample_path.sh overhead [RUNS=5] [MILLIONS=600]
+#       wall time of a fixed-work program alone, under oprofiled and under
+#       perf record -e cpu-clock with the same period, at 1, 4 and 10 kHz,
+#       runs interleaved; medians and slowdowns
+#   bench_sample_path.sh daemon_cost [SECONDS=8]
+#       system-wide at 10 kHz with both CPUs busy: daemon CPU seconds per
+#       million samples and lost samples, oprofiled beside perf record -a;
+#       daemon RSS (steady state) and bytes on disk per million samples
+#   bench_sample_path.sh pipeline [RUNS=5]
+#       a recorded system-wide stream (process churn + whatever runs) replayed
+#       through sync + trans + sfile from the page cache: samples/s of the
+#       whole run, and the stage split of tests/bench/bench_sync
+#   bench_sample_path.sh churn [N=2000]
+#       tests/integration/churn.sh's workload: share of user samples
+#       attributed to an image, oprofiled and perf report
+#   bench_sample_path.sh all
+# SPDX-License-Identifier: MIT
+set -u
+B=${OP_BUILDDIR:-$(pwd)}
+OPD=$B/core/oprofiled
+FIXED=$B/tests/integration/sp_fixed
+CHURN=$B/tests/integration/sp_churn
+DUMP=$B/tests/integration/sp_dump
+export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
+T=$(mktemp -d "${TMPDIR:-/tmp}/bench-sp.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+for p in "$OPD" "$FIXED" "$CHURN" "$DUMP"; do
+	[ -x "$p" ] || { echo "missing $p: make check (or make $p) first"; exit 2; }
+done
+command -v perf > /dev/null || { echo "perf is not installed"; exit 2; }
+
+ns() { date +%s%N; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# utime + stime of a live process, in seconds
+cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"; }
+stat_of() { sed -n '/-- OProfile-ng Statistics --/,$p' "$1" | grep -F "$2" | tail -1 | sed 's/.*: //'; }
+
+overhead() {
+	runs=${1:-5} m=${2:-600}
+	echo "== overhead: sp_fixed $m (fixed work), $runs interleaved runs per cell, wall ms"
+	printf "%-7s %10s %10s %10s %9s %9s\n" rate alone oprofiled perf ours% perf%
+	for hz in 1000 4000 10000; do
+		period=$((1000000000 / hz))
+		: > a; : > o; : > p
+		i=0
+		while [ $i -lt "$runs" ]; do
+			t0=$(ns); "$FIXED" "$m"; t1=$(ns)
+			echo $(((t1 - t0) / 1000000)) >> a
+			rm -rf "$T/s"
+			t0=$(ns)
+			"$OPD" --session-dir="$T/s" --events=TIMER:$period -- "$FIXED" "$m" 2> /dev/null
+			t1=$(ns)
+			echo $(((t1 - t0) / 1000000)) >> o
+			t0=$(ns)
+			perf record -q -e cpu-clock -c $period -o "$T/perf.data" -- "$FIXED" "$m" 2> /dev/null
+			t1=$(ns)
+			echo $(((t1 - t0) / 1000000)) >> p
+			i=$((i + 1))
+		done
+		ma=$(median < a) mo=$(median < o) mp=$(median < p)
+		awk -v hz=$hz -v a="$ma" -v o="$mo" -v p="$mp" 'BEGIN {
+			printf "%-7s %10.0f %10.0f %10.0f %+8.2f%% %+8.2f%%\n", hz "Hz", a, o, p,
+			       100 * (o - a) / a, 100 * (p - a) / a }'
+	done
+}
+
+daemon_cost() {
+	secs=${1:-8}
+	echo "== daemon cost: system-wide cpu-clock 10 kHz, both CPUs busy (2 x sp_fixed), $secs s each"
+	for tool in oprofiled perf; do
+		rm -rf "$T/s" "$T/perf.data"
+		"$FIXED" 100000 & w1=$!
+		"$FIXED" 100000 & w2=$!
+		if [ $tool = oprofiled ]; then
+			"$OPD" --session-dir="$T/s" --system-wide --events=TIMER:100000 2> "$T/err" &
+		else
+			perf record -q -a -e cpu-clock -c 100000 -o "$T/perf.data" 2> "$T/err" &
+		fi
+		pid=$!
+		sleep $((secs / 2))
+		rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
+		sleep $((secs - secs / 2))
+		cpu=$(cpu_of $pid)
+		if [ $tool = oprofiled ]; then kill -TERM $pid; else kill -INT $pid; fi
+		wait $pid
+		kill $w1 $w2; wait $w1 $w2 2> /dev/null
+		if [ $tool = oprofiled ]; then
+			n=$(stat_of "$T/s/samples/oprofiled.log" "Nr. samples received:")
+			lost=$(stat_of "$T/s/samples/oprofiled.log" "records lost by the kernel")
+			disk=$(du -sb "$T/s/samples/current" | cut -f1)
+		else
+			perf report -i "$T/perf.data" --stats > "$T/stats" 2> /dev/null
+			n=$(awk '/SAMPLE events:/ { print $3; exit }' "$T/stats")
+			lost=$(awk '/LOST_SAMPLES events:|LOST events:/ { s += $3 } END { print s + 0 }' "$T/stats")
+			disk=$(stat -c %s "$T/perf.data")
+		fi
+		awk -v t=$tool -v n="${n:-0}" -v c="$cpu" -v l="${lost:-0}" -v r="$rss" -v d="$disk" 'BEGIN {
+			printf "%-9s samples %8d  CPU %6.2f s = %6.3f s per million samples  lost %d  RSS %.1f MiB  disk %.2f MB = %.2f MB per million samples\n",
+			       t, n, c, n ? c * 1e6 / n : 0, l, r / 1024, d / 1e6, n ? d / n : 0 }'
+	done
+}
+
+pipeline() {
+	runs=${1:-5}
+	echo "== pipeline: recording a system-wide 4 kHz stream (churn of 1500 processes + this machine's load)"
+	rm -rf "$T/s"
+	"$OPD" --session-dir="$T/s" --system-wide --events=TIMER:250000 --record="$T/rec.data" 2> /dev/null &
+	pid=$!
+	sleep 1
+	"$CHURN" 1500 1000 > /dev/null
+	"$FIXED" 1500 & w1=$!
+	"$FIXED" 1500
+	wait $w1
+	kill -TERM $pid; wait $pid
+	n=$(stat_of "$T/s/samples/oprofiled.log" "Nr. samples received:")
+	files=$("$DUMP" "$T/s/samples/current" | awk '$1 == "TOTAL" { print $2 }')
+	keys=$("$DUMP" "$T/s/samples/current" | awk '$1 != "TOTAL" { s += $2 } END { print s }')
+	echo "stream: $(stat -c %s "$T/rec.data") bytes, $n samples, $files sample files, $keys distinct (file, offset) keys"
+	cat "$T/rec.data" > /dev/null # page cache
+	: > w; : > u
+	i=0
+	while [ $i -lt "$runs" ]; do
+		rm -rf "$T/r"
+		/usr/bin/time -f "%e %U %S" -o "$T/time" "$OPD" --session-dir="$T/r" --events=TIMER:250000 \
+			--replay="$T/rec.data" 2> /dev/null
+		read -r e us sy < "$T/time"
+		echo "$e" >> w; echo "$us $sy" | awk '{ print $1 + $2 }' >> u
+		i=$((i + 1))
+	done
+	me=$(median < w) mu=$(median < u)
+	awk -v n="$n" -v e="$me" -v u="$mu" 'BEGIN {
+		printf "replay (whole run incl. start-up, kallsyms snapshot, file creation): wall %.3f s, CPU %.3f s = %.2f M samples/s wall, %.2f M samples/s CPU\n",
+		       e, u, e > 0 ? n / e / 1e6 : 0, u > 0 ? n / u / 1e6 : 0 }'
+	# start-up alone: an empty replay of the same stream's header is not
+	# possible, so time a launch of /bin/true without samples for the fixed cost
+	rm -rf "$T/r"
+	/usr/bin/time -f "%e %U %S" -o "$T/time" "$OPD" --session-dir="$T/r" --events=TIMER:250000 -- /bin/true 2> /dev/null
+	read -r e us sy < "$T/time"
+	echo "fixed start-up cost (launch of /bin/true): wall $e s, CPU $(echo "$us $sy" | awk '{ print $1 + $2 }') s"
+	if [ -x "$B/tests/bench/bench_sync" ]; then
+		echo "stage split (synthetic stream, tests/bench/bench_sync):"
+		(cd "$T" && "$B/tests/bench/bench_sync" 3000000 | sed 's/^/  /')
+	fi
+}
+
+churn() {
+	n=${1:-2000}
+	echo "== churn: $n fork+exec of 1 ms children, system-wide cpu-clock 4 kHz"
+	rm -rf "$T/s"
+	"$OPD" --session-dir="$T/s" --system-wide --events=TIMER:250000 2> /dev/null &
+	pid=$!
+	sleep 1
+	"$CHURN" "$n" 1000 > /dev/null
+	sleep 0.3
+	kill -TERM $pid; wait $pid
+	L=$T/s/samples/oprofiled.log
+	user=$(stat_of "$L" "Nr. user samples:")
+	infiles=$("$DUMP" "$T/s/samples/current" | awk '$1 != "TOTAL" && $3 !~ /\{dep\}\/\{kern\}/ { s += $1 } END { print s + 0 }')
+	awk -v a="$infiles" -v u="$user" 'BEGIN { printf "oprofiled: %d of %d user samples in an image file = %.3f %%\n", a, u, u ? 100 * a / u : 0 }'
+	perf record -q -a -e cpu-clock -c 250000 -o "$T/perf.data" -- "$CHURN" "$n" 1000 > /dev/null 2>&1
+	# user samples (ip below the kernel half) and those perf could not map to a DSO
+	perf script -i "$T/perf.data" -F ip,dso 2> /dev/null | awk '
+		{ ip = $1; if (length(ip) == 16 && substr(ip, 1, 1) ~ /[89a-f]/) next; u++
+		  if ($0 ~ /\[unknown\]/) unk++ }
+		END { printf "perf:      %d of %d user samples in a known DSO = %.3f %%\n", u - unk, u, u ? 100 * (u - unk) / u : 0 }'
+}
+
+case ${1:-all} in
+overhead) shift; overhead "$@" ;;
+daemon_cost) shift; daemon_cost "$@" ;;
+pipeline) shift; pipeline "$@" ;;
+churn) shift; churn "$@" ;;
+all) overhead; daemon_cost; pipeline; churn ;;
+*) sed -n '2,22p' "$0"; exit 2 ;;
+esac
