@@ -150,20 +150,31 @@ static void control_stdio_to_log(struct control *c)
 	dup2(fd, STDERR_FILENO);
 }
 
-/* the starting process: wait for "ready" or for the daemon's end */
-static void __attribute__((noreturn)) control_wait_ready(int rfd, pid_t child, const char *log)
+/*
+ * The starting process: until it runs, the daemon's stderr is this pipe, so
+ * start-up errors reach the terminal (or the journal) that started it; a
+ * NUL byte means "profiling runs", end of file without it a failed start.
+ */
+static void __attribute__((noreturn)) control_wait_ready(int rfd, pid_t child)
 {
-	char ch = 0;
+	char buf[4096], *nul;
 	ssize_t n;
 
 	waitpid(child, NULL, 0); /* the intermediate child exits at once */
-	do
-		n = read(rfd, &ch, 1);
-	while (n < 0 && errno == EINTR);
-	if (n == 1 && ch == 'R')
-		_exit(0);
-	fprintf(stderr, "oprofiled: the daemon stopped before profiling began - see %s\n",
-		log ? log : "the log");
+	for (;;) {
+		n = read(rfd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		nul = memchr(buf, 0, (size_t)n);
+		if (fwrite(buf, 1, nul ? (size_t)(nul - buf) : (size_t)n, stderr))
+			fflush(stderr);
+		if (nul)
+			_exit(0);
+	}
+	fprintf(stderr, "oprofiled: the daemon stopped before profiling began (see the messages "
+		"above)\n");
 	_exit(1);
 }
 
@@ -187,7 +198,7 @@ static int control_daemonize(struct control *c)
 	if (pid > 0) {
 		/* never return: session_close would remove the daemon's lock file */
 		close(p[1]);
-		control_wait_ready(p[0], pid, log_file);
+		control_wait_ready(p[0], pid);
 	}
 	close(p[0]);
 	if (setsid() < 0)
@@ -208,6 +219,9 @@ static int control_daemonize(struct control *c)
 		close(devnull);
 	}
 	control_stdio_to_log(c);
+	/* start-up errors still go to the starting process (control_ready ends that) */
+	dup2(p[1], STDERR_FILENO);
+	signal(SIGPIPE, SIG_IGN); /* it may be gone: a write error, not death */
 	c->daemonized = true;
 	c->ready_fd = p[1];
 	session_write_pid(c->sess);
@@ -235,16 +249,19 @@ void control_ready(struct control *c)
 {
 	if (!c->prepared || c->ready_fd <= 0)
 		return;
-	if (write(c->ready_fd, "R", 1) != 1)
+	fflush(stderr);
+	if (write(c->ready_fd, "", 1) != 1)
 		control_log(c, "warning: cannot tell the starting process we run: %s",
 			    strerror(errno));
 	close(c->ready_fd);
 	c->ready_fd = -1;
+	control_stdio_to_log(c); /* stderr leaves the pipe for the log */
+	c->stderr_is_log = true;
 }
 
 void control_after_hup(struct control *c)
 {
-	if (c->prepared && c->daemonized)
+	if (c->prepared && c->stderr_is_log)
 		control_stdio_to_log(c);
 }
 

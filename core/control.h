@@ -48,6 +48,7 @@ struct control {
 	FILE **log;
 	struct control_target t;
 	bool prepared, active, daemonized, stop;
+	bool stderr_is_log;          /* daemonized and running: stderr is the log */
 	int listen_fd;               /* valid when active */
 	int ready_fd;                /* daemonize pipe to the waiting parent, valid when > 0 */
 	time_t started;

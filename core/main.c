@@ -72,7 +72,7 @@ static void main_err(struct daemon *d, const char *fmt, ...)
 	va_list ap;
 
 	/* a daemon's stderr is the log itself: say it once */
-	if (!d->ctl.daemonized) {
+	if (!d->ctl.stderr_is_log) {
 		va_start(ap, fmt);
 		fputs("oprofiled: ", stderr);
 		vfprintf(stderr, fmt, ap);

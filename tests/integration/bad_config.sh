@@ -3,7 +3,8 @@
 # a syntax error, an unknown plugin, a bad event and a bad separate value
 # are each reported as FILE:LINE: what, the daemon (started as the systemd
 # unit starts it, --daemonize) exits non-zero and leaves no daemon, lock or
-# session behind; --check-config reports the same errors.
+# session behind; --check-config reports the same errors. A daemon whose
+# start fails after it detached reports the reason to the starting process.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -51,6 +52,15 @@ check plugin 'plugins = ( { name = "nosuch"; args = ""; } );' 'unknown plugin "n
 check event 'events = "NO_SUCH_EVENT:100000";' 'events: "NO_SUCH_EVENT:100000" cannot be used' run
 check type 'ring_pages = "many";' 'expected an integer' check
 check interval 'rotate_interval = "soon";' 'interval "soon"' check
+
+# a start that fails after the daemon detached still reaches the starting process
+"$OPD" --session-dir="$W/late.sess" --events=TIMER:1000000 --pid=4194303 --daemonize \
+	> late.out 2> late.err
+rc=$?
+if [ $rc -ne 0 ] && grep -q "4194303" late.err && grep -q "stopped before profiling began" late.err
+then ok
+else bad "a daemon that failed after detaching: exit $rc"; cat late.err; fi
+[ ! -e "$W/late.sess" ] && ok || bad "late: the session was left behind"
 
 # nothing of the attempts is still running
 if pgrep -f "oprofiled --config=$W/" > /dev/null 2>&1; then
