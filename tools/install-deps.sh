@@ -3,7 +3,8 @@
 # when they are missing. Needs root (apt-get); does nothing if all are there.
 # SPDX-License-Identifier: MIT
 # librsvg2-bin: rsvg-convert, which tests/integration/callgraph.sh uses to render the flame graph
-pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev librsvg2-bin"
+# logrotate: tests/integration/deploy.sh runs conf/oprofiled.logrotate
+pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev librsvg2-bin logrotate"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

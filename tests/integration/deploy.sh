@@ -3,9 +3,10 @@
 # systemd unit's own ExecStart line (daemon mode, from a config file),
 # profiles tests/integration/hot system-wide at 1 kHz, then drives it with
 # opcontrol: status, dump, save (opreport session:NAME reads it), reset,
-# timed rotation (the count of rotate-* sessions stays at rotate_keep), HUP,
-# the owner-only socket, stop. Also: --check-config and command-line
-# precedence, the lock against a second daemon, systemd-analyze verify.
+# timed rotation (the count of rotate-* sessions stays at rotate_keep), HUP
+# and the logrotate snippet, the owner-only socket, stop. Also:
+# --check-config and command-line precedence, the lock against a second
+# daemon, systemd-analyze verify.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -182,6 +183,20 @@ C --hup && ok || bad "opcontrol --hup"
 T=10 poll grep -q "SIGHUP" "$SD/samples/oprofiled.log" 2>/dev/null && ok || bad "no new log after SIGHUP"
 [ "$(readlink "/proc/$pid/fd/2")" = "$SDR/samples/oprofiled.log" ] && ok ||
 	bad "after SIGHUP the daemon's stderr is $(readlink "/proc/$pid/fd/2")"
+
+# 8b. the logrotate snippet, run for real on this session (its paths substituted):
+# it moves the log and its postrotate sends SIGHUP through the lock file's pid
+LR=$(command -v logrotate 2>/dev/null || { [ -x /usr/sbin/logrotate ] && echo /usr/sbin/logrotate; })
+if [ -n "$LR" ]; then
+	sed -e "s|/var/lib/oprofile|$SD|g" "$S/conf/oprofiled.logrotate" > "$W/lr.conf"
+	if "$LR" -f -s "$W/lr.state" "$W/lr.conf" > lr.out 2>&1; then ok
+	else bad "logrotate with conf/oprofiled.logrotate"; cat lr.out; fi
+	[ -e "$SD/samples/oprofiled.log.1" ] && ok || bad "logrotate did not rotate the log"
+	T=10 poll grep -q "SIGHUP" "$SD/samples/oprofiled.log" 2>/dev/null && ok ||
+		bad "no new log after logrotate's SIGHUP"
+else
+	echo "note: logrotate not installed, conf/oprofiled.logrotate was not run"
+fi
 
 # 9. the control socket is owner-only
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1; then
