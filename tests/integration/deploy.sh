@@ -54,7 +54,7 @@ session_dir = "$SD";
 events = "TIMER:1000000";   # cpu-clock at 1 kHz per CPU
 separate = "lib,kernel";
 sync_interval = 1;
-max_open_files = 256;
+max_open_files = 2048;   # above the usual soft RLIMIT_NOFILE of 1024
 rotate_interval = 0;
 rotate_keep = 2;
 EOF
@@ -90,7 +90,8 @@ fi
 OPROFILED_CONFIG=$W/oprofiled.conf
 export OPROFILED_CONFIG
 echo "running: $cmd"
-sh -c "$cmd" > start.out 2> start.err
+# a soft RLIMIT_NOFILE below max_open_files: the daemon must raise it
+sh -c "ulimit -S -n 1024 2>/dev/null; $cmd" > start.out 2> start.err
 rc=$?
 if [ $rc -ne 0 ]; then
 	if grep -q "perf_event_open.*\(Permission denied\|Operation not permitted\)" start.err \
@@ -113,7 +114,7 @@ sid=$(ps -o sid= -p "$pid" | tr -d ' ')
 	bad "daemon stderr is $(readlink "/proc/$pid/fd/2"), expected the log"
 [ "$(stat -c %a "$SD/control")" = 600 ] && ok || bad "control socket mode $(stat -c %a "$SD/control")"
 nofile=$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits")
-[ "${nofile:-0}" -ge 256 ] && ok || bad "RLIMIT_NOFILE $nofile < max_open_files"
+[ "${nofile:-0}" -ge 2176 ] && ok || bad "RLIMIT_NOFILE $nofile < max_open_files + rings + 128"
 [ "$(C --pid)" = "$pid" ] && ok || bad "opcontrol --pid"
 
 # a second daemon on the session is refused
