@@ -191,6 +191,27 @@ static int check_chains(const odb_t *db, uint32_t size, uint32_t cur, uint32_t *
 	return rc;
 }
 
+/*
+ * A writer holds an OFD write lock on byte 0 while it has the file open, so
+ * readers can tell a file being written (wait, excuse moving chains) from a
+ * file at rest (report at once). Advisory only: I/O is not affected.
+ */
+static void writer_lock(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+
+	if (fcntl(fd, F_OFD_SETLK, &fl)) {
+		/* another writer has it open: its business; readers still see a writer */
+	}
+}
+
+static bool writer_present(int fd)
+{
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+
+	return !fcntl(fd, F_OFD_GETLK, &fl) && fl.l_type != F_UNLCK;
+}
+
 static uint64_t mono_ms(void)
 {
 	struct timespec ts;
@@ -216,6 +237,8 @@ static bool writer_active(const odb_t *db, uint32_t size, uint32_t cur, uint32_t
 	const uint64_t end = mono_ms() + 300;
 	int i;
 
+	if (!writer_present(db->fd))
+		return false;
 	for (i = 0;; i++) {
 		if (growing(db) || __atomic_load_n(&db->descr->size, __ATOMIC_ACQUIRE) != size ||
 		    __atomic_load_n(&db->descr->current_size, __ATOMIC_ACQUIRE) != cur)
@@ -412,6 +435,8 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 		     rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
 		goto out_close;
 	}
+	if (rw)
+		writer_lock(db->fd);
 	for (waited = 0;; waited++) {
 		if (fstat(db->fd, &st)) {
 			rc = fail(-errno, err, err_len, "%s: cannot stat: %s", path, strerror(errno));
@@ -481,7 +506,8 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 		if (!fstat(db->fd, &st) && (uint64_t)st.st_size != db->map_len) {
 			/* grown meanwhile */
 		} else if (growing(db) && is_pow2(size) && db->map_len > ODB_FILE_SIZE(size) &&
-			   db->map_len <= ODB_FILE_SIZE(2 * (uint64_t)size)) {
+			   db->map_len <= ODB_FILE_SIZE(2 * (uint64_t)size) &&
+			   writer_present(db->fd)) {
 			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 		} else {
 			goto out_close;

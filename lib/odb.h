@@ -84,7 +84,8 @@ typedef struct odb {
  * odb_nodes() is safe afterwards. An empty file gives -EIO. The file may be
  * in use by a running writer: the reader keeps a snapshot (ro_size,
  * ro_current), maps again if the file grew since fstat(), and waits (up to
- * ~2 s) for a growth in progress to finish.
+ * ~2 s) for a growth in progress to finish. A writer is recognised by the
+ * OFD write lock it holds on byte 0 (advisory) while the file is open.
  *
  * A writer that dies while doubling the table leaves a marker (descriptor
  * padding[0] = 1; 0 at rest, as in OProfile's files): readers then refuse the
