@@ -522,6 +522,8 @@ static void control_status(struct control *c, FILE *out)
 	fprintf(out, "session: %s\n", c->sess->dir);
 	fprintf(out, "running since: %s (%lld s)\n", since, (long long)(time(NULL) - c->started));
 	fprintf(out, "mode: %s\n", (unsigned)c->opts->mode < 4 ? modes[c->opts->mode] : "?");
+	fprintf(out, "config: %s\n", c->opts->config_file ? c->opts->config_file : "none");
+	fprintf(out, "events: %s\n", c->opts->events_spec ? c->opts->events_spec : "the model's default");
 	fprintf(out, "samples: %" PRIu64 " (this session %" PRIu64 ")\n", all, cur);
 	fprintf(out, "lost: %" PRIu64 " (this session %" PRIu64 ")\n",
 		lost + control_lost_sum(&c->before), lost);

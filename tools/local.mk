@@ -22,3 +22,5 @@ tools_ophelp_LDADD = lib/libopng.la
 # opcontrol: status/dump/stop/reset/save/rotate of a running oprofiled (issue 7, owner: deploy)
 bin_PROGRAMS += tools/opcontrol
 tools_opcontrol_SOURCES = tools/opcontrol.c
+tools_opcontrol_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
+tools_opcontrol_LDADD = $(LIBCONFIG_LIBS)

@@ -22,12 +22,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libconfig.h>
+
+#ifndef OP_SYSCONFIGFILE
+#define OP_SYSCONFIGFILE "/usr/local/etc/oprofiled.conf"
+#endif
 #define CTL_SOCKET "control"
+#define CTL_DEFAULT_DIR "/var/lib/oprofile"
 
 static const char ctl_usage[] =
-	"Usage: opcontrol [--session-dir=DIR] COMMAND\n"
+	"Usage: opcontrol [--session-dir=DIR | --config=FILE] COMMAND\n"
 	"\n"
-	"Control the oprofiled running on a session directory (default /var/lib/oprofile).\n"
+	"Control the oprofiled running on a session directory: --session-dir, else the\n"
+	"session_dir of --config=FILE (default " OP_SYSCONFIGFILE "), else " CTL_DEFAULT_DIR ".\n"
 	"\n"
 	"  --status            running since, samples, lost, open sample files, rotation,\n"
 	"                      plugins and their statistics\n"
@@ -53,6 +60,32 @@ struct ctl {
 	int dirfd;
 	long pid;
 };
+
+/* session_dir of config file @path into @buf: 1, 0 if it has none, -1 unreadable */
+static int ctl_config_dir(const char *path, bool must, char *buf, size_t len)
+{
+	const char *dir;
+	config_t cfg;
+	int found = 0;
+
+	if (access(path, R_OK)) {
+		if (must)
+			fprintf(stderr, "opcontrol: cannot read %s: %s\n", path, strerror(errno));
+		return must ? -1 : 0;
+	}
+	config_init(&cfg);
+	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+		fprintf(stderr, "opcontrol: %s:%d: %s - fix the file or give --session-dir\n",
+			config_error_file(&cfg) ? config_error_file(&cfg) : path,
+			config_error_line(&cfg), config_error_text(&cfg));
+		found = -1;
+	} else if (config_lookup_string(&cfg, "session_dir", &dir) == CONFIG_TRUE) {
+		snprintf(buf, len, "%s", dir);
+		found = 1;
+	}
+	config_destroy(&cfg);
+	return found;
+}
 
 /*
  * The daemon holds an exclusive flock on <dir>/lock while it runs and has
@@ -206,6 +239,7 @@ int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "session-dir", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "status", no_argument, NULL, 's' },
 		{ "dump", no_argument, NULL, 'D' },
 		{ "stop", no_argument, NULL, 'S' },
@@ -219,7 +253,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ctl c = { .dir = "/var/lib/oprofile", .dirfd = -1 };
+	struct ctl c = { .dir = NULL, .dirfd = -1 };
+	const char *config = NULL;
+	char cfg_dir[PATH_MAX];
 	char req[512];
 	unsigned wait_s = 60;
 	int cmd = 0, opt, rc;
@@ -229,6 +265,9 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'd':
 			c.dir = optarg;
+			break;
+		case 'c':
+			config = optarg;
 			break;
 		case 'w':
 			wait_s = (unsigned)strtoul(optarg, NULL, 10);
@@ -259,6 +298,13 @@ int main(int argc, char **argv)
 	if (cmd == 'v' && (!*arg || strchr(arg, '\n') || strchr(arg, ' ') || strlen(arg) > 200)) {
 		fprintf(stderr, "opcontrol: --save=%s: not a session name\n", arg);
 		return CTL_EXIT_USAGE;
+	}
+	if (!c.dir) {
+		rc = ctl_config_dir(config ? config : OP_SYSCONFIGFILE, config != NULL, cfg_dir,
+				    sizeof(cfg_dir));
+		if (rc < 0)
+			return CTL_EXIT_USAGE;
+		c.dir = rc ? cfg_dir : CTL_DEFAULT_DIR;
 	}
 	rc = ctl_find(&c);
 	if (rc == -ENOENT)

@@ -128,11 +128,13 @@ else bad "a second daemon was not refused (rc $rc)"; cat second.err; fi
 C --dump > dump.out 2>&1 && ok || { bad "opcontrol --dump"; cat dump.out; }
 hot_files() { find "$1" -path "*/tests/integration/hot/*" -name 'TIMER.*' 2>/dev/null | grep -q .; }
 hot_files "$SD/samples/current" && ok || { bad "no sample file of hot after --dump"; log_tail; }
-C --status > status.out 2> status.err
+# the session found through the config file's session_dir
+"$OPC" --config="$W/oprofiled.conf" --status > status.out 2> status.err
 rc=$?
 samples=$(sed -n 's/^samples: \([0-9]*\).*/\1/p' status.out)
 if [ $rc -eq 0 ] && grep -q "^running since: " status.out && grep -q "^lost: " status.out &&
    grep -q "^open sample files: [0-9]" status.out && grep -q "^-- plugin timer --" status.out &&
+   grep -qx "config: $W/oprofiled.conf" status.out &&
    [ "${samples:-0}" -gt 500 ]; then ok
 else bad "opcontrol --status (rc $rc, samples '$samples')"; cat status.out status.err; fi
 
