@@ -36,6 +36,7 @@ void sync_reset_context(struct sync_ctx *s)
 
 void sync_round_end(struct sync_ctx *s)
 {
+	s->last_task = NULL;
 	task_reap(&s->tasks);
 }
 
@@ -66,7 +67,7 @@ static int sync_map_kernel(struct sync_ctx *s, uint64_t pc, struct op_pc_map *ou
 	return 0;
 }
 
-static int sync_map(struct sync_ctx *s, const struct task *t, uint16_t cpumode, uint64_t pc,
+static int sync_map(struct sync_ctx *s, struct task *t, uint16_t cpumode, uint64_t pc,
 		    struct op_pc_map *out)
 {
 	const struct task_map *m;
@@ -248,13 +249,19 @@ static void sync_sample(struct sync_ctx *s, const struct op_perf_sample *ps, uin
 		s->stats->v[STAT_KERNEL_SAMPLES]++;
 	else if (ps->cpumode == OP_CPUMODE_USER)
 		s->stats->v[STAT_USER_SAMPLES]++;
-	t = task_find(&s->tasks, ps->pid);
+	/* samples come in runs of one process: the last task found, if the same pid */
+	if (s->last_task && s->last_pid == ps->pid)
+		t = s->last_task;
+	else
+		t = task_find(&s->tasks, ps->pid);
 	rc = sync_map(s, t, ps->cpumode, ps->ip, &m);
 	if ((rc == -ESRCH || rc == -ENOENT) && ps->cpumode == OP_CPUMODE_USER &&
 	    (!t || !t->probed)) {
 		t = sync_probe(s, ps->pid, t);
 		rc = sync_map(s, t, ps->cpumode, ps->ip, &m);
 	}
+	s->last_task = t;
+	s->last_pid = ps->pid;
 	if (rc == -ENOENT && t && t->unknown)
 		rc = -ESRCH;
 	if (rc) {
@@ -438,6 +445,8 @@ int sync_record(struct sync_ctx *s, const struct op_record *r)
 {
 	struct task *t;
 
+	if (r->type != OP_REC_SAMPLE)
+		s->last_task = NULL; /* tasks may come, go or change */
 	switch (r->type) {
 	case OP_REC_SAMPLE:
 		sync_sample(s, &r->sample, r->counter);

@@ -34,6 +34,10 @@ struct sync_ctx {
 	int in_kernel;
 	uint64_t anon_start, anon_end;
 
+	/* last task of a sample (NULL after any other record, a probe or a reap) */
+	struct task *last_task;
+	uint32_t last_pid;
+
 	/* last kernel image the resolver returned */
 	struct op_kernel_image kcache;
 	bool have_kcache;

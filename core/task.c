@@ -234,9 +234,13 @@ int task_add_map(struct task *t, uint64_t start, uint64_t len, uint64_t pgoff,
 	return 0;
 }
 
-const struct task_map *task_find_map(const struct task *t, uint64_t pc)
+const struct task_map *task_find_map(struct task *t, uint64_t pc)
 {
 	size_t lo = 0, hi = t->nr_maps;
+
+	/* samples come in runs in one image: try the last hit first */
+	if (t->last_map < hi && pc >= t->maps[t->last_map].start && pc < t->maps[t->last_map].end)
+		return &t->maps[t->last_map];
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -246,8 +250,10 @@ const struct task_map *task_find_map(const struct task *t, uint64_t pc)
 			hi = mid;
 		else if (pc >= m->end)
 			lo = mid + 1;
-		else
+		else {
+			t->last_map = mid;
 			return m;
+		}
 	}
 	return NULL;
 }

@@ -30,6 +30,7 @@ struct task {
 	bool unknown;          /* created by a failed probe: no record seen yet */
 	struct task_map *maps;
 	size_t nr_maps, cap_maps;
+	size_t last_map;       /* hint: index of the map task_find_map found last */
 	struct task *hnext;    /* hash chain */
 	struct task *dnext;    /* dead list */
 };
@@ -58,7 +59,7 @@ void task_exec(struct task *t);
 int task_add_map(struct task *t, uint64_t start, uint64_t len, uint64_t pgoff,
 		 op_cookie_t cookie, bool anon);
 /* HOT. Mapping covering @pc, or NULL. */
-const struct task_map *task_find_map(const struct task *t, uint64_t pc);
+const struct task_map *task_find_map(struct task *t, uint64_t pc);
 /* Process exit: keep it findable until task_reap(). */
 void task_exit(struct task_table *tt, struct task *t);
 /* Free processes that exited before the current round of records. */

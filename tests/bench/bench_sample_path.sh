@@ -134,7 +134,7 @@ pipeline() {
 	me=$(median < w) mu=$(median < u)
 	awk -v n="$n" -v e="$me" -v u="$mu" 'BEGIN {
 		printf "replay (whole run incl. start-up, kallsyms snapshot, file creation): wall %.3f s, CPU %.3f s = %.2f M samples/s wall, %.2f M samples/s CPU\n",
-		       e, u, e > 0 ? n / e / 1e6 : 0, u > 0 ? n / u / 1e6 : 0 }'
+		       e, u, (e > 0 ? n / e / 1e6 : 0), (u > 0 ? n / u / 1e6 : 0) }'
 	# start-up alone: an empty replay of the same stream's header is not
 	# possible, so time a launch of /bin/true without samples for the fixed cost
 	rm -rf "$T/r"

@@ -122,10 +122,30 @@ static void test_create_lock_rotate(void **state)
 	assert_true(exists("a/b/session/samples/current/marker"));
 	session_close(&s);
 
-	/* a new session moves current to previous (replacing an older previous) */
+	/* a failed start (closed before session_commit) keeps current and previous */
 	assert_int_equal(mkdir(strcat(strcpy(buf, dir), "/samples/previous"), 0755), 0);
 	touch("a/b/session/samples/previous/old");
 	assert_int_equal(session_open(&s, dir, false, NULL, err, sizeof(err)), 0);
+	assert_false(exists("a/b/session/samples/current/marker"));
+	assert_true(exists("a/b/session/samples/" SESSION_STAGED "/marker"));
+	touch("a/b/session/samples/current/new"); /* e.g. the kernel plugin's snapshot */
+	session_close(&s);
+	assert_true(exists("a/b/session/samples/current/marker"));
+	assert_false(exists("a/b/session/samples/current/new"));
+	assert_true(exists("a/b/session/samples/previous/old"));
+	assert_false(exists("a/b/session/samples/" SESSION_STAGED));
+
+	/* a start killed before commit: the next open puts the staged current back */
+	assert_int_equal(rename(strcat(strcpy(buf, dir), "/samples/current"),
+				strcat(strcpy(buf + 2048, dir), "/samples/" SESSION_STAGED)), 0);
+	assert_int_equal(session_open(&s, dir, true, NULL, err, sizeof(err)), 0);
+	assert_true(exists("a/b/session/samples/current/marker"));
+	assert_false(exists("a/b/session/samples/" SESSION_STAGED));
+	session_close(&s);
+
+	/* a started session moves current to previous (replacing an older previous) */
+	assert_int_equal(session_open(&s, dir, false, NULL, err, sizeof(err)), 0);
+	assert_int_equal(session_commit(&s), 0);
 	assert_true(exists("a/b/session/samples/previous/marker"));
 	assert_false(exists("a/b/session/samples/previous/old"));
 	assert_false(exists("a/b/session/samples/current/marker"));
@@ -186,8 +206,11 @@ static void test_rotation_no_follow(void **state)
 	assert_int_equal(symlink(p, strcat(strcpy(dir, scratch), "/rot/samples/current/link")), 0);
 	path(dir, "rot");
 	assert_int_equal(session_open(&s, dir, false, NULL, err, sizeof(err)), 0); /* -> previous */
+	assert_int_equal(session_commit(&s), 0);
 	session_close(&s);
+	assert_true(exists("rot/samples/previous/link"));
 	assert_int_equal(session_open(&s, dir, false, NULL, err, sizeof(err)), 0); /* removes it */
+	assert_int_equal(session_commit(&s), 0);
 	session_close(&s);
 	assert_false(exists("rot/samples/previous/link"));
 	assert_true(exists("keep/precious"));
