@@ -106,3 +106,4 @@ TESTS += tests/integration/churn.sh
 # fixed-work workload of tests/bench/bench_sample_path.sh (overhead)
 check_PROGRAMS += tests/integration/sp_fixed
 tests_integration_sp_fixed_SOURCES = tests/integration/sp_fixed.c
+EXTRA_DIST += tests/bench/bench_sample_path.sh tests/bench/README.md
