@@ -74,6 +74,12 @@ static void lru_touch(struct sfile_table *tab, struct op_sfile *sf)
 	tab->lru.lru_prev = sf;
 }
 
+void sfile_touch(struct sfile_table *tab, struct op_sfile *sf)
+{
+	if (tab->lru.lru_prev != sf)
+		lru_touch(tab, sf);
+}
+
 /* ------------------------------------------------------------------ */
 /* Table                                                               */
 /* ------------------------------------------------------------------ */
@@ -203,6 +209,7 @@ static void sfile_destroy(struct sfile_table *tab, struct op_sfile *sf)
 	if (tab->pinned == sf)
 		tab->pinned = NULL;
 	tab->nr_sfiles--;
+	tab->gen++;
 	free(sf);
 }
 

@@ -90,6 +90,7 @@ struct sfile_table {
 	unsigned nr_open;              /* open sample files, all sets */
 	struct op_sfile lru;           /* sentinel: lru.lru_next is the least recent */
 	struct op_sfile *pinned;       /* trans' current set: never evicted */
+	uint64_t gen;                  /* bumped whenever a set is freed (caches of sets check it) */
 	unsigned errors_logged;        /* in the current minute */
 	long long log_window;          /* start of that minute (time_t) */
 };
@@ -100,6 +101,8 @@ int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
 /* Close every file (plugin close handlers first) and free everything. */
 void sfile_free(struct sfile_table *tab);
 
+/* HOT. A cached set @sf was used again: keep it off the eviction end. */
+void sfile_touch(struct sfile_table *tab, struct op_sfile *sf);
 /* The key of the set a sample in context @t belongs to. */
 void sfile_make_key(const struct sfile_table *tab, const struct op_trans_view *t,
 		    struct sfile_key *key);

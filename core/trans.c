@@ -76,6 +76,7 @@ static void code_trace_end(struct trans_ctx *tr, const uint64_t *a)
 
 void trans_forget_sfile(struct trans_ctx *tr)
 {
+	memset(tr->recent, 0, sizeof(tr->recent));
 	tr->cur.v.sfile = NULL;
 	tr->cur.last.sfile = NULL;
 	if (tr->sfiles)
@@ -84,6 +85,7 @@ void trans_forget_sfile(struct trans_ctx *tr)
 
 void trans_reset(struct trans_ctx *tr)
 {
+	memset(tr->recent, 0, sizeof(tr->recent));
 	memset(&tr->cur, 0, sizeof(tr->cur));
 	tr->cur.v.size = sizeof(tr->cur.v);
 	tr->cur.v.tgid = tr->cur.v.tid = tr->cur.v.cpu = -1;
@@ -112,13 +114,46 @@ int trans_init(struct trans_ctx *tr, struct sfile_table *sfiles, const struct ex
 	return 0;
 }
 
+/* every field sfile_make_key() may use */
+static bool trans_same_set_ctx(const struct op_trans_view *a, const struct op_trans_view *b)
+{
+	return a->cookie == b->cookie && a->in_kernel == b->in_kernel && a->tgid == b->tgid &&
+	       a->tid == b->tid && a->cpu == b->cpu && a->app_cookie == b->app_cookie &&
+	       a->anon_start == b->anon_start && a->anon_end == b->anon_end;
+}
+
 static struct op_sfile *trans_current_sfile(struct trans_ctx *tr)
 {
-	if (!tr->cur.v.sfile) {
-		tr->cur.v.sfile = sfile_find(tr->sfiles, &tr->cur.v);
-		tr->sfiles->pinned = tr->cur.v.sfile;
+	struct sfile_table *tab = tr->sfiles;
+	struct trans_recent *r;
+	struct op_sfile *sf;
+	unsigned i;
+
+	if (tr->cur.v.sfile)
+		return tr->cur.v.sfile;
+	if (tr->recent_gen != tab->gen) {
+		/* a set was freed: any entry may dangle */
+		memset(tr->recent, 0, sizeof(tr->recent));
+		tr->recent_gen = tab->gen;
 	}
-	return tr->cur.v.sfile;
+	for (i = 0; i < TRANS_RECENT; i++) {
+		r = &tr->recent[i];
+		if (r->sf && trans_same_set_ctx(&r->v, &tr->cur.v)) {
+			sfile_touch(tab, r->sf);
+			tr->cur.v.sfile = r->sf;
+			tab->pinned = r->sf;
+			return r->sf;
+		}
+	}
+	sf = sfile_find(tab, &tr->cur.v);
+	tr->cur.v.sfile = sf;
+	tab->pinned = sf;
+	if (sf && tr->recent_gen == tab->gen) {
+		r = &tr->recent[tr->recent_next++ % TRANS_RECENT];
+		r->v = tr->cur.v;
+		r->sf = sf;
+	}
+	return sf;
 }
 
 /* An arc of a call chain: from the current frame to the previous one. */

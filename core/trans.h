@@ -25,8 +25,18 @@ struct transient {
 struct trans_ctx;
 typedef void (*trans_core_handler)(struct trans_ctx *tr, const uint64_t *args);
 
+/* sets used recently, by context: a task's kernel and user samples alternate */
+#define TRANS_RECENT 4
+struct trans_recent {
+	struct op_trans_view v;
+	struct op_sfile *sf; /* NULL: free slot */
+};
+
 struct trans_ctx {
 	struct transient cur;
+	struct trans_recent recent[TRANS_RECENT];
+	unsigned recent_next;
+	uint64_t recent_gen;    /* sfiles->gen the entries are valid for */
 	struct sfile_table *sfiles;
 	const struct ext_registry *reg; /* plugin codes; may be NULL */
 	struct op_stats *stats;
