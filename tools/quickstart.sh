@@ -13,9 +13,9 @@ cd "$build"
 [ -f Makefile ] || "$top/configure" -q CFLAGS="-O2 -g"
 make -s -j2 >/dev/null
 echo "quickstart: built in $build"
-if [ ! -x core/oprofiled ] || [ ! -x tools/opreport ]; then
-	echo "quickstart: the sample path and opreport are not built yet"; exit 0
-fi
 rm -rf oprofile_data
+echo "quickstart: profiling tools/op-demo with oprofiled (timer plugin on cpu-clock)"
 OP_PLUGIN_DIR=$build/plugins/.libs ./core/oprofiled --session-dir=oprofile_data -- ./tools/op-demo
+echo "quickstart: sample files are in $build/oprofile_data/samples/current"
+./tools/opreport --session-dir=oprofile_data
 ./tools/opreport --session-dir=oprofile_data -l ./tools/op-demo
