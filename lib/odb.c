@@ -409,6 +409,7 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 	const bool rw = mode == ODB_RDWR;
 	bool created = false, fresh = false;
 	uint32_t size, cur;
+	uint64_t deadline = 0;
 	struct stat st;
 	int rc, waited;
 
@@ -437,7 +438,7 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 	}
 	if (rw)
 		writer_lock(db->fd);
-	for (waited = 0;; waited++) {
+	for (waited = 0;;) {
 		if (fstat(db->fd, &st)) {
 			rc = fail(-errno, err, err_len, "%s: cannot stat: %s", path, strerror(errno));
 			goto out_close;
@@ -483,6 +484,17 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 		}
 		if (!rw || !header_is_zero(db->base)) {
 			rc = op_header_check(db->base, path, err, err_len);
+			/* a writer that just created the file fills the header next */
+			if (rc && !rw && header_is_zero(db->base) && writer_present(db->fd)) {
+				if (!waited++)
+					deadline = mono_ms() + ODB_GROWTH_WAIT_MS;
+				if (mono_ms() < deadline) {
+					munmap(db->base, db->map_len);
+					db->base = NULL;
+					nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+					continue;
+				}
+			}
 			if (rc)
 				goto out_close;
 		}
@@ -501,10 +513,18 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 		 * A reader may meet a writer that grew the file since fstat()
 		 * (map it again) or is growing it now (wait for it).
 		 */
-		if (rw || db->map_len < ODB_NODE_OFFSET || waited >= ODB_GROWTH_WAIT_MS)
+		if (rw || db->map_len < ODB_NODE_OFFSET)
+			goto out_close;
+		if (!waited++)
+			deadline = mono_ms() + ODB_GROWTH_WAIT_MS;
+		else if (mono_ms() >= deadline)
 			goto out_close;
 		if (!fstat(db->fd, &st) && (uint64_t)st.st_size != db->map_len) {
-			/* grown meanwhile */
+			/* grown meanwhile (maybe still growing: then give it a moment) */
+			if (growing(db))
+				nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		} else if (__atomic_load_n(&db->descr->size, __ATOMIC_ACQUIRE) != size) {
+			/* a growth was published since the check: look again */
 		} else if (growing(db) && is_pow2(size) && db->map_len > ODB_FILE_SIZE(size) &&
 			   db->map_len <= ODB_FILE_SIZE(2 * (uint64_t)size) &&
 			   writer_present(db->fd)) {

@@ -768,9 +768,11 @@ static void test_concurrent_reader(void **state)
 		close(pfd[0]);
 		if (odb_open(&w, f->dirfd, "conc", ODB_RDWR, err, sizeof(err)))
 			_exit(2);
-		op_header_init(odb_header(&w));
+		/* the reader starts before the header is filled: it must wait for it */
 		if (write(pfd[1], "x", 1) != 1)
 			_exit(3);
+		usleep(20000);
+		op_header_init(odb_header(&w));
 		for (k = 0; k < 3000000; k++)
 			if (odb_update(&w, mix64(k % 300000 + (k / 1000) % 7), 1))
 				_exit(4);
