@@ -23,6 +23,7 @@ static const struct {
 	[EVB_ANON_SWITCH] = { "anon-switch", 3 },
 	[EVB_TRACE_BEGIN] = { "trace-begin", 0 },
 	[EVB_TRACE_END] = { "trace-end", 0 },
+	[EVB_CPU_RESTORE] = { "cpu-restore", 1 },
 };
 
 int evb_core_nargs(uint32_t code)

@@ -32,8 +32,18 @@ enum evb_code {
 	EVB_ANON_SWITCH = 6,   /* cookie, start, end (inclusive) of an anon region */
 	EVB_TRACE_BEGIN = 8,   /* - : next pair is a leaf, then arcs (see trans.c) */
 	EVB_TRACE_END = 9,     /* - : end of the arcs */
+	/*
+	 * cpu: like EVB_CPU_SWITCH, but the context becomes the one last used
+	 * on that cpu (ours; not in OProfile). Both codes first set the current
+	 * context aside for the cpu being left (cpu < EVB_MAX_CPU_CONTEXTS), so
+	 * samples of two CPUs interleaved in time need no other code.
+	 */
+	EVB_CPU_RESTORE = 15,
 	EVB_CORE_CODES_END = 16,
 };
+
+/* CPUs whose context is set aside on a cpu change (EVB_CPU_RESTORE) */
+#define EVB_MAX_CPU_CONTEXTS 256
 
 /* Argument counts of the core codes; -1 = not a core code. */
 int evb_core_nargs(uint32_t code);

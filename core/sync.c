@@ -32,6 +32,7 @@ void sync_free(struct sync_ctx *s)
 void sync_reset_context(struct sync_ctx *s)
 {
 	s->have_cpu = s->have_ctx = s->have_mode = s->have_image = false;
+	memset(s->cpu_ctx, 0, sizeof(s->cpu_ctx));
 }
 
 void sync_round_end(struct sync_ctx *s)
@@ -138,8 +139,41 @@ static void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uint3
 	uint64_t a[3];
 
 	if (!s->have_cpu || s->cpu != cpu) {
+		struct sync_cpu_ctx *c;
+		uint32_t code = EVB_CPU_SWITCH;
+
+		/* mirror of trans: the context of the cpu left is set aside... */
+		if (s->have_cpu && s->cpu < EVB_MAX_CPU_CONTEXTS) {
+			c = &s->cpu_ctx[s->cpu];
+			c->valid = true;
+			c->have_ctx = s->have_ctx;
+			c->have_mode = s->have_mode;
+			c->have_image = s->have_image;
+			c->tid = s->tid;
+			c->tgid = s->tgid;
+			c->app = s->app;
+			c->cookie = s->cookie;
+			c->in_kernel = s->in_kernel;
+			c->anon_start = s->anon_start;
+			c->anon_end = s->anon_end;
+		}
+		/* ...and the one of the new cpu comes back, if it has one */
+		if (cpu < EVB_MAX_CPU_CONTEXTS && s->cpu_ctx[cpu].valid) {
+			c = &s->cpu_ctx[cpu];
+			code = EVB_CPU_RESTORE;
+			s->have_ctx = c->have_ctx;
+			s->have_mode = c->have_mode;
+			s->have_image = c->have_image;
+			s->tid = c->tid;
+			s->tgid = c->tgid;
+			s->app = c->app;
+			s->cookie = c->cookie;
+			s->in_kernel = c->in_kernel;
+			s->anon_start = c->anon_start;
+			s->anon_end = c->anon_end;
+		}
 		a[0] = cpu;
-		evb_code(s->w, EVB_CPU_SWITCH, a, 1);
+		evb_code(s->w, code, a, 1);
 		s->cpu = cpu;
 		s->have_cpu = true;
 	}

@@ -34,6 +34,15 @@ struct sync_ctx {
 	int in_kernel;
 	uint64_t anon_start, anon_end;
 
+	/* the context above as it was when each cpu was left (EVB_CPU_RESTORE) */
+	struct sync_cpu_ctx {
+		bool valid, have_ctx, have_mode, have_image;
+		uint32_t tid, tgid;
+		op_cookie_t app, cookie;
+		int in_kernel;
+		uint64_t anon_start, anon_end;
+	} cpu_ctx[EVB_MAX_CPU_CONTEXTS];
+
 	/* last task of a sample (NULL after any other record, a probe or a reap) */
 	struct task *last_task;
 	uint32_t last_pid;

@@ -26,11 +26,45 @@ static void code_ctx_switch(struct trans_ctx *tr, const uint64_t *a)
 	trans_clear_sfile(tr);
 }
 
+/* both cpu codes: the context of the cpu being left is set aside */
+static void trans_save_cpu(struct trans_ctx *tr)
+{
+	int32_t cpu = tr->cur.v.cpu;
+	struct trans_cpu_ctx *c;
+
+	if (cpu < 0 || cpu >= EVB_MAX_CPU_CONTEXTS)
+		return;
+	c = &tr->cpu_ctx[cpu];
+	c->v = tr->cur.v;
+	c->gen = tr->sfiles ? tr->sfiles->gen : 0;
+	c->valid = true;
+}
+
 static void code_cpu_switch(struct trans_ctx *tr, const uint64_t *a)
 {
+	trans_save_cpu(tr);
 	tr->cur.v.cpu = (int32_t)a[0];
 	tr->cur.tracing = TRACE_OFF;
 	trans_clear_sfile(tr);
+}
+
+static void code_cpu_restore(struct trans_ctx *tr, const uint64_t *a)
+{
+	struct trans_cpu_ctx *c;
+
+	if (a[0] >= EVB_MAX_CPU_CONTEXTS || !tr->cpu_ctx[a[0]].valid) {
+		code_cpu_switch(tr, a); /* nothing set aside: as a plain cpu switch */
+		return;
+	}
+	trans_save_cpu(tr);
+	c = &tr->cpu_ctx[a[0]];
+	tr->cur.v = c->v;
+	tr->cur.tracing = TRACE_OFF; /* as after any cpu switch: cur.last is unused */
+	/* the set may have been freed since (eviction): look it up again then */
+	if (!tr->sfiles || c->gen != tr->sfiles->gen)
+		tr->cur.v.sfile = NULL;
+	if (tr->sfiles)
+		tr->sfiles->pinned = tr->cur.v.sfile;
 }
 
 static void code_cookie_switch(struct trans_ctx *tr, const uint64_t *a)
@@ -76,6 +110,10 @@ static void code_trace_end(struct trans_ctx *tr, const uint64_t *a)
 
 void trans_forget_sfile(struct trans_ctx *tr)
 {
+	unsigned i;
+
+	for (i = 0; i < EVB_MAX_CPU_CONTEXTS; i++)
+		tr->cpu_ctx[i].v.sfile = NULL;
 	memset(tr->recent, 0, sizeof(tr->recent));
 	tr->cur.v.sfile = NULL;
 	tr->cur.last.sfile = NULL;
@@ -85,6 +123,7 @@ void trans_forget_sfile(struct trans_ctx *tr)
 
 void trans_reset(struct trans_ctx *tr)
 {
+	memset(tr->cpu_ctx, 0, sizeof(tr->cpu_ctx));
 	memset(tr->recent, 0, sizeof(tr->recent));
 	memset(&tr->cur, 0, sizeof(tr->cur));
 	tr->cur.v.size = sizeof(tr->cur.v);
@@ -104,6 +143,7 @@ int trans_init(struct trans_ctx *tr, struct sfile_table *sfiles, const struct ex
 	tr->stats = stats;
 	tr->core[EVB_CTX_SWITCH] = code_ctx_switch;
 	tr->core[EVB_CPU_SWITCH] = code_cpu_switch;
+	tr->core[EVB_CPU_RESTORE] = code_cpu_restore;
 	tr->core[EVB_COOKIE_SWITCH] = code_cookie_switch;
 	tr->core[EVB_KERNEL_ENTER] = code_kernel_enter;
 	tr->core[EVB_USER_ENTER] = code_user_enter;

@@ -32,8 +32,15 @@ struct trans_recent {
 	struct op_sfile *sf; /* NULL: free slot */
 };
 
+struct trans_cpu_ctx {
+	struct op_trans_view v; /* the rest of a transient only matters while tracing */
+	uint64_t gen;           /* sfiles->gen when set aside: t.v.sfile valid if equal */
+	bool valid;
+};
+
 struct trans_ctx {
 	struct transient cur;
+	struct trans_cpu_ctx cpu_ctx[EVB_MAX_CPU_CONTEXTS]; /* EVB_CPU_RESTORE */
 	struct trans_recent recent[TRANS_RECENT];
 	unsigned recent_next;
 	uint64_t recent_gen;    /* sfiles->gen the entries are valid for */
