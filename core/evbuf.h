@@ -73,4 +73,36 @@ int evb_pair(struct op_emit *w, uint64_t offset, uint64_t counter);
 /* HOT. Append an escape record; -ENOSPC if it can never fit, -EINVAL for a bad code. */
 int evb_code(struct op_emit *w, uint32_t code, const uint64_t *args, uint32_t nargs);
 
+/* HOT, sync's own core codes (@code valid): inline when the record fits. */
+static inline void evb_put_code(struct op_emit *w, uint32_t code, const uint64_t *args,
+				uint32_t nargs)
+{
+	uint64_t *p;
+	uint32_t i;
+
+	if (w->len + 3 + nargs > w->cap) {
+		evb_code(w, code, args, nargs);
+		return;
+	}
+	p = w->buf + w->len;
+	p[0] = EVB_ESCAPE;
+	p[1] = code;
+	p[2] = nargs;
+	for (i = 0; i < nargs; i++)
+		p[3 + i] = args[i];
+	w->len += 3 + (size_t)nargs;
+}
+
+/* HOT. evb_pair(), inline when the pair fits. */
+static inline void evb_put_pair(struct op_emit *w, uint64_t offset, uint64_t counter)
+{
+	if (offset == EVB_ESCAPE || w->len + 2 > w->cap) {
+		evb_pair(w, offset, counter);
+		return;
+	}
+	w->buf[w->len] = offset;
+	w->buf[w->len + 1] = counter;
+	w->len += 2;
+}
+
 #endif /* OP_CORE_EVBUF_H */

@@ -173,7 +173,7 @@ static void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uint3
 			s->anon_end = c->anon_end;
 		}
 		a[0] = cpu;
-		evb_code(s->w, code, a, 1);
+		evb_put_code(s->w, code, a, 1);
 		s->cpu = cpu;
 		s->have_cpu = true;
 	}
@@ -181,7 +181,7 @@ static void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uint3
 		a[0] = tid;
 		a[1] = app;
 		a[2] = tgid;
-		evb_code(s->w, EVB_CTX_SWITCH, a, 3);
+		evb_put_code(s->w, EVB_CTX_SWITCH, a, 3);
 		s->tid = tid;
 		s->tgid = tgid;
 		s->app = app;
@@ -194,7 +194,7 @@ static void sync_emit_image(struct sync_ctx *s, const struct op_pc_map *m)
 	uint64_t a[3];
 
 	if (!s->have_mode || s->in_kernel != m->in_kernel) {
-		evb_code(s->w, m->in_kernel ? EVB_KERNEL_ENTER : EVB_USER_ENTER, NULL, 0);
+		evb_put_code(s->w, m->in_kernel ? EVB_KERNEL_ENTER : EVB_USER_ENTER, NULL, 0);
 		s->in_kernel = m->in_kernel;
 		s->have_mode = true;
 	}
@@ -205,10 +205,10 @@ static void sync_emit_image(struct sync_ctx *s, const struct op_pc_map *m)
 		a[0] = m->cookie;
 		a[1] = m->anon_start;
 		a[2] = m->anon_end;
-		evb_code(s->w, EVB_ANON_SWITCH, a, 3);
+		evb_put_code(s->w, EVB_ANON_SWITCH, a, 3);
 	} else {
 		a[0] = m->cookie;
-		evb_code(s->w, EVB_COOKIE_SWITCH, a, 1);
+		evb_put_code(s->w, EVB_COOKIE_SWITCH, a, 1);
 	}
 	s->cookie = m->cookie;
 	s->anon_start = m->anon_start;
@@ -312,7 +312,7 @@ static void sync_sample(struct sync_ctx *s, const struct op_perf_sample *ps, uin
 	}
 	sync_emit_task(s, ps->cpu, ps->tid, ps->pid, t ? t->app_cookie : 0);
 	sync_emit_image(s, &m);
-	evb_pair(s->w, m.offset, counter);
+	evb_put_pair(s->w, m.offset, counter);
 	for (i = 0; s->reg && i < s->reg->nr_hooks; i++) {
 		const struct ext_hook *h = &s->reg->hooks[i];
 

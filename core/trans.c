@@ -137,6 +137,8 @@ void trans_reset(struct trans_ctx *tr)
 int trans_init(struct trans_ctx *tr, struct sfile_table *sfiles, const struct ext_registry *reg,
 	       struct op_stats *stats)
 {
+	uint32_t i;
+
 	memset(tr, 0, sizeof(*tr));
 	tr->sfiles = sfiles;
 	tr->reg = reg;
@@ -144,6 +146,8 @@ int trans_init(struct trans_ctx *tr, struct sfile_table *sfiles, const struct ex
 	tr->core[EVB_CTX_SWITCH] = code_ctx_switch;
 	tr->core[EVB_CPU_SWITCH] = code_cpu_switch;
 	tr->core[EVB_CPU_RESTORE] = code_cpu_restore;
+	for (i = 0; i < EVB_CORE_CODES_END; i++)
+		tr->core_nargs[i] = (int8_t)evb_core_nargs(i);
 	tr->core[EVB_COOKIE_SWITCH] = code_cookie_switch;
 	tr->core[EVB_KERNEL_ENTER] = code_kernel_enter;
 	tr->core[EVB_USER_ENTER] = code_user_enter;
@@ -289,7 +293,7 @@ int trans_buffer(void *priv, const uint64_t *w, size_t n)
 		args = &w[i + 3];
 		i += 3 + (size_t)nargs;
 		if (code && code < EVB_CORE_CODES_END && tr->core[code]) {
-			expect = evb_core_nargs(code);
+			expect = tr->core_nargs[code];
 			if (expect < 0 || nargs != (uint32_t)expect) {
 				tr->stats->v[STAT_INCOMPLETE_CODE]++;
 				continue;

@@ -48,6 +48,7 @@ struct trans_ctx {
 	const struct ext_registry *reg; /* plugin codes; may be NULL */
 	struct op_stats *stats;
 	trans_core_handler core[EVB_CORE_CODES_END];
+	int8_t core_nargs[EVB_CORE_CODES_END]; /* evb_core_nargs(), looked up once */
 };
 
 int trans_init(struct trans_ctx *tr, struct sfile_table *sfiles, const struct ext_registry *reg,
