@@ -5,3 +5,5 @@ include $(srcdir)/plugins/callgraph/local.mk
 include $(srcdir)/plugins/ibs/local.mk
 include $(srcdir)/plugins/amd64/local.mk
 include $(srcdir)/plugins/intel/local.mk
+# header-only helpers compiled into each plugin (plugins/common/plugin_util.h)
+EXTRA_DIST += plugins/common/plugin_util.h

@@ -65,58 +65,12 @@ static const struct mp_type amd64_types[] = {
 	  AMD_VENDOR, MP_SCORE_GENERIC, amd_generic, "AMD family 10h or later" },
 };
 
-/* one instance per context: ext_deinit only gets the context */
-static struct {
-	op_ext_t *ctx;
-	struct mp_plugin *pl;
-} amd64_instances[4];
-
 static int amd64_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
-	struct mp_plugin *pl;
-	size_t i;
-	int rc;
-
-	if (args && *args) {
-		host->log(ctx, OP_LOG_ERR, "unexpected arguments '%s': the amd64 plugin takes "
-			  "none (force a cpu type with --cpu-type=x86-64/...)", args);
-		return -EINVAL;
-	}
-	for (i = 0; i < sizeof(amd64_instances) / sizeof(amd64_instances[0]); i++)
-		if (!amd64_instances[i].ctx)
-			break;
-	if (i == sizeof(amd64_instances) / sizeof(amd64_instances[0])) {
-		host->log(ctx, OP_LOG_ERR, "too many amd64 plugin instances");
-		return -ENOSPC;
-	}
-	pl = calloc(1, sizeof(*pl));
-	if (!pl)
-		return -ENOMEM;
-	rc = mp_plugin_init(pl, ctx, host, "amd64", amd64_types,
-			    sizeof(amd64_types) / sizeof(amd64_types[0]));
-	if (rc) {
-		free(pl);
-		return rc;
-	}
-	amd64_instances[i].ctx = ctx;
-	amd64_instances[i].pl = pl;
-	return 0;
-}
-
-static void amd64_deinit(op_ext_t *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(amd64_instances) / sizeof(amd64_instances[0]); i++) {
-		if (amd64_instances[i].ctx != ctx)
-			continue;
-		mp_plugin_fini(amd64_instances[i].pl);
-		free(amd64_instances[i].pl);
-		amd64_instances[i].ctx = NULL;
-		amd64_instances[i].pl = NULL;
-	}
+	return mp_ext_init(ctx, host, args, "amd64", amd64_types,
+			   sizeof(amd64_types) / sizeof(amd64_types[0]), "x86-64/...");
 }
 
 OP_EXT_DECLARE("amd64", "1.0",
 	       "AMD64 hardware models (family 10h/15h/17h/19h, generic) via libpfm4 tables",
-	       amd64_init, amd64_deinit);
+	       amd64_init, mp_ext_deinit);

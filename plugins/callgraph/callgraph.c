@@ -33,6 +33,7 @@
 
 #include "cg_format.h"
 #include "oprofile_sdk.h"
+#include "../common/plugin_util.h"
 
 #define CG_DEFAULT_DEPTH 64u
 #define CG_MAX_DEPTH 254u       /* the kernel's perf_event_max_stack is 127 by default */
@@ -114,11 +115,7 @@ struct cg_state {
 };
 
 /* ctx -> state, for ext_deinit (one instance per loaded plugin) */
-#define CG_MAX_INSTANCES 4
-static struct {
-	op_ext_t *ctx;
-	struct cg_state *st;
-} cg_instances[CG_MAX_INSTANCES];
+static struct pu_instances cg_instances;
 
 /* ------------------------------------------------------------------ */
 /* buffer sync side                                                    */
@@ -748,18 +745,12 @@ static const struct op_stats_ops cg_stats_ops = {
 /* init                                                                */
 /* ------------------------------------------------------------------ */
 
+/* strict decimal that fits 32 bits */
 static bool cg_parse_u32(const char *s, uint32_t *out)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	if (!s || !*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > UINT32_MAX / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	if (v > UINT32_MAX)
+	if (!pu_parse_dec_u64(s, &v) || v > UINT32_MAX)
 		return false;
 	*out = (uint32_t)v;
 	return true;
@@ -807,16 +798,17 @@ static int cg_read_config(struct cg_state *st)
 {
 	static const char *const keys[] = { "depth", "max_stacks", "max_frames" };
 	char text[32], where[64];
+	bool found;
 	int64_t v;
 	size_t i;
 	int rc;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		rc = st->host->config_int64(st->ctx, keys[i], &v);
-		if (rc == -ENOENT || rc == -ENOSYS)
-			continue;
+		rc = pu_config_int64(st->host, st->ctx, keys[i], &v, &found);
 		if (rc)
 			return rc;
+		if (!found)
+			continue;
 		snprintf(text, sizeof(text), "%" PRId64, v);
 		snprintf(where, sizeof(where), "config plugins.callgraph.%s", keys[i]);
 		rc = cg_set(st, keys[i], (uint64_t)v, v > 0, text, where);
@@ -860,32 +852,6 @@ static int cg_parse_args(struct cg_state *st, const char *args)
 			return rc;
 	}
 	return 0;
-}
-
-static int cg_remember(op_ext_t *ctx, struct cg_state *st)
-{
-	for (int i = 0; i < CG_MAX_INSTANCES; i++) {
-		if (!cg_instances[i].ctx) {
-			cg_instances[i].ctx = ctx;
-			cg_instances[i].st = st;
-			return 0;
-		}
-	}
-	return -ENOSPC;
-}
-
-static struct cg_state *cg_forget(op_ext_t *ctx)
-{
-	for (int i = 0; i < CG_MAX_INSTANCES; i++) {
-		if (cg_instances[i].ctx == ctx) {
-			struct cg_state *st = cg_instances[i].st;
-
-			cg_instances[i].ctx = NULL;
-			cg_instances[i].st = NULL;
-			return st;
-		}
-	}
-	return NULL;
 }
 
 static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
@@ -933,7 +899,7 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	rc = host->register_stats(ctx, &cg_stats_ops, st);
 	if (rc)
 		goto out_reg;
-	rc = cg_remember(ctx, st);
+	rc = pu_instance_add(&cg_instances, ctx, st);
 	if (rc) {
 		host->log(ctx, OP_LOG_ERR, "too many callgraph plugin instances");
 		goto out_free;
@@ -952,7 +918,7 @@ out_free:
 
 static void cg_deinit(op_ext_t *ctx)
 {
-	struct cg_state *st = cg_forget(ctx);
+	struct cg_state *st = pu_instance_take(&cg_instances, ctx);
 
 	if (!st)
 		return;

@@ -18,6 +18,7 @@
 #include <perfmon/pfmlib.h>
 
 #include "model_pfm.h"
+#include "plugin_util.h"
 
 #define MP_CFG_EDGE (UINT64_C(1) << 18)
 #define MP_CFG_ANY (UINT64_C(1) << 21)
@@ -385,4 +386,47 @@ void mp_plugin_fini(struct mp_plugin *pl)
 	free(pl->models);
 	pl->models = NULL;
 	pl->nr_models = 0;
+}
+
+/* ctx -> plugin state: ext_deinit only gets the context (one table per .so) */
+static struct pu_instances mp_instances;
+
+int mp_ext_init(op_ext_t *ctx, const struct op_host *host, const char *args, const char *name,
+		const struct mp_type *types, size_t nr_types, const char *cpu_type_hint)
+{
+	struct mp_plugin *pl;
+	int rc;
+
+	if (args && *args) {
+		host->log(ctx, OP_LOG_ERR, "unexpected arguments '%s': the %s plugin takes "
+			  "none (force a cpu type with --cpu-type=%s)", args, name, cpu_type_hint);
+		return -EINVAL;
+	}
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return -ENOMEM;
+	rc = mp_plugin_init(pl, ctx, host, name, types, nr_types);
+	if (rc)
+		goto out_free;
+	rc = pu_instance_add(&mp_instances, ctx, pl);
+	if (rc) {
+		host->log(ctx, OP_LOG_ERR, "too many %s plugin instances", name);
+		mp_plugin_fini(pl);
+		goto out_free;
+	}
+	return 0;
+
+out_free:
+	free(pl);
+	return rc;
+}
+
+void mp_ext_deinit(op_ext_t *ctx)
+{
+	struct mp_plugin *pl = pu_instance_take(&mp_instances, ctx);
+
+	if (!pl)
+		return;
+	mp_plugin_fini(pl);
+	free(pl);
 }

@@ -36,6 +36,7 @@
 #include "ibs_decode.h"
 #include "op_events.h"
 #include "oprofile_sdk.h"
+#include "../common/plugin_util.h"
 
 #define IBS_DEFAULT_SYSFS "/sys"
 #define IBS_DEFAULT_CATALOGUE "x86-64/family10"
@@ -317,44 +318,45 @@ static int ibs_read_config(struct ibs_state *st)
 	} evkeys[] = { { "fetch", IBS_FETCH }, { "op", IBS_OP }, { "events", IBS_HALF_BY_TAG } };
 	const struct op_host *h = st->host;
 	const char *s;
+	bool found;
 	int64_t fam;
 	size_t i;
 	int rc;
 
-	rc = h->config_string(st->ctx, "sysfs", &s);
-	if (!rc) {
+	rc = pu_config_string(h, st->ctx, "sysfs", &s, &found);
+	if (rc)
+		return rc;
+	if (found) {
 		if (!*s || strlen(s) >= sizeof(st->sysfs)) {
 			h->log(st->ctx, OP_LOG_ERR, "config plugins.ibs.sysfs: expected a directory");
 			return -EINVAL;
 		}
 		snprintf(st->sysfs, sizeof(st->sysfs), "%s", s);
-	} else if (rc != -ENOENT && rc != -ENOSYS) {
-		return rc;
 	}
-	rc = h->config_string(st->ctx, "cpu_type", &s);
-	if (!rc)
-		snprintf(st->catalogue, sizeof(st->catalogue), "%s", s);
-	else if (rc != -ENOENT && rc != -ENOSYS)
+	rc = pu_config_string(h, st->ctx, "cpu_type", &s, &found);
+	if (rc)
 		return rc;
-	rc = h->config_int64(st->ctx, "family", &fam);
-	if (!rc) {
+	if (found)
+		snprintf(st->catalogue, sizeof(st->catalogue), "%s", s);
+	rc = pu_config_int64(h, st->ctx, "family", &fam, &found);
+	if (rc)
+		return rc;
+	if (found) {
 		char text[32];
 
 		snprintf(text, sizeof(text), "%" PRId64, fam);
 		rc = ibs_set_family(st, fam < 0 ? "-" : text, "config plugins.ibs.family");
 		if (rc)
 			return rc;
-	} else if (rc != -ENOENT && rc != -ENOSYS) {
-		return rc;
 	}
 	for (i = 0; i < sizeof(evkeys) / sizeof(evkeys[0]); i++) {
 		char where[64], *copy;
 
-		rc = h->config_string(st->ctx, evkeys[i].key, &s);
-		if (rc == -ENOENT || rc == -ENOSYS)
-			continue;
+		rc = pu_config_string(h, st->ctx, evkeys[i].key, &s, &found);
 		if (rc)
 			return rc;
+		if (!found)
+			continue;
 		copy = strdup(s);
 		if (!copy)
 			return -ENOMEM;
@@ -923,33 +925,7 @@ static int ibs_open_memlog(struct ibs_state *st)
 }
 
 /* one context per plugin instance; ext_deinit only gets the context */
-static struct {
-	op_ext_t *ctx;
-	struct ibs_state *st;
-} ibs_instances[4];
-
-static struct ibs_state *ibs_of(op_ext_t *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(ibs_instances) / sizeof(ibs_instances[0]); i++)
-		if (ibs_instances[i].ctx == ctx)
-			return ibs_instances[i].st;
-	return NULL;
-}
-
-static int ibs_remember(op_ext_t *ctx, struct ibs_state *st)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(ibs_instances) / sizeof(ibs_instances[0]); i++)
-		if (!ibs_instances[i].ctx) {
-			ibs_instances[i].ctx = ctx;
-			ibs_instances[i].st = st;
-			return 0;
-		}
-	return -ENOSPC;
-}
+static struct pu_instances ibs_instances;
 
 static void ibs_free(struct ibs_state *st)
 {
@@ -1074,7 +1050,7 @@ static int ibs_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		host->log(ctx, OP_LOG_ERR, "registering the stats section failed: %s", strerror(-rc));
 		goto out_free;
 	}
-	rc = ibs_remember(ctx, st);
+	rc = pu_instance_add(&ibs_instances, ctx, st);
 	if (rc) {
 		host->log(ctx, OP_LOG_ERR, "too many ibs plugin instances");
 		goto out_free;
@@ -1094,15 +1070,7 @@ out_free:
 
 static void ibs_deinit(op_ext_t *ctx)
 {
-	struct ibs_state *st = ibs_of(ctx);
-	size_t i;
-
-	for (i = 0; i < sizeof(ibs_instances) / sizeof(ibs_instances[0]); i++)
-		if (ibs_instances[i].ctx == ctx) {
-			ibs_instances[i].ctx = NULL;
-			ibs_instances[i].st = NULL;
-		}
-	ibs_free(st);
+	ibs_free(pu_instance_take(&ibs_instances, ctx));
 }
 
 OP_EXT_DECLARE_FLAGS("ibs", "1.0",

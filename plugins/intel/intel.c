@@ -49,56 +49,11 @@ static const struct mp_type intel_types[] = {
 	  false, INTEL_VENDOR, MP_SCORE_GENERIC, intel_arch, "Intel family 6" },
 };
 
-static struct {
-	op_ext_t *ctx;
-	struct mp_plugin *pl;
-} intel_instances[4];
-
 static int intel_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
-	struct mp_plugin *pl;
-	size_t i;
-	int rc;
-
-	if (args && *args) {
-		host->log(ctx, OP_LOG_ERR, "unexpected arguments '%s': the intel plugin takes "
-			  "none (force a cpu type with --cpu-type=i386/...)", args);
-		return -EINVAL;
-	}
-	for (i = 0; i < sizeof(intel_instances) / sizeof(intel_instances[0]); i++)
-		if (!intel_instances[i].ctx)
-			break;
-	if (i == sizeof(intel_instances) / sizeof(intel_instances[0])) {
-		host->log(ctx, OP_LOG_ERR, "too many intel plugin instances");
-		return -ENOSPC;
-	}
-	pl = calloc(1, sizeof(*pl));
-	if (!pl)
-		return -ENOMEM;
-	rc = mp_plugin_init(pl, ctx, host, "intel", intel_types,
-			    sizeof(intel_types) / sizeof(intel_types[0]));
-	if (rc) {
-		free(pl);
-		return rc;
-	}
-	intel_instances[i].ctx = ctx;
-	intel_instances[i].pl = pl;
-	return 0;
-}
-
-static void intel_deinit(op_ext_t *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(intel_instances) / sizeof(intel_instances[0]); i++) {
-		if (intel_instances[i].ctx != ctx)
-			continue;
-		mp_plugin_fini(intel_instances[i].pl);
-		free(intel_instances[i].pl);
-		intel_instances[i].ctx = NULL;
-		intel_instances[i].pl = NULL;
-	}
+	return mp_ext_init(ctx, host, args, "intel", intel_types,
+			   sizeof(intel_types) / sizeof(intel_types[0]), "i386/...");
 }
 
 OP_EXT_DECLARE("intel", "1.0", "Intel hardware models (Skylake, architectural perfmon) via "
-	       "libpfm4 tables", intel_init, intel_deinit);
+	       "libpfm4 tables", intel_init, mp_ext_deinit);

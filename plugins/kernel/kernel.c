@@ -27,6 +27,7 @@
 
 #include "kernel.h"
 #include "ksyms.h"
+#include "../common/plugin_util.h"
 
 #define KERNEL_PAGE UINT64_C(4096)
 #define KERNEL_MAX_BAD_LOGGED 5
@@ -710,10 +711,7 @@ static int kernel_parse_args(struct kernel_state *st, const char *args)
 }
 
 /* one context per plugin instance; ext_deinit only gets the context */
-static struct {
-	op_ext_t *ctx;
-	struct kernel_state *st;
-} kernel_instances[4];
+static struct pu_instances kernel_instances;
 
 static void kernel_free(struct kernel_state *st)
 {
@@ -764,7 +762,7 @@ static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *ar
 {
 	struct kernel_state *st;
 	const char *s = NULL;
-	size_t i;
+	bool found;
 	int rc;
 
 	st = calloc(1, sizeof(*st));
@@ -776,15 +774,15 @@ static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *ar
 	st->host = host;
 	kernel_set_clock(st, NULL, NULL);
 
-	rc = host->config_string ? host->config_string(ctx, "vmlinux", &s) : -ENOENT;
-	if (!rc && s && *s) {
+	rc = pu_config_string(host, ctx, "vmlinux", &s, &found);
+	if (rc)
+		goto out_free;
+	if (found && s && *s) {
 		st->vmlinux = kernel_strdup(s, strlen(s));
 		if (!st->vmlinux) {
 			rc = -ENOMEM;
 			goto out_free;
 		}
-	} else if (rc && rc != -ENOENT && rc != -ENOSYS) {
-		goto out_free;
 	}
 	rc = kernel_parse_args(st, args);
 	if (rc)
@@ -824,16 +822,11 @@ static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *ar
 	rc = host->register_stats(ctx, &kernel_stats_ops, st);
 	if (rc)
 		goto out_free;
-	for (i = 0; i < sizeof(kernel_instances) / sizeof(kernel_instances[0]); i++)
-		if (!kernel_instances[i].ctx)
-			break;
-	if (i == sizeof(kernel_instances) / sizeof(kernel_instances[0])) {
+	rc = pu_instance_add(&kernel_instances, ctx, st);
+	if (rc) {
 		host->log(ctx, OP_LOG_ERR, "too many kernel plugin instances");
-		rc = -ENOSPC;
 		goto out_free;
 	}
-	kernel_instances[i].ctx = ctx;
-	kernel_instances[i].st = st;
 	if (st->no_addresses)
 		host->log(ctx, OP_LOG_INFO, "kernel image %s: 0x%" PRIx64 " and up, no symbols",
 			  st->vmlinux ? st->vmlinux : "vmlinux", KERNEL_HALF_START);
@@ -852,14 +845,7 @@ out_free:
 
 static void kernel_deinit(op_ext_t *ctx)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(kernel_instances) / sizeof(kernel_instances[0]); i++)
-		if (kernel_instances[i].ctx == ctx) {
-			kernel_free(kernel_instances[i].st);
-			kernel_instances[i].ctx = NULL;
-			kernel_instances[i].st = NULL;
-		}
+	kernel_free(pu_instance_take(&kernel_instances, ctx));
 }
 
 OP_EXT_DECLARE("kernel", "1.0",

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "oprofile_sdk.h"
+#include "../common/plugin_util.h"
 
 #define TIMER_CPU_TYPE_ID 4 /* OProfile's CPU_TIMER_INT */
 #define TIMER_EVENT "TIMER"
@@ -51,24 +52,6 @@ struct timer_state {
 	uint64_t last_period_ns; /* period of the last encoded event, 0 = none */
 	bool last_freq;
 };
-
-/* Strict decimal: digits only, no sign, no junk, no overflow. */
-static bool timer_parse_u64(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!s || !*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*out = v;
-	return true;
-}
 
 static void timer_warn_rate(struct timer_state *st, uint64_t period_ns, const char *where)
 {
@@ -121,14 +104,12 @@ static int timer_read_config(struct timer_state *st)
 	char text[32];
 	int rc;
 
-	rc = h->config_int64(st->ctx, "frequency", &freq);
-	if (rc && rc != -ENOENT && rc != -ENOSYS)
+	rc = pu_config_int64(h, st->ctx, "frequency", &freq, &has_freq);
+	if (rc)
 		return rc;
-	has_freq = !rc;
-	rc = h->config_int64(st->ctx, "period", &period);
-	if (rc && rc != -ENOENT && rc != -ENOSYS)
+	rc = pu_config_int64(h, st->ctx, "period", &period, &has_period);
+	if (rc)
 		return rc;
-	has_period = !rc;
 	if (has_freq && has_period) {
 		h->log(st->ctx, OP_LOG_ERR,
 		       "config sets both plugins.timer.frequency and plugins.timer.period: "
@@ -187,7 +168,7 @@ static int timer_parse_args(struct timer_state *st, const char *args)
 			       where);
 			return -EINVAL;
 		}
-		ok = timer_parse_u64(val, &v);
+		ok = pu_parse_dec_u64(val, &v);
 		if (!strcmp(tok, "freq") || !strcmp(tok, "frequency"))
 			rc = timer_set_freq(st, val, v, ok, where);
 		else if (!strcmp(tok, "period"))
@@ -317,44 +298,7 @@ static const struct op_stats_ops timer_stats_ops = {
 };
 
 /* one context per plugin instance; ext_deinit only gets the context */
-static struct {
-	op_ext_t *ctx;
-	struct timer_state *st;
-} timer_instances[4];
-
-static struct timer_state *timer_of(op_ext_t *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(timer_instances) / sizeof(timer_instances[0]); i++)
-		if (timer_instances[i].ctx == ctx)
-			return timer_instances[i].st;
-	return NULL;
-}
-
-static int timer_remember(op_ext_t *ctx, struct timer_state *st)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(timer_instances) / sizeof(timer_instances[0]); i++)
-		if (!timer_instances[i].ctx) {
-			timer_instances[i].ctx = ctx;
-			timer_instances[i].st = st;
-			return 0;
-		}
-	return -ENOSPC;
-}
-
-static void timer_forget(op_ext_t *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(timer_instances) / sizeof(timer_instances[0]); i++)
-		if (timer_instances[i].ctx == ctx) {
-			timer_instances[i].ctx = NULL;
-			timer_instances[i].st = NULL;
-		}
-}
+static struct pu_instances timer_instances;
 
 static int timer_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
@@ -399,7 +343,7 @@ static int timer_init(op_ext_t *ctx, const struct op_host *host, const char *arg
 			  strerror(-rc));
 		goto out_free;
 	}
-	rc = timer_remember(ctx, st);
+	rc = pu_instance_add(&timer_instances, ctx, st);
 	if (rc) {
 		host->log(ctx, OP_LOG_ERR, "too many timer plugin instances");
 		goto out_free;
@@ -415,10 +359,7 @@ out_free:
 
 static void timer_deinit(op_ext_t *ctx)
 {
-	struct timer_state *st = timer_of(ctx);
-
-	timer_forget(ctx);
-	free(st);
+	free(pu_instance_take(&timer_instances, ctx));
 }
 
 OP_EXT_DECLARE("timer", "1.0", "cpu-clock sampling when no hardware PMU is usable (timer mode)",

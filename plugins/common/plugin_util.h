@@ -1,0 +1,122 @@
+/*
+ * plugin_util.h - small helpers every bundled plugin used to repeat: the
+ * ctx -> state table that ext_deinit needs, optional config getters and a
+ * strict decimal parser. Header-only (static inline), so each plugin gets
+ * its own copy and stays SDK-only with no dependency on another .so; prefix pu_.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_PLUGINS_PLUGIN_UTIL_H
+#define OP_PLUGINS_PLUGIN_UTIL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "oprofile_sdk.h"
+
+/* ------------------------------------------------------------------ */
+/* ctx -> state: ext_deinit only gets the context                      */
+/* ------------------------------------------------------------------ */
+
+#define PU_MAX_INSTANCES 4
+
+/* A plugin keeps one of these at file scope (zero-initialised). */
+struct pu_instances {
+	struct {
+		op_ext_t *ctx;
+		void *st;
+	} slot[PU_MAX_INSTANCES];
+};
+
+/* Remember @st for @ctx. 0, or -ENOSPC when PU_MAX_INSTANCES are in use. */
+static inline int pu_instance_add(struct pu_instances *t, op_ext_t *ctx, void *st)
+{
+	size_t i;
+
+	for (i = 0; i < PU_MAX_INSTANCES; i++)
+		if (!t->slot[i].ctx) {
+			t->slot[i].ctx = ctx;
+			t->slot[i].st = st;
+			return 0;
+		}
+	return -ENOSPC;
+}
+
+/* The state remembered for @ctx, or NULL. */
+static inline void *pu_instance_get(const struct pu_instances *t, const op_ext_t *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < PU_MAX_INSTANCES; i++)
+		if (t->slot[i].ctx == ctx)
+			return t->slot[i].st;
+	return NULL;
+}
+
+/* Forget @ctx; returns its state (the caller frees it), or NULL. */
+static inline void *pu_instance_take(struct pu_instances *t, const op_ext_t *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < PU_MAX_INSTANCES; i++)
+		if (t->slot[i].ctx == ctx) {
+			void *st = t->slot[i].st;
+
+			t->slot[i].ctx = NULL;
+			t->slot[i].st = NULL;
+			return st;
+		}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* optional settings plugins.<name>.<key>                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An absent key (-ENOENT) and a host without config (-ENOSYS, or no getter)
+ * both leave *found false and return 0; a type mismatch returns the host's
+ * error (the host already logged it with file:line).
+ */
+static inline int pu_config_int64(const struct op_host *h, op_ext_t *ctx, const char *key,
+				  int64_t *out, bool *found)
+{
+	int rc = h->config_int64 ? h->config_int64(ctx, key, out) : -ENOSYS;
+
+	*found = !rc;
+	return rc == -ENOENT || rc == -ENOSYS ? 0 : rc;
+}
+
+static inline int pu_config_string(const struct op_host *h, op_ext_t *ctx, const char *key,
+				   const char **out, bool *found)
+{
+	int rc = h->config_string ? h->config_string(ctx, key, out) : -ENOSYS;
+
+	*found = !rc;
+	return rc == -ENOENT || rc == -ENOSYS ? 0 : rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* parsing                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Strict decimal: digits only, no sign, space or junk, no overflow. */
+static inline bool pu_parse_dec_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return true;
+}
+
+#endif /* OP_PLUGINS_PLUGIN_UTIL_H */
