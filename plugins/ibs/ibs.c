@@ -95,6 +95,8 @@ struct ibs_state {
 	uint64_t op_samples, op_incomplete;
 	uint64_t derived;
 	uint64_t rip_invalid, unmapped, emit_errors, log_errors, memlog_lines;
+	uint64_t memlog_errors;   /* failed writes/flushes of the memory-access log */
+	bool memlog_error_logged;
 	uint64_t raw_status[4][2]; /* [ibs_raw_status][half] */
 };
 
@@ -746,12 +748,36 @@ static void ibs_memlog(struct ibs_state *st, const struct op_trans_view *v,
 
 	if (!st->memlog || !(r->data3 & (IBS_LD | IBS_ST)))
 		return;
-	/* OProfile's ibs_memaccess.log columns */
-	fprintf(st->memlog, "%u,%u,%d,%d,%d,%#" PRIx64 ",%x:%x,%x:%x,%s,%u\n", v->app_cookie,
-		v->cookie, v->cpu, v->tgid, v->tid, r->rip, (uint32_t)(r->dc_phys >> 32),
-		(uint32_t)r->dc_phys, (uint32_t)(r->dc_lin >> 32), (uint32_t)r->dc_lin,
-		ld ? "LD" : "ST", IBS_DC_MISS_LAT(r->data3));
-	st->memlog_lines++;
+	/* OProfile's ibs_memaccess.log columns (stdio-buffered: no syscall per line) */
+	if (fprintf(st->memlog, "%u,%u,%d,%d,%d,%#" PRIx64 ",%x:%x,%x:%x,%s,%u\n",
+		    v->app_cookie, v->cookie, v->cpu, v->tgid, v->tid, r->rip,
+		    (uint32_t)(r->dc_phys >> 32), (uint32_t)r->dc_phys,
+		    (uint32_t)(r->dc_lin >> 32), (uint32_t)r->dc_lin, ld ? "LD" : "ST",
+		    IBS_DC_MISS_LAT(r->data3)) < 0)
+		st->memlog_errors++;
+	else
+		st->memlog_lines++;
+}
+
+/* flush the memory-access log (not hot); a failure is counted and logged once */
+static void ibs_memlog_flush(struct ibs_state *st)
+{
+	int e;
+
+	if (!st->memlog)
+		return;
+	if (!fflush(st->memlog) && !ferror(st->memlog))
+		return;
+	e = errno;
+	st->memlog_errors++;
+	clearerr(st->memlog);
+	if (st->memlog_error_logged)
+		return;
+	st->memlog_error_logged = true;
+	st->host->log(st->ctx, OP_LOG_ERR,
+		      "memory-access log %s: write failed: %s: lines are being lost (counted as "
+		      "memaccess_write_errors); free space in the session directory",
+		      st->memlog_path, strerror(e));
 }
 
 static int ibs_op_escape(void *priv, const struct op_trans_view *t, const uint64_t *args,
@@ -824,9 +850,9 @@ static void ibs_print_stats(void *priv, const struct op_stats_sink *sink)
 			      st->raw_status[IBS_RAW_BAD_SIZE][1]);
 	sink->counter(sink, "emit_errors", st->emit_errors);
 	sink->counter(sink, "log_errors", st->log_errors);
+	ibs_memlog_flush(st);
 	sink->counter(sink, "memaccess_lines", st->memlog_lines);
-	if (st->memlog)
-		fflush(st->memlog);
+	sink->counter(sink, "memaccess_write_errors", st->memlog_errors);
 }
 
 static const struct op_stats_ops ibs_stats_ops = {
@@ -931,8 +957,10 @@ static void ibs_free(struct ibs_state *st)
 {
 	if (!st)
 		return;
-	if (st->memlog)
+	if (st->memlog) {
+		ibs_memlog_flush(st);
 		fclose(st->memlog);
+	}
 	free(st);
 }
 

@@ -816,6 +816,36 @@ static void test_memaccess_log(void **state)
 	assert_int_not_equal(access(path, F_OK), 0);
 }
 
+/* a log that cannot be written: counted and reported once, samples go on */
+static void test_memaccess_log_write_error(void **state)
+{
+	static const struct ibs_rec ld = { false, 0, 0, 0, R_LD | R_DCMISS | R_LAT(0x40) };
+	char path[600], args[600];
+	struct mock_host *mh;
+
+	(void)state;
+	if (access("/dev/full", W_OK))
+		skip();
+	snprintf(path, sizeof(path), "%s/samples/ibs_memaccess.log", fx_session);
+	unlink(path);
+	assert_int_equal(symlink("/dev/full", path), 0);
+	mh = mock_host_new();
+	mock_host_set_proc_root(mh, fx_amd);
+	mock_host_set_session_dir(mh, fx_session);
+	snprintf(args, sizeof(args), "op:IBS_OP_ALL:100000:3|family=0x15|sysfs=%s", fx_sysfs);
+	assert_int_equal(mock_host_init(mh, &oprofile_ext_v1, args), 0);
+	ibs_map_app(mh);
+	ibs_feed(mh, false, &ld, APP_START + 0x100);
+	ibs_feed(mh, false, &ld, APP_START + 0x140);
+	assert_int_equal(ibs_stat(mh, "op_samples"), 2);
+	/* ibs_stat printed the stats, which flushes the log into /dev/full */
+	assert_true(ibs_stat(mh, "memaccess_write_errors") >= 1);
+	assert_true(mock_host_log_contains(mh, OP_LOG_ERR, "ibs_memaccess.log: write failed"));
+	assert_int_equal(mock_host_log_count(mh, OP_LOG_ERR, "write failed"), 1);
+	mock_host_free(mh);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -831,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_vector),
 		cmocka_unit_test(test_bad_records),
 		cmocka_unit_test(test_memaccess_log),
+		cmocka_unit_test(test_memaccess_log_write_error),
 	};
 
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
