@@ -236,17 +236,26 @@ struct op_trans_view {
 /* Registration payloads                                               */
 /* ------------------------------------------------------------------ */
 
-/* A sink the host gives to print_stats: one call per named counter. */
+/*
+ * A sink the host gives to print_stats. Either callback may be NULL (a
+ * consumer that wants only counters or only text): check before calling.
+ * The sink and its strings are valid only during print_stats.
+ */
 struct op_stats_sink {
 	uint32_t size;
-	void *opaque;
+	void *opaque; /* the host's; do not touch */
+	/* one named counter: @name is [a-z0-9_], unique within the section */
 	void (*counter)(const struct op_stats_sink *sink, const char *name, uint64_t value);
+	/* one free-form line of the section (no trailing newline needed) */
 	void (*text)(const struct op_stats_sink *sink, const char *line);
 };
 
 struct op_stats_ops {
 	uint32_t size;
-	/* Called when the daemon prints statistics (periodically, on dump, at exit). */
+	/*
+	 * Required. Called when the daemon prints statistics (periodically, on
+	 * dump, at exit), never while another callback of the plugin runs.
+	 */
 	void (*print_stats)(void *priv, const struct op_stats_sink *sink);
 };
 
@@ -276,14 +285,24 @@ struct op_escape_desc {
  */
 struct op_sfile_ops {
 	uint32_t size;
-	/* a new sample-file set was created; set *sf_priv (may stay NULL) */
+	/*
+	 * Optional. A new sample-file set was created; set *sf_priv (may stay
+	 * NULL). Return 0 or -errno: a failure is logged and the set is used
+	 * anyway, with whatever *sf_priv holds (so leave it NULL on failure).
+	 */
 	int (*create)(void *priv, op_sfile_t *sf, void **sf_priv);
-	/* @to is a copy of @from (same context, another image); optional */
+	/*
+	 * Optional. @to is a copy of @from (same context, another image).
+	 * Reserved: oprofiled v1.0 never calls it (sets are created, not copied).
+	 */
 	int (*dup)(void *priv, op_sfile_t *to, void **to_priv, const op_sfile_t *from,
 		   void *from_priv);
-	/* the set is evicted or the daemon stops: close every file it opened */
+	/*
+	 * Optional. The set is evicted or the daemon stops: close every file it
+	 * opened and free @sf_priv. The return value is ignored; log failures.
+	 */
 	int (*close)(void *priv, op_sfile_t *sf, void *sf_priv);
-	/* flush the set's files to disk (msync) */
+	/* Optional. Flush the set's files to disk (msync); return value ignored. */
 	int (*sync)(void *priv, op_sfile_t *sf, void *sf_priv);
 	/*
 	 * HOT after the first call for a given file. Return the file that a
@@ -376,7 +395,12 @@ struct op_model_desc {
 	 * a CPU of its vendor, write the reason to @why.
 	 */
 	int (*detect)(void *priv, const struct op_cpuinfo *ci, char *why, size_t why_len);
-	/* OProfile cpu type name ("x86-64/family10") and its enum value */
+	/*
+	 * Called after detect() claimed the CPU. Returns the OProfile cpu type
+	 * name ("x86-64/family10", also the events/ directory), a string that
+	 * lives until ext_deinit, and writes its enum value (lib/op_cpu.h) to
+	 * *cpu_type_id when that is not NULL.
+	 */
 	const char *(*cpu_type)(void *priv, uint32_t *cpu_type_id);
 	uint32_t nr_counters;
 	const char *default_event; /* e.g. "CPU_CLK_UNHALTED:100000" */
@@ -417,6 +441,7 @@ struct op_host {
 	 */
 	void (*log)(op_ext_t *ctx, enum op_log_level level, const char *fmt, ...)
 		__attribute__((format(printf, 3, 4)));
+	/* The same with a va_list (for a plugin's own printf-like wrappers). */
 	void (*vlog)(op_ext_t *ctx, enum op_log_level level, const char *fmt, va_list ap);
 
 	/*
@@ -475,33 +500,57 @@ struct op_host {
 	 * replay) answers -ENOSYS, NULL or 0; sample_file_close is then a no-op.
 	 */
 	/* --- buffer sync side (inside on_sample callbacks) --- */
-	/* HOT. Map @pc of task @pid (cpumode as in the sample) to image + offset. */
+	/*
+	 * HOT. Map @pc of task @pid (cpumode as in the sample) to image + offset.
+	 * Returns 0 with *out filled (out->cookie 0 when no mapping covered the
+	 * pc), or -errno (-ENOSYS outside buffer sync).
+	 */
 	int (*map_pc)(op_ext_t *ctx, uint32_t pid, uint16_t cpumode, uint64_t pc,
 		      struct op_pc_map *out);
-	/* HOT. Append escape @code with @nargs words; -ENOSPC if the record is too long. */
+	/*
+	 * HOT. Append escape @code (one the plugin registered) with @nargs words
+	 * to @w, the writer passed to the running on_sample callback (never keep
+	 * it). Returns 0, -ENOSPC if the record is too long, -EINVAL for a code
+	 * outside 32..255 or @args NULL with @nargs > 0. Keep @nargs within the
+	 * code's min_args..max_args: emit does not check that, trans does.
+	 */
 	int (*emit)(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs);
 
 	/* --- trans side (inside escape handlers and sfile handlers) --- */
-	/* HOT. Log @count at @key for @counter in the context @t (core sfile path). */
+	/*
+	 * HOT. Log @count at @key for @counter (a core counter or one from
+	 * register_counter) in the context @t, through the core's sample-file
+	 * path. Returns 0 or -errno (the sample is then dropped and counted).
+	 */
 	int (*log_sample)(op_ext_t *ctx, const struct op_trans_view *t, uint32_t counter,
 			  uint64_t key, uint32_t count);
-	/* Open the sample file @spec of set @sf (named by the host); NULL + log on error. */
+	/*
+	 * Open the sample file @spec of set @sf (named by the host), from an
+	 * sfile handler's get_file. Returns the file, owned by the plugin until
+	 * it calls sample_file_close (from its close handler at the latest), or
+	 * NULL after logging why.
+	 */
 	op_sample_file_t *(*sample_file_open)(op_ext_t *ctx, op_sfile_t *sf,
 					      const struct op_trans_view *t,
 					      const struct op_file_spec *spec);
-	/* HOT. Add @count at @key; counts saturate, never wrap. */
+	/* HOT. Add @count at @key; counts saturate, never wrap. 0 or -errno. */
 	int (*sample_file_add)(op_sample_file_t *f, uint64_t key, uint32_t count);
+	/* Flush @f to disk (from an sfile handler's sync). 0 or -errno. */
 	int (*sample_file_sync)(op_sample_file_t *f);
+	/* Close @f (from an sfile handler's close); @f is invalid afterwards. */
 	void (*sample_file_close)(op_sample_file_t *f);
 
 	/* --- misc --- */
-	/* path of an interned image, or NULL */
+	/* Path of an interned image (valid until ext_deinit), or NULL if unknown. */
 	const char *(*cookie_path)(op_ext_t *ctx, op_cookie_t cookie);
-	/* intern a path (kernel images: a name without '/') */
+	/*
+	 * Intern a path (kernel images: a name without '/', @is_kernel true).
+	 * Returns its cookie, the same one for the same path; 0 on failure.
+	 */
 	op_cookie_t (*cookie_intern)(op_ext_t *ctx, const char *path, bool is_kernel);
-	/* the session directory (absolute) */
+	/* The session directory (absolute), or NULL when there is none (tests). */
 	const char *(*session_dir)(op_ext_t *ctx);
-	/* the proc root ("/proc" unless overridden for tests) */
+	/* The proc root ("/proc" unless overridden for tests), or NULL. */
 	const char *(*proc_root)(op_ext_t *ctx);
 };
 
