@@ -112,20 +112,34 @@ struct loader {
 	unsigned line;
 };
 
+/* "FILE:LINE: [unit mask NAME: ]message" into l->err; always -EINVAL */
+static int lerr_at(struct loader *l, const char *file, unsigned line, const char *mask,
+		   const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+static int lerr_at(struct loader *l, const char *file, unsigned line, const char *mask,
+		   const char *fmt, va_list ap)
+{
+	int n;
+
+	if (!l->err || !l->err_len)
+		return -EINVAL;
+	if (mask)
+		n = snprintf(l->err, l->err_len, "%s:%u: unit mask %s: ", file, line, mask);
+	else
+		n = snprintf(l->err, l->err_len, "%s:%u: ", file, line);
+	if (n < 0 || (size_t)n >= l->err_len)
+		return -EINVAL;
+	vsnprintf(l->err + n, l->err_len - (size_t)n, fmt, ap);
+	return -EINVAL;
+}
+
 static int lerr(struct loader *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int lerr(struct loader *l, const char *fmt, ...)
 {
 	va_list ap;
-	int n = 0;
 
-	if (l->err && l->err_len) {
-		n = snprintf(l->err, l->err_len, "%s:%u: ", l->file, l->line);
-		if (n < 0 || (size_t)n >= l->err_len)
-			return -EINVAL;
-		va_start(ap, fmt);
-		vsnprintf(l->err + n, l->err_len - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	lerr_at(l, l->file, l->line, NULL, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
@@ -134,16 +148,10 @@ static int mask_err(struct loader *l, const struct op_unit_mask *m, const char *
 static int mask_err(struct loader *l, const struct op_unit_mask *m, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (l->err && l->err_len) {
-		n = snprintf(l->err, l->err_len, "%s:%u: unit mask %s: ", m->file, m->line, m->name);
-		if (n < 0 || (size_t)n >= l->err_len)
-			return -EINVAL;
-		va_start(ap, fmt);
-		vsnprintf(l->err + n, l->err_len - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	lerr_at(l, m->file, m->line, m->name, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 

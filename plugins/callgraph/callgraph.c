@@ -532,7 +532,7 @@ static void cg_stack_add(struct cg_state *st, const struct op_trans_view *t,
 	for (i = 0; i < n; i++) {
 		st->sframes[i].image = cg_image_index(st, &fr[i], t->tgid);
 		st->sframes[i].reserved = 0;
-		st->sframes[i].key = st->sframes[i].image ? fr[i].key : fr[i].key;
+		st->sframes[i].key = fr[i].key;
 		id = cg_mix(id, st->sframes[i].key ^ (uint64_t)st->sframes[i].image << 40);
 	}
 	if (!id)
