@@ -13,7 +13,8 @@
 #   bench_sample_path.sh pipeline [RUNS=5]
 #       a recorded system-wide stream (process churn + whatever runs) replayed
 #       through sync + trans + sfile from the page cache: samples/s of the
-#       whole run, and the stage split of tests/bench/bench_sync
+#       whole run, and the stage split of tests/bench/bench_sync (CALLGRIND=1:
+#       also the instruction count of one replay)
 #   bench_sample_path.sh churn [N=2000]
 #       tests/integration/churn.sh's workload: share of user samples
 #       attributed to an image, oprofiled and perf report
@@ -121,26 +122,40 @@ pipeline() {
 	keys=$("$DUMP" "$T/s/samples/current" | awk '$1 != "TOTAL" { s += $2 } END { print s }')
 	echo "stream: $(stat -c %s "$T/rec.data") bytes, $n samples, $files sample files, $keys distinct (file, offset) keys"
 	cat "$T/rec.data" > /dev/null # page cache
+	# run 1 creates the sample files; the next ones (--append) find them: the steady state
 	: > w; : > u
 	i=0
-	while [ $i -lt "$runs" ]; do
-		rm -rf "$T/r"
-		/usr/bin/time -f "%e %U %S" -o "$T/time" "$OPD" --session-dir="$T/r" --events=TIMER:250000 \
+	rm -rf "$T/r"
+	while [ $i -le "$runs" ]; do
+		app=; [ $i -gt 0 ] && app=--append
+		/usr/bin/time -f "%e %U %S" -o "$T/time" "$OPD" --session-dir="$T/r" $app --events=TIMER:250000 \
 			--replay="$T/rec.data" 2> /dev/null
 		read -r e us sy < "$T/time"
-		echo "$e" >> w; echo "$us $sy" | awk '{ print $1 + $2 }' >> u
+		if [ $i -eq 0 ]; then
+			echo "first replay (creates $files files): wall $e s, CPU $(echo "$us $sy" | awk '{ print $1 + $2 }') s"
+		else
+			echo "$e" >> w; echo "$us $sy" | awk '{ print $1 + $2 }' >> u
+		fi
 		i=$((i + 1))
 	done
 	me=$(median < w) mu=$(median < u)
 	awk -v n="$n" -v e="$me" -v u="$mu" 'BEGIN {
-		printf "replay (whole run incl. start-up, kallsyms snapshot, file creation): wall %.3f s, CPU %.3f s = %.2f M samples/s wall, %.2f M samples/s CPU\n",
+		printf "replay --append (whole run incl. start-up: kallsyms snapshot, file opens): wall %.3f s, CPU %.3f s = %.2f M samples/s wall, %.2f M samples/s CPU\n",
 		       e, u, (e > 0 ? n / e / 1e6 : 0), (u > 0 ? n / u / 1e6 : 0) }'
 	# start-up alone: an empty replay of the same stream's header is not
 	# possible, so time a launch of /bin/true without samples for the fixed cost
 	rm -rf "$T/r"
 	/usr/bin/time -f "%e %U %S" -o "$T/time" "$OPD" --session-dir="$T/r" --events=TIMER:250000 -- /bin/true 2> /dev/null
 	read -r e us sy < "$T/time"
-	echo "fixed start-up cost (launch of /bin/true): wall $e s, CPU $(echo "$us $sy" | awk '{ print $1 + $2 }') s"
+	su=$(echo "$us $sy" | awk '{ print $1 + $2 }')
+	echo "fixed start-up cost (launch of /bin/true): wall $e s, CPU $su s"
+	awk -v n="$n" -v u="$mu" -v s0="$su" 'BEGIN { d = u - s0
+		printf "pipeline alone (replay CPU - start-up CPU): %.3f s = %.2f M samples/s\n", d, (d > 0 ? n / d / 1e6 : 0) }'
+	if command -v valgrind > /dev/null && [ -n "${CALLGRIND:-}" ]; then
+		"$B/libtool" --mode=execute valgrind --tool=callgrind --callgrind-out-file="$T/cg" "$OPD" \
+			--session-dir="$T/r" --append --events=TIMER:250000 --replay="$T/rec.data" 2> "$T/cg.err" > /dev/null
+		echo "callgrind, the same --append replay: $(tail -n 1 "$T/cg.err" | sed 's/.*refs: *//') instructions"
+	fi
 	if [ -x "$B/tests/bench/bench_sync" ]; then
 		echo "stage split (synthetic stream, tests/bench/bench_sync):"
 		(cd "$T" && "$B/tests/bench/bench_sync" 3000000 | sed 's/^/  /')
