@@ -9,19 +9,18 @@
  * SPDX-License-Identifier: MIT
  */
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "odb.h"
 #include "op_mangle.h"
+#include "test_util.h"
 
 struct func {
 	const char *name;
@@ -34,57 +33,16 @@ static char binary[PATH_MAX];
 static uint64_t prog_total, bin_total, nr_files;
 static struct op_parsed_name pn;
 
+/* file offsets of work_small and work_big in @path's .symtab */
 static int elf_funcs(const char *path)
 {
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh;
-	struct stat st;
-	void *base;
-	int fd, i, found = 0;
+	int k;
 
-	fd = open(path, O_RDONLY);
-	if (fd < 0 || fstat(fd, &st)) {
-		perror(path);
-		return -1;
-	}
-	base = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (base == MAP_FAILED)
-		return -1;
-	eh = base;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64) {
-		fprintf(stderr, "%s: not a 64-bit ELF file\n", path);
-		return -1;
-	}
-	sh = (const Elf64_Shdr *)((const char *)base + eh->e_shoff);
-	for (i = 0; i < eh->e_shnum; i++) {
-		const Elf64_Sym *sym;
-		const char *str;
-		size_t n, j;
-
-		if (sh[i].sh_type != SHT_SYMTAB)
-			continue;
-		sym = (const Elf64_Sym *)((const char *)base + sh[i].sh_offset);
-		str = (const char *)base + sh[sh[i].sh_link].sh_offset;
-		n = sh[i].sh_size / sizeof(*sym);
-		for (j = 0; j < n; j++) {
-			int k;
-
-			if (ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC || !sym[j].st_shndx ||
-			    sym[j].st_shndx >= eh->e_shnum)
-				continue;
-			for (k = 0; k < 2; k++) {
-				const Elf64_Shdr *s = &sh[sym[j].st_shndx];
-
-				if (strcmp(str + sym[j].st_name, funcs[k].name))
-					continue;
-				funcs[k].start = sym[j].st_value - s->sh_addr + s->sh_offset;
-				funcs[k].end = funcs[k].start + sym[j].st_size;
-				found++;
-			}
-		}
-	}
-	return found == 2 ? 0 : -1;
+	for (k = 0; k < 2; k++)
+		if (tu_elf_sym(path, funcs[k].name, TU_SYMTAB, true, &funcs[k].start,
+			       &funcs[k].end))
+			return -1;
+	return 0;
 }
 
 static void one_file(int dfd, const char *name, const char *rel)
@@ -120,36 +78,6 @@ static void one_file(int dfd, const char *name, const char *rel)
 	odb_close(&db);
 }
 
-static void walk(int dfd, const char *rel)
-{
-	struct dirent *de;
-	DIR *d = fdopendir(dfd);
-
-	if (!d) {
-		perror("fdopendir");
-		exit(1);
-	}
-	while ((de = readdir(d))) {
-		char sub[PATH_MAX * 2];
-		struct stat st;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-
-			if (fd >= 0)
-				walk(fd, sub);
-		} else if (S_ISREG(st.st_mode)) {
-			one_file(dirfd(d), de->d_name, sub);
-		}
-	}
-	closedir(d);
-}
-
 int main(int argc, char **argv)
 {
 	double ratio, frac, min_share = 95.0, tol = 0.2;
@@ -181,7 +109,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("sample files below %s:\n", argv[1]);
-	walk(fd, "");
+	if (tu_walk(fd, "", one_file)) {
+		perror("fdopendir");
+		exit(1);
+	}
 	ratio = funcs[0].samples ? (double)funcs[1].samples / funcs[0].samples : 0;
 	frac = prog_total ? (double)(funcs[0].samples + funcs[1].samples) / prog_total : 0;
 	printf("files %llu, program samples %llu (in the binary %llu)\n",

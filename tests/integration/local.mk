@@ -8,7 +8,8 @@ EXTRA_DIST += tests/data/report/golden
 check_PROGRAMS += tests/data/report/mkfixture tests/data/report/fx_dyn tests/data/report/fx_cxx \
 	tests/data/report/fx_dlopen
 check_LTLIBRARIES += tests/data/report/libfx.la
-tests_data_report_mkfixture_SOURCES = tests/data/report/mkfixture.c
+tests_data_report_mkfixture_SOURCES = tests/data/report/mkfixture.c \
+	tests/integration/test_util.c tests/integration/test_util.h
 tests_data_report_mkfixture_LDADD = lib/libopng.la
 tests_data_report_fx_dyn_SOURCES = tests/data/report/fx_c.c
 tests_data_report_fx_dyn_CFLAGS = $(AM_CFLAGS) -g -fno-inline
@@ -44,7 +45,8 @@ endif
 check_PROGRAMS += tests/integration/hot tests/integration/hot_check
 tests_integration_hot_SOURCES = tests/integration/hot.c
 tests_integration_hot_CFLAGS = $(AM_CFLAGS) -O2 -g
-tests_integration_hot_check_SOURCES = tests/integration/hot_check.c
+tests_integration_hot_check_SOURCES = tests/integration/hot_check.c \
+	tests/integration/test_util.c tests/integration/test_util.h
 tests_integration_hot_check_LDADD = lib/libopng.la
 dist_check_SCRIPTS += tests/integration/hot.sh
 TESTS += tests/integration/hot.sh
@@ -77,7 +79,8 @@ TESTS += tests/integration/bad_input.sh
 check_PROGRAMS += tests/integration/sp_dump tests/integration/sp_threads \
 	tests/integration/sp_dlopen_pie tests/integration/sp_dlopen_nopie tests/integration/sp_churn
 check_LTLIBRARIES += tests/integration/libsphot.la
-tests_integration_sp_dump_SOURCES = tests/integration/sp_dump.c
+tests_integration_sp_dump_SOURCES = tests/integration/sp_dump.c \
+	tests/integration/test_util.c tests/integration/test_util.h
 tests_integration_sp_dump_LDADD = lib/libopng.la
 tests_integration_sp_threads_SOURCES = tests/integration/sp_threads.c tests/integration/sp_work.h
 tests_integration_sp_threads_LDADD = -lpthread

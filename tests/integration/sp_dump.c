@@ -14,7 +14,6 @@
  * SPDX-License-Identifier: MIT
  */
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -22,12 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "odb.h"
 #include "op_mangle.h"
+#include "test_util.h"
 
 static uint64_t nr_files, nr_samples, nr_bad;
 
@@ -66,79 +65,6 @@ static void one_file(int dfd, const char *name, const char *rel)
 	nr_samples += sum;
 	printf("%" PRIu64 " %zu %s\n", sum, cnt, rel);
 	odb_close(&db);
-}
-
-static void walk(int dfd, const char *rel)
-{
-	struct dirent *de;
-	DIR *d = fdopendir(dfd);
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char sub[PATH_MAX * 2];
-		struct stat st;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-
-			if (fd >= 0)
-				walk(fd, sub);
-		} else if (S_ISREG(st.st_mode)) {
-			one_file(dirfd(d), de->d_name, sub);
-		}
-	}
-	closedir(d);
-}
-
-/* file offsets [*start, *end) of function @sym in ELF @path */
-static int elf_sym(const char *path, const char *sym, uint64_t *start, uint64_t *end)
-{
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh;
-	struct stat st;
-	void *base;
-	int fd, i;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0 || fstat(fd, &st))
-		return -1;
-	base = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (base == MAP_FAILED)
-		return -1;
-	eh = base;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return -1;
-	sh = (const Elf64_Shdr *)((const char *)base + eh->e_shoff);
-	for (i = 0; i < eh->e_shnum; i++) {
-		const Elf64_Sym *s;
-		const char *str;
-		size_t n, j;
-
-		if (sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM)
-			continue;
-		s = (const Elf64_Sym *)((const char *)base + sh[i].sh_offset);
-		str = (const char *)base + sh[sh[i].sh_link].sh_offset;
-		n = sh[i].sh_size / sizeof(*s);
-		for (j = 0; j < n; j++) {
-			const Elf64_Shdr *sec;
-
-			if (ELF64_ST_TYPE(s[j].st_info) != STT_FUNC || !s[j].st_shndx ||
-			    s[j].st_shndx >= eh->e_shnum || strcmp(str + s[j].st_name, sym))
-				continue;
-			sec = &sh[s[j].st_shndx];
-			*start = s[j].st_value - sec->sh_addr + sec->sh_offset;
-			*end = *start + s[j].st_size;
-			return 0;
-		}
-	}
-	return -1;
 }
 
 struct ksym {
@@ -232,7 +158,7 @@ int main(int argc, char **argv)
 		if (!sym)
 			return 2;
 		*sym++ = 0;
-		if (elf_sym(elf, sym, &start, &end)) {
+		if (tu_elf_sym(elf, sym, TU_SYMTAB | TU_DYNSYM, true, &start, &end)) {
 			fprintf(stderr, "%s: no function %s\n", elf, sym);
 			return 2;
 		}
@@ -260,7 +186,7 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 2;
 	}
-	walk(fd, "");
+	tu_walk(fd, "", one_file);
 	printf("TOTAL %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", nr_files, nr_samples, nr_bad);
 	return nr_bad ? 1 : 0;
 }

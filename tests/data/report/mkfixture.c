@@ -19,20 +19,19 @@
  */
 #include "config.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "odb.h"
 #include "op_header.h"
 #include "op_mangle.h"
+#include "../../integration/test_util.h"
 
 static int mkdirs(char *path)
 {
@@ -51,65 +50,29 @@ static int mkdirs(char *path)
 }
 
 /* file offset of symbol @name (or section @name when @want_sec) in ELF @path */
+/* @table 0: offset of section @name; 1: of symbol @name in .symtab; 2: in .dynsym */
 static int elf_key(const char *path, const char *name, int table, unsigned long long *out)
 {
-	int fd = open(path, O_RDONLY);
-	struct stat st;
-	unsigned char *m;
-	Elf64_Ehdr *eh;
-	Elf64_Shdr *sh;
-	const char *shstr;
-	int ret = -1;
+	uint64_t start, end;
+	int rc;
 
-	if (fd < 0 || fstat(fd, &st)) {
-		fprintf(stderr, "mkfixture: %s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
+	if (table == 0)
+		rc = tu_elf_section(path, name, &start);
+	else
+		rc = tu_elf_sym(path, name, table == 1 ? TU_SYMTAB : TU_DYNSYM, false, &start,
+				&end);
+	if (!rc) {
+		*out = start;
+		return 0;
 	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return -1;
-	eh = (Elf64_Ehdr *)m;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64) {
+	if (rc == -ENOEXEC)
 		fprintf(stderr, "mkfixture: %s: not a 64-bit ELF file\n", path);
-		goto out;
-	}
-	sh = (Elf64_Shdr *)(m + eh->e_shoff);
-	shstr = (const char *)m + sh[eh->e_shstrndx].sh_offset;
-	for (int i = 0; i < eh->e_shnum; i++) {
-		if (table == 0) {
-			if (!strcmp(shstr + sh[i].sh_name, name)) {
-				*out = sh[i].sh_offset;
-				ret = 0;
-				goto out;
-			}
-			continue;
-		}
-		if (sh[i].sh_type != (table == 1 ? SHT_SYMTAB : SHT_DYNSYM))
-			continue;
-		Elf64_Sym *sym = (Elf64_Sym *)(m + sh[i].sh_offset);
-		size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
-		const char *str = (const char *)m + sh[sh[i].sh_link].sh_offset;
-
-		for (size_t j = 0; j < n; j++) {
-			const Elf64_Shdr *s;
-
-			if (strcmp(str + sym[j].st_name, name) || !sym[j].st_shndx ||
-			    sym[j].st_shndx >= eh->e_shnum)
-				continue;
-			s = &sh[sym[j].st_shndx];
-			*out = sym[j].st_value - s->sh_addr + s->sh_offset;
-			ret = 0;
-			goto out;
-		}
-	}
-	fprintf(stderr, "mkfixture: %s: no %s \"%s\"\n", path,
-		table == 0 ? "section" : table == 1 ? "symbol" : "dynamic symbol", name);
-out:
-	munmap(m, (size_t)st.st_size);
-	return ret;
+	else if (rc == -ENOENT)
+		fprintf(stderr, "mkfixture: %s: no %s \"%s\"\n", path,
+			table == 0 ? "section" : table == 1 ? "symbol" : "dynamic symbol", name);
+	else
+		fprintf(stderr, "mkfixture: %s: %s\n", path, strerror(-rc));
+	return -1;
 }
 
 static int parse_image(char *s, struct op_image_name *n)
