@@ -252,6 +252,7 @@ int main(int argc, char **argv)
 	pfm_pmu_info_t pi;
 	char path[4096], counters[128];
 	FILE *ev = NULL, *um = NULL;
+	bool bad;
 	struct stats st = { 0 };
 	int idx, ret;
 
@@ -299,8 +300,16 @@ int main(int argc, char **argv)
 
 	for (idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx))
 		one_event(ev, um, &pi, idx, exclusive, counters, &st);
-	fclose(ev);
-	fclose(um);
+	bad = ferror(ev) != 0;
+	bad |= fclose(ev) != 0;
+	bad |= ferror(um) != 0;
+	bad |= fclose(um) != 0;
+	if (bad) {
+		fprintf(stderr, "gen_events: writing %s/{events,unit_masks} failed: %s: the "
+				"catalogue is incomplete, fix the cause and run gen-events.sh again\n",
+			dir, strerror(errno));
+		return 1;
+	}
 	fprintf(stderr, "gen_events: %s: %d events (%d skipped: need config1 or not encodable), "
 			"%d unit masks skipped (change the event select or not encodable alone)\n",
 		pmu_name, st.events, st.skipped_events, st.skipped_um);

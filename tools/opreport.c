@@ -338,8 +338,11 @@ int main(int argc, char **argv)
 	}
 	ret = 0;
 out_free:
-	if (out != stdout)
-		fclose(out);
+	if (out != stdout && fclose(out) && !ret) {
+		fprintf(stderr, "opreport error: writing %s failed: %s\n", outfile,
+			strerror(errno));
+		ret = 1;
+	}
 	rsym_free(&rows);
 	rs_free(&p);
 out:

@@ -125,10 +125,12 @@ static int kernel_open_stats_dir(struct kernel_state *st, const char *session)
 
 	fd = open(session, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
+		int e = errno; /* the log call may change errno */
+
 		st->host->log(st->ctx, OP_LOG_ERR,
 			      "session directory %s: %s: no kernel symbol snapshot will be saved",
-			      session, strerror(errno));
-		return -errno;
+			      session, strerror(e));
+		return -e;
 	}
 	for (i = 0; i < sizeof(comps) / sizeof(comps[0]); i++) {
 		if (mkdirat(fd, comps[i], 0755) && errno != EEXIST) {
@@ -219,7 +221,7 @@ static int kernel_out_end(struct kernel_state *st, struct kernel_out *o, bool co
 	if (!rc && commit && renameat(o->dirfd, o->tmp, o->dirfd, o->name)) {
 		rc = -errno;
 		st->host->log(st->ctx, OP_LOG_ERR, "renaming stats/%s to %s: %s", o->tmp,
-			      o->name, strerror(errno));
+			      o->name, strerror(-rc));
 	}
 	if (rc || !commit)
 		unlinkat(o->dirfd, o->tmp, 0);
