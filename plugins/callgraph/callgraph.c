@@ -827,8 +827,9 @@ static int cg_parse_args(struct cg_state *st, const char *args)
 		return 0;
 	if (strlen(args) >= sizeof(buf)) {
 		st->host->log(st->ctx, OP_LOG_ERR,
-			      "arguments too long in --ext-feature=callgraph:... (%zu bytes)",
-			      strlen(args));
+			      "arguments too long in --ext-feature=callgraph:... (%zu bytes, at "
+			      "most %zu): expected depth=N,stacks=N,frames=N",
+			      strlen(args), sizeof(buf) - 1);
 		return -EINVAL;
 	}
 	memcpy(buf, args, strlen(args) + 1);
