@@ -298,8 +298,14 @@ struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view 
 
 		if (hd->slot >= EXT_MAX_SFILE_SLOTS)
 			continue;
-		if (hd->ops.create && hd->ops.create(hd->priv, sf, &sf->slot[hd->slot]))
-			sfile_logf(tab, "sample file handler of a plugin failed to create its state");
+		if (hd->ops.create) {
+			int rc = hd->ops.create(hd->priv, sf, &sf->slot[hd->slot]);
+
+			if (rc)
+				sfile_logf(tab, "plugin \"%s\": sample-file create handler failed (%s); "
+					   "the set is used with the state it left",
+					   ext_name(hd->owner), strerror(rc < 0 ? -rc : rc));
+		}
 	}
 	return sf;
 }
