@@ -302,9 +302,9 @@ struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view 
 			int rc = hd->ops.create(hd->priv, sf, &sf->slot[hd->slot]);
 
 			if (rc)
-				sfile_logf(tab, "plugin \"%s\": sample-file create handler failed (%s); "
-					   "the set is used with the state it left",
-					   ext_name(hd->owner), strerror(rc < 0 ? -rc : rc));
+				sfile_logf(tab, "sample-file create handler %zu (plugin slot %u) "
+					   "failed (%s); the set is used with the state it left",
+					   i, hd->slot, strerror(rc < 0 ? -rc : rc));
 		}
 	}
 	return sf;
