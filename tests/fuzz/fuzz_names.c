@@ -6,13 +6,13 @@
  * libFuzzer build (clang):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DOP_LIBFUZZER -D_GNU_SOURCE \
  *     -Ilib lib/op_mangle.c lib/op_events.c tests/fuzz/fuzz_names.c -o fuzz_names
- * Otherwise a TAP regression runner over tests/fuzz/corpus/names (make check).
+ * Otherwise a TAP regression runner over tests/fuzz/corpus/names
+ * (make check; the runner main is in corpus_runner.c).
  * SPDX-License-Identifier: MIT
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "corpus_runner.h"
 #include "op_events.h"
 #include "op_mangle.h"
 
@@ -193,13 +194,12 @@ static void fuzz_events(const uint8_t *d, size_t n)
 	op_events_free(&c);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* run one input; returns what went wrong or NULL */
+static const char *run(const uint8_t *data, size_t size)
 {
 	bad = NULL;
 	if (size == 0)
-		return 0;
+		return NULL;
 	switch (data[0]) {
 	case 'P':
 		fuzz_path(data + 1, size - 1);
@@ -213,7 +213,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	default:
 		break;
 	}
-	if (bad) {
+	return bad;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (run(data, size)) {
 		fprintf(stderr, "fuzz_names: %s\n", bad);
 		abort();
 	}
@@ -221,74 +228,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifndef OP_LIBFUZZER
-static int n_tests, n_failed;
-
-static void run_one(const char *path, const char *base)
+static const char *run_one(const char *name, const uint8_t *data, size_t size, char *note,
+			   size_t note_len)
 {
-	FILE *f = fopen(path, "rb");
-	static uint8_t buf[1 << 16];
-	size_t n;
-
-	n_tests++;
-	if (!f) {
-		printf("not ok %d - %s: cannot open\n", n_tests, base);
-		n_failed++;
-		return;
-	}
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	bad = NULL;
-	if (n && buf[0] == 'P')
-		fuzz_path(buf + 1, n - 1);
-	else if (n && buf[0] == 'N')
-		fuzz_name(buf + 1, n - 1);
-	else if (n && buf[0] == 'E')
-		fuzz_events(buf + 1, n - 1);
-	if (bad) {
-		printf("not ok %d - %s: %s\n", n_tests, base, bad);
-		n_failed++;
-	} else {
-		printf("ok %d - %s\n", n_tests, base);
-	}
-}
-
-static int cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	(void)name;
+	(void)note;
+	(void)note_len;
+	return run(data, size);
 }
 
 int main(int argc, char **argv)
 {
-	const char *src = getenv("OP_SRCDIR");
-	char dir[PATH_MAX - 300], path[PATH_MAX];
-	struct dirent *de;
-	char *names[512];
-	int nn = 0;
-	DIR *dp;
-
-	(void)argc;
-	(void)argv;
-	snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/names", src && *src ? src : ".");
-	dp = opendir(dir);
-	if (!dp) {
-		printf("Bail out! %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
-	while ((de = readdir(dp)) && nn < 512)
-		if (de->d_name[0] != '.')
-			names[nn++] = strdup(de->d_name);
-	closedir(dp);
-	if (nn == 0) {
-		printf("Bail out! no inputs in %s\n", dir);
-		return 1;
-	}
-	qsort(names, (size_t)nn, sizeof(names[0]), cmp);
-	printf("1..%d\n", nn);
-	for (int i = 0; i < nn; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		run_one(path, names[i]);
-		free(names[i]);
-	}
-	return n_failed ? 1 : 0;
+	return corpus_main(argc, argv, "names", run_one);
 }
 #endif /* !OP_LIBFUZZER */

@@ -2,16 +2,17 @@
  * fuzz_odb.c - fuzz target for the lib/odb reader (open + check + iterate)
  * and, when a file is accepted, the writer (reopen, update, recheck).
  * Built with -DOP_LIBFUZZER by tests/fuzz/run-fuzz.sh (clang libFuzzer);
- * otherwise a TAP regression runner over tests/fuzz/corpus/odb (make check).
+ * otherwise a TAP regression runner over tests/fuzz/corpus/odb
+ * (make check; the runner main is in corpus_runner.c).
  * SPDX-License-Identifier: MIT
  */
 #ifdef HAVE_CONFIG_H
+#include "corpus_runner.h"
 #include "config.h"
 #endif
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -257,104 +258,36 @@ static int make_corpus(const char *dir)
 	return rc;
 }
 
-static int n_tests, n_failed;
-
-static void run_file(const char *path, const char *base)
+/* one corpus file: valid-* must be accepted, bad-* refused, none may break */
+static const char *run_one(const char *name, const uint8_t *data, size_t size, char *note,
+			   size_t note_len)
 {
-	static uint8_t buf[1 << 20] __attribute__((aligned(64)));
+	static char fail[1024];
 	char err[512];
 	const char *bad;
-	bool accepted, want_valid = !strncmp(base, "valid-", 6);
-	bool want_bad = !strncmp(base, "bad-", 4);
-	FILE *f = fopen(path, "rb");
-	size_t len;
+	bool accepted;
 
-	n_tests++;
-	if (!f) {
-		printf("not ok %d - %s: cannot open\n", n_tests, base);
-		n_failed++;
-		return;
-	}
-	len = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	bad = run_input(buf, len, &accepted, err, sizeof(err));
-	if (!bad && want_valid && !accepted)
+	bad = run_input(data, size, &accepted, err, sizeof(err));
+	if (!bad && !strncmp(name, "valid-", 6) && !accepted)
 		bad = "a valid- seed was refused";
-	if (!bad && want_bad && accepted)
+	if (!bad && !strncmp(name, "bad-", 4) && accepted)
 		bad = "a bad- seed was accepted";
 	if (bad) {
-		n_failed++;
-		printf("not ok %d - %s: %s (%s)\n", n_tests, base, bad, err);
-	} else {
-		printf("ok %d - %s: %s\n", n_tests, base, accepted ? "accepted" : err);
+		snprintf(fail, sizeof(fail), "%s (%s)", bad, err);
+		return fail;
 	}
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int run_dir(const char *dir)
-{
-	char *names[4096], path[2048];
-	struct dirent *e;
-	size_t n = 0, i;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)) && n < 4096)
-		if (e->d_name[0] != '.')
-			names[n++] = strdup(e->d_name);
-	closedir(d);
-	qsort(names, n, sizeof(names[0]), cmp_str);
-	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		run_file(path, names[i]);
-		free(names[i]);
-	}
-	return 0;
+	snprintf(note, note_len, "%s", accepted ? "accepted" : err);
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	char def[1024];
-	const char *src = getenv("OP_SRCDIR");
-	int i, plan = 0;
-
 	if (argc == 3 && !strcmp(argv[1], "--make-corpus"))
 		return make_corpus(argv[2]);
 	if (init_tmp()) {
 		printf("Bail out! cannot create a temporary directory\n");
 		return 1;
 	}
-	if (argc < 2) {
-		snprintf(def, sizeof(def), "%s/tests/fuzz/corpus/odb", src && *src ? src : ".");
-		argv[0] = def;
-		argc = 1;
-		i = 0;
-	} else {
-		i = 1;
-	}
-	for (; i < argc; i++) {
-		struct stat st;
-
-		if (stat(argv[i], &st)) {
-			printf("Bail out! %s: %s\n", argv[i], strerror(errno));
-			return 1;
-		}
-		if (S_ISDIR(st.st_mode))
-			run_dir(argv[i]);
-		else
-			run_file(argv[i], strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i]);
-		plan = 1;
-	}
-	if (!plan || !n_tests) {
-		printf("Bail out! no inputs\n");
-		return 1;
-	}
-	printf("1..%d\n", n_tests);
-	return n_failed ? 1 : 0;
+	return corpus_main(argc, argv, "odb", run_one);
 }
 #endif /* !OP_LIBFUZZER */

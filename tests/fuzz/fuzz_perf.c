@@ -11,19 +11,18 @@
  *     -I$BUILD -Isdk -Ilib -Icore core/perf.c core/perf_decode.c core/perf_queue.c \
  *     core/ring.c core/replay.c core/proc_synth.c tests/fuzz/fuzz_perf.c -o fuzz_perf
  *   ./fuzz_perf -max_len=16384 tests/fuzz/corpus/perf
- * Otherwise a TAP regression runner over tests/fuzz/corpus/perf (make check).
+ * Otherwise a TAP regression runner over tests/fuzz/corpus/perf
+ * (make check; the runner main is in corpus_runner.c).
  * SPDX-License-Identifier: MIT
  */
 #ifdef HAVE_CONFIG_H
+#include "corpus_runner.h"
 #include "config.h"
 #endif
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -241,58 +240,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifndef OP_LIBFUZZER
-static int cmp(const void *a, const void *b)
+static const char *run_one(const char *name, const uint8_t *data, size_t size, char *note,
+			   size_t note_len)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	(void)name;
+	(void)note;
+	(void)note_len;
+	run(data, size);
+	return bad;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const char *src = getenv("OP_SRCDIR");
-	char dir[PATH_MAX - 300], path[PATH_MAX];
-	static uint8_t buf[1 << 17];
-	struct dirent *de;
-	char *names[512];
-	int nn = 0, failed = 0;
-	DIR *dp;
+	int rc = corpus_main(argc, argv, "perf", run_one);
 
-	snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/perf", src && *src ? src : ".");
-	dp = opendir(dir);
-	if (!dp) {
-		printf("Bail out! %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
-	while ((de = readdir(dp)) && nn < 512)
-		if (de->d_name[0] != '.')
-			names[nn++] = strdup(de->d_name);
-	closedir(dp);
-	if (nn == 0) {
-		printf("Bail out! no inputs in %s\n", dir);
-		return 1;
-	}
-	qsort(names, (size_t)nn, sizeof(names[0]), cmp);
-	printf("1..%d\n", nn);
-	for (int i = 0; i < nn; i++) {
-		FILE *f;
-		size_t n = 0;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		f = fopen(path, "rb");
-		if (f) {
-			n = fread(buf, 1, sizeof(buf), f);
-			fclose(f);
-		}
-		run(buf, n);
-		if (!f || bad) {
-			printf("not ok %d - %s: %s\n", i + 1, names[i], f ? bad : "cannot open");
-			failed++;
-		} else {
-			printf("ok %d - %s\n", i + 1, names[i]);
-		}
-		free(names[i]);
-	}
 	if (tmpdir[0])
 		rmdir(tmpdir);
-	return failed ? 1 : 0;
+	return rc;
 }
 #endif /* !OP_LIBFUZZER */

@@ -4,7 +4,7 @@
 check_PROGRAMS += tests/fuzz/fuzz_odb
 TESTS += tests/fuzz/fuzz_odb
 SANITIZER_TESTS += tests/fuzz/fuzz_odb
-tests_fuzz_fuzz_odb_SOURCES = tests/fuzz/fuzz_odb.c
+tests_fuzz_fuzz_odb_SOURCES = tests/fuzz/fuzz_odb.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
 tests_fuzz_fuzz_odb_LDADD = lib/libopng.la
 EXTRA_DIST += tests/fuzz/corpus/odb
 dist_noinst_SCRIPTS += tests/fuzz/run-fuzz.sh
@@ -13,7 +13,7 @@ dist_noinst_SCRIPTS += tests/fuzz/run-fuzz.sh
 check_PROGRAMS += tests/fuzz/fuzz_names
 TESTS += tests/fuzz/fuzz_names
 SANITIZER_TESTS += tests/fuzz/fuzz_names
-tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c
+tests_fuzz_fuzz_names_SOURCES = tests/fuzz/fuzz_names.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
 tests_fuzz_fuzz_names_LDADD = lib/libopng.la
 EXTRA_DIST += tests/fuzz/corpus/names
 # fuzz_perf: libFuzzer target for the sample path's decoder, ring walker, merge
@@ -22,7 +22,7 @@ EXTRA_DIST += tests/fuzz/corpus/names
 check_PROGRAMS += tests/fuzz/fuzz_perf
 TESTS += tests/fuzz/fuzz_perf
 SANITIZER_TESTS += tests/fuzz/fuzz_perf
-tests_fuzz_fuzz_perf_SOURCES = tests/fuzz/fuzz_perf.c
+tests_fuzz_fuzz_perf_SOURCES = tests/fuzz/fuzz_perf.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
 tests_fuzz_fuzz_perf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_fuzz_fuzz_perf_LDADD = core/libopcore.la
 EXTRA_DIST += tests/fuzz/corpus/perf
