@@ -7,7 +7,7 @@
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DOP_LIBFUZZER -D_GNU_SOURCE \
  *     -Ilib lib/op_mangle.c lib/op_events.c tests/fuzz/fuzz_names.c -o fuzz_names
  * Otherwise a TAP regression runner over tests/fuzz/corpus/names
- * (make check; the runner main is in corpus_runner.c).
+ * (make check; the corpus walk is in corpus_runner.c).
  * SPDX-License-Identifier: MIT
  */
 #ifndef _GNU_SOURCE

@@ -3,7 +3,7 @@
  * and, when a file is accepted, the writer (reopen, update, recheck).
  * Built with -DOP_LIBFUZZER by tests/fuzz/run-fuzz.sh (clang libFuzzer);
  * otherwise a TAP regression runner over tests/fuzz/corpus/odb
- * (make check; the runner main is in corpus_runner.c).
+ * (make check; the corpus walk is in corpus_runner.c).
  * SPDX-License-Identifier: MIT
  */
 #ifdef HAVE_CONFIG_H

@@ -12,7 +12,7 @@
  *     core/ring.c core/replay.c core/proc_synth.c tests/fuzz/fuzz_perf.c -o fuzz_perf
  *   ./fuzz_perf -max_len=16384 tests/fuzz/corpus/perf
  * Otherwise a TAP regression runner over tests/fuzz/corpus/perf
- * (make check; the runner main is in corpus_runner.c).
+ * (make check; the corpus walk is in corpus_runner.c).
  * SPDX-License-Identifier: MIT
  */
 #ifdef HAVE_CONFIG_H
