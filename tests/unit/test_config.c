@@ -24,53 +24,8 @@
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
-static char tmpdir[PATH_MAX];
-
-static int setup(void **state)
-{
-	const char *b = getenv("OP_BUILDDIR");
-
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/tests/unit/conf-tmp-XXXXXX", b ? b : ".");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	setenv("OP_PLUGIN_DIR", "/env/plugins", 1);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[PATH_MAX + 16];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-#define assert_contains(hay, needle)                                                        \
-	do {                                                                                \
-		const char *h_ = (hay);                                                     \
-		if (!strstr(h_ ? h_ : "", (needle)))                                        \
-			fail_msg("expected \"%s\" in:\n%s", (needle), h_ ? h_ : "");        \
-	} while (0)
-
-static void write_conf(const char *name, const char *text, char *path, size_t len)
-{
-	FILE *f;
-
-	snprintf(path, len, "%s/%s", tmpdir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-struct run {
-	struct op_options o;
-	int rc;
-	char *err;
-	size_t err_len;
-};
+#define OPT_FIXTURE_TMP "conf-tmp"
+#include "options_fixture.h"
 
 /* oprofiled --config=PATH [extra] --check-config */
 static void run_conf(struct run *r, const char *path, const char *extra)
@@ -90,13 +45,6 @@ static void run_conf(struct run *r, const char *path, const char *extra)
 	f = open_memstream(&r->err, &r->err_len);
 	r->rc = options_parse_f(&r->o, argc, argv, f);
 	fclose(f);
-}
-
-static void done(struct run *r)
-{
-	options_free(&r->o);
-	free(r->err);
-	memset(r, 0, sizeof(*r));
 }
 
 static char *print_opts(const struct op_options *o)
