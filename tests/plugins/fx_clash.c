@@ -9,38 +9,13 @@
 #include <string.h>
 
 #include "oprofile_sdk.h"
-
-static int fx_escape(void *priv, const struct op_trans_view *t, const uint64_t *args,
-		     uint32_t nargs)
-{
-	(void)priv; (void)t; (void)args; (void)nargs;
-	return 0;
-}
-
-static int fx_detect(void *priv, const struct op_cpuinfo *ci, char *why, size_t why_len)
-{
-	(void)priv; (void)ci; (void)why; (void)why_len;
-	return 0;
-}
+#include "fx_stubs.h"
 
 static const char *fx_cpu_type(void *priv, uint32_t *id)
 {
 	(void)priv;
 	*id = 0;
 	return "clash";
-}
-
-static int fx_encode(void *priv, const struct op_event_req *ev, struct op_perf_attr *attr,
-		     char *err, size_t err_len)
-{
-	(void)priv; (void)ev; (void)attr; (void)err; (void)err_len;
-	return -EINVAL;
-}
-
-static int fx_resolve(void *priv, uint64_t pc, struct op_kernel_image *out)
-{
-	(void)priv; (void)pc; (void)out;
-	return -ENOENT;
 }
 
 static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)

@@ -10,32 +10,7 @@
 #include <string.h>
 
 #include "oprofile_sdk.h"
-
-static int fx_escape(void *priv, const struct op_trans_view *t, const uint64_t *args,
-		     uint32_t nargs)
-{
-	(void)priv; (void)t; (void)args; (void)nargs;
-	return 0;
-}
-
-static op_sample_file_t *fx_sf_get(void *priv, op_sfile_t *sf, void *sf_priv,
-				   const struct op_trans_view *t, uint32_t counter, bool is_cg)
-{
-	(void)priv; (void)sf; (void)sf_priv; (void)t; (void)counter; (void)is_cg;
-	return NULL;
-}
-
-static int fx_on_sample(void *priv, const struct op_perf_sample *s, op_emit_t *w)
-{
-	(void)priv; (void)s; (void)w;
-	return 0;
-}
-
-static int fx_detect(void *priv, const struct op_cpuinfo *ci, char *why, size_t why_len)
-{
-	(void)priv; (void)ci; (void)why; (void)why_len;
-	return 0;
-}
+#include "fx_stubs.h"
 
 static const char *fx_cpu_type(void *priv, uint32_t *id)
 {

@@ -7,13 +7,13 @@ check_LTLIBRARIES += tests/plugins/fx_all.la tests/plugins/fx_fail.la \
 	tests/plugins/fx_major.la tests/plugins/fx_minor.la tests/plugins/fx_small.la \
 	tests/plugins/fx_reserved.la tests/plugins/fx_stem.la tests/plugins/fx_nodesc.la \
 	tests/plugins/fx_noinit.la tests/plugins/fx_flags.la tests/plugins/fx_invalid.la
-tests_plugins_fx_invalid_la_SOURCES = tests/plugins/fx_invalid.c
+tests_plugins_fx_invalid_la_SOURCES = tests/plugins/fx_invalid.c tests/plugins/fx_stubs.h
 tests_plugins_fx_invalid_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
 tests_plugins_fx_all_la_SOURCES = tests/plugins/fx_all.c
 tests_plugins_fx_all_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
-tests_plugins_fx_fail_la_SOURCES = tests/plugins/fx_fail.c
+tests_plugins_fx_fail_la_SOURCES = tests/plugins/fx_fail.c tests/plugins/fx_stubs.h
 tests_plugins_fx_fail_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
-tests_plugins_fx_clash_la_SOURCES = tests/plugins/fx_clash.c
+tests_plugins_fx_clash_la_SOURCES = tests/plugins/fx_clash.c tests/plugins/fx_stubs.h
 tests_plugins_fx_clash_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
 tests_plugins_fx_old_la_SOURCES = tests/plugins/fx_old.c
 tests_plugins_fx_old_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS)
