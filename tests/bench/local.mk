@@ -34,3 +34,8 @@ EXTRA_DIST += tests/bench/bench_sync.sh
 EXTRA_DIST += tests/bench/bench_callgraph.sh
 # long-running daemon with rotation under churn: RSS/fds/disk over time (issue 7, owner: deploy)
 EXTRA_DIST += tests/bench/soak.sh
+# a long replay stream made of N copies of a real --record file (bench_sample_path.sh pipeline)
+noinst_PROGRAMS += tests/bench/replay_loop
+tests_bench_replay_loop_SOURCES = tests/bench/replay_loop.c
+tests_bench_replay_loop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_bench_replay_loop_LDADD = core/libopcore.la
