@@ -92,6 +92,8 @@ int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
 	tab->cfg = *cfg;
 	if (tab->cfg.max_open_files < 1)
 		tab->cfg.max_open_files = 1;
+	if (tab->cfg.nr_events > OP_MAX_EVENTS)
+		return -EINVAL;
 	if (tab->cfg.separate & OP_SEP_KERNEL)
 		tab->cfg.separate |= OP_SEP_LIB;
 	tab->cookies = cookies;

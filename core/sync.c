@@ -21,6 +21,8 @@ int sync_init(struct sync_ctx *s, struct cookie_table *cookies, struct op_emit *
 	s->w = w;
 	s->reg = reg;
 	s->stats = stats;
+	s->c = &s->spare;
+	s->task_gen = 1;
 	return task_table_init(&s->tasks);
 }
 
@@ -31,13 +33,15 @@ void sync_free(struct sync_ctx *s)
 
 void sync_reset_context(struct sync_ctx *s)
 {
-	s->have_cpu = s->have_ctx = s->have_mode = s->have_image = false;
+	s->have_cpu = false;
 	memset(s->cpu_ctx, 0, sizeof(s->cpu_ctx));
+	memset(&s->spare, 0, sizeof(s->spare));
+	s->c = &s->spare;
 }
 
 void sync_round_end(struct sync_ctx *s)
 {
-	s->last_task = NULL;
+	s->task_gen++;
 	task_reap(&s->tasks);
 }
 
@@ -45,30 +49,40 @@ void sync_round_end(struct sync_ctx *s)
 /* PC mapping                                                          */
 /* ------------------------------------------------------------------ */
 
-static int sync_map_kernel(struct sync_ctx *s, uint64_t pc, struct op_pc_map *out)
+/* the sample path's helpers are inlined into it: one frame per sample */
+#define SYNC_HOT static inline __attribute__((always_inline))
+
+/* a kernel pc outside the cached image: ask the kernel plugin. 0 or -ENOENT */
+static __attribute__((noinline)) int sync_kernel_resolve(struct sync_ctx *s, uint64_t pc)
 {
 	const struct ext_kernel *k;
 
-	out->in_kernel = 1;
-	if (!s->have_kcache || pc < s->kcache.start || pc >= s->kcache.end) {
-		if (!s->reg || !s->reg->has_kernel || !s->reg->kernel.ops.resolve)
-			return -ENOENT;
-		k = &s->reg->kernel;
-		memset(&s->kcache, 0, sizeof(s->kcache));
-		s->kcache.size = sizeof(s->kcache);
-		if (k->ops.resolve(k->priv, pc, &s->kcache) || !s->kcache.cookie ||
-		    pc < s->kcache.start || pc >= s->kcache.end) {
-			s->have_kcache = false;
-			return -ENOENT;
-		}
-		s->have_kcache = true;
+	if (!s->reg || !s->reg->has_kernel || !s->reg->kernel.ops.resolve)
+		return -ENOENT;
+	k = &s->reg->kernel;
+	memset(&s->kcache, 0, sizeof(s->kcache));
+	s->kcache.size = sizeof(s->kcache);
+	if (k->ops.resolve(k->priv, pc, &s->kcache) || !s->kcache.cookie ||
+	    pc < s->kcache.start || pc >= s->kcache.end) {
+		s->have_kcache = false;
+		return -ENOENT;
 	}
+	s->have_kcache = true;
+	return 0;
+}
+
+SYNC_HOT int sync_map_kernel(struct sync_ctx *s, uint64_t pc, struct op_pc_map *out)
+{
+	out->in_kernel = 1;
+	if (__builtin_expect(!s->have_kcache || pc < s->kcache.start || pc >= s->kcache.end, 0) &&
+	    sync_kernel_resolve(s, pc))
+		return -ENOENT;
 	out->cookie = s->kcache.cookie;
 	out->offset = pc - s->kcache.start;
 	return 0;
 }
 
-static int sync_map(struct sync_ctx *s, struct task *t, uint16_t cpumode, uint64_t pc,
+SYNC_HOT int sync_map(struct sync_ctx *s, struct task *t, uint16_t cpumode, uint64_t pc,
 		    struct op_pc_map *out)
 {
 	const struct task_map *m;
@@ -133,73 +147,64 @@ int sync_emit(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs)
 /* Context codes                                                       */
 /* ------------------------------------------------------------------ */
 
-static void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uint32_t tgid,
-			   op_cookie_t app)
+/*
+ * A sample of another cpu than the last one: its context becomes current.
+ * A cpu seen before gets EVB_CPU_RESTORE (trans goes back to the context it
+ * set aside for it); a new one EVB_CPU_SWITCH, carrying the current context
+ * over, as trans does.
+ */
+static __attribute__((noinline)) void sync_switch_cpu(struct sync_ctx *s, uint32_t cpu)
 {
+	struct sync_cpu_ctx *prev = s->c, *c;
+	uint32_t code = EVB_CPU_SWITCH;
+	uint64_t a = cpu;
+
+	c = cpu < EVB_MAX_CPU_CONTEXTS ? &s->cpu_ctx[cpu] : &s->spare;
+	if (c->valid && c != &s->spare) {
+		code = EVB_CPU_RESTORE;
+	} else if (c != prev) {
+		*c = *prev;
+		c->valid = true;
+	}
+	evb_put_code(s->w, code, &a, 1);
+	s->c = c;
+	s->cpu = cpu;
+	s->have_cpu = true;
+}
+
+SYNC_HOT void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uint32_t tgid,
+				  op_cookie_t app)
+{
+	struct sync_cpu_ctx *c;
 	uint64_t a[3];
 
-	if (!s->have_cpu || s->cpu != cpu) {
-		struct sync_cpu_ctx *c;
-		uint32_t code = EVB_CPU_SWITCH;
-
-		/* mirror of trans: the context of the cpu left is set aside... */
-		if (s->have_cpu && s->cpu < EVB_MAX_CPU_CONTEXTS) {
-			c = &s->cpu_ctx[s->cpu];
-			c->valid = true;
-			c->have_ctx = s->have_ctx;
-			c->have_mode = s->have_mode;
-			c->have_image = s->have_image;
-			c->tid = s->tid;
-			c->tgid = s->tgid;
-			c->app = s->app;
-			c->cookie = s->cookie;
-			c->in_kernel = s->in_kernel;
-			c->anon_start = s->anon_start;
-			c->anon_end = s->anon_end;
-		}
-		/* ...and the one of the new cpu comes back, if it has one */
-		if (cpu < EVB_MAX_CPU_CONTEXTS && s->cpu_ctx[cpu].valid) {
-			c = &s->cpu_ctx[cpu];
-			code = EVB_CPU_RESTORE;
-			s->have_ctx = c->have_ctx;
-			s->have_mode = c->have_mode;
-			s->have_image = c->have_image;
-			s->tid = c->tid;
-			s->tgid = c->tgid;
-			s->app = c->app;
-			s->cookie = c->cookie;
-			s->in_kernel = c->in_kernel;
-			s->anon_start = c->anon_start;
-			s->anon_end = c->anon_end;
-		}
-		a[0] = cpu;
-		evb_put_code(s->w, code, a, 1);
-		s->cpu = cpu;
-		s->have_cpu = true;
-	}
-	if (!s->have_ctx || s->tid != tid || s->tgid != tgid || s->app != app) {
+	if (__builtin_expect(!s->have_cpu || s->cpu != cpu, 0))
+		sync_switch_cpu(s, cpu);
+	c = s->c;
+	if (!c->have_ctx || c->tid != tid || c->tgid != tgid || c->app != app) {
 		a[0] = tid;
 		a[1] = app;
 		a[2] = tgid;
 		evb_put_code(s->w, EVB_CTX_SWITCH, a, 3);
-		s->tid = tid;
-		s->tgid = tgid;
-		s->app = app;
-		s->have_ctx = true;
+		c->tid = tid;
+		c->tgid = tgid;
+		c->app = app;
+		c->have_ctx = true;
 	}
 }
 
-static void sync_emit_image(struct sync_ctx *s, const struct op_pc_map *m)
+SYNC_HOT void sync_emit_image(struct sync_ctx *s, const struct op_pc_map *m)
 {
+	struct sync_cpu_ctx *c = s->c;
 	uint64_t a[3];
 
-	if (!s->have_mode || s->in_kernel != m->in_kernel) {
+	if (!c->have_mode || c->in_kernel != m->in_kernel) {
 		evb_put_code(s->w, m->in_kernel ? EVB_KERNEL_ENTER : EVB_USER_ENTER, NULL, 0);
-		s->in_kernel = m->in_kernel;
-		s->have_mode = true;
+		c->in_kernel = m->in_kernel;
+		c->have_mode = true;
 	}
-	if (s->have_image && s->cookie == m->cookie && s->anon_start == m->anon_start &&
-	    s->anon_end == m->anon_end)
+	if (c->have_image && c->cookie == m->cookie && c->anon_start == m->anon_start &&
+	    c->anon_end == m->anon_end)
 		return;
 	if (m->anon_start || m->anon_end) {
 		a[0] = m->cookie;
@@ -210,10 +215,10 @@ static void sync_emit_image(struct sync_ctx *s, const struct op_pc_map *m)
 		a[0] = m->cookie;
 		evb_put_code(s->w, EVB_COOKIE_SWITCH, a, 1);
 	}
-	s->cookie = m->cookie;
-	s->anon_start = m->anon_start;
-	s->anon_end = m->anon_end;
-	s->have_image = true;
+	c->cookie = m->cookie;
+	c->anon_start = m->anon_start;
+	c->anon_end = m->anon_end;
+	c->have_image = true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -269,6 +274,7 @@ static void sync_source_sample(struct sync_ctx *s, const struct op_perf_sample *
 
 static void sync_sample(struct sync_ctx *s, const struct op_perf_sample *ps, uint32_t counter)
 {
+	struct sync_last_task *last;
 	struct op_pc_map m;
 	struct task *t;
 	size_t i;
@@ -283,9 +289,10 @@ static void sync_sample(struct sync_ctx *s, const struct op_perf_sample *ps, uin
 		s->stats->v[STAT_KERNEL_SAMPLES]++;
 	else if (ps->cpumode == OP_CPUMODE_USER)
 		s->stats->v[STAT_USER_SAMPLES]++;
-	/* samples come in runs of one process: the last task found, if the same pid */
-	if (s->last_task && s->last_pid == ps->pid)
-		t = s->last_task;
+	/* samples come in runs of one process per cpu: the last task found there */
+	last = &s->last[ps->cpu & (EVB_MAX_CPU_CONTEXTS - 1)];
+	if (last->t && last->pid == ps->pid && last->gen == s->task_gen)
+		t = last->t;
 	else
 		t = task_find(&s->tasks, ps->pid);
 	rc = sync_map(s, t, ps->cpumode, ps->ip, &m);
@@ -294,8 +301,9 @@ static void sync_sample(struct sync_ctx *s, const struct op_perf_sample *ps, uin
 		t = sync_probe(s, ps->pid, t);
 		rc = sync_map(s, t, ps->cpumode, ps->ip, &m);
 	}
-	s->last_task = t;
-	s->last_pid = ps->pid;
+	last->t = t;
+	last->pid = ps->pid;
+	last->gen = s->task_gen;
 	if (rc == -ENOENT && t && t->unknown)
 		rc = -ESRCH;
 	if (rc) {
@@ -417,6 +425,7 @@ static struct task *sync_probe(struct sync_ctx *s, uint32_t pid, struct task *t)
 		t->unknown = true;
 	}
 	t->probed = true;
+	s->task_gen++;
 	s->stats->v[STAT_PROC_PROBES]++;
 	if (!t->comm[0]) {
 		snprintf(path, sizeof(path), "%s/%u/comm", s->proc_root, pid);
@@ -479,11 +488,13 @@ int sync_record(struct sync_ctx *s, const struct op_record *r)
 {
 	struct task *t;
 
-	if (r->type != OP_REC_SAMPLE)
-		s->last_task = NULL; /* tasks may come, go or change */
+	if (__builtin_expect(r->type == OP_REC_SAMPLE, 1)) {
+		sync_sample(s, &r->sample, r->counter);
+		return 0;
+	}
+	s->task_gen++; /* tasks may come, go or change */
 	switch (r->type) {
 	case OP_REC_SAMPLE:
-		sync_sample(s, &r->sample, r->counter);
 		break;
 	case OP_REC_MMAP:
 		sync_mmap(s, r);

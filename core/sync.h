@@ -27,25 +27,34 @@ struct sync_ctx {
 	struct op_stats *stats;
 	const char *proc_root; /* probe /proc for unknown processes; NULL: never (replay, tests) */
 
-	/* context last written to the event buffer (trans keeps the same) */
-	bool have_cpu, have_ctx, have_mode, have_image;
-	uint32_t cpu, tid, tgid;
-	op_cookie_t app, cookie;
-	int in_kernel;
-	uint64_t anon_start, anon_end;
-
-	/* the context above as it was when each cpu was left (EVB_CPU_RESTORE) */
+	/*
+	 * The context last written to the event buffer, per cpu (trans keeps
+	 * the same): samples of two CPUs interleave in time, so a cpu change
+	 * only moves @c to that cpu's context (EVB_CPU_RESTORE) instead of
+	 * copying contexts around. @c is &spare before the first cpu code and
+	 * for cpus >= EVB_MAX_CPU_CONTEXTS.
+	 */
 	struct sync_cpu_ctx {
 		bool valid, have_ctx, have_mode, have_image;
 		uint32_t tid, tgid;
 		op_cookie_t app, cookie;
 		int in_kernel;
 		uint64_t anon_start, anon_end;
-	} cpu_ctx[EVB_MAX_CPU_CONTEXTS];
+	} cpu_ctx[EVB_MAX_CPU_CONTEXTS], spare;
+	struct sync_cpu_ctx *c;
+	bool have_cpu;
+	uint32_t cpu;
 
-	/* last task of a sample (NULL after any other record, a probe or a reap) */
-	struct task *last_task;
-	uint32_t last_pid;
+	/*
+	 * Last task of a sample, per cpu: valid while task_gen is unchanged
+	 * (bumped by every other record, a probe and a reap).
+	 */
+	struct sync_last_task {
+		struct task *t;
+		uint32_t pid;
+		uint64_t gen;
+	} last[EVB_MAX_CPU_CONTEXTS];
+	uint64_t task_gen;
 
 	/* last kernel image the resolver returned */
 	struct op_kernel_image kcache;

@@ -13,38 +13,39 @@
 
 static void trans_clear_sfile(struct trans_ctx *tr)
 {
-	tr->cur.v.sfile = NULL;
+	tr->cur.v->sfile = NULL;
 	tr->sfiles->pinned = NULL;
 }
 
 static void code_ctx_switch(struct trans_ctx *tr, const uint64_t *a)
 {
-	tr->cur.v.tid = (int32_t)a[0];
-	tr->cur.v.app_cookie = (op_cookie_t)a[1];
-	tr->cur.v.tgid = (int32_t)a[2];
+	tr->cur.v->tid = (int32_t)a[0];
+	tr->cur.v->app_cookie = (op_cookie_t)a[1];
+	tr->cur.v->tgid = (int32_t)a[2];
 	tr->cur.tracing = TRACE_OFF;
 	trans_clear_sfile(tr);
 }
 
-/* both cpu codes: the context of the cpu being left is set aside */
-static void trans_save_cpu(struct trans_ctx *tr)
+/* both cpu codes: the context of the cpu being left stays as it is */
+static void trans_enter(struct trans_ctx *tr, struct trans_cpu_ctx *c)
 {
-	int32_t cpu = tr->cur.v.cpu;
-	struct trans_cpu_ctx *c;
-
-	if (cpu < 0 || cpu >= EVB_MAX_CPU_CONTEXTS)
-		return;
-	c = &tr->cpu_ctx[cpu];
-	c->v = tr->cur.v;
-	c->gen = tr->sfiles ? tr->sfiles->gen : 0;
-	c->valid = true;
+	tr->cc->gen = tr->sfiles ? tr->sfiles->gen : 0;
+	tr->cc = c;
+	tr->cur.v = &c->v;
+	tr->cur.tracing = TRACE_OFF; /* cur.last is unused until the next trace */
 }
 
 static void code_cpu_switch(struct trans_ctx *tr, const uint64_t *a)
 {
-	trans_save_cpu(tr);
-	tr->cur.v.cpu = (int32_t)a[0];
-	tr->cur.tracing = TRACE_OFF;
+	struct trans_cpu_ctx *c = a[0] < EVB_MAX_CPU_CONTEXTS ? &tr->cpu_ctx[a[0]] : &tr->spare;
+
+	/* the new cpu starts from the current context */
+	if (c != tr->cc) {
+		c->v = tr->cc->v;
+		c->valid = true;
+	}
+	trans_enter(tr, c);
+	tr->cur.v->cpu = (int32_t)a[0];
 	trans_clear_sfile(tr);
 }
 
@@ -56,43 +57,41 @@ static void code_cpu_restore(struct trans_ctx *tr, const uint64_t *a)
 		code_cpu_switch(tr, a); /* nothing set aside: as a plain cpu switch */
 		return;
 	}
-	trans_save_cpu(tr);
 	c = &tr->cpu_ctx[a[0]];
-	tr->cur.v = c->v;
-	tr->cur.tracing = TRACE_OFF; /* as after any cpu switch: cur.last is unused */
+	trans_enter(tr, c);
 	/* the set may have been freed since (eviction): look it up again then */
 	if (!tr->sfiles || c->gen != tr->sfiles->gen)
-		tr->cur.v.sfile = NULL;
+		c->v.sfile = NULL;
 	if (tr->sfiles)
-		tr->sfiles->pinned = tr->cur.v.sfile;
+		tr->sfiles->pinned = c->v.sfile;
 }
 
 static void code_cookie_switch(struct trans_ctx *tr, const uint64_t *a)
 {
-	tr->cur.v.cookie = (op_cookie_t)a[0];
-	tr->cur.v.anon_start = tr->cur.v.anon_end = 0;
+	tr->cur.v->cookie = (op_cookie_t)a[0];
+	tr->cur.v->anon_start = tr->cur.v->anon_end = 0;
 	trans_clear_sfile(tr);
 }
 
 static void code_anon_switch(struct trans_ctx *tr, const uint64_t *a)
 {
-	tr->cur.v.cookie = (op_cookie_t)a[0];
-	tr->cur.v.anon_start = a[1];
-	tr->cur.v.anon_end = a[2];
+	tr->cur.v->cookie = (op_cookie_t)a[0];
+	tr->cur.v->anon_start = a[1];
+	tr->cur.v->anon_end = a[2];
 	trans_clear_sfile(tr);
 }
 
 static void code_kernel_enter(struct trans_ctx *tr, const uint64_t *a)
 {
 	(void)a;
-	tr->cur.v.in_kernel = 1;
+	tr->cur.v->in_kernel = 1;
 	trans_clear_sfile(tr);
 }
 
 static void code_user_enter(struct trans_ctx *tr, const uint64_t *a)
 {
 	(void)a;
-	tr->cur.v.in_kernel = 0;
+	tr->cur.v->in_kernel = 0;
 	trans_clear_sfile(tr);
 }
 
@@ -114,8 +113,8 @@ void trans_forget_sfile(struct trans_ctx *tr)
 
 	for (i = 0; i < EVB_MAX_CPU_CONTEXTS; i++)
 		tr->cpu_ctx[i].v.sfile = NULL;
+	tr->spare.v.sfile = NULL;
 	memset(tr->recent, 0, sizeof(tr->recent));
-	tr->cur.v.sfile = NULL;
 	tr->cur.last.sfile = NULL;
 	if (tr->sfiles)
 		tr->sfiles->pinned = NULL;
@@ -124,12 +123,15 @@ void trans_forget_sfile(struct trans_ctx *tr)
 void trans_reset(struct trans_ctx *tr)
 {
 	memset(tr->cpu_ctx, 0, sizeof(tr->cpu_ctx));
+	memset(&tr->spare, 0, sizeof(tr->spare));
 	memset(tr->recent, 0, sizeof(tr->recent));
 	memset(&tr->cur, 0, sizeof(tr->cur));
-	tr->cur.v.size = sizeof(tr->cur.v);
-	tr->cur.v.tgid = tr->cur.v.tid = tr->cur.v.cpu = -1;
-	tr->cur.v.in_kernel = -1;
-	tr->cur.last = tr->cur.v;
+	tr->cc = &tr->spare;
+	tr->cur.v = &tr->spare.v;
+	tr->cur.v->size = sizeof(*tr->cur.v);
+	tr->cur.v->tgid = tr->cur.v->tid = tr->cur.v->cpu = -1;
+	tr->cur.v->in_kernel = -1;
+	tr->cur.last = *tr->cur.v;
 	if (tr->sfiles)
 		tr->sfiles->pinned = NULL;
 }
@@ -166,35 +168,41 @@ static bool trans_same_set_ctx(const struct op_trans_view *a, const struct op_tr
 	       a->anon_start == b->anon_start && a->anon_end == b->anon_end;
 }
 
+static unsigned trans_recent_slot(const struct op_trans_view *v)
+{
+	uint64_t h = v->cookie * 0x9e3779b97f4a7c15ull;
+
+	h ^= ((uint64_t)(uint32_t)v->tgid << 32 | (uint32_t)v->tid) * 0xc2b2ae3d27d4eb4full;
+	h ^= ((uint64_t)(uint32_t)v->cpu << 32 | (uint32_t)v->in_kernel) * 0x165667b19e3779f9ull;
+	h ^= v->app_cookie + v->anon_start + (v->anon_end << 7);
+	return (unsigned)(h >> 58) & (TRANS_RECENT - 1);
+}
+
 static struct op_sfile *trans_current_sfile(struct trans_ctx *tr)
 {
 	struct sfile_table *tab = tr->sfiles;
 	struct trans_recent *r;
 	struct op_sfile *sf;
-	unsigned i;
 
-	if (tr->cur.v.sfile)
-		return tr->cur.v.sfile;
+	if (tr->cur.v->sfile)
+		return tr->cur.v->sfile;
 	if (tr->recent_gen != tab->gen) {
 		/* a set was freed: any entry may dangle */
 		memset(tr->recent, 0, sizeof(tr->recent));
 		tr->recent_gen = tab->gen;
 	}
-	for (i = 0; i < TRANS_RECENT; i++) {
-		r = &tr->recent[i];
-		if (r->sf && trans_same_set_ctx(&r->v, &tr->cur.v)) {
-			sfile_touch(tab, r->sf);
-			tr->cur.v.sfile = r->sf;
-			tab->pinned = r->sf;
-			return r->sf;
-		}
+	r = &tr->recent[trans_recent_slot(tr->cur.v)];
+	if (r->sf && trans_same_set_ctx(&r->v, tr->cur.v)) {
+		sfile_touch(tab, r->sf);
+		tr->cur.v->sfile = r->sf;
+		tab->pinned = r->sf;
+		return r->sf;
 	}
-	sf = sfile_find(tab, &tr->cur.v);
-	tr->cur.v.sfile = sf;
+	sf = sfile_find(tab, tr->cur.v);
+	tr->cur.v->sfile = sf;
 	tab->pinned = sf;
 	if (sf && tr->recent_gen == tab->gen) {
-		r = &tr->recent[tr->recent_next++ % TRANS_RECENT];
-		r->v = tr->cur.v;
+		r->v = *tr->cur.v;
 		r->sf = sf;
 	}
 	return sf;
@@ -223,10 +231,10 @@ static void trans_arc(struct trans_ctx *tr, uint32_t counter)
 		return;
 	f = sfile_open_spec(tr->sfiles, sf, &spec);
 	if (f)
-		sfile_file_add(f, (tr->cur.v.pc << 32) | (to->pc & 0xffffffffu), 1);
+		sfile_file_add(f, (tr->cur.v->pc << 32) | (to->pc & 0xffffffffu), 1);
 }
 
-static void trans_sample(struct trans_ctx *tr, uint64_t offset, uint64_t counter64)
+static void trans_sample_slow(struct trans_ctx *tr, uint64_t offset, uint64_t counter64)
 {
 	uint32_t counter = (uint32_t)counter64;
 	struct op_sfile *sf;
@@ -235,15 +243,15 @@ static void trans_sample(struct trans_ctx *tr, uint64_t offset, uint64_t counter
 		tr->stats->v[STAT_LOST_BAD_COUNTER]++;
 		return;
 	}
-	if (tr->cur.v.in_kernel < 0 || !tr->cur.v.cookie) {
+	if (tr->cur.v->in_kernel < 0 || !tr->cur.v->cookie) {
 		tr->stats->v[STAT_LOST_NO_CONTEXT]++;
 		return;
 	}
-	tr->cur.v.pc = offset;
-	tr->cur.v.counter = counter;
+	tr->cur.v->pc = offset;
+	tr->cur.v->counter = counter;
 	if (tr->cur.tracing == TRACE_ON) {
 		trans_arc(tr, counter);
-		tr->cur.last = tr->cur.v;
+		tr->cur.last = *tr->cur.v;
 		return;
 	}
 	sf = trans_current_sfile(tr);
@@ -253,9 +261,34 @@ static void trans_sample(struct trans_ctx *tr, uint64_t offset, uint64_t counter
 	}
 	sfile_log(tr->sfiles, sf, counter, offset, 1);
 	if (tr->cur.tracing == TRACE_START) {
-		tr->cur.last = tr->cur.v;
+		tr->cur.last = *tr->cur.v;
 		tr->cur.tracing = TRACE_ON;
 	}
+}
+
+/*
+ * HOT. The common case inline: the set of the context is known (a context
+ * code clears it), no call chain is being walked, a core counter whose file
+ * is open: one odb update. Everything else takes trans_sample_slow().
+ */
+static inline void trans_sample(struct trans_ctx *tr, uint64_t offset, uint64_t counter64)
+{
+	struct op_trans_view *v = tr->cur.v;
+	struct op_sfile *sf = v->sfile;
+
+	if (__builtin_expect(sf && tr->cur.tracing == TRACE_OFF &&
+			     counter64 < tr->sfiles->cfg.nr_events, 1)) {
+		odb_t *db = &sf->files[counter64];
+
+		if (__builtin_expect(db->fd >= 0, 1)) {
+			v->pc = offset;
+			v->counter = (uint32_t)counter64;
+			if (odb_update_hot(db, offset, 1))
+				tr->stats->v[STAT_LOST_SAMPLEFILE]++;
+			return;
+		}
+	}
+	trans_sample_slow(tr, offset, counter64);
 }
 
 int trans_buffer(void *priv, const uint64_t *w, size_t n)
@@ -309,7 +342,7 @@ int trans_buffer(void *priv, const uint64_t *w, size_t n)
 			}
 			/* the handler sees the context of the preceding sample */
 			trans_current_sfile(tr);
-			if (e->desc.handler(e->priv, &tr->cur.v, args, nargs))
+			if (e->desc.handler(e->priv, tr->cur.v, args, nargs))
 				tr->stats->v[STAT_INCOMPLETE_CODE]++;
 		} else {
 			tr->stats->v[STAT_UNKNOWN_CODE]++;

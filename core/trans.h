@@ -17,7 +17,8 @@
 enum trans_tracing { TRACE_OFF, TRACE_START, TRACE_ON };
 
 struct transient {
-	struct op_trans_view v;     /* what plugins see; v.sfile is the current set */
+	struct op_trans_view *v;    /* what plugins see: the current cpu's view
+				     * (&cc->v); v->sfile is the current set */
 	enum trans_tracing tracing;
 	struct op_trans_view last;  /* previous frame of a call chain (arcs) */
 };
@@ -25,24 +26,32 @@ struct transient {
 struct trans_ctx;
 typedef void (*trans_core_handler)(struct trans_ctx *tr, const uint64_t *args);
 
-/* sets used recently, by context: a task's kernel and user samples alternate */
-#define TRANS_RECENT 4
+/*
+ * sets used recently, by context (direct-mapped on a hash of it): tasks
+ * come back, and a task's kernel and user samples alternate
+ */
+#define TRANS_RECENT 64
 struct trans_recent {
 	struct op_trans_view v;
 	struct op_sfile *sf; /* NULL: free slot */
 };
 
+/*
+ * The context of each cpu: a cpu code only moves cur.v to another one
+ * (samples of two CPUs interleave in time). spare serves before the first
+ * cpu code and for cpus >= EVB_MAX_CPU_CONTEXTS.
+ */
 struct trans_cpu_ctx {
 	struct op_trans_view v; /* the rest of a transient only matters while tracing */
-	uint64_t gen;           /* sfiles->gen when set aside: t.v.sfile valid if equal */
+	uint64_t gen;           /* sfiles->gen when left: v.sfile valid if equal */
 	bool valid;
 };
 
 struct trans_ctx {
 	struct transient cur;
-	struct trans_cpu_ctx cpu_ctx[EVB_MAX_CPU_CONTEXTS]; /* EVB_CPU_RESTORE */
+	struct trans_cpu_ctx *cc;  /* the context cur.v belongs to */
+	struct trans_cpu_ctx cpu_ctx[EVB_MAX_CPU_CONTEXTS], spare;
 	struct trans_recent recent[TRANS_RECENT];
-	unsigned recent_next;
 	uint64_t recent_gen;    /* sfiles->gen the entries are valid for */
 	struct sfile_table *sfiles;
 	const struct ext_registry *reg; /* plugin codes; may be NULL */

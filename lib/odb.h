@@ -123,6 +123,29 @@ struct opd_header *odb_header(odb_t *db);
  */
 int odb_update(odb_t *db, odb_key_t key, odb_value_t n);
 
+/*
+ * odb_update() for the sample path, inline: a key already in the file is
+ * counted here (no call into the library); anything else (a new key, a
+ * count about to saturate) goes to odb_update().
+ */
+static inline int odb_update_hot(odb_t *db, odb_key_t key, odb_value_t n)
+{
+	struct odb_node *nodes = db->nodes;
+	odb_index_t i;
+
+	for (i = db->hash[odb_hash(key, db->descr->size)]; i; i = nodes[i].next) {
+		if (nodes[i].key == key) {
+			odb_value_t v = nodes[i].value + n;
+
+			if (__builtin_expect(v < n, 0))
+				break;
+			nodes[i].value = v;
+			return 0;
+		}
+	}
+	return odb_update(db, key, n);
+}
+
 /* Used nodes: returns &nodes[1] and sets *count to current_size - 1. */
 const struct odb_node *odb_nodes(const odb_t *db, size_t *count);
 

@@ -51,8 +51,8 @@ static void test_core_codes(void **state)
 
 	(void)state;
 	trans_buffer(&f->tr, buf, N(buf));
-	assert_int_equal(f->tr.cur.v.tgid, 100);
-	assert_int_equal(f->tr.cur.v.cpu, 0);
+	assert_int_equal(f->tr.cur.v->tgid, 100);
+	assert_int_equal(f->tr.cur.v->cpu, 0);
 	sfile_close_all(&f->sft);
 
 	assert_int_equal(cfx_read(f, F_HOT, 0x10, &v, &hd), 2);
