@@ -178,8 +178,25 @@ SYNC_HOT void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uin
 	struct sync_cpu_ctx *c;
 	uint64_t a[3];
 
-	if (__builtin_expect(!s->have_cpu || s->cpu != cpu, 0))
-		sync_switch_cpu(s, cpu);
+	if (!s->have_cpu || s->cpu != cpu) {
+		struct op_emit *w = s->w;
+
+		/* samples of two CPUs interleave: going back to a known cpu, inline */
+		if (__builtin_expect(s->have_cpu && cpu < EVB_MAX_CPU_CONTEXTS &&
+				     s->cpu_ctx[cpu].valid && w->len + 4 <= w->cap, 1)) {
+			uint64_t *p = w->buf + w->len;
+
+			p[0] = EVB_ESCAPE;
+			p[1] = EVB_CPU_RESTORE;
+			p[2] = 1;
+			p[3] = cpu;
+			w->len += 4;
+			s->c = &s->cpu_ctx[cpu];
+			s->cpu = cpu;
+		} else {
+			sync_switch_cpu(s, cpu);
+		}
+	}
 	c = s->c;
 	if (!c->have_ctx || c->tid != tid || c->tgid != tgid || c->app != app) {
 		a[0] = tid;

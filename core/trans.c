@@ -27,7 +27,7 @@ static void code_ctx_switch(struct trans_ctx *tr, const uint64_t *a)
 }
 
 /* both cpu codes: the context of the cpu being left stays as it is */
-static void trans_enter(struct trans_ctx *tr, struct trans_cpu_ctx *c)
+static inline void trans_enter(struct trans_ctx *tr, struct trans_cpu_ctx *c)
 {
 	tr->cc->gen = tr->sfiles ? tr->sfiles->gen : 0;
 	tr->cc = c;
@@ -309,6 +309,20 @@ int trans_buffer(void *priv, const uint64_t *w, size_t n)
 			}
 			trans_sample(tr, w[i], w[i + 1]);
 			i += 2;
+			continue;
+		}
+		/* the most frequent code (two CPUs' samples interleave), inline */
+		if (n - i >= 4 && w[i + 1] == EVB_CPU_RESTORE && w[i + 2] == 1 &&
+		    w[i + 3] < EVB_MAX_CPU_CONTEXTS && tr->cpu_ctx[w[i + 3]].valid) {
+			struct trans_cpu_ctx *c = &tr->cpu_ctx[w[i + 3]];
+			struct sfile_table *tab = tr->sfiles;
+
+			trans_enter(tr, c);
+			if (!tab || c->gen != tab->gen)
+				c->v.sfile = NULL;
+			if (tab)
+				tab->pinned = c->v.sfile;
+			i += 4;
 			continue;
 		}
 		if (n - i < 3) {
