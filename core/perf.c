@@ -126,30 +126,30 @@ static uint64_t mono_clock(void *arg)
 /* delivery                                                            */
 /* ------------------------------------------------------------------ */
 
-static void deliver_raw(void *arg, const void *rec, uint64_t time)
+static void count_undelivered(struct perf_session *s, enum pdec_status st)
 {
-	struct perf_session *s = arg;
-	struct op_record r;
-	enum pdec_status st = pdec_decode(&s->dec, rec, &r);
-
-	(void)time;
 	switch (st) {
 	case PDEC_OK:
 		break;
 	case PDEC_UNKNOWN_ID:
 		s->st.unknown_ids++;
-		return;
+		break;
 	case PDEC_SKIP:
 		s->st.skipped_types++;
-		return;
+		break;
 	case PDEC_UNKNOWN_TYPE:
 		s->st.unknown_types++;
-		return;
+		break;
 	default:
 		s->st.bad_records++;
-		return;
+		break;
 	}
-	switch (r.type) {
+}
+
+/* per-type counters (deliver_raw counts samples itself) */
+static void count_sideband(struct perf_session *s, const struct op_record *r)
+{
+	switch (r->type) {
 	case OP_REC_SAMPLE:
 		s->st.samples++;
 		break;
@@ -167,7 +167,7 @@ static void deliver_raw(void *arg, const void *rec, uint64_t time)
 		break;
 	case OP_REC_LOST:
 		s->st.lost_records++;
-		s->st.lost += r.lost.lost;
+		s->st.lost += r->lost.lost;
 		break;
 	case OP_REC_THROTTLE:
 		s->st.throttle++;
@@ -179,6 +179,21 @@ static void deliver_raw(void *arg, const void *rec, uint64_t time)
 		s->st.ksymbols++;
 		break;
 	}
+}
+
+static inline void deliver_one(struct perf_session *s, const void *rec)
+{
+	struct op_record r;
+	enum pdec_status st = pdec_decode_fast(&s->dec, rec, &r);
+
+	if (__builtin_expect(st != PDEC_OK, 0)) {
+		count_undelivered(s, st);
+		return;
+	}
+	if (__builtin_expect(r.type == OP_REC_SAMPLE, 1))
+		s->st.samples++;
+	else
+		count_sideband(s, &r);
 	if (r.time < s->last_delivered)
 		s->st.out_of_order++;
 	else
@@ -186,6 +201,28 @@ static void deliver_raw(void *arg, const void *rec, uint64_t time)
 	s->st.records++;
 	if (s->cfg.deliver && s->cfg.deliver(s->cfg.arg, &r) < 0)
 		s->st.deliver_errors++;
+}
+
+/* pq_deliver_fn for forced flushes */
+static void deliver_raw(void *arg, const void *rec, uint64_t time)
+{
+	(void)time;
+	deliver_one(arg, rec);
+}
+
+/* Deliver the queued records with time <= @wm, in order; returns how many. */
+static size_t deliver_to(struct perf_session *s, uint64_t wm)
+{
+	size_t nr, n = 0;
+	const struct pq_entry *e;
+
+	if (!s->q.nr)
+		return 0;
+	e = pq_sorted(&s->q, &nr);
+	while (n < nr && e[n].time <= wm)
+		deliver_one(s, e[n++].rec);
+	pq_consume(&s->q, n);
+	return n;
 }
 
 static int queue_ready(struct perf_session *s)
@@ -214,20 +251,98 @@ static int queue_ready(struct perf_session *s)
 	return 0;
 }
 
-/* Copy the records of @sp into the queue; @pr is the ring or NULL (synth/replay data). */
-static void enqueue_span(struct perf_session *s, struct ring_span *sp, struct perf_ring *pr)
+/*
+ * The hot loop of enqueue_span: whole SAMPLE records lying in the first
+ * part of @sp, queued by reference while entry slots last (the queue's
+ * fields stay in registers). Stops before the first record that needs more
+ * care (another type, a size only ring_span_next can judge, a full queue).
+ * Returns false when it queued nothing; else *last is the last time queued.
+ */
+static bool enqueue_samples(struct pq *q, struct ring_span *sp, uint64_t *last)
 {
-	const void *rec;
-	bool wrapped;
-	enum ring_next_status ns;
+	struct pq_entry *e0 = q->ent + q->nr, *e = e0, *elim = q->ent + q->cap_ent;
+	const uint8_t *p, *end;
+	uint64_t prev = q->nr ? e[-1].time : 0;
+	bool down = false;
 
-	while ((ns = ring_span_next(sp, s->scratch, &rec, &wrapped)) == RING_REC) {
-		const struct perf_event_header *h = rec;
-		uint64_t t;
+	if (sp->off >= sp->n1)
+		return false;
+	p = sp->p1 + sp->off;
+	end = sp->p1 + sp->n1;
+	while (e < elim && end - p >= (ptrdiff_t)sizeof(struct perf_event_header)) {
+		uint64_t hdr, t;
+		size_t size;
 
+		memcpy(&hdr, p, sizeof(hdr)); /* type:32 misc:16 size:16 */
+		size = (size_t)(hdr >> 48);
+		if ((uint32_t)hdr != PERF_RECORD_SAMPLE ||
+		    ((size & 7) | (size < PDEC_SAMPLE_TIME_OFF + 8) | (size > (size_t)(end - p))))
+			break;
+		memcpy(&t, p + PDEC_SAMPLE_TIME_OFF, sizeof(t));
+		e->time = t;
+		e->rec = p;
+		e++;
+		down |= t < prev;
+		prev = t;
+		p += size;
+	}
+	if (e == e0)
+		return false;
+	/* rings are nearly sorted: keep the sorted prefix growing when we can */
+	if (q->sorted == q->nr && !down)
+		q->sorted += (size_t)(e - e0);
+	q->nr += (size_t)(e - e0);
+	sp->off = (size_t)(p - sp->p1);
+	*last = prev;
+	return true;
+}
+
+/*
+ * Queue the records of @sp; @pr is the ring or NULL (synth/replay data).
+ * With @copy they are copied into the queue's arena (the caller's buffer
+ * goes away); otherwise the queue points at them, which the caller keeps
+ * valid until they are delivered or pq_detach ran (a ring is released only
+ * after that; a replay mapping lives for the whole run). Records that
+ * wrapped the ring end (in s->scratch) are always copied.
+ */
+static void enqueue_span(struct perf_session *s, struct ring_span *sp, bool copy,
+			 struct perf_ring *pr)
+{
+	struct pq *q = &s->q;
+	uint64_t t, last = 0;
+	bool got = false;
+
+	for (;;) {
+		const struct perf_event_header *h;
+		const void *rec;
+		bool wrapped = false;
+
+		if (!copy && enqueue_samples(q, sp, &last))
+			got = true;
+		/* the next record, whatever it is: inline: a whole, plausible record in the first part */
+		if (sp->off + sizeof(*h) <= sp->n1) {
+			h = (const void *)(sp->p1 + sp->off);
+			if (h->size >= sizeof(*h) && !(h->size & 7) && h->size <= sp->n1 - sp->off) {
+				rec = h;
+				sp->off += h->size;
+				goto have;
+			}
+		}
+		switch (ring_span_next(sp, s->scratch, &rec, &wrapped)) {
+		case RING_REC:
+			break;
+		case RING_BAD:
+			s->st.resyncs++;
+			s->st.bad_records++;
+			goto out;
+		default:
+			goto out;
+		}
+		h = rec;
 		if (wrapped)
 			s->st.wrapped++;
-		switch (pdec_classify(&s->dec, rec, &t)) {
+have:
+		switch (pdec_classify_fast(&s->dec, rec, &t)) {
 		case PDEC_OK:
 			break;
 		case PDEC_SKIP:
@@ -240,20 +355,28 @@ static void enqueue_span(struct perf_session *s, struct ring_span *sp, struct pe
 			s->st.bad_records++;
 			continue;
 		}
-		while (!pq_fits(&s->q, h->size)) {
-			size_t half = s->q.nr / 2 ? s->q.nr / 2 : 1;
+		if (__builtin_expect(copy || wrapped, 0)) {
+			while (!pq_fits(q, h->size)) {
+				size_t half = q->nr / 2 ? q->nr / 2 : 1;
 
-			s->st.queue_forced += pq_flush(&s->q, UINT64_MAX, half, deliver_raw, s);
+				s->st.queue_forced += pq_flush(q, UINT64_MAX, half, deliver_raw, s);
+			}
+			pq_push(q, rec, h->size, t);
+		} else {
+			while (!pq_fits_ref(q)) {
+				size_t half = q->nr / 2 ? q->nr / 2 : 1;
+
+				s->st.queue_forced += pq_flush(q, UINT64_MAX, half, deliver_raw, s);
+			}
+			pq_push_ref(q, rec, t);
 		}
-		pq_push(&s->q, rec, h->size, t);
-		if (pr) {
-			pr->got = true;
-			pr->last_time = t;
-		}
+		got = true;
+		last = t;
 	}
-	if (ns == RING_BAD) {
-		s->st.resyncs++;
-		s->st.bad_records++;
+out:
+	if (pr && got) {
+		pr->got = true;
+		pr->last_time = last;
 	}
 }
 
@@ -272,7 +395,7 @@ static void record_chunk(struct perf_session *s, uint32_t type, uint64_t a, uint
 
 static void flush_to(struct perf_session *s, uint64_t wm)
 {
-	if (pq_flush(&s->q, wm, SIZE_MAX, deliver_raw, s))
+	if (deliver_to(s, wm))
 		record_chunk(s, REPLAY_ROUND, wm, 0, NULL, 0, NULL, 0);
 }
 
@@ -297,9 +420,9 @@ int perf_round(struct perf_session *s)
 		if (n) {
 			s->st.bytes += n;
 			record_chunk(s, REPLAY_DATA, i, n, sp.p1, sp.n1, sp.p2, sp.n2);
-			enqueue_span(s, &sp, pr);
+			/* by reference: the ring is released only after pq_detach below */
+			enqueue_span(s, &sp, false, pr);
 		}
-		ring_end(&pr->r);
 		if (pr->got)
 			bound = pr->last_time;
 		else if (s->clock_ok)
@@ -311,6 +434,10 @@ int perf_round(struct perf_session *s)
 			wm = bound;
 	}
 	flush_to(s, wm);
+	/* what stays queued moves out of the rings before the kernel may reuse them */
+	s->st.queue_forced += pq_detach(&s->q, deliver_raw, s);
+	for (i = 0; i < s->nr_rings; i++)
+		ring_end(&s->rings[i].r);
 	s->st.rounds++;
 	return 0;
 }
@@ -323,7 +450,7 @@ int perf_add_synth(struct perf_session *s, const void *recs, size_t len)
 	if (err)
 		return err;
 	record_chunk(s, REPLAY_DATA, REPLAY_RING_SYNTH, len, recs, len, NULL, 0);
-	enqueue_span(s, &sp, NULL);
+	enqueue_span(s, &sp, true, NULL);
 	return 0;
 }
 
@@ -566,11 +693,12 @@ static int replay_run(struct perf_session *s)
 				return -EINVAL;
 			}
 			s->st.bytes += c.len;
-			enqueue_span(s, &sp, NULL);
+			/* by reference: the mapping stays until the final flush */
+			enqueue_span(s, &sp, false, NULL);
 			break;
 		}
 		case REPLAY_ROUND:
-			pq_flush(&s->q, c.a, SIZE_MAX, deliver_raw, s);
+			deliver_to(s, c.a);
 			s->st.rounds++;
 			break;
 		case REPLAY_LOST:
@@ -580,7 +708,7 @@ static int replay_run(struct perf_session *s)
 	}
 	if (ret < 0)
 		return ret;
-	pq_flush(&s->q, UINT64_MAX, SIZE_MAX, deliver_raw, s);
+	deliver_to(s, UINT64_MAX);
 	return 0;
 }
 

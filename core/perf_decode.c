@@ -52,6 +52,7 @@ void pdec_free(struct pdec *d)
 	free(d->ids);
 	d->ids = NULL;
 	d->ids_cap = d->nr_ids = 0;
+	memset(d->idc, 0, sizeof(d->idc));
 }
 
 int pdec_add_event(struct pdec *d, const struct pdec_event *e)
@@ -118,8 +119,15 @@ static int ids_grow(struct pdec *d)
 	return 0;
 }
 
+/* the cache slot of @id; it is filled only when free, so it never disagrees with ids[] */
+static inline struct pdec_idc *idc_slot(const struct pdec *d, uint64_t id)
+{
+	return (struct pdec_idc *)&d->idc[id % PDEC_ID_CACHE];
+}
+
 int pdec_add_id(struct pdec *d, uint64_t id, unsigned ev)
 {
+	struct pdec_idc *c;
 	size_t s;
 
 	if (ev >= d->nr_events)
@@ -129,6 +137,14 @@ int pdec_add_id(struct pdec *d, uint64_t id, unsigned ev)
 
 		if (err)
 			return err;
+	}
+	c = idc_slot(d, id);
+	if (!c->ev1 || c->id == id) {
+		c->id = id;
+		c->ev1 = ev + 1;
+		c->counter = d->events[ev].counter;
+		c->source = d->events[ev].source;
+		c->base = d->events[ev].sample_type == PDEC_BASE_SAMPLE_TYPE;
 	}
 	s = id_slot(id, d->ids_cap - 1);
 	while (d->ids[s].ev != UINT32_MAX) {
@@ -144,7 +160,7 @@ int pdec_add_id(struct pdec *d, uint64_t id, unsigned ev)
 	return 0;
 }
 
-const struct pdec_event *pdec_lookup(const struct pdec *d, uint64_t id)
+static const struct pdec_event *lookup_slow(const struct pdec *d, uint64_t id)
 {
 	size_t s;
 
@@ -157,6 +173,20 @@ const struct pdec_event *pdec_lookup(const struct pdec *d, uint64_t id)
 		s = (s + 1) & (d->ids_cap - 1);
 	}
 	return NULL;
+}
+
+static inline const struct pdec_event *lookup(const struct pdec *d, uint64_t id)
+{
+	const struct pdec_idc *c = &d->idc[id % PDEC_ID_CACHE];
+
+	if (c->ev1 && c->id == id)
+		return &d->events[c->ev1 - 1];
+	return lookup_slow(d, id);
+}
+
+const struct pdec_event *pdec_lookup(const struct pdec *d, uint64_t id)
+{
+	return lookup(d, id);
 }
 
 static bool delivered_type(uint32_t type)
@@ -184,8 +214,7 @@ static enum pdec_status skipped_or_unknown(uint32_t type)
 	return type >= 1 && type <= PDEC_RECORD_LAST_KNOWN ? PDEC_SKIP : PDEC_UNKNOWN_TYPE;
 }
 
-/* offset of the time field of a SAMPLE: after IDENTIFIER, IP, TID */
-#define SAMPLE_TIME_OFF (8 + 8 + 8 + 8)
+#define SAMPLE_TIME_OFF PDEC_SAMPLE_TIME_OFF
 
 enum pdec_status pdec_classify(const struct pdec *d, const void *rec, uint64_t *time)
 {
@@ -215,7 +244,7 @@ static enum pdec_status decode_sample(const struct pdec *d, const uint8_t *p, si
 	struct op_perf_sample *s = &out->sample;
 	const struct pdec_event *ev;
 	const uint8_t *q = p + sizeof(*h), *end = p + size;
-	uint64_t st, n;
+	uint64_t st, n, id;
 
 #define NEED(bytes)                                      \
 	do {                                             \
@@ -224,17 +253,33 @@ static enum pdec_status decode_sample(const struct pdec *d, const uint8_t *p, si
 	} while (0)
 
 	NEED(8);
-	s->id = ld64(q);
+	id = ld64(q);
 	q += 8;
-	ev = pdec_lookup(d, s->id);
+	ev = lookup(d, id);
 	if (!ev)
 		return PDEC_UNKNOWN_ID;
 	st = ev->sample_type;
 	s->size = sizeof(*s);
 	s->misc = h->misc;
 	s->cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	s->id = id;
 	s->source = ev->source;
+	s->addr = 0;
+	s->nr_callchain = 0;
+	s->callchain = NULL;
+	s->raw_size = 0;
+	s->raw = NULL;
 	out->counter = ev->counter;
+	/* the common case: IDENTIFIER IP TID TIME CPU PERIOD at fixed offsets */
+	if (st == PDEC_BASE_SAMPLE_TYPE && size >= PDEC_BASE_SAMPLE_SIZE) {
+		s->ip = ld64(p + 16);
+		s->pid = ld32(p + 24);
+		s->tid = ld32(p + 28);
+		s->time = ld64(p + 32);
+		s->cpu = ld32(p + 40);
+		s->period = ld64(p + 48);
+		goto done;
+	}
 	/* IP, TID, TIME are guaranteed by PDEC_BASE_SAMPLE_TYPE */
 	NEED(24);
 	s->ip = ld64(q);
@@ -304,6 +349,7 @@ static enum pdec_status decode_sample(const struct pdec *d, const uint8_t *p, si
 	}
 	/* later fields (branch stack, regs, ...) are not used */
 #undef NEED
+done:
 	out->type = OP_REC_SAMPLE;
 	out->time = s->time;
 	out->cpu = s->cpu;
@@ -324,13 +370,13 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 	const uint8_t *q = p + sizeof(*h), *end;
 	size_t body;
 
-	memset(out, 0, sizeof(*out));
 	if (size < sizeof(*h))
 		return PDEC_BAD;
 	if (h->type == PERF_RECORD_SAMPLE)
 		return decode_sample(d, p, size, out);
 	if (!delivered_type(h->type))
 		return skipped_or_unknown(h->type);
+	memset(out, 0, sizeof(*out));
 	if (size < sizeof(*h) + d->trailer_size)
 		return PDEC_BAD;
 	end = p + size - d->trailer_size; /* body is [q, end) */

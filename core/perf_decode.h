@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <linux/perf_event.h>
 
@@ -41,6 +42,17 @@ struct pdec_id {
 	uint32_t ev;  /* index into events[]; UINT32_MAX = empty slot */
 };
 
+/* direct-mapped front of the id table: slot id % PDEC_ID_CACHE */
+#define PDEC_ID_CACHE 256
+
+struct pdec_idc {
+	uint64_t id;
+	uint32_t ev1;     /* index into events[] + 1; 0 = empty (ids[] has the answer) */
+	uint32_t counter; /* events[ev1 - 1].counter */
+	uint32_t source;  /* events[ev1 - 1].source */
+	bool base;        /* its sample_type is exactly PDEC_BASE_SAMPLE_TYPE */
+};
+
 struct pdec {
 	struct pdec_event events[PDEC_MAX_EVENTS];
 	unsigned nr_events;
@@ -50,6 +62,8 @@ struct pdec {
 	unsigned trailer_cpu;   /* offset of {cpu,res} inside the trailer */
 	struct pdec_id *ids;    /* open addressing, power-of-two capacity */
 	size_t ids_cap, nr_ids;
+	/* ids are small sequential numbers: most hit this without hashing */
+	struct pdec_idc idc[PDEC_ID_CACHE];
 };
 
 enum pdec_status {
@@ -82,10 +96,78 @@ const struct pdec_event *pdec_lookup(const struct pdec *d, uint64_t id);
  */
 enum pdec_status pdec_classify(const struct pdec *d, const void *rec, uint64_t *time);
 
+/* offset of a SAMPLE's time: IDENTIFIER, IP and TID come first (PDEC_BASE_SAMPLE_TYPE) */
+#define PDEC_SAMPLE_TIME_OFF 32
+
+/* pdec_classify with the SAMPLE case inline (the hot path of the merge) */
+static inline enum pdec_status pdec_classify_fast(const struct pdec *d, const void *rec,
+						  uint64_t *time)
+{
+	const struct perf_event_header *h = rec;
+
+	if (h->type == PERF_RECORD_SAMPLE && h->size >= PDEC_SAMPLE_TIME_OFF + 8) {
+		memcpy(time, (const uint8_t *)rec + PDEC_SAMPLE_TIME_OFF, sizeof(*time));
+		return PDEC_OK;
+	}
+	return pdec_classify(d, rec, time);
+}
+
 /*
  * Decode @rec into @out. Pointers in @out (filename, comm, callchain, raw,
- * name) point into @rec. No allocation.
+ * name) point into @rec. No allocation. On PDEC_OK every field of the
+ * record's type is set (absent ones 0/NULL); other union members and
+ * padding are left as they were.
  */
 enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_record *out);
+
+/* bytes of a SAMPLE of PDEC_BASE_SAMPLE_TYPE: header, IDENTIFIER IP TID TIME CPU PERIOD */
+#define PDEC_BASE_SAMPLE_SIZE (8 + 6 * 8)
+
+#define PDEC_SAMPLE_AT(field, off) \
+	_Static_assert(offsetof(struct op_perf_sample, field) == (off), \
+		       "op_perf_sample." #field " is not where pdec_decode_fast copies it")
+PDEC_SAMPLE_AT(id, 8);
+PDEC_SAMPLE_AT(ip, 16);
+PDEC_SAMPLE_AT(pid, 24);
+PDEC_SAMPLE_AT(tid, 28);
+PDEC_SAMPLE_AT(time, 32);
+PDEC_SAMPLE_AT(cpu, 40);
+PDEC_SAMPLE_AT(source, 44);
+PDEC_SAMPLE_AT(period, 48);
+PDEC_SAMPLE_AT(addr, 56);
+#undef PDEC_SAMPLE_AT
+
+/*
+ * pdec_decode with the common case inline: a SAMPLE of an event whose
+ * sample_type is exactly PDEC_BASE_SAMPLE_TYPE (fixed offsets).
+ */
+static inline enum pdec_status pdec_decode_fast(const struct pdec *d, const void *rec,
+						struct op_record *out)
+{
+	const uint8_t *p = rec;
+	const struct perf_event_header *h = rec;
+	const struct pdec_idc *c;
+	struct op_perf_sample *s = &out->sample;
+	uint64_t id;
+
+	if (h->type != PERF_RECORD_SAMPLE || h->size < PDEC_BASE_SAMPLE_SIZE)
+		return pdec_decode(d, rec, out);
+	memcpy(&id, p + 8, 8);
+	c = &d->idc[id % PDEC_ID_CACHE];
+	if (!c->base || c->id != id)
+		return pdec_decode(d, rec, out);
+	out->type = OP_REC_SAMPLE;
+	out->counter = c->counter;
+	s->size = sizeof(*s);
+	s->misc = h->misc;
+	s->cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	/* id ip pid tid time cpu (res) period: the record's layout (asserted below) */
+	memcpy(&s->id, p + 8, PDEC_BASE_SAMPLE_SIZE - 8);
+	s->source = c->source;
+	memset(&s->addr, 0, sizeof(*s) - offsetof(struct op_perf_sample, addr));
+	out->time = s->time;
+	out->cpu = s->cpu;
+	return PDEC_OK;
+}
 
 #endif /* OP_CORE_PERF_DECODE_H */

@@ -1,8 +1,9 @@
 /*
  * perf_queue.c - bounded, pre-allocated time-ordering queue for raw perf
- * records. Records are copied into an arena; a flush sorts the entries,
- * hands out the prefix up to the watermark and compacts the rest into the
- * second arena. Nothing is allocated after pq_init.
+ * records. Entries point at records: in place (replay mapping, unreleased
+ * ring) or copied into an arena. A flush sorts the entries (stable), hands
+ * out the prefix up to the watermark and compacts the rest, copying arena
+ * records into the second arena. Nothing is allocated after pq_init.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -47,38 +48,42 @@ bool pq_fits(const struct pq *q, size_t len)
 
 void pq_push(struct pq *q, const void *rec, size_t len, uint64_t time)
 {
-	struct pq_entry *e = &q->ent[q->nr];
+	uint8_t *dst = q->arena[q->cur] + q->used;
 
-	memcpy(q->arena[q->cur] + q->used, rec, len);
-	e->time = time;
-	e->seq = q->seq++;
-	e->off = (uint32_t)q->used;
-	e->len = (uint32_t)len;
+	memcpy(dst, rec, len);
 	q->used += len;
-	/* rings are nearly sorted: keep the sorted prefix growing when we can */
-	if (q->sorted == q->nr &&
-	    (q->nr == 0 || q->ent[q->nr - 1].time <= time))
-		q->sorted++;
-	q->nr++;
+	pq_push_ref(q, dst, time);
 }
 
-static inline bool before(const struct pq_entry *x, const struct pq_entry *y)
+/* bytes of the queued record @rec: its perf_event_header.size */
+static inline size_t rec_len(const uint8_t *rec)
 {
-	return x->time < y->time || (x->time == y->time && x->seq < y->seq);
+	uint16_t size;
+
+	memcpy(&size, rec + 6, sizeof(size));
+	return size;
 }
 
-/* end of the ascending run starting at @i */
+static inline bool in_arena(const struct pq *q, const uint8_t *rec)
+{
+	uintptr_t a = (uintptr_t)q->arena[q->cur], p = (uintptr_t)rec;
+
+	return p >= a && p - a < q->cap_bytes;
+}
+
+/* end of the ascending run starting at @i (equal times continue a run) */
 static size_t run_end(const struct pq_entry *a, size_t i, size_t n)
 {
-	while (i + 1 < n && !before(&a[i + 1], &a[i]))
+	while (i + 1 < n && a[i + 1].time >= a[i].time)
 		i++;
 	return i + 1;
 }
 
 /*
- * Natural merge sort into the pre-allocated tmp array: the queue holds one
- * sorted run per ring chunk plus the sorted leftover of the last round, so
- * this is O(n log runs) and allocation-free (qsort may malloc).
+ * Stable natural merge sort into the pre-allocated tmp array: the queue
+ * holds one sorted run per ring chunk plus the sorted leftover of the last
+ * round, so this is O(n log runs) and allocation-free (qsort may malloc).
+ * Ties take the left (earlier arrived) run, which keeps arrival order.
  */
 static void sort_entries(struct pq *q)
 {
@@ -93,11 +98,11 @@ static void sort_entries(struct pq *q)
 			size_t x = i, y = m, o = i;
 
 			while (x < m && y < e)
-				b[o++] = before(&a[y], &a[x]) ? a[y++] : a[x++];
-			while (x < m)
-				b[o++] = a[x++];
-			while (y < e)
-				b[o++] = a[y++];
+				b[o++] = a[y].time < a[x].time ? a[y++] : a[x++];
+			if (x < m)
+				memcpy(b + o, a + x, (m - x) * sizeof(*a));
+			else if (y < e)
+				memcpy(b + o, a + y, (e - y) * sizeof(*a));
 			runs++;
 			i = e;
 		}
@@ -110,37 +115,93 @@ static void sort_entries(struct pq *q)
 	}
 }
 
-size_t pq_flush(struct pq *q, uint64_t watermark, size_t max, pq_deliver_fn fn, void *arg)
+/*
+ * Drop the first @n entries, keeping the order of the rest; arena records
+ * (with @all: every record) are copied into the other arena, which becomes
+ * the current one. The caller made sure they fit.
+ */
+static void compact(struct pq *q, size_t n, bool all)
 {
-	const uint8_t *src;
-	uint8_t *dst;
-	size_t n = 0, i, used = 0;
+	uint8_t *dst = q->arena[q->cur ^ 1];
+	size_t used = 0, i, k = q->nr - n;
 
-	if (!q->nr)
-		return 0;
+	for (i = 0; i < k; i++) {
+		struct pq_entry e = q->ent[n + i];
+
+		if (all || in_arena(q, e.rec)) {
+			size_t len = rec_len(e.rec);
+
+			memcpy(dst + used, e.rec, len);
+			e.rec = dst + used;
+			used += len;
+		}
+		q->ent[i] = e;
+	}
+	q->nr = k;
+	q->sorted = k;
+	q->used = used;
+	q->cur ^= 1;
+}
+
+static void sort_if_needed(struct pq *q)
+{
 	if (q->sorted < q->nr)
 		sort_entries(q);
 	q->sorted = q->nr;
-	src = q->arena[q->cur];
-	while (n < q->nr && n < max && q->ent[n].time <= watermark) {
-		fn(arg, src + q->ent[n].off, q->ent[n].time);
+}
+
+const struct pq_entry *pq_sorted(struct pq *q, size_t *nr)
+{
+	sort_if_needed(q);
+	*nr = q->nr;
+	return q->ent;
+}
+
+void pq_consume(struct pq *q, size_t n)
+{
+	if (n == 0)
+		return;
+	if (n >= q->nr) {
+		q->nr = q->sorted = q->used = 0;
+		return;
+	}
+	compact(q, n, false);
+}
+
+size_t pq_flush(struct pq *q, uint64_t watermark, size_t max, pq_deliver_fn fn, void *arg)
+{
+	const struct pq_entry *e;
+	size_t n = 0, lim, nr;
+
+	if (!q->nr)
+		return 0;
+	e = pq_sorted(q, &nr);
+	lim = nr < max ? nr : max;
+	while (n < lim && e[n].time <= watermark) {
+		fn(arg, e[n].rec, e[n].time);
 		n++;
 	}
-	if (n == 0)
-		return 0;
-	/* compact what stays into the other arena, keeping entry order */
-	dst = q->arena[q->cur ^ 1];
-	for (i = n; i < q->nr; i++) {
-		struct pq_entry *e = &q->ent[i - n];
+	pq_consume(q, n);
+	return n;
+}
 
-		*e = q->ent[i];
-		memcpy(dst + used, src + e->off, e->len);
-		e->off = (uint32_t)used;
-		used += e->len;
+size_t pq_detach(struct pq *q, pq_deliver_fn fn, void *arg)
+{
+	size_t need = 0, n = 0, i, refs = 0;
+
+	for (i = 0; i < q->nr; i++) {
+		need += rec_len(q->ent[i].rec);
+		refs += !in_arena(q, q->ent[i].rec);
 	}
-	q->nr -= n;
-	q->sorted = q->nr;
-	q->used = used;
-	q->cur ^= 1;
+	if (!refs)
+		return 0;
+	sort_if_needed(q);
+	/* everything moves to the other arena: deliver the oldest until it fits */
+	while (need > q->cap_bytes && n < q->nr) {
+		fn(arg, q->ent[n].rec, q->ent[n].time);
+		need -= rec_len(q->ent[n].rec);
+		n++;
+	}
+	compact(q, n, true);
 	return n;
 }
