@@ -263,7 +263,6 @@ static bool enqueue_samples(struct pq *q, struct ring_span *sp, uint64_t *last)
 	struct pq_entry *e0 = q->ent + q->nr, *e = e0, *elim = q->ent + q->cap_ent;
 	const uint8_t *p, *end;
 	uint64_t prev = q->nr ? e[-1].time : 0;
-	bool down = false;
 
 	if (sp->off >= sp->n1)
 		return false;
@@ -279,19 +278,19 @@ static bool enqueue_samples(struct pq *q, struct ring_span *sp, uint64_t *last)
 		    ((size & 7) | (size < PDEC_SAMPLE_TIME_OFF + 8) | (size > (size_t)(end - p))))
 			break;
 		memcpy(&t, p + PDEC_SAMPLE_TIME_OFF, sizeof(t));
+		if (__builtin_expect(t < prev, 0) && e != q->ent) {
+			q->nr = (size_t)(e - q->ent);
+			pq_new_run(q); /* rings are sorted but for rare exceptions */
+		}
 		e->time = t;
 		e->rec = p;
 		e++;
-		down |= t < prev;
 		prev = t;
 		p += size;
 	}
 	if (e == e0)
 		return false;
-	/* rings are nearly sorted: keep the sorted prefix growing when we can */
-	if (q->sorted == q->nr && !down)
-		q->sorted += (size_t)(e - e0);
-	q->nr += (size_t)(e - e0);
+	q->nr = (size_t)(e - q->ent);
 	sp->off = (size_t)(p - sp->p1);
 	*last = prev;
 	return true;

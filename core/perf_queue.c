@@ -79,30 +79,70 @@ static size_t run_end(const struct pq_entry *a, size_t i, size_t n)
 	return i + 1;
 }
 
+/* Merge the sorted a[i..m) and a[m..e) into b[i..e); ties take the left run. */
+static void merge(const struct pq_entry *a, struct pq_entry *b, size_t i, size_t m, size_t e)
+{
+	size_t x = i, y = m, o = i;
+
+	while (x < m && y < e) {
+		bool right = a[y].time < a[x].time;
+
+		b[o++] = *(right ? &a[y] : &a[x]);
+		y += right;
+		x += !right;
+	}
+	if (x < m)
+		memcpy(b + o, a + x, (m - x) * sizeof(*a));
+	else if (y < e)
+		memcpy(b + o, a + y, (e - y) * sizeof(*a));
+}
+
 /*
- * Stable natural merge sort into the pre-allocated tmp array: the queue
- * holds one sorted run per ring chunk plus the sorted leftover of the last
- * round, so this is O(n log runs) and allocation-free (qsort may malloc).
- * Ties take the left (earlier arrived) run, which keeps arrival order.
+ * Stable merge sort of the sorted runs into the pre-allocated tmp array:
+ * the queue holds one sorted run per ring chunk plus the sorted leftover of
+ * the last round, so this is O(n log runs) and allocation-free (qsort may
+ * malloc). Ties take the left (earlier arrived) run: arrival order is kept.
+ * The run starts are known from the pushes unless there were too many.
  */
 static void sort_entries(struct pq *q)
 {
 	struct pq_entry *a = q->ent, *b = q->tmp;
-	size_t n = q->nr;
+	size_t n = q->nr, bound[PQ_MAX_RUNS + 2], k = 0, i;
 
+	if (!q->runs_lost) {
+		bound[k++] = 0;
+		for (i = 0; i < q->nr_runs; i++)
+			bound[k++] = q->runs[i];
+		bound[k++] = n;
+		/* k - 1 runs; each pass merges neighbours and halves them */
+		while (k > 2) {
+			size_t j = 0;
+
+			for (i = 0; i + 2 < k; i += 2) {
+				merge(a, b, bound[i], bound[i + 1], bound[i + 2]);
+				bound[j++] = bound[i];
+			}
+			if (i + 1 < k) { /* an odd run out */
+				memcpy(b + bound[i], a + bound[i], (bound[i + 1] - bound[i]) * sizeof(*a));
+				bound[j++] = bound[i];
+			}
+			bound[j++] = n;
+			k = j;
+			q->ent = b;
+			q->tmp = a;
+			a = q->ent;
+			b = q->tmp;
+		}
+		return;
+	}
 	for (;;) {
-		size_t i = 0, runs = 0;
+		size_t runs = 0;
 
+		i = 0;
 		while (i < n) {
 			size_t m = run_end(a, i, n), e = m < n ? run_end(a, m, n) : m;
-			size_t x = i, y = m, o = i;
 
-			while (x < m && y < e)
-				b[o++] = a[y].time < a[x].time ? a[y++] : a[x++];
-			if (x < m)
-				memcpy(b + o, a + x, (m - x) * sizeof(*a));
-			else if (y < e)
-				memcpy(b + o, a + y, (e - y) * sizeof(*a));
+			merge(a, b, i, m, e);
 			runs++;
 			i = e;
 		}
@@ -138,16 +178,18 @@ static void compact(struct pq *q, size_t n, bool all)
 		q->ent[i] = e;
 	}
 	q->nr = k;
-	q->sorted = k;
+	q->nr_runs = 0;
+	q->runs_lost = false;
 	q->used = used;
 	q->cur ^= 1;
 }
 
 static void sort_if_needed(struct pq *q)
 {
-	if (q->sorted < q->nr)
+	if (q->nr_runs || q->runs_lost)
 		sort_entries(q);
-	q->sorted = q->nr;
+	q->nr_runs = 0;
+	q->runs_lost = false;
 }
 
 const struct pq_entry *pq_sorted(struct pq *q, size_t *nr)
@@ -162,7 +204,9 @@ void pq_consume(struct pq *q, size_t n)
 	if (n == 0)
 		return;
 	if (n >= q->nr) {
-		q->nr = q->sorted = q->used = 0;
+		q->nr = q->used = 0;
+		q->nr_runs = 0;
+		q->runs_lost = false;
 		return;
 	}
 	compact(q, n, false);

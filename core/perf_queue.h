@@ -18,6 +18,9 @@ struct pq_entry {
 	const uint8_t *rec;  /* into the arena, or caller memory (pq_push_ref) */
 };
 
+/* sorted runs whose starts are remembered; beyond, the sort finds them itself */
+#define PQ_MAX_RUNS 256
+
 struct pq {
 	uint8_t *arena[2];      /* copies live in arena[cur]; compaction copies to the other */
 	unsigned cur;
@@ -25,7 +28,10 @@ struct pq {
 	struct pq_entry *ent;
 	struct pq_entry *tmp;   /* merge sort scratch, cap_ent entries */
 	size_t cap_ent, nr;
-	size_t sorted;          /* ent[0..sorted) is known to be in order */
+	/* ent[] is sorted runs: ent[runs[i]] is earlier than the entry before it */
+	size_t runs[PQ_MAX_RUNS];
+	unsigned nr_runs;
+	bool runs_lost;         /* more than PQ_MAX_RUNS: the sort scans for them */
 };
 
 /* Called for every record leaving the queue, in (time, arrival) order. */
@@ -46,6 +52,15 @@ static inline bool pq_fits_ref(const struct pq *q)
 	return q->nr < q->cap_ent;
 }
 
+/* A new sorted run starts at ent[q->nr] (the next entry pushed). */
+static inline void pq_new_run(struct pq *q)
+{
+	if (q->nr_runs < PQ_MAX_RUNS)
+		q->runs[q->nr_runs++] = q->nr;
+	else
+		q->runs_lost = true;
+}
+
 /*
  * Queue a pointer to @rec (8-aligned, a whole perf record) without copying.
  * @rec must stay valid and unchanged until it is delivered or pq_detach ran.
@@ -55,11 +70,11 @@ static inline void pq_push_ref(struct pq *q, const void *rec, uint64_t time)
 {
 	struct pq_entry *e = &q->ent[q->nr];
 
+	/* rings are sorted but for rare exceptions: the sort merges runs */
+	if (q->nr && time < e[-1].time)
+		pq_new_run(q);
 	e->time = time;
 	e->rec = rec;
-	/* rings are nearly sorted: keep the sorted prefix growing when we can */
-	if (q->sorted == q->nr && (q->nr == 0 || e[-1].time <= time))
-		q->sorted++;
 	q->nr++;
 }
 
