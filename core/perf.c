@@ -181,7 +181,8 @@ static void count_sideband(struct perf_session *s, const struct op_record *r)
 	}
 }
 
-static inline void deliver_one(struct perf_session *s, const void *rec)
+static inline __attribute__((always_inline)) void deliver_one(struct perf_session *s,
+								const void *rec)
 {
 	struct op_record r;
 	enum pdec_status st = pdec_decode_fast(&s->dec, rec, &r);
@@ -260,6 +261,7 @@ static int queue_ready(struct perf_session *s)
  */
 static bool enqueue_samples(struct pq *q, struct ring_span *sp, uint64_t *last)
 {
+	enum { MIN_SAMPLE = PDEC_SAMPLE_TIME_OFF + 8 }; /* a SAMPLE with its time */
 	struct pq_entry *e0 = q->ent + q->nr, *e = e0, *elim = q->ent + q->cap_ent;
 	const uint8_t *p, *end;
 	uint64_t prev = q->nr ? e[-1].time : 0;
@@ -268,14 +270,16 @@ static bool enqueue_samples(struct pq *q, struct ring_span *sp, uint64_t *last)
 		return false;
 	p = sp->p1 + sp->off;
 	end = sp->p1 + sp->n1;
-	while (e < elim && end - p >= (ptrdiff_t)sizeof(struct perf_event_header)) {
-		uint64_t hdr, t;
-		size_t size;
+	while (e < elim) {
+		const struct perf_event_header *h = (const void *)p;
+		size_t left = (size_t)(end - p), size;
+		uint64_t t;
 
-		memcpy(&hdr, p, sizeof(hdr)); /* type:32 misc:16 size:16 */
-		size = (size_t)(hdr >> 48);
-		if ((uint32_t)hdr != PERF_RECORD_SAMPLE ||
-		    ((size & 7) | (size < PDEC_SAMPLE_TIME_OFF + 8) | (size > (size_t)(end - p))))
+		if (left < MIN_SAMPLE || h->type != PERF_RECORD_SAMPLE)
+			break;
+		/* MIN_SAMPLE <= size <= left, 8-aligned; the unsigned wrap catches size < MIN_SAMPLE */
+		size = h->size;
+		if ((size & 7) || size - MIN_SAMPLE > left - MIN_SAMPLE)
 			break;
 		memcpy(&t, p + PDEC_SAMPLE_TIME_OFF, sizeof(t));
 		if (__builtin_expect(t < prev, 0) && e != q->ent) {

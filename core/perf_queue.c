@@ -82,19 +82,20 @@ static size_t run_end(const struct pq_entry *a, size_t i, size_t n)
 /* Merge the sorted a[i..m) and a[m..e) into b[i..e); ties take the left run. */
 static void merge(const struct pq_entry *a, struct pq_entry *b, size_t i, size_t m, size_t e)
 {
-	size_t x = i, y = m, o = i;
+	const struct pq_entry *x = a + i, *xe = a + m, *y = a + m, *ye = a + e;
+	struct pq_entry *o = b + i;
 
-	while (x < m && y < e) {
-		bool right = a[y].time < a[x].time;
+	while (x < xe && y < ye) {
+		bool right = y->time < x->time;
 
-		b[o++] = *(right ? &a[y] : &a[x]);
+		*o++ = *(right ? y : x);
 		y += right;
 		x += !right;
 	}
-	if (x < m)
-		memcpy(b + o, a + x, (m - x) * sizeof(*a));
-	else if (y < e)
-		memcpy(b + o, a + y, (e - y) * sizeof(*a));
+	if (x < xe)
+		memcpy(o, x, (size_t)(xe - x) * sizeof(*a));
+	else if (y < ye)
+		memcpy(o, y, (size_t)(ye - y) * sizeof(*a));
 }
 
 /*
