@@ -2,7 +2,8 @@
  * fuzz_perf.c - fuzz target for the sample path's input side (core/perf*.c,
  * ring.c, replay.c). The first input byte picks the mode:
  *   'D' raw record bytes: walked, each record copied to an exact-size heap
- *       block and decoded (ASan sees any read past header.size);
+ *       block and decoded (ASan sees any read past header.size), by
+ *       pdec_decode and by its inline fast path, which must agree;
  *   'R' byte 1 = wrap offset, rest = ring bytes written into a fake 2-page
  *       ring that wraps, then merged and delivered (must come out in order);
  *   'F' a --record file, replayed.
@@ -104,6 +105,31 @@ static void setup_events(struct pdec *d)
 	}
 }
 
+/* the inline fast path must agree with the general decoder on every record */
+static void check_fast(const struct pdec *d, const void *rec)
+{
+	struct op_record a, b;
+	enum pdec_status sa = pdec_decode(d, rec, &a), sb = pdec_decode_fast(d, rec, &b);
+
+	if (sa != sb) {
+		bad = "pdec_decode_fast status differs from pdec_decode";
+		return;
+	}
+	if (sa != PDEC_OK || a.type != OP_REC_SAMPLE)
+		return;
+	if (a.type != b.type || a.time != b.time || a.cpu != b.cpu || a.counter != b.counter ||
+	    a.sample.size != b.sample.size || a.sample.misc != b.sample.misc ||
+	    a.sample.cpumode != b.sample.cpumode || a.sample.id != b.sample.id ||
+	    a.sample.ip != b.sample.ip || a.sample.pid != b.sample.pid ||
+	    a.sample.tid != b.sample.tid || a.sample.time != b.sample.time ||
+	    a.sample.cpu != b.sample.cpu || a.sample.source != b.sample.source ||
+	    a.sample.period != b.sample.period || a.sample.addr != b.sample.addr ||
+	    a.sample.nr_callchain != b.sample.nr_callchain ||
+	    a.sample.callchain != b.sample.callchain || a.sample.raw_size != b.sample.raw_size ||
+	    a.sample.raw != b.sample.raw)
+		bad = "pdec_decode_fast sample differs from pdec_decode";
+}
+
 static void fuzz_decode(const uint8_t *data, size_t size)
 {
 	static uint8_t scratch[RING_MAX_RECORD] __attribute__((aligned(8)));
@@ -128,6 +154,7 @@ static void fuzz_decode(const uint8_t *data, size_t size)
 		pdec_classify(&d, exact, &t);
 		if (pdec_decode(&d, exact, &r) == PDEC_OK)
 			check_record(&r);
+		check_fast(&d, exact);
 		free(exact);
 	}
 	pdec_free(&d);
