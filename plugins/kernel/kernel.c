@@ -15,6 +15,7 @@
  *   <session>/samples/current/stats/kallsyms  text symbols, kallsyms format
  *   <session>/samples/current/stats/modules   copy of /proc/modules
  */
+#define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -32,6 +33,7 @@
 #define KERNEL_PAGE UINT64_C(4096)
 #define KERNEL_MAX_BAD_LOGGED 5
 #define KERNEL_WBUF 65536
+#define KERNEL_RBUF (1024 * 1024) /* kallsyms read block; a valid line is < 1 KiB */
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
@@ -96,8 +98,29 @@ static void kernel_wflush(struct kernel_wbuf *w)
 	w->used = 0;
 }
 
+/* write @len bytes from @s as they are (the buffer flushed first) */
+static void kernel_wdirect(struct kernel_wbuf *w, const char *s, size_t len)
+{
+	kernel_wflush(w);
+	while (!w->err && len) {
+		ssize_t n = write(w->fd, s, len);
+
+		if (n < 0) {
+			if (errno != EINTR)
+				w->err = errno;
+			continue;
+		}
+		s += n;
+		len -= (size_t)n;
+	}
+}
+
 static void kernel_wput(struct kernel_wbuf *w, const char *s, size_t len)
 {
+	if (len >= sizeof(w->buf)) {
+		kernel_wdirect(w, s, len);
+		return;
+	}
 	while (len && !w->err) {
 		size_t n = sizeof(w->buf) - w->used;
 
@@ -110,6 +133,17 @@ static void kernel_wput(struct kernel_wbuf *w, const char *s, size_t len)
 		if (w->used == sizeof(w->buf))
 			kernel_wflush(w);
 	}
+}
+
+/*
+ * Start the disk writes of what was written so far without waiting for
+ * them, so the fsync at the end of the snapshot has little left to wait
+ * for. A hint: errors show at that fsync.
+ */
+static void kernel_wstart_writeback(struct kernel_wbuf *w)
+{
+	if (!w->err)
+		sync_file_range(w->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
 
 /* ------------------------------------------------------------------ */
@@ -284,24 +318,84 @@ static void kernel_read_kptr_restrict(struct kernel_state *st, char *out, size_t
 	free(path);
 }
 
+/* what one pass over kallsyms collects besides the snapshot */
+struct kernel_kscan {
+	uint64_t text, stext, etext, lo, hi, nonzero;
+	bool has_text, has_stext, has_etext;
+};
+
+/*
+ * One kallsyms line of @n bytes (its '\n' included, if any; line[n] is
+ * readable and ends the parse). Returns true when it is a valid text symbol
+ * line, i.e. belongs in the snapshot.
+ */
+static bool kernel_kallsyms_line(struct kernel_state *st, struct kernel_kscan *ks,
+				 const char *line, size_t n, const char *path)
+{
+	struct ksym_line k;
+
+	st->kallsyms_lines++;
+	if (ksyms_parse_line(line, &k) || memchr(line, '\0', n)) {
+		st->kallsyms_bad++;
+		if (st->kallsyms_bad <= KERNEL_MAX_BAD_LOGGED)
+			st->host->log(st->ctx, OP_LOG_WARN,
+				      "%s:%" PRIu64 ": not a kallsyms line (expected "
+				      "'ADDRESS TYPE NAME [MODULE]'): skipped",
+				      path, st->kallsyms_lines);
+		return false;
+	}
+	if (k.addr)
+		ks->nonzero++;
+	if (!ksyms_is_text(k.type))
+		return false;
+	st->text_symbols++;
+	if (!k.addr)
+		return true;
+	if (k.module) {
+		if (ksyms_is_pseudo_module(k.module, k.module_len))
+			kernel_add_pseudo(st, &k);
+		return true;
+	}
+	if (k.name[0] == '_') {
+		if (k.name_len == 5 && !memcmp(k.name, "_text", 5)) {
+			ks->text = k.addr;
+			ks->has_text = true;
+		} else if (k.name_len == 6 && !memcmp(k.name, "_stext", 6)) {
+			ks->stext = k.addr;
+			ks->has_stext = true;
+		} else if (k.name_len == 6 && !memcmp(k.name, "_etext", 6)) {
+			ks->etext = k.addr;
+			ks->has_etext = true;
+		}
+	}
+	if (k.addr < ks->lo)
+		ks->lo = k.addr;
+	if (k.addr > ks->hi)
+		ks->hi = k.addr;
+	return true;
+}
+
 /*
  * Read <proc>/kallsyms: the kernel text range, pseudo-module islands, and
- * (if @snap) the text symbol lines into the session snapshot.
+ * (if @snap) the text symbol lines into the session snapshot. The file is
+ * read in large blocks (stdio would read /proc 1 KiB at a time) and runs of
+ * consecutive snapshot lines are written straight from the block. A line
+ * longer than the block (no valid line is) counts as one malformed line.
  */
 static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap)
 {
-	uint64_t text = 0, stext = 0, etext = 0, lo = UINT64_MAX, hi = 0, nonzero = 0;
-	bool has_text = false, has_stext = false, has_etext = false;
+	struct kernel_kscan ks = { .lo = UINT64_MAX };
 	char *path = kernel_path(st, "kallsyms");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f;
+	struct kernel_wbuf *w = snap ? snap->w : NULL;
+	size_t fill = 0, cap = KERNEL_RBUF;
+	bool eof = false, skipping = false;
+	int read_err = 0, fd;
+	char *buf;
 
 	if (!path)
 		return -ENOMEM;
-	f = fopen(path, "re");
-	if (!f) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		st->host->log(st->ctx, OP_LOG_WARN,
 			      "cannot read %s: %s: kernel samples will be attributed to one kernel "
 			      "image from 0x%" PRIx64 " without symbols",
@@ -310,55 +404,83 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 		st->no_addresses = true;
 		return 0;
 	}
-	while ((n = getline(&line, &cap, f)) > 0) {
-		struct ksym_line k;
-
-		st->kallsyms_lines++;
-		if (ksyms_parse_line(line, &k) || memchr(line, '\0', (size_t)n)) {
-			st->kallsyms_bad++;
-			if (st->kallsyms_bad <= KERNEL_MAX_BAD_LOGGED)
-				st->host->log(st->ctx, OP_LOG_WARN,
-					      "%s:%" PRIu64 ": not a kallsyms line (expected "
-					      "'ADDRESS TYPE NAME [MODULE]'): skipped",
-					      path, st->kallsyms_lines);
-			continue;
-		}
-		if (k.addr)
-			nonzero++;
-		if (!ksyms_is_text(k.type))
-			continue;
-		st->text_symbols++;
-		if (snap && snap->w)
-			kernel_wput(snap->w, line, (size_t)n);
-		if (snap && snap->w && line[n - 1] != '\n')
-			kernel_wput(snap->w, "\n", 1);
-		if (!k.addr)
-			continue;
-		if (k.module) {
-			if (ksyms_is_pseudo_module(k.module, k.module_len))
-				kernel_add_pseudo(st, &k);
-			continue;
-		}
-		if (k.name_len == 5 && !memcmp(k.name, "_text", 5)) {
-			text = k.addr;
-			has_text = true;
-		} else if (k.name_len == 6 && !memcmp(k.name, "_stext", 6)) {
-			stext = k.addr;
-			has_stext = true;
-		} else if (k.name_len == 6 && !memcmp(k.name, "_etext", 6)) {
-			etext = k.addr;
-			has_etext = true;
-		}
-		if (k.addr < lo)
-			lo = k.addr;
-		if (k.addr > hi)
-			hi = k.addr;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		free(path);
+		return -ENOMEM;
 	}
-	if (ferror(f))
+	while (!eof) {
+		const char *p, *end, *run = NULL, *nl;
+		size_t run_len = 0;
+
+		while (fill < cap) {
+			ssize_t r = read(fd, buf + fill, cap - fill);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				read_err = errno;
+			if (r <= 0) {
+				eof = true;
+				break;
+			}
+			fill += (size_t)r;
+		}
+		buf[fill] = '\0'; /* ends the parse of a last line without '\n' */
+		p = buf;
+		end = buf + fill;
+		if (skipping) { /* the tail of an over-long line */
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl) {
+				fill = 0;
+				continue;
+			}
+			p = nl + 1;
+			skipping = false;
+		}
+		while (p < end) {
+			size_t n;
+
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl && !eof)
+				break;
+			n = nl ? (size_t)(nl + 1 - p) : (size_t)(end - p);
+			if (kernel_kallsyms_line(st, &ks, p, n, path) && w) {
+				if (run_len && run + run_len != p) {
+					kernel_wput(w, run, run_len);
+					run_len = 0;
+				}
+				if (!run_len)
+					run = p;
+				run_len += n;
+				if (!nl) { /* the last line, without its '\n' */
+					kernel_wput(w, run, run_len);
+					kernel_wput(w, "\n", 1);
+					run_len = 0;
+				}
+			}
+			p += n;
+		}
+		if (run_len)
+			kernel_wput(w, run, run_len);
+		if (w)
+			kernel_wstart_writeback(w);
+		if (p == buf && fill == cap) {
+			/* no '\n' in a whole block: one malformed line, skip to its end */
+			kernel_kallsyms_line(st, &ks, "", 1, path);
+			skipping = true;
+			fill = 0;
+			continue;
+		}
+		fill = (size_t)(end - p);
+		memmove(buf, p, fill);
+	}
+	free(buf);
+	close(fd);
+	if (read_err)
 		st->host->log(st->ctx, OP_LOG_WARN, "reading %s: %s: using what was read", path,
-			      strerror(errno));
-	fclose(f);
-	free(line);
+			      strerror(read_err));
 	if (st->kallsyms_bad > KERNEL_MAX_BAD_LOGGED)
 		st->host->log(st->ctx, OP_LOG_WARN, "%s: %" PRIu64 " malformed lines skipped in all",
 			      path, st->kallsyms_bad);
@@ -372,7 +494,7 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 		free(path);
 		return 0;
 	}
-	if (!nonzero) {
+	if (!ks.nonzero) {
 		char kr[16];
 
 		kernel_read_kptr_restrict(st, kr, sizeof(kr));
@@ -384,10 +506,10 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 		free(path);
 		return 0;
 	}
-	if (has_text || has_stext || lo != UINT64_MAX) {
-		st->kstart = has_text ? text : has_stext ? stext : lo;
+	if (ks.has_text || ks.has_stext || ks.lo != UINT64_MAX) {
+		st->kstart = ks.has_text ? ks.text : ks.has_stext ? ks.stext : ks.lo;
 		/* no _etext: up to the page after the last kernel text symbol */
-		st->kend = has_etext && etext > st->kstart ? etext : kernel_page_end(hi);
+		st->kend = ks.has_etext && ks.etext > st->kstart ? ks.etext : kernel_page_end(ks.hi);
 		if (st->kend <= st->kstart)
 			st->kend = st->kstart + KERNEL_PAGE;
 	} else {

@@ -9,43 +9,54 @@
 
 #include "ksyms.h"
 
+/*
+ * Character classes, by table: the daemon parses every line of
+ * /proc/kallsyms (120 k+) at start-up, so a line costs a few instructions
+ * per byte, not a chain of comparisons.
+ */
+#define KSYMS_END 1   /* '\0', '\n', '\r' */
+#define KSYMS_BLANK 2 /* ' ', '\t' */
+
+static const unsigned char ksyms_class[256] = {
+	['\0'] = KSYMS_END, ['\n'] = KSYMS_END, ['\r'] = KSYMS_END,
+	[' '] = KSYMS_BLANK, ['\t'] = KSYMS_BLANK,
+};
+
+/* hex digit value + 1, 0 for anything else */
+static const unsigned char ksyms_hex1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7,
+	['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static bool ksyms_blank(char c)
 {
-	return c == ' ' || c == '\t';
+	return ksyms_class[(unsigned char)c] == KSYMS_BLANK;
 }
 
 static bool ksyms_end(char c)
 {
-	return c == '\0' || c == '\n' || c == '\r';
-}
-
-static int ksyms_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return ksyms_class[(unsigned char)c] == KSYMS_END;
 }
 
 /* 1..16 hex digits; *p advanced past them */
 static bool ksyms_hex(const char **p, uint64_t *out)
 {
-	const char *s = *p;
+	const unsigned char *s = (const unsigned char *)*p;
 	uint64_t v = 0;
-	int n = 0, d;
+	unsigned d;
+	int n = 0;
 
-	while ((d = ksyms_hexval(*s)) >= 0) {
+	while ((d = ksyms_hex1[*s])) {
 		if (++n > 16)
 			return false;
-		v = (v << 4) | (uint64_t)d;
+		v = (v << 4) | (d - 1);
 		s++;
 	}
 	if (!n)
 		return false;
-	*p = s;
+	*p = (const char *)s;
 	*out = v;
 	return true;
 }
@@ -53,9 +64,10 @@ static bool ksyms_hex(const char **p, uint64_t *out)
 /* a run of non-blank, non-end characters; returns its length */
 static size_t ksyms_word(const char *s)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t n = 0;
 
-	while (!ksyms_end(s[n]) && !ksyms_blank(s[n]))
+	while (!ksyms_class[u[n]])
 		n++;
 	return n;
 }

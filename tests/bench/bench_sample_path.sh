@@ -3,9 +3,12 @@
 # Run by hand from the build directory (root, or perf_event_paranoid <= 0 for
 # the system-wide parts); see tests/bench/README.md.
 #   bench_sample_path.sh overhead [RUNS=5] [MILLIONS=600]
-#       wall time of a fixed-work program alone, under oprofiled and under
-#       perf record -e cpu-clock with the same period, at 1, 4 and 10 kHz,
-#       runs interleaved; medians and slowdowns
+#       a fixed-work program alone, under tests/bench/bare_sampler (the
+#       kernel's floor: same cpu-clock records, rings nobody reads), under
+#       oprofiled and under perf record -e cpu-clock with the same period,
+#       at 1, 4 and 10 kHz, runs interleaved; medians of the program's own
+#       work-loop time (the sampling cost) and of the end-to-end time (with
+#       start-up and shutdown), slowdowns vs alone, ours vs floor and perf
 #   bench_sample_path.sh daemon_cost [SECONDS=8]
 #       system-wide at 10 kHz with both CPUs busy: daemon CPU seconds per
 #       million samples and lost samples, oprofiled beside perf record -a;
@@ -42,30 +45,70 @@ stat_of() { sed -n '/-- OProfile-ng Statistics --/,$p' "$1" | grep -F "$2" | tai
 
 overhead() {
 	runs=${1:-5} m=${2:-600}
-	echo "== overhead: sp_fixed $m (fixed work), $runs interleaved runs per cell, wall ms"
-	printf "%-7s %10s %10s %10s %9s %9s\n" rate alone oprofiled perf ours% perf%
+	bare=$B/tests/bench/bare_sampler
+	[ -x "$bare" ] || { echo "missing $bare: make tests/bench/bare_sampler first"; return 2; }
+	# the daemon itself, not libtool's wrapper script (a shell and two seds per start)
+	opd=$OPD opd_lib=${LD_LIBRARY_PATH:-}
+	if [ -x "$B/core/.libs/oprofiled" ] && [ -d "$B/lib/.libs" ]; then
+		opd=$B/core/.libs/oprofiled opd_lib=$B/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	fi
+	echo "== overhead: sp_fixed $m (fixed work), $runs interleaved runs per cell, medians in ms"
+	echo "   floor = tests/bench/bare_sampler: the same cpu-clock records on every CPU, rings nobody reads"
 	for hz in 1000 4000 10000; do
 		period=$((1000000000 / hz))
-		: > a; : > o; : > p
+		for k in a f o p; do : > "$T/w$k.$hz"; : > "$T/c$k.$hz"; : > "$T/e$k.$hz"; done
 		i=0
 		while [ $i -lt "$runs" ]; do
-			t0=$(ns); "$FIXED" "$m"; t1=$(ns)
-			echo $(((t1 - t0) / 1000000)) >> a
-			rm -rf "$T/s"
-			t0=$(ns)
-			"$OPD" --session-dir="$T/s" --events=TIMER:$period -- "$FIXED" "$m" 2> /dev/null
-			t1=$(ns)
-			echo $(((t1 - t0) / 1000000)) >> o
-			t0=$(ns)
-			perf record -q -e cpu-clock -c $period -o "$T/perf.data" -- "$FIXED" "$m" 2> /dev/null
-			t1=$(ns)
-			echo $(((t1 - t0) / 1000000)) >> p
+			for k in a f o p; do
+				rm -rf "$T/s" "$T/perf.data" "$T/ns"
+				t0=$(ns)
+				case $k in
+				a) SP_FIXED_TIME="$T/ns" "$FIXED" "$m" ;;
+				f) SP_FIXED_TIME="$T/ns" "$bare" -c $period -- "$FIXED" "$m" 2> "$T/bare.err" ;;
+				o) SP_FIXED_TIME="$T/ns" LD_LIBRARY_PATH=$opd_lib "$opd" --session-dir="$T/s" \
+					--events=TIMER:$period -- "$FIXED" "$m" 2> /dev/null ;;
+				p) SP_FIXED_TIME="$T/ns" perf record -q -e cpu-clock -c $period -o "$T/perf.data" \
+					-- "$FIXED" "$m" 2> /dev/null ;;
+				esac
+				t1=$(ns)
+				echo $(((t1 - t0) / 1000)) >> "$T/e$k.$hz"
+				awk '{ print $1 / 1000 }' "$T/ns" >> "$T/w$k.$hz"
+				awk '{ print $2 / 1000 }' "$T/ns" >> "$T/c$k.$hz"
+				if [ $k = f ] && ! grep -q ' 0 lost' "$T/bare.err"; then
+					echo "warning: the floor lost samples: $(cat "$T/bare.err")"
+				fi
+				if [ $k = o ] && [ "$hz" = 10000 ]; then
+					l=$(stat_of "$T/s/samples/oprofiled.log" "records lost by the kernel")
+					[ "${l:-0}" = 0 ] || echo "warning: oprofiled lost $l records at $hz Hz"
+				fi
+			done
 			i=$((i + 1))
 		done
-		ma=$(median < a) mo=$(median < o) mp=$(median < p)
-		awk -v hz=$hz -v a="$ma" -v o="$mo" -v p="$mp" 'BEGIN {
-			printf "%-7s %10.0f %10.0f %10.0f %+8.2f%% %+8.2f%%\n", hz "Hz", a, o, p,
-			       100 * (o - a) / a, 100 * (p - a) / a }'
+	done
+	# slowdowns: median over the rounds of each run against the alone run
+	# of the same round (cancels the VM's slow drifts); times: medians
+	for what in w c e; do
+		case $what in
+		w) echo "-- (a) the workload's own wall time (its work loop, SP_FIXED_TIME): the sampling cost" ;;
+		c) echo "-- (a') the workload's own CPU time (its work loop): sampling cost charged to it, without preemption" ;;
+		e) echo "-- (b) end to end (fork to exit): adds start-up and shutdown" ;;
+		esac
+		printf "%-7s %9s %9s %9s %9s %8s %8s %8s %11s %10s\n" rate alone floor oprofiled perf \
+			floor% ours% perf% ours-floor ours/perf
+		for hz in 1000 4000 10000; do
+			paste "$T/${what}a.$hz" "$T/${what}f.$hz" "$T/${what}o.$hz" "$T/${what}p.$hz" > "$T/rows"
+			for col in 1 2 3 4; do
+				awk -v c=$col '{ print $c }' "$T/rows" | median
+			done > "$T/med"
+			for col in 2 3 4; do
+				awk -v c=$col '{ print 100 * ($c - $1) / $1 }' "$T/rows" | median
+			done > "$T/pct"
+			awk '{ print 100 * ($3 - $2) / $1 }' "$T/rows" | median >> "$T/pct"
+			awk -v hz=$hz 'NR == FNR { m[FNR] = $1; next } { q[FNR] = $1 } END {
+				printf "%-7s %9.1f %9.1f %9.1f %9.1f %+7.2f%% %+7.2f%% %+7.2f%% %+10.2f%% %10s\n",
+				       hz "Hz", m[1] / 1000, m[2] / 1000, m[3] / 1000, m[4] / 1000, q[1], q[2], q[3],
+				       q[4], (q[3] > 0) ? sprintf("%.2f", q[2] / q[3]) : "-" }' "$T/med" "$T/pct"
+		done
 	done
 }
 
@@ -190,5 +233,5 @@ daemon_cost) shift; daemon_cost "$@" ;;
 pipeline) shift; pipeline "$@" ;;
 churn) shift; churn "$@" ;;
 all) overhead; daemon_cost; pipeline; churn ;;
-*) sed -n '2,22p' "$0"; exit 2 ;;
+*) sed -n '2,/^# SPDX/{/^# SPDX/!p}' "$0"; exit 2 ;;
 esac

@@ -39,3 +39,7 @@ noinst_PROGRAMS += tests/bench/replay_loop
 tests_bench_replay_loop_SOURCES = tests/bench/replay_loop.c
 tests_bench_replay_loop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_bench_replay_loop_LDADD = core/libopcore.la
+# the kernel's floor for sampling one command: cpu-clock rings nobody reads
+# (bench_sample_path.sh overhead)
+noinst_PROGRAMS += tests/bench/bare_sampler
+tests_bench_bare_sampler_SOURCES = tests/bench/bare_sampler.c

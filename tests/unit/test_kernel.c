@@ -822,6 +822,86 @@ static void test_real_proc(void **state)
 	mock_host_free(mh);
 }
 
+/*
+ * A kallsyms bigger than the plugin's 1 MiB read block: lines straddle the
+ * block ends, an over-long line (longer than a block) sits in the middle,
+ * the last line has no '\n'. The snapshot is exactly the text lines, in
+ * order (the last one given its '\n'), and the counts are exact.
+ */
+static void test_snapshot_blocks(void **state)
+{
+	char proc[PATH_MAX], session[PATH_MAX], p[PATH_MAX];
+	size_t cap = 6u << 20, len = 0, wlen = 0, i, got_len;
+	char *in = malloc(cap), *want = malloc(cap), *got;
+	uint64_t lines = 0, text = 0, bad = 0;
+	struct op_kernel_image img;
+	struct mock_host *mh;
+	static const char types[] = "TtWDdrbT";
+
+	(void)state;
+	assert_non_null(in);
+	assert_non_null(want);
+	for (i = 0; len < (4u << 20); i++) {
+		char line[160];
+		char type = types[i % 8];
+		int n;
+
+		if (i == 10000) {
+			/* 1.5 MiB without a blank or '\n': one malformed line */
+			memset(in + len, 'a', 3u << 19);
+			len += 3u << 19;
+			in[len++] = '\n';
+			lines++;
+			bad++;
+		}
+		/* names of varying length move the line ends across the blocks */
+		n = snprintf(line, sizeof(line), "%016llx %c sym_%zu_%.*s%s\n",
+			     0xffffffff81000000ull + i * 16, type, i, (int)(i % 37),
+			     "abcdefghijklmnopqrstuvwxyz0123456789x", i % 11 == 0 ? "\t[bpf]" : "");
+		if (i == 0)
+			n = snprintf(line, sizeof(line), "ffffffff81000000 T _text\n");
+		memcpy(in + len, line, (size_t)n);
+		len += (size_t)n;
+		lines++;
+		if (type == 'T' || type == 't' || type == 'W') {
+			memcpy(want + wlen, line, (size_t)n);
+			wlen += (size_t)n;
+			text++;
+		}
+	}
+	/* the last line: a text symbol without '\n' */
+	memcpy(in + len, "ffffffff82000000 T _etext", 25);
+	len += 25;
+	memcpy(want + wlen, "ffffffff82000000 T _etext\n", 26);
+	wlen += 26;
+	lines++;
+	text++;
+	assert_true(len > (4u << 20));
+
+	scratch(proc, "proc-blocks");
+	scratch(session, "blocks");
+	path_of(p, proc, "kallsyms");
+	spit(p, in, len, "wb");
+	mh = kernel_up(proc, session, NULL);
+	path_of(p, session, "samples/current/stats/kallsyms");
+	got = slurp(p, &got_len);
+	assert_non_null(got);
+	assert_int_equal(got_len, wlen);
+	assert_memory_equal(got, want, wlen);
+	assert_int_equal(stat_of(mh, "kallsyms_lines"), lines);
+	assert_int_equal(stat_of(mh, "kallsyms_bad_lines"), bad);
+	assert_int_equal(stat_of(mh, "kallsyms_text_symbols"), text);
+	assert_true(mock_host_log_contains(mh, OP_LOG_WARN, "not a kallsyms line"));
+	/* _text and _etext (the last line) bound the kernel image */
+	assert_int_equal(resolve(mh, 0xffffffff81ffffffull, &img), 0);
+	assert_int_equal(img.start, 0xffffffff81000000ull);
+	assert_int_equal(img.end, 0xffffffff82000000ull);
+	mock_host_free(mh);
+	free(got);
+	free(in);
+	free(want);
+}
+
 static void test_descriptor(void **state)
 {
 	(void)state;
@@ -838,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_parse_modules_lines),
 		cmocka_unit_test(test_snapshot_exact),
 		cmocka_unit_test(test_snapshot_replace_and_symlink),
+		cmocka_unit_test(test_snapshot_blocks),
 		cmocka_unit_test(test_resolve_modules),
 		cmocka_unit_test(test_resolve_pseudo_without_modules),
 		cmocka_unit_test(test_text_range_fallbacks),
