@@ -13,8 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#if defined(SYS_openat2) && __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#define SFILE_HAVE_OPENAT2 1
+#endif
 
 #include "op_mangle.h"
 #include "sfile.h"
@@ -407,11 +413,69 @@ int sfile_name(const struct sfile_table *tab, const struct op_sfile *sf, uint32_
  * symlinks and "."/".." at every step; return a dirfd for the last directory
  * and the file's base name in *base.
  */
+/* a "." or ".." component anywhere in @name (never in names we build) */
+static bool sfile_has_dot_component(const char *name)
+{
+	const char *c = name;
+
+	for (;;) {
+		size_t n = strcspn(c, "/");
+
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return true;
+		if (!c[n])
+			return false;
+		c += n + 1;
+	}
+}
+
+#ifdef SFILE_HAVE_OPENAT2
+/*
+ * The directory of @name in one system call, when it exists: beneath
+ * samples/current, never through a symlink (the kernel checks what the
+ * component walk below checks by hand). -errno otherwise.
+ */
+static int sfile_open_dir_fast(struct sfile_table *tab, char *name, char **base)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	char *last = strrchr(name, '/');
+	long fd;
+
+	if (tab->no_openat2 || !last || last == name || !last[1] || sfile_has_dot_component(name))
+		return -EINVAL;
+	*last = 0;
+	fd = syscall(SYS_openat2, tab->cfg.current_dirfd, name, &how, sizeof(how));
+	*last = '/';
+	if (fd < 0) {
+		if (errno == ENOSYS || errno == EPERM)
+			tab->no_openat2 = true; /* old kernel, or a seccomp filter */
+		return -errno;
+	}
+	*base = last + 1;
+	return (int)fd;
+}
+#endif
+
+/*
+ * Open the directory of sample file @name (relative to samples/current),
+ * creating what is missing, one component at a time through directory fds
+ * with O_NOFOLLOW: never outside samples/current, never through a symlink.
+ * Returns the fd (current_dirfd itself for a name without '/') and sets
+ * *@base to the file name; -errno, -EINVAL for a "." or ".." component.
+ */
 static int sfile_mkdirs(struct sfile_table *tab, char *name, char **base)
 {
 	int dfd = tab->cfg.current_dirfd, nfd;
 	char *comp = name, *slash;
 
+#ifdef SFILE_HAVE_OPENAT2
+	nfd = sfile_open_dir_fast(tab, name, base);
+	if (nfd >= 0)
+		return nfd;
+#endif
 	while ((slash = strchr(comp, '/'))) {
 		*slash = 0;
 		if (!*comp) {
@@ -422,12 +486,15 @@ static int sfile_mkdirs(struct sfile_table *tab, char *name, char **base)
 			*slash = '/';
 			goto out_bad;
 		}
-		if (mkdirat(dfd, comp, 0755) && errno != EEXIST) {
-			nfd = -errno;
-			*slash = '/';
-			goto out_err;
-		}
 		nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0 && errno == ENOENT) {
+			if (mkdirat(dfd, comp, 0755) && errno != EEXIST) {
+				nfd = -errno;
+				*slash = '/';
+				goto out_err;
+			}
+			nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
 		*slash = '/';
 		if (nfd < 0) {
 			nfd = -errno;

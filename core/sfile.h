@@ -91,6 +91,7 @@ struct sfile_table {
 	struct op_sfile lru;           /* sentinel: lru.lru_next is the least recent */
 	struct op_sfile *pinned;       /* trans' current set: never evicted */
 	uint64_t gen;                  /* bumped whenever a set is freed (caches of sets check it) */
+	bool no_openat2;               /* openat2() refused (ENOSYS, EPERM): walk components */
 	unsigned errors_logged;        /* in the current minute */
 	long long log_window;          /* start of that minute (time_t) */
 };

@@ -422,11 +422,17 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 
 	/* O_NONBLOCK: never hang on a FIFO planted at the path; ignored for files */
 	if (rw) {
-		db->fd = openat(dirfd, path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (db->fd >= 0)
-			created = true;
-		else if (errno == EEXIST)
-			db->fd = openat(dirfd, path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		/* an existing file first (a writer reopens its files often), then create */
+		db->fd = openat(dirfd, path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (db->fd < 0 && errno == ENOENT) {
+			db->fd = openat(dirfd, path,
+					O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+			if (db->fd >= 0)
+				created = true;
+			else if (errno == EEXIST) /* created meanwhile by another writer */
+				db->fd = openat(dirfd, path,
+						O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		}
 	} else {
 		db->fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	}
