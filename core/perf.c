@@ -253,8 +253,8 @@ static int queue_ready(struct perf_session *s)
 }
 
 /*
- * The hot loop of enqueue_span: whole SAMPLE records lying in the first
- * part of @sp, queued by reference while entry slots last (the queue's
+ * The hot loop of enqueue_span: whole SAMPLE records lying in one part of
+ * @sp (before or after the ring's end), queued by reference while entry slots last (the queue's
  * fields stay in registers). Stops before the first record that needs more
  * care (another type, a size only ring_span_next can judge, a full queue).
  * Returns false when it queued nothing; else *last is the last time queued.
@@ -263,13 +263,24 @@ static bool enqueue_samples(struct pq *q, struct ring_span *sp, uint64_t *last)
 {
 	enum { MIN_SAMPLE = PDEC_SAMPLE_TIME_OFF + 8 }; /* a SAMPLE with its time */
 	struct pq_entry *e0 = q->ent + q->nr, *e = e0, *elim = q->ent + q->cap_ent;
-	const uint8_t *p, *end;
+	const uint8_t *base, *p, *end;
+	size_t start, lim, skip;
 	uint64_t prev = q->nr ? e[-1].time : 0;
 
-	if (sp->off >= sp->n1)
+	if (sp->off < sp->n1) {
+		base = sp->p1;
+		skip = 0;
+		lim = sp->n1;
+	} else {
+		base = sp->p2;
+		skip = sp->n1;
+		lim = sp->n2;
+	}
+	start = sp->off - skip;
+	if (start >= lim)
 		return false;
-	p = sp->p1 + sp->off;
-	end = sp->p1 + sp->n1;
+	p = base + start;
+	end = base + lim;
 	while (e < elim) {
 		const struct perf_event_header *h = (const void *)p;
 		size_t left = (size_t)(end - p), size;
@@ -295,7 +306,7 @@ static bool enqueue_samples(struct pq *q, struct ring_span *sp, uint64_t *last)
 	if (e == e0)
 		return false;
 	q->nr = (size_t)(e - q->ent);
-	sp->off = (size_t)(p - sp->p1);
+	sp->off = skip + (size_t)(p - base);
 	*last = prev;
 	return true;
 }
