@@ -680,7 +680,7 @@ static int main_sfiles(struct daemon *d)
 
 	cfg.current_dirfd = d->sess.current_fd;
 	cfg.separate = d->opts.separate;
-	cfg.max_open_files = d->opts.max_open_files ? d->opts.max_open_files : 512;
+	cfg.max_open_files = d->opts.max_open_files ? d->opts.max_open_files : OP_DEFAULT_MAX_OPEN_FILES;
 	cfg.cpu_type = d->cpu_type;
 	cfg.cpu_speed = session_cpu_speed(d->opts.proc_root);
 	memcpy(cfg.events, d->events, sizeof(cfg.events));

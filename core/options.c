@@ -125,7 +125,7 @@ static const char opt_usage[] =
 	"  --cpu-type=NAME          force the OProfile cpu type\n"
 	"  --stats-interval=SEC     print statistics every SEC seconds (0: only at exit)\n"
 	"  --sync-interval=SEC      flush sample files every SEC seconds\n"
-	"  --max-open-files=N       bound on open sample files\n"
+	"  --max-open-files=N       bound on open sample files (default 2048)\n"
 	"  --log-file=FILE          log (default SESSION/samples/oprofiled.log)\n"
 	"  --daemonize              detach from the terminal (double fork, setsid)\n"
 	"  --rotate=INTERVAL        save the samples as samples/rotate-TIME every INTERVAL\n"
@@ -419,7 +419,7 @@ static void opt_defaults(struct op_options *o)
 	o->ring_pages = 128;
 	o->stats_interval = 0;
 	o->sync_interval = 10;
-	o->max_open_files = 512;
+	o->max_open_files = OP_DEFAULT_MAX_OPEN_FILES;
 	o->rotate_interval = 0;
 	o->rotate_keep = 24;
 }

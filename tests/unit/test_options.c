@@ -63,7 +63,7 @@ static void test_defaults_launch(void **state)
 	assert_int_equal(r.o.ring_pages, 128);
 	assert_int_equal(r.o.sync_interval, 10);
 	assert_int_equal(r.o.stats_interval, 0);
-	assert_int_equal(r.o.max_open_files, 512);
+	assert_int_equal(r.o.max_open_files, OP_DEFAULT_MAX_OPEN_FILES);
 	assert_int_equal(r.o.verbose, 0);
 	assert_int_equal(r.o.nr_features, 0);
 	assert_null(r.o.events_spec);
