@@ -13,10 +13,13 @@
 #       system-wide at 10 kHz with both CPUs busy: daemon CPU seconds per
 #       million samples and lost samples, oprofiled beside perf record -a;
 #       daemon RSS (steady state) and bytes on disk per million samples
-#   bench_sample_path.sh pipeline [RUNS=5]
-#       a recorded system-wide stream (process churn + whatever runs) replayed
-#       through sync + trans + sfile from the page cache: samples/s of the
-#       whole run, and the stage split of tests/bench/bench_sync (CALLGRIND=1:
+#   bench_sample_path.sh pipeline [RUNS=5] [COPIES=50]
+#       a recorded system-wide stream (process churn + both CPUs busy) made
+#       COPIES times longer (replay_loop) and replayed through sync + trans +
+#       sfile from the page cache: samples/s of the pipeline alone (long
+#       replay minus one-copy replay, so the fixed start-up cost drops out)
+#       and of the whole run, perf report's cost per sample on the same
+#       workload, the stage split of tests/bench/bench_sync (CALLGRIND=1:
 #       also the instruction count of one replay)
 #   bench_sample_path.sh churn [N=2000]
 #       tests/integration/churn.sh's workload: share of user samples
@@ -149,55 +152,76 @@ daemon_cost() {
 }
 
 pipeline() {
-	runs=${1:-5}
-	echo "== pipeline: recording a system-wide 4 kHz stream (churn of 1500 processes + this machine's load)"
+	runs=${1:-5} copies=${2:-50}
+	loop=$B/tests/bench/replay_loop
+	[ -x "$loop" ] || { echo "missing $loop: make tests/bench/replay_loop first"; return 2; }
+	echo "== pipeline: a system-wide 4 kHz stream (churn of 1500 processes, both CPUs busy) replayed through sync + trans + sfile"
+	workload() {
+		"$CHURN" 1500 1000 > /dev/null
+		"$FIXED" 1500 & w1=$!
+		"$FIXED" 1500
+		wait $w1
+	}
 	rm -rf "$T/s"
 	"$OPD" --session-dir="$T/s" --system-wide --events=TIMER:250000 --record="$T/rec.data" 2> /dev/null &
 	pid=$!
 	sleep 1
-	"$CHURN" 1500 1000 > /dev/null
-	"$FIXED" 1500 & w1=$!
-	"$FIXED" 1500
-	wait $w1
+	workload
 	kill -TERM $pid; wait $pid
 	n=$(stat_of "$T/s/samples/oprofiled.log" "Nr. samples received:")
 	files=$("$DUMP" "$T/s/samples/current" | awk '$1 == "TOTAL" { print $2 }')
 	keys=$("$DUMP" "$T/s/samples/current" | awk '$1 != "TOTAL" { s += $2 } END { print s }')
 	echo "stream: $(stat -c %s "$T/rec.data") bytes, $n samples, $files sample files, $keys distinct (file, offset) keys"
-	cat "$T/rec.data" > /dev/null # page cache
-	# run 1 creates the sample files; the next ones (--append) find them: the steady state
-	: > w; : > u
-	i=0
+	# a long stream: the recording $copies times (tests/bench/replay_loop)
+	"$loop" "$T/rec.data" "$T/long.data" "$copies" || return 1
+	cat "$T/rec.data" "$T/long.data" > /dev/null # page cache
+	# the replay of one copy holds the fixed cost (start-up: plugins, kallsyms
+	# snapshot; shutdown: msync, close) plus one copy; the long one the same
+	# fixed cost plus $copies copies: the difference is the pipeline alone
 	rm -rf "$T/r"
-	while [ $i -le "$runs" ]; do
-		app=; [ $i -gt 0 ] && app=--append
-		/usr/bin/time -f "%e %U %S" -o "$T/time" "$OPD" --session-dir="$T/r" $app --events=TIMER:250000 \
-			--replay="$T/rec.data" 2> /dev/null
-		read -r e us sy < "$T/time"
-		if [ $i -eq 0 ]; then
-			echo "first replay (creates $files files): wall $e s, CPU $(echo "$us $sy" | awk '{ print $1 + $2 }') s"
-		else
-			echo "$e" >> w; echo "$us $sy" | awk '{ print $1 + $2 }' >> u
-		fi
+	"$OPD" --session-dir="$T/r" --events=TIMER:250000 --replay="$T/rec.data" 2> /dev/null # creates the files
+	: > "$T/c1"; : > "$T/cn"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		for f in rec long; do
+			/usr/bin/time -f "%U %S" -o "$T/time" "$OPD" --session-dir="$T/r" --append \
+				--events=TIMER:250000 --replay="$T/$f.data" 2> /dev/null
+			[ $f = rec ] && o=$T/c1 || o=$T/cn
+			awk '{ print $1 + $2 }' "$T/time" >> "$o"
+		done
 		i=$((i + 1))
 	done
-	me=$(median < w) mu=$(median < u)
-	awk -v n="$n" -v e="$me" -v u="$mu" 'BEGIN {
-		printf "replay --append (whole run incl. start-up: kallsyms snapshot, file opens): wall %.3f s, CPU %.3f s = %.2f M samples/s wall, %.2f M samples/s CPU\n",
-		       e, u, (e > 0 ? n / e / 1e6 : 0), (u > 0 ? n / u / 1e6 : 0) }'
-	# start-up alone: an empty replay of the same stream's header is not
-	# possible, so time a launch of /bin/true without samples for the fixed cost
-	rm -rf "$T/r"
-	/usr/bin/time -f "%e %U %S" -o "$T/time" "$OPD" --session-dir="$T/r" --events=TIMER:250000 -- /bin/true 2> /dev/null
-	read -r e us sy < "$T/time"
-	su=$(echo "$us $sy" | awk '{ print $1 + $2 }')
-	echo "fixed start-up cost (launch of /bin/true): wall $e s, CPU $su s"
-	awk -v n="$n" -v u="$mu" -v s0="$su" 'BEGIN { d = u - s0
-		printf "pipeline alone (replay CPU - start-up CPU): %.3f s = %.2f M samples/s\n", d, (d > 0 ? n / d / 1e6 : 0) }'
+	c1=$(median < "$T/c1") cn=$(median < "$T/cn")
+	awk -v n="$n" -v k="$copies" -v c1="$c1" -v cn="$cn" 'BEGIN {
+		printf "replay of 1 copy (%d samples): CPU %.3f s (median of the runs); of %d copies (%d samples): CPU %.3f s\n", n, c1, k, n * k, cn
+		printf "whole run, %d copies: %.2f M samples/s CPU\n", k, (cn > 0 ? n * k / cn / 1e6 : 0)
+		d = cn - c1
+		printf "pipeline alone ((%d - 1) copies / (CPU(long) - CPU(1 copy))): %.2f M samples/s = %.0f ns/sample\n",
+		       k, (d > 0 ? n * (k - 1) / d / 1e6 : 0), (n > 0 ? d * 1e9 / (n * (k - 1)) : 0) }'
+	# perf on the same workload: perf report's aggregation by image (dso) per sample
+	perf record -q -a -e cpu-clock -c 250000 -o "$T/perf.data" 2> /dev/null &
+	pid=$!
+	sleep 1
+	workload
+	kill -INT $pid; wait $pid
+	pn=$(perf report -i "$T/perf.data" --stdio --sort dso 2> /dev/null | awk '/^# Samples:/ { print $3 }')
+	case $pn in *K) pn=$(echo "${pn%K}" | awk '{ print $1 * 1000 }') ;; *M) pn=$(echo "${pn%M}" | awk '{ print $1 * 1000000 }') ;; esac
+	: > "$T/pr"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		/usr/bin/time -f "%U %S" -o "$T/time" perf report -i "$T/perf.data" --stdio --sort dso > /dev/null 2>&1
+		awk '{ print $1 + $2 }' "$T/time" >> "$T/pr"
+		i=$((i + 1))
+	done
+	pr=$(median < "$T/pr")
+	awk -v n="$n" -v k="$copies" -v c1="$c1" -v cn="$cn" -v pn="$pn" -v pr="$pr" 'BEGIN {
+		d = cn - c1; ours = (n > 0 ? d * 1e9 / (n * (k - 1)) : 0)
+		printf "perf report --sort dso of the same workload (%d samples): CPU %.3f s = %.0f ns/sample (start-up included); ours/perf: %.3f\n",
+		       pn, pr, (pn > 0 ? pr * 1e9 / pn : 0), (pn > 0 && pr > 0 ? ours / (pr * 1e9 / pn) : 0) }'
 	if command -v valgrind > /dev/null && [ -n "${CALLGRIND:-}" ]; then
 		"$B/libtool" --mode=execute valgrind --tool=callgrind --callgrind-out-file="$T/cg" "$OPD" \
 			--session-dir="$T/r" --append --events=TIMER:250000 --replay="$T/rec.data" 2> "$T/cg.err" > /dev/null
-		echo "callgrind, the same --append replay: $(tail -n 1 "$T/cg.err" | sed 's/.*refs: *//') instructions"
+		echo "callgrind, a --append replay of 1 copy: $(grep refs "$T/cg.err" | sed 's/.*refs: *//') instructions"
 	fi
 	if [ -x "$B/tests/bench/bench_sync" ]; then
 		echo "stage split (synthetic stream, tests/bench/bench_sync):"
