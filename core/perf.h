@@ -176,7 +176,11 @@ int perf_add_event(struct perf_session *s, const struct pdec_event *e, const uin
 int perf_attach_ring(struct perf_session *s, void *base, size_t page_size, size_t data_size);
 /* Queue raw records built by hand or by proc_synth (they go to --record too). */
 int perf_add_synth(struct perf_session *s, const void *recs, size_t len);
-/* One round: drain all rings, deliver up to the watermark. */
+/*
+ * One round: drain all rings, deliver up to the watermark. Records are read
+ * in place; what stays queued is copied out and the rings are released
+ * (data_tail) at the end of the round.
+ */
 int perf_round(struct perf_session *s);
 /* Start writing a record file now (perf_open does it for opts->record_file). */
 int perf_record_to(struct perf_session *s, const char *path, char *err, size_t err_len);
