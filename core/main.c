@@ -11,6 +11,7 @@
 #include <libconfig.h>
 #include <limits.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,8 @@ struct daemon {
 	uint32_t throttled;           /* bit per core event that was throttled */
 	char model_why[384];          /* first hardware model's reason to decline */
 	int sigfd;
+	pthread_t warm;               /* main_warm_start() */
+	bool warm_started;
 	struct control ctl;           /* service mode: control.c */
 	FILE *log;
 };
@@ -139,6 +142,49 @@ static void main_cpuinfo(const char *proc_root, const char *forced, struct op_cp
 	session_cpuinfo(proc_root, ci);
 	ci->forced_cpu_type = forced;
 	ci->pmu_usable = main_pmu_usable();
+}
+
+/*
+ * The first per-task perf event after a quiet second makes the kernel turn
+ * on its scheduler hooks (a static key: live code patching, 10-20 ms on this
+ * VM, paid inside perf_event_open). A throw-away event on a helper thread
+ * pays it while the plugins load (the kallsyms snapshot); the kernel keeps
+ * the hooks on for about a second after the last such event closes, so the
+ * real opens in perf_open() find them on. Best effort: failures are ignored.
+ */
+static void *main_warm_thread(void *arg)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	(void)arg;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* per-task modes only: system-wide events do not need the hooks */
+static void main_warm_start(struct daemon *d)
+{
+	if (d->opts.mode != OP_MODE_LAUNCH && d->opts.mode != OP_MODE_PID)
+		return;
+	d->warm_started = !pthread_create(&d->warm, NULL, main_warm_thread, NULL);
+}
+
+/* before any fork (--daemonize, the launched command) and before exit */
+static void main_warm_join(struct daemon *d)
+{
+	if (d->warm_started)
+		pthread_join(d->warm, NULL);
+	d->warm_started = false;
 }
 
 /* the registered model with the highest detect() score, or NULL */
@@ -765,11 +811,13 @@ int main(int argc, char **argv)
 
 		main_log(d, "oprofiled %s started %s", PACKAGE_VERSION, ctime(&t));
 	}
+	main_warm_start(d);
 	rc = main_pipeline(d);
 	if (!rc)
 		rc = main_plugins(d);
 	if (!rc)
 		rc = main_sfiles(d);
+	main_warm_join(d);
 	if (rc)
 		goto out;
 
