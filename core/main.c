@@ -520,21 +520,16 @@ static void main_write_stats_files(struct daemon *d)
 /* the loop                                                            */
 /* ------------------------------------------------------------------ */
 
-static int main_deliver(void *arg, const struct op_record *r)
+/* a THROTTLE record (sync's hook): which event, stats/throttled/<event> names it */
+static void main_throttled(void *arg, uint64_t id)
 {
 	struct daemon *d = arg;
+	const struct pdec_event *e = d->perf ? pdec_lookup(perf_decoder(d->perf), id) : NULL;
 
-	if (r->type == OP_REC_THROTTLE) {
-		/* which event: stats/throttled/<event> names it */
-		const struct pdec_event *e = d->perf ? pdec_lookup(perf_decoder(d->perf),
-								  r->throttle.id) : NULL;
-
-		if (e && e->source == 0 && e->counter < 32)
-			d->throttled |= 1u << e->counter;
-		else
-			d->throttled |= ~0u;
-	}
-	return sync_record(&d->sync, r);
+	if (e && e->source == 0 && e->counter < 32)
+		d->throttled |= 1u << e->counter;
+	else
+		d->throttled |= ~0u;
 }
 
 /* everything synced so far goes to the sample files */
@@ -832,8 +827,11 @@ int main(int argc, char **argv)
 	pc.events = d->attrs;
 	pc.nr_events = d->nr_events;
 	pc.ext = d->reg;
-	pc.deliver = main_deliver;
-	pc.arg = d;
+	/* records go straight to buffer sync: no hop per sample */
+	pc.deliver = sync_deliver;
+	pc.arg = &d->sync;
+	d->sync.on_throttle = main_throttled;
+	d->sync.on_throttle_arg = d;
 	pc.log = d->log;
 	err[0] = 0;
 	rc = perf_open(&d->perf, &pc, err, sizeof(err));

@@ -549,6 +549,8 @@ int sync_record(struct sync_ctx *s, const struct op_record *r)
 		break;
 	case OP_REC_THROTTLE:
 		s->stats->v[STAT_THROTTLE]++;
+		if (s->on_throttle)
+			s->on_throttle(s->on_throttle_arg, r->throttle.id);
 		break;
 	case OP_REC_UNTHROTTLE:
 		s->stats->v[STAT_UNTHROTTLE]++;
@@ -559,4 +561,9 @@ int sync_record(struct sync_ctx *s, const struct op_record *r)
 		break;
 	}
 	return 0;
+}
+
+int sync_deliver(void *sync, const struct op_record *r)
+{
+	return sync_record(sync, r);
 }

@@ -56,6 +56,10 @@ struct sync_ctx {
 	} last[EVB_MAX_CPU_CONTEXTS];
 	uint64_t task_gen;
 
+	/* called for a THROTTLE record with its event id (may be NULL) */
+	void (*on_throttle)(void *arg, uint64_t id);
+	void *on_throttle_arg;
+
 	/* last kernel image the resolver returned */
 	struct op_kernel_image kcache;
 	bool have_kcache;
@@ -66,6 +70,8 @@ int sync_init(struct sync_ctx *s, struct cookie_table *cookies, struct op_emit *
 void sync_free(struct sync_ctx *s);
 /* Process one record (the perf reader's callback). Never fails on bad input. */
 int sync_record(struct sync_ctx *s, const struct op_record *r);
+/* sync_record() as the perf reader's deliver callback (@sync: the sync_ctx). */
+int sync_deliver(void *sync, const struct op_record *r);
 /* End of a batch of records: free processes that exited. */
 void sync_round_end(struct sync_ctx *s);
 /* Forget the context written so far (the next sample re-emits it all). */

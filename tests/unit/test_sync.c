@@ -660,6 +660,89 @@ static void test_map_overlaps_model(void **state)
 }
 
 /* random record streams never crash and never emit a malformed buffer */
+/*
+ * Two CPUs' samples interleaved in time: a cpu seen before gets
+ * EVB_CPU_RESTORE and its own context back (no context or image code
+ * again); with the smallest buffer the code lands across flushes alike.
+ */
+static void cpu_interleave(size_t cap)
+{
+	struct fx *f = fx_new(cap);
+	op_cookie_t a, b;
+	int i;
+
+	rec_comm(f, 100, 100, "a", true);
+	rec_mmap(f, 100, 0x400000, 0x1000, 0, "/bin/a");
+	rec_comm(f, 200, 200, "b", true);
+	rec_mmap(f, 200, 0x400000, 0x1000, 0, "/bin/b");
+	a = ck(f, "/bin/a", OP_IMAGE_USER);
+	b = ck(f, "/bin/b", OP_IMAGE_USER);
+	for (i = 0; i < 3; i++) {
+		rec_sample(f, 100, 100, 0, OP_CPUMODE_USER, 0x400010 + i, 0);
+		rec_sample(f, 200, 200, 1, OP_CPUMODE_USER, 0x400020 + i, 0);
+	}
+	rec_sample(f, 300, 300, 300, OP_CPUMODE_USER, 0x400030, 0); /* unknown task: dropped */
+	const uint64_t exp[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 100, a, 100,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, a,
+		0x10, 0,
+		E, EVB_CPU_SWITCH, 1, 1,
+		E, EVB_CTX_SWITCH, 3, 200, b, 200,
+		E, EVB_COOKIE_SWITCH, 1, b,
+		0x20, 0,
+		E, EVB_CPU_RESTORE, 1, 0,
+		0x11, 0,
+		E, EVB_CPU_RESTORE, 1, 1,
+		0x21, 0,
+		E, EVB_CPU_RESTORE, 1, 0,
+		0x12, 0,
+		E, EVB_CPU_RESTORE, 1, 1,
+		0x22, 0,
+	};
+	expect_words(f, exp, sizeof(exp) / sizeof(exp[0]));
+	assert_int_equal(f->st.v[STAT_SAMPLES], 7);
+	assert_int_equal(f->st.v[STAT_LOST_NO_APP_USER], 1);
+	fx_free(f);
+}
+
+static void test_cpu_interleave(void **state)
+{
+	(void)state;
+	cpu_interleave(1024);
+	cpu_interleave(64);
+}
+
+static uint64_t throttled_id;
+static int throttled_calls;
+
+static void on_throttle(void *arg, uint64_t id)
+{
+	assert_ptr_equal(arg, &throttled_calls);
+	throttled_id = id;
+	throttled_calls++;
+}
+
+/* a THROTTLE record reaches the daemon's hook with its event id */
+static void test_throttle_hook(void **state)
+{
+	struct fx *f = fx_new(1024);
+	struct op_record r = { .type = OP_REC_THROTTLE };
+
+	(void)state;
+	r.throttle.id = 42;
+	sync_record(&f->s, &r); /* no hook set: only counted */
+	f->s.on_throttle = on_throttle;
+	f->s.on_throttle_arg = &throttled_calls;
+	r.throttle.id = 77;
+	assert_int_equal(sync_deliver(&f->s, &r), 0);
+	assert_int_equal(throttled_calls, 1);
+	assert_int_equal(throttled_id, 77);
+	assert_int_equal(f->st.v[STAT_THROTTLE], 2);
+	fx_free(f);
+}
+
 static void test_random_records(void **state)
 {
 	static const char *const names[] = { "/bin/a", "/lib/b.so", "//anon", "[heap]", "",
@@ -764,6 +847,8 @@ int main(void)
 		cmocka_unit_test(test_proc_probe),
 		cmocka_unit_test(test_image_filter),
 		cmocka_unit_test(test_map_overlaps_model),
+		cmocka_unit_test(test_cpu_interleave),
+		cmocka_unit_test(test_throttle_hook),
 		cmocka_unit_test(test_random_records),
 	};
 

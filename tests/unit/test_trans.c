@@ -280,6 +280,63 @@ static int soup_handler(void *priv, const struct op_trans_view *t, const uint64_
 }
 
 /* random word soup after a valid prelude: never a crash */
+/*
+ * Samples of two CPUs interleaved (what the merged rings give): each cpu
+ * keeps its own context; EVB_CPU_RESTORE goes back to it, also after the
+ * set it pointed at was evicted meanwhile (one open file at a time here),
+ * and a restore of a cpu never seen acts as a plain switch.
+ */
+static void test_cpu_interleave(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB | OP_SEP_KERNEL, 1);
+	op_cookie_t hot = cfx_ck(f, "/bin/hot", OP_IMAGE_USER);
+	op_cookie_t libc = cfx_ck(f, "/lib/libc.so.6", OP_IMAGE_USER);
+	const uint64_t buf[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 100, hot, 100,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, hot,
+		0x10, 0,
+		E, EVB_CPU_SWITCH, 1, 1,         /* carries cpu 0's context over... */
+		0x11, 0,                         /* ...so this is hot's too */
+		E, EVB_COOKIE_SWITCH, 1, libc,
+		0x20, 0,
+		E, EVB_CPU_RESTORE, 1, 0,        /* hot again: its set was evicted */
+		0x10, 0,
+		E, EVB_CPU_RESTORE, 1, 1,        /* libc again */
+		0x20, 0, 0x20, 0,
+		E, EVB_CPU_RESTORE, 1, 0,
+		0x12, 0,
+		E, EVB_CPU_RESTORE, 1, 7,        /* never seen: a switch, cpu 0's context */
+		0x13, 0,
+		E, EVB_CPU_RESTORE, 1, 1,
+		0x21, 0,
+	};
+	uint32_t v;
+
+	(void)state;
+	trans_buffer(&f->tr, buf, N(buf));
+	assert_int_equal(f->tr.cur.v->cpu, 1);
+	assert_int_equal(f->tr.cur.v->cookie, libc);
+	sfile_close_all(&f->sft);
+	assert_int_equal(cfx_read(f, F_HOT, 0x10, &v, NULL), 4);
+	assert_int_equal(v, 2);
+	assert_int_equal(cfx_read(f, F_HOT, 0x11, &v, NULL), 4);
+	assert_int_equal(v, 1);
+	assert_int_equal(cfx_read(f, F_HOT, 0x12, &v, NULL), 4);
+	assert_int_equal(v, 1);
+	assert_int_equal(cfx_read(f, F_HOT, 0x13, &v, NULL), 4);
+	assert_int_equal(v, 1);
+	assert_int_equal(cfx_total(f, F_HOT), 5);
+	assert_int_equal(cfx_read(f, F_LIBC, 0x20, &v, NULL), 2);
+	assert_int_equal(v, 3);
+	assert_int_equal(cfx_total(f, F_LIBC), 4);
+	assert_true(f->st.v[STAT_SFILE_EVICTIONS] >= 4);
+	assert_int_equal(f->st.v[STAT_INCOMPLETE_CODE], 0);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	cfx_free(f);
+}
+
 static void test_random_buffers(void **state)
 {
 	struct cfx *f = cfx_new(OP_SEP_ALL, 8);
@@ -363,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_plugin_code),
 		cmocka_unit_test(test_trace_arcs),
+		cmocka_unit_test(test_cpu_interleave),
 		cmocka_unit_test(test_random_buffers),
 	};
 
