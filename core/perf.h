@@ -109,6 +109,8 @@ struct perf_stats {
 	uint64_t synth_unreadable; /* processes whose maps/comm could not be read */
 	uint64_t synth_skipped_maps; /* mappings without a usable file (memfd:) */
 	uint64_t record_bytes;    /* bytes written to --record */
+	uint64_t replay_cpu_ns;   /* --replay: thread CPU time from the first chunk to the
+				   * last delivery (decode, merge, sync, trans, sample files) */
 };
 
 enum perf_poll_result {

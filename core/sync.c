@@ -71,7 +71,13 @@ static __attribute__((noinline)) int sync_kernel_resolve(struct sync_ctx *s, uin
 	return 0;
 }
 
-SYNC_HOT int sync_map_kernel(struct sync_ctx *s, uint64_t pc, struct op_pc_map *out)
+/* where a mapped pc's mapping lies: pc in [lo, lo + len) has key pc - delta */
+struct sync_range {
+	uint64_t lo, len, delta;
+};
+
+SYNC_HOT int sync_map_kernel(struct sync_ctx *s, uint64_t pc, struct op_pc_map *out,
+			     struct sync_range *r)
 {
 	out->in_kernel = 1;
 	if (__builtin_expect(!s->have_kcache || pc < s->kcache.start || pc >= s->kcache.end, 0) &&
@@ -79,11 +85,13 @@ SYNC_HOT int sync_map_kernel(struct sync_ctx *s, uint64_t pc, struct op_pc_map *
 		return -ENOENT;
 	out->cookie = s->kcache.cookie;
 	out->offset = pc - s->kcache.start;
+	r->lo = r->delta = s->kcache.start;
+	r->len = s->kcache.end - s->kcache.start;
 	return 0;
 }
 
-SYNC_HOT int sync_map(struct sync_ctx *s, struct task *t, uint16_t cpumode, uint64_t pc,
-		    struct op_pc_map *out)
+SYNC_HOT int sync_map_range(struct sync_ctx *s, struct task *t, uint16_t cpumode, uint64_t pc,
+			    struct op_pc_map *out, struct sync_range *r)
 {
 	const struct task_map *m;
 
@@ -91,7 +99,7 @@ SYNC_HOT int sync_map(struct sync_ctx *s, struct task *t, uint16_t cpumode, uint
 	out->size = sizeof(*out);
 	out->in_kernel = -1;
 	if (cpumode == OP_CPUMODE_KERNEL)
-		return sync_map_kernel(s, pc, out);
+		return sync_map_kernel(s, pc, out, r);
 	if (cpumode != OP_CPUMODE_USER)
 		return -EINVAL;
 	out->in_kernel = 0;
@@ -101,14 +109,26 @@ SYNC_HOT int sync_map(struct sync_ctx *s, struct task *t, uint16_t cpumode, uint
 	if (!m)
 		return -ENOENT;
 	out->cookie = m->cookie;
+	r->lo = m->start;
+	r->len = m->end - m->start;
 	if (m->anon) {
 		out->offset = pc - m->start;
 		out->anon_start = m->start;
 		out->anon_end = m->end - 1;
+		r->delta = m->start;
 	} else {
 		out->offset = pc - m->start + m->pgoff;
+		r->delta = m->start - m->pgoff;
 	}
 	return 0;
+}
+
+static int sync_map(struct sync_ctx *s, struct task *t, uint16_t cpumode, uint64_t pc,
+		    struct op_pc_map *out)
+{
+	struct sync_range r;
+
+	return sync_map_range(s, t, cpumode, pc, out, &r);
 }
 
 int sync_map_pc(void *sync, uint32_t pid, uint16_t cpumode, uint64_t pc, struct op_pc_map *out)
@@ -165,6 +185,7 @@ static __attribute__((noinline)) void sync_switch_cpu(struct sync_ctx *s, uint32
 	} else if (c != prev) {
 		*c = *prev;
 		c->valid = true;
+		c->fast_gen = 0; /* prev's last mapping is not this cpu's */
 	}
 	evb_put_code(s->w, code, &a, 1);
 	s->c = c;
@@ -289,12 +310,71 @@ static void sync_source_sample(struct sync_ctx *s, const struct op_perf_sample *
 		s->stats->v[STAT_HOOK_ERRORS]++;
 }
 
-static void sync_sample(struct sync_ctx *s, const struct op_perf_sample *ps, uint32_t counter)
+static __attribute__((noinline)) void sync_run_hooks(struct sync_ctx *s,
+						     const struct op_perf_sample *ps)
+{
+	size_t i;
+
+	for (i = 0; i < s->reg->nr_hooks; i++) {
+		const struct ext_hook *h = &s->reg->hooks[i];
+
+		if (h->desc.on_sample && h->desc.on_sample(h->priv, ps, s->w))
+			s->stats->v[STAT_HOOK_ERRORS]++;
+	}
+}
+
+/*
+ * HOT. A sample of the thread, mode and mapping of the last sample on its
+ * cpu (most are): the context that sample wrote is still the cpu's, so the
+ * sample is its pair (after EVB_CPU_RESTORE when another cpu came between).
+ * False: take the full path.
+ */
+SYNC_HOT bool sync_sample_fast(struct sync_ctx *s, const struct op_perf_sample *ps,
+			       uint32_t counter)
+{
+	uint32_t cpu = ps->cpu;
+	struct sync_cpu_ctx *c;
+	struct op_emit *w = s->w;
+	uint64_t off, *p;
+
+	if (cpu >= EVB_MAX_CPU_CONTEXTS)
+		return false;
+	c = &s->cpu_ctx[cpu];
+	if (c->fast_gen != s->task_gen || c->fast_pid != ps->pid || c->fast_tid != ps->tid ||
+	    c->fast_mode != ps->cpumode || ps->ip - c->fast_lo >= c->fast_len ||
+	    !s->have_cpu || w->len + 6 > w->cap)
+		return false;
+	off = ps->ip - c->fast_delta;
+	if (off == EVB_ESCAPE)
+		return false;
+	p = w->buf + w->len;
+	if (s->cpu != cpu) {
+		p[0] = EVB_ESCAPE;
+		p[1] = EVB_CPU_RESTORE;
+		p[2] = 1;
+		p[3] = cpu;
+		p += 4;
+		w->len += 4;
+		s->c = c;
+		s->cpu = cpu;
+	}
+	p[0] = off;
+	p[1] = counter;
+	w->len += 2;
+	s->stats->v[STAT_SAMPLES]++;
+	s->stats->v[ps->cpumode == OP_CPUMODE_KERNEL ? STAT_KERNEL_SAMPLES : STAT_USER_SAMPLES]++;
+	if (s->reg && s->reg->nr_hooks)
+		sync_run_hooks(s, ps);
+	return true;
+}
+
+static __attribute__((noinline)) void sync_sample(struct sync_ctx *s,
+						 const struct op_perf_sample *ps, uint32_t counter)
 {
 	struct sync_last_task *last;
+	struct sync_range range;
 	struct op_pc_map m;
 	struct task *t;
-	size_t i;
 	int rc;
 
 	if (ps->source != 0) {
@@ -312,11 +392,11 @@ static void sync_sample(struct sync_ctx *s, const struct op_perf_sample *ps, uin
 		t = last->t;
 	else
 		t = task_find(&s->tasks, ps->pid);
-	rc = sync_map(s, t, ps->cpumode, ps->ip, &m);
+	rc = sync_map_range(s, t, ps->cpumode, ps->ip, &m, &range);
 	if ((rc == -ESRCH || rc == -ENOENT) && ps->cpumode == OP_CPUMODE_USER &&
 	    (!t || !t->probed)) {
 		t = sync_probe(s, ps->pid, t);
-		rc = sync_map(s, t, ps->cpumode, ps->ip, &m);
+		rc = sync_map_range(s, t, ps->cpumode, ps->ip, &m, &range);
 	}
 	last->t = t;
 	last->pid = ps->pid;
@@ -338,12 +418,20 @@ static void sync_sample(struct sync_ctx *s, const struct op_perf_sample *ps, uin
 	sync_emit_task(s, ps->cpu, ps->tid, ps->pid, t ? t->app_cookie : 0);
 	sync_emit_image(s, &m);
 	evb_put_pair(s->w, m.offset, counter);
-	for (i = 0; s->reg && i < s->reg->nr_hooks; i++) {
-		const struct ext_hook *h = &s->reg->hooks[i];
+	/* the next sample of this thread in this mapping can take the fast path */
+	if (ps->cpu < EVB_MAX_CPU_CONTEXTS && s->c == &s->cpu_ctx[ps->cpu]) {
+		struct sync_cpu_ctx *c = s->c;
 
-		if (h->desc.on_sample && h->desc.on_sample(h->priv, ps, s->w))
-			s->stats->v[STAT_HOOK_ERRORS]++;
+		c->fast_gen = s->task_gen;
+		c->fast_pid = ps->pid;
+		c->fast_tid = ps->tid;
+		c->fast_mode = ps->cpumode;
+		c->fast_lo = range.lo;
+		c->fast_len = range.len;
+		c->fast_delta = range.delta;
 	}
+	if (s->reg && s->reg->nr_hooks)
+		sync_run_hooks(s, ps);
 }
 
 static bool sync_ends_with(const char *s, size_t len, const char *suffix, size_t slen)
@@ -501,14 +589,25 @@ static void sync_comm(struct sync_ctx *s, const struct op_record *r)
 	}
 }
 
+static __attribute__((noinline)) int sync_other(struct sync_ctx *s, const struct op_record *r);
+
 int sync_record(struct sync_ctx *s, const struct op_record *r)
 {
-	struct task *t;
-
+	/* most samples: a small frame, the rest out of line */
 	if (__builtin_expect(r->type == OP_REC_SAMPLE, 1)) {
+		if (__builtin_expect(r->sample.source == 0, 1) &&
+		    sync_sample_fast(s, &r->sample, r->counter))
+			return 0;
 		sync_sample(s, &r->sample, r->counter);
 		return 0;
 	}
+	return sync_other(s, r);
+}
+
+static int sync_other(struct sync_ctx *s, const struct op_record *r)
+{
+	struct task *t;
+
 	s->task_gen++; /* tasks may come, go or change */
 	switch (r->type) {
 	case OP_REC_SAMPLE:

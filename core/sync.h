@@ -40,6 +40,15 @@ struct sync_ctx {
 		op_cookie_t app, cookie;
 		int in_kernel;
 		uint64_t anon_start, anon_end;
+		/*
+		 * The mapping of this cpu's last sample: a sample of the same
+		 * thread and mode with a pc in [fast_lo, fast_lo + fast_len)
+		 * has key pc - fast_delta and needs no context code. Valid
+		 * while fast_gen == task_gen (0: never).
+		 */
+		uint64_t fast_gen, fast_lo, fast_len, fast_delta;
+		uint32_t fast_pid, fast_tid;
+		uint16_t fast_mode;
 	} cpu_ctx[EVB_MAX_CPU_CONTEXTS], spare;
 	struct sync_cpu_ctx *c;
 	bool have_cpu;

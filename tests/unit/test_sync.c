@@ -23,7 +23,7 @@
 #include "sync.h"
 
 #define E EVB_ESCAPE
-#define MAXW 8192
+#define MAXW (1 << 20)
 
 struct fx {
 	struct cookie_table cookies;
@@ -743,6 +743,169 @@ static void test_throttle_hook(void **state)
 	fx_free(f);
 }
 
+/* what a sample pair stands for, by the context codes before it */
+struct sem {
+	uint64_t cpu, tid, tgid, app, in_kernel, cookie, anon_start, anon_end, offset, counter;
+};
+
+/*
+ * Differential check of the whole sample path of sync (fast and full):
+ * random records; for every core sample the expected meaning is taken from
+ * sync_map_pc() and the task table just before the record goes in, and the
+ * event buffer, read back with trans' context rules, must say the same.
+ */
+static void test_random_semantics(void **state)
+{
+	static const char *const names[] = { "/bin/a", "/lib/b.so", "//anon", "[heap]",
+					      "/x (deleted)", "[vdso]" };
+	struct fx *f = fx_new(64);
+	struct sem *want = calloc(40000, sizeof(*want)), ctx[4], *cur, got;
+	bool valid[4] = { false };
+	size_t nwant = 0, ngot = 0, i;
+	uint64_t r = 987654321;
+	int n;
+
+	(void)state;
+	assert_non_null(want);
+	f->reg.has_kernel = true;
+	f->reg.kernel.ops.resolve = fake_resolve;
+	fake_kernel_cookie = ck(f, "vmlinux", OP_IMAGE_KERNEL);
+	for (n = 0; n < 40000; n++) {
+		struct op_record rec;
+		uint32_t pid;
+
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		memset(&rec, 0, sizeof(rec));
+		pid = 1 + (uint32_t)(r % 5);
+		switch ((r >> 8) % 32) {
+		case 0:
+			rec.type = OP_REC_MMAP;
+			rec.mmap.pid = rec.mmap.tid = pid;
+			rec.mmap.start = ((r >> 12) % 32) << 12;
+			rec.mmap.len = (1 + (r >> 20) % 8) << 12;
+			rec.mmap.pgoff = ((r >> 28) % 16) << 12;
+			rec.mmap.exec = true;
+			rec.mmap.cpumode = OP_CPUMODE_USER;
+			rec.mmap.filename = names[(r >> 48) % 6];
+			break;
+		case 1:
+			rec.type = OP_REC_COMM;
+			rec.comm.pid = pid;
+			rec.comm.tid = pid;
+			rec.comm.exec = (r >> 16) % 4 == 0;
+			rec.comm.comm = "a";
+			break;
+		case 2:
+			rec.type = (r >> 12) % 2 ? OP_REC_FORK : OP_REC_EXIT;
+			rec.task.pid = pid;
+			rec.task.ppid = 1 + (uint32_t)((r >> 16) % 5);
+			rec.task.tid = pid;
+			break;
+		case 3:
+			sync_round_end(&f->s);
+			continue;
+		default:
+			rec.type = OP_REC_SAMPLE;
+			rec.sample.size = sizeof(rec.sample);
+			rec.sample.pid = pid;
+			rec.sample.tid = pid + 100 * (uint32_t)((r >> 10) % 2);
+			rec.sample.cpu = (uint32_t)((r >> 12) % 4);
+			rec.sample.cpumode = (r >> 14) % 3 ? OP_CPUMODE_USER : OP_CPUMODE_KERNEL;
+			rec.sample.ip = rec.sample.cpumode == OP_CPUMODE_USER
+					? (r >> 24) % (40 << 12)
+					: 0xffffffff81000000ull + ((r >> 24) % 0x1000);
+			rec.counter = (uint32_t)((r >> 52) % 2);
+			{
+				struct op_pc_map m;
+				struct task *t = task_find(&f->s.tasks, pid);
+
+				if (sync_map_pc(&f->s, pid, rec.sample.cpumode, rec.sample.ip, &m) == 0 &&
+				    m.offset != EVB_ESCAPE) {
+					want[nwant++] = (struct sem){
+						.cpu = rec.sample.cpu, .tid = rec.sample.tid, .tgid = pid,
+						.app = t ? t->app_cookie : 0, .in_kernel = (uint64_t)m.in_kernel,
+						.cookie = m.cookie, .anon_start = m.anon_start,
+						.anon_end = m.anon_end, .offset = m.offset,
+						.counter = rec.counter,
+					};
+				}
+			}
+			break;
+		}
+		assert_int_equal(sync_record(&f->s, &rec), 0);
+	}
+	fx_flush(f);
+	print_message("%zu of the samples mapped\n", nwant);
+	assert_true(nwant > 10000);
+	/* read the buffer back as trans does: a context per cpu */
+	memset(ctx, 0, sizeof(ctx));
+	cur = &ctx[0];
+	for (i = 0; i < f->n;) {
+		const uint64_t *w = &f->out[i];
+
+		if (w[0] != E) {
+			got = *cur;
+			got.offset = w[0];
+			got.counter = w[1];
+			assert_true(ngot < nwant);
+			if (memcmp(&got, &want[ngot], sizeof(got)))
+				fail_msg("sample %zu: cpu %llu tid %llu cookie %llu offset %#llx, expected "
+					 "cpu %llu tid %llu cookie %llu offset %#llx", ngot,
+					 (unsigned long long)got.cpu, (unsigned long long)got.tid,
+					 (unsigned long long)got.cookie, (unsigned long long)got.offset,
+					 (unsigned long long)want[ngot].cpu,
+					 (unsigned long long)want[ngot].tid,
+					 (unsigned long long)want[ngot].cookie,
+					 (unsigned long long)want[ngot].offset);
+			ngot++;
+			i += 2;
+			continue;
+		}
+		switch (w[1]) {
+		case EVB_CPU_SWITCH:
+			ctx[w[3]] = *cur; /* carried over */
+			valid[w[3]] = true;
+			cur = &ctx[w[3]];
+			cur->cpu = w[3];
+			break;
+		case EVB_CPU_RESTORE:
+			assert_true(valid[w[3]]);
+			cur = &ctx[w[3]];
+			break;
+		case EVB_CTX_SWITCH:
+			cur->tid = w[3];
+			cur->app = w[4];
+			cur->tgid = w[5];
+			break;
+		case EVB_KERNEL_ENTER:
+			cur->in_kernel = 1;
+			break;
+		case EVB_USER_ENTER:
+			cur->in_kernel = 0;
+			break;
+		case EVB_COOKIE_SWITCH:
+			cur->cookie = w[3];
+			cur->anon_start = cur->anon_end = 0;
+			break;
+		case EVB_ANON_SWITCH:
+			cur->cookie = w[3];
+			cur->anon_start = w[4];
+			cur->anon_end = w[5];
+			break;
+		default:
+			fail_msg("unexpected code %llu", (unsigned long long)w[1]);
+		}
+		i += 3 + w[2];
+	}
+	assert_int_equal(ngot, nwant);
+	assert_int_equal(f->st.v[STAT_SAMPLES], f->st.v[STAT_KERNEL_SAMPLES] +
+						    f->st.v[STAT_USER_SAMPLES]);
+	free(want);
+	fx_free(f);
+}
+
 static void test_random_records(void **state)
 {
 	static const char *const names[] = { "/bin/a", "/lib/b.so", "//anon", "[heap]", "",
@@ -849,6 +1012,7 @@ int main(void)
 		cmocka_unit_test(test_map_overlaps_model),
 		cmocka_unit_test(test_cpu_interleave),
 		cmocka_unit_test(test_throttle_hook),
+		cmocka_unit_test(test_random_semantics),
 		cmocka_unit_test(test_random_records),
 	};
 
