@@ -11,14 +11,21 @@
  *                  proc root (tests)
  * Config: plugins.kernel.vmlinux (string). Arguments win.
  *
- * Files written at init, atomically, mode 0644:
+ * Files written atomically, mode 0644:
+ *   <session>/samples/current/stats/modules   copy of /proc/modules (at init)
  *   <session>/samples/current/stats/kallsyms  text symbols, kallsyms format
- *   <session>/samples/current/stats/modules   copy of /proc/modules
+ * The kallsyms pass (~40 ms here, nearly all the kernel formatting the
+ * file) runs on a helper thread started at init, so it overlaps the rest of
+ * the start-up and the profiled command; it is complete (joined) before the
+ * first kernel address is resolved, the statistics are printed, or deinit.
  */
 #define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +79,37 @@ static void kernel_copy_name(char *dst, size_t dst_len, const char *src, size_t 
 	memcpy(dst, src, len);
 	dst[len] = '\0';
 }
+
+/*
+ * Log through the host, or, while the kallsyms pass runs on its helper
+ * thread (st->deferring), keep the message for kernel_join() to log: the
+ * host's services are not for other threads.
+ */
+static void kernel_log(struct kernel_state *st, enum op_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void kernel_log(struct kernel_state *st, enum op_log_level level, const char *fmt, ...)
+{
+	char text[KERNEL_MSG_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!st->deferring) {
+		st->host->log(st->ctx, level, "%s", text);
+		return;
+	}
+	if (st->nr_deferred == KERNEL_MAX_DEFERRED) {
+		st->deferred_dropped++;
+		return;
+	}
+	st->deferred[st->nr_deferred].level = level;
+	memcpy(st->deferred[st->nr_deferred].text, text, sizeof(text));
+	st->nr_deferred++;
+}
+
+static void kernel_join(struct kernel_state *st);
 
 /* A buffered writer on an fd: errors stick in .err. */
 struct kernel_wbuf {
@@ -249,13 +287,13 @@ static int kernel_out_end(struct kernel_state *st, struct kernel_out *o, bool co
 		o->w->err = errno;
 	if (o->w->err) {
 		rc = -o->w->err;
-		st->host->log(st->ctx, OP_LOG_ERR, "writing stats/%s: %s", o->name,
-			      strerror(o->w->err));
+		kernel_log(st, OP_LOG_ERR, "writing stats/%s: %s", o->name,
+			   strerror(o->w->err));
 	}
 	if (!rc && commit && renameat(o->dirfd, o->tmp, o->dirfd, o->name)) {
 		rc = -errno;
-		st->host->log(st->ctx, OP_LOG_ERR, "renaming stats/%s to %s: %s", o->tmp,
-			      o->name, strerror(-rc));
+		kernel_log(st, OP_LOG_ERR, "renaming stats/%s to %s: %s", o->tmp,
+			   o->name, strerror(-rc));
 	}
 	if (rc || !commit)
 		unlinkat(o->dirfd, o->tmp, 0);
@@ -338,10 +376,10 @@ static bool kernel_kallsyms_line(struct kernel_state *st, struct kernel_kscan *k
 	if (ksyms_parse_line(line, &k) || memchr(line, '\0', n)) {
 		st->kallsyms_bad++;
 		if (st->kallsyms_bad <= KERNEL_MAX_BAD_LOGGED)
-			st->host->log(st->ctx, OP_LOG_WARN,
-				      "%s:%" PRIu64 ": not a kallsyms line (expected "
-				      "'ADDRESS TYPE NAME [MODULE]'): skipped",
-				      path, st->kallsyms_lines);
+			kernel_log(st, OP_LOG_WARN,
+				   "%s:%" PRIu64 ": not a kallsyms line (expected "
+				   "'ADDRESS TYPE NAME [MODULE]'): skipped",
+				   path, st->kallsyms_lines);
 		return false;
 	}
 	if (k.addr)
@@ -396,10 +434,10 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		st->host->log(st->ctx, OP_LOG_WARN,
-			      "cannot read %s: %s: kernel samples will be attributed to one kernel "
-			      "image from 0x%" PRIx64 " without symbols",
-			      path, strerror(errno), KERNEL_HALF_START);
+		kernel_log(st, OP_LOG_WARN,
+			   "cannot read %s: %s: kernel samples will be attributed to one kernel "
+			   "image from 0x%" PRIx64 " without symbols",
+			   path, strerror(errno), KERNEL_HALF_START);
 		free(path);
 		st->no_addresses = true;
 		return 0;
@@ -479,17 +517,17 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 	free(buf);
 	close(fd);
 	if (read_err)
-		st->host->log(st->ctx, OP_LOG_WARN, "reading %s: %s: using what was read", path,
-			      strerror(read_err));
+		kernel_log(st, OP_LOG_WARN, "reading %s: %s: using what was read", path,
+			   strerror(read_err));
 	if (st->kallsyms_bad > KERNEL_MAX_BAD_LOGGED)
-		st->host->log(st->ctx, OP_LOG_WARN, "%s: %" PRIu64 " malformed lines skipped in all",
-			      path, st->kallsyms_bad);
+		kernel_log(st, OP_LOG_WARN, "%s: %" PRIu64 " malformed lines skipped in all",
+			   path, st->kallsyms_bad);
 
 	if (st->kallsyms_lines == st->kallsyms_bad) {
-		st->host->log(st->ctx, OP_LOG_WARN,
-			      "%s has no valid symbol line: kernel samples will be attributed to "
-			      "one kernel image from 0x%" PRIx64 " without symbols",
-			      path, KERNEL_HALF_START);
+		kernel_log(st, OP_LOG_WARN,
+			   "%s has no valid symbol line: kernel samples will be attributed to "
+			   "one kernel image from 0x%" PRIx64 " without symbols",
+			   path, KERNEL_HALF_START);
 		st->no_addresses = true;
 		free(path);
 		return 0;
@@ -498,10 +536,10 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 		char kr[16];
 
 		kernel_read_kptr_restrict(st, kr, sizeof(kr));
-		st->host->log(st->ctx, OP_LOG_WARN,
-			      "%s shows zero addresses (kptr_restrict=%s, not root?): kernel "
-			      "samples will be attributed to the kernel image without symbols",
-			      path, kr);
+		kernel_log(st, OP_LOG_WARN,
+			   "%s shows zero addresses (kptr_restrict=%s, not root?): kernel "
+			   "samples will be attributed to the kernel image without symbols",
+			   path, kr);
 		st->no_addresses = true;
 		free(path);
 		return 0;
@@ -513,10 +551,10 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 		if (st->kend <= st->kstart)
 			st->kend = st->kstart + KERNEL_PAGE;
 	} else {
-		st->host->log(st->ctx, OP_LOG_WARN,
-			      "%s has no kernel text symbol (_text, _stext): kernel samples will be "
-			      "attributed to one kernel image from 0x%" PRIx64 " without symbols",
-			      path, KERNEL_HALF_START);
+		kernel_log(st, OP_LOG_WARN,
+			   "%s has no kernel text symbol (_text, _stext): kernel samples will be "
+			   "attributed to one kernel image from 0x%" PRIx64 " without symbols",
+			   path, KERNEL_HALF_START);
 		st->no_addresses = true;
 	}
 	free(path);
@@ -718,6 +756,8 @@ static int kernel_resolve(void *priv, uint64_t pc, struct op_kernel_image *out)
 	uint64_t now;
 	int rc;
 
+	if (__builtin_expect(st->ks_pending, 0))
+		kernel_join(st);
 	if (pc - st->cache.lo < st->cache.hi - st->cache.lo) {
 		*out = st->cache.img;
 		goto hit;
@@ -757,6 +797,7 @@ static void kernel_print_stats(void *priv, const struct op_stats_sink *sink)
 	struct kernel_state *st = priv;
 	char line[200];
 
+	kernel_join(st);
 	if (sink->text) {
 		if (st->no_addresses)
 			snprintf(line, sizeof(line),
@@ -834,52 +875,207 @@ static int kernel_parse_args(struct kernel_state *st, const char *args)
 	return 0;
 }
 
-/* one context per plugin instance; ext_deinit only gets the context */
-static struct pu_instances kernel_instances;
-
 static void kernel_free(struct kernel_state *st)
 {
 	if (!st)
 		return;
+	kernel_join(st);
 	free(st->mods);
 	free(st->proc_root);
 	free(st->vmlinux);
 	free(st);
 }
 
+/* the INFO line that says what the kernel image is (after the kallsyms pass) */
+static void kernel_log_image(struct kernel_state *st)
+{
+	if (st->no_addresses)
+		kernel_log(st, OP_LOG_INFO, "kernel image %s: 0x%" PRIx64 " and up, no symbols",
+			   st->vmlinux ? st->vmlinux : "vmlinux", KERNEL_HALF_START);
+	else
+		kernel_log(st, OP_LOG_INFO,
+			   "kernel image %s: 0x%" PRIx64 "-0x%" PRIx64 ", %u modules, %" PRIu64
+			   " text symbols%s",
+			   st->vmlinux ? st->vmlinux : "vmlinux", st->kstart, st->kend, st->nr_mods,
+			   st->text_symbols, st->snapshot_written ? " saved in the session" : "");
+}
+
+/* read kallsyms, write and commit its snapshot (st->ks_out, if any) */
+static void kernel_ks_pass(struct kernel_state *st)
+{
+	struct kernel_out *ks = st->ks_out;
+	bool ks_open = ks && ks->w;
+	int rc;
+
+	rc = kernel_load_kallsyms(st, ks);
+	if (rc) {
+		/* out of memory: resolve without symbols rather than fail later */
+		kernel_log(st, OP_LOG_ERR, "reading kallsyms: %s: kernel samples will be attributed "
+			   "to one kernel image from 0x%" PRIx64 " without symbols", strerror(-rc),
+			   KERNEL_HALF_START);
+		st->no_addresses = true;
+	}
+	if (ks)
+		st->snapshot_written = !kernel_out_end(st, ks, !rc) && ks_open && !rc;
+}
+
+static void *kernel_ks_thread(void *arg)
+{
+	kernel_ks_pass(arg);
+	return NULL;
+}
+
+/*
+ * The pass ran (or runs) in the process that forked us: start over here,
+ * into a temporary of our own. The owner's temporary is removed only if the
+ * owner is gone (--daemonize: it exits at once, maybe before its thread
+ * renamed the file); a live owner still renames it.
+ */
+static void kernel_ks_redo(struct kernel_state *st)
+{
+	struct kernel_out *ks = st->ks_out;
+	char owner_tmp[sizeof(ks->tmp)] = "";
+
+	st->deferring = false;
+	st->nr_deferred = st->deferred_dropped = 0;
+	st->kallsyms_lines = st->kallsyms_bad = st->text_symbols = 0;
+	st->nr_pseudo = 0;
+	st->no_addresses = false;
+	st->kstart = st->kend = 0;
+	st->snapshot_written = false;
+	if (ks && ks->w) {
+		/* the owner's file description is shared: only drop our reference */
+		close(ks->w->fd);
+		free(ks->w);
+		ks->w = NULL;
+		memcpy(owner_tmp, ks->tmp, sizeof(owner_tmp));
+	}
+	if (ks && st->ks_dirfd >= 0)
+		kernel_out_begin(st, ks, st->ks_dirfd, "kallsyms");
+	kernel_ks_pass(st);
+	if (owner_tmp[0] && kill(st->ks_owner, 0) && errno == ESRCH)
+		unlinkat(st->ks_dirfd, owner_tmp, 0);
+}
+
+/* wait for the kallsyms pass, log what it said; no-op when there is none */
+static void kernel_join(struct kernel_state *st)
+{
+	unsigned i;
+
+	if (!st->ks_pending)
+		return;
+	st->ks_pending = false;
+	if (st->ks_forked)
+		kernel_ks_redo(st);
+	else if (st->ks_threaded)
+		pthread_join(st->ks_thread, NULL);
+	st->ks_threaded = st->ks_forked = false;
+	st->deferring = false;
+	for (i = 0; i < st->nr_deferred; i++)
+		st->host->log(st->ctx, (enum op_log_level)st->deferred[i].level, "%s",
+			      st->deferred[i].text);
+	if (st->deferred_dropped)
+		st->host->log(st->ctx, OP_LOG_WARN, "kallsyms: %u more messages not shown",
+			      st->deferred_dropped);
+	st->nr_deferred = st->deferred_dropped = 0;
+	if (st->ks_dirfd >= 0)
+		close(st->ks_dirfd);
+	st->ks_dirfd = -1;
+	free(st->ks_out);
+	st->ks_out = NULL;
+	kernel_log_image(st);
+}
+
+void kernel_wait(struct kernel_state *st)
+{
+	kernel_join(st);
+}
+
+/* one context per plugin instance; ext_deinit only gets the context */
+static struct pu_instances kernel_instances;
+
+/*
+ * In the child of a fork (--daemonize, the launched command) the helper
+ * thread does not exist: the pass is redone there if it is ever joined.
+ * The daemon forks from its main thread, which owns ks_pending.
+ */
+static void kernel_atfork_child(void)
+{
+	size_t i;
+
+	for (i = 0; i < PU_MAX_INSTANCES; i++) {
+		struct kernel_state *st = kernel_instances.slot[i].st;
+
+		if (st && st->ks_pending)
+			st->ks_forked = true;
+	}
+}
+
+static pthread_once_t kernel_atfork_once = PTHREAD_ONCE_INIT;
+
+static void kernel_atfork_register(void)
+{
+	pthread_atfork(NULL, NULL, kernel_atfork_child);
+}
+
+/*
+ * The modules copy now; the kallsyms pass on a helper thread (inline if
+ * none can be started), joined at the first kernel address to resolve, the
+ * statistics, or deinit. Returns 0 or -ENOMEM.
+ */
 static int kernel_snapshot_and_load(struct kernel_state *st)
 {
 	const char *session = st->host->session_dir ? st->host->session_dir(st->ctx) : NULL;
-	struct kernel_out ks = { .dirfd = -1 }, km = { .dirfd = -1 };
+	struct kernel_out km = { .dirfd = -1 }, *ks;
 	int dirfd = -1, rc;
 
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		return -ENOMEM;
+	ks->dirfd = -1;
+	st->ks_dirfd = -1;
 	if (session && *session) {
 		dirfd = kernel_open_stats_dir(st, session);
 		if (dirfd >= 0) {
-			kernel_out_begin(st, &ks, dirfd, "kallsyms");
+			kernel_out_begin(st, ks, dirfd, "kallsyms");
 			kernel_out_begin(st, &km, dirfd, "modules");
 		}
 	} else {
 		st->host->log(st->ctx, OP_LOG_INFO, "no session directory: no kernel symbol snapshot");
 	}
-	rc = kernel_load_kallsyms(st, &ks);
-	if (!rc)
-		rc = kernel_load_modules(st, &km, false);
+	rc = kernel_load_modules(st, &km, false);
 	if (dirfd >= 0) {
 		char *mpath = kernel_path(st, "modules");
 		bool have_modules = mpath && !access(mpath, R_OK);
 
-		bool ks_open = ks.w != NULL;
-
 		free(mpath);
-		st->snapshot_written = !kernel_out_end(st, &ks, !rc) && ks_open && !rc;
 		/* no /proc/modules: no modules file (a stale one would mislead) */
 		kernel_out_end(st, &km, !rc && have_modules);
 		if (!have_modules)
 			unlinkat(dirfd, "modules", 0);
-		close(dirfd);
 	}
-	return rc;
+	if (rc) {
+		kernel_out_end(st, ks, false);
+		free(ks);
+		if (dirfd >= 0)
+			close(dirfd);
+		return rc;
+	}
+	st->ks_out = dirfd >= 0 ? ks : NULL;
+	if (!st->ks_out)
+		free(ks);
+	st->ks_dirfd = dirfd;
+	pthread_once(&kernel_atfork_once, kernel_atfork_register);
+	st->deferring = true;
+	st->ks_owner = getpid();
+	st->ks_threaded = !pthread_create(&st->ks_thread, NULL, kernel_ks_thread, st);
+	st->ks_pending = true;
+	if (!st->ks_threaded) {
+		st->deferring = false;
+		kernel_ks_pass(st);
+		kernel_join(st); /* logs and cleans up */
+	}
+	return 0;
 }
 
 static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *args)
@@ -951,15 +1147,6 @@ static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *ar
 		host->log(ctx, OP_LOG_ERR, "too many kernel plugin instances");
 		goto out_free;
 	}
-	if (st->no_addresses)
-		host->log(ctx, OP_LOG_INFO, "kernel image %s: 0x%" PRIx64 " and up, no symbols",
-			  st->vmlinux ? st->vmlinux : "vmlinux", KERNEL_HALF_START);
-	else
-		host->log(ctx, OP_LOG_INFO,
-			  "kernel image %s: 0x%" PRIx64 "-0x%" PRIx64 ", %u modules, %" PRIu64
-			  " text symbols%s",
-			  st->vmlinux ? st->vmlinux : "vmlinux", st->kstart, st->kend, st->nr_mods,
-			  st->text_symbols, st->snapshot_written ? " saved in the session" : "");
 	return 0;
 
 out_free:

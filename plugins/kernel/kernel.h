@@ -7,8 +7,10 @@
 #ifndef OP_PLUGIN_KERNEL_H
 #define OP_PLUGIN_KERNEL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "oprofile_sdk.h"
 
@@ -33,6 +35,14 @@ struct kernel_cache {
 	uint64_t lo, hi;      /* [lo, hi) the cached answer covers; hi == lo: empty */
 	struct op_kernel_image img;
 	bool is_module;
+};
+
+/* a message of the kallsyms pass, logged when the pass is joined */
+#define KERNEL_MAX_DEFERRED 16
+#define KERNEL_MSG_LEN 320
+struct kernel_msg {
+	int level;
+	char text[KERNEL_MSG_LEN];
 };
 
 struct kernel_state {
@@ -65,6 +75,24 @@ struct kernel_state {
 	 * the core's cache misses: the lookups count those, not samples. Every
 	 * unresolved pc does reach resolve(), so `unresolved` counts samples.
 	 */
+	/*
+	 * The kallsyms pass (read, parse, snapshot: mostly the kernel's time to
+	 * format /proc/kallsyms) runs on a helper thread from init until the
+	 * first need: kernel_join(). Everything above that the pass fills
+	 * (kstart, kend, no_addresses, pseudo, kallsyms counters,
+	 * snapshot_written) is the thread's until then.
+	 */
+	pthread_t ks_thread;
+	bool ks_pending;       /* main thread's: a pass to join (or to redo) */
+	bool ks_threaded;      /* ks_thread runs it */
+	bool ks_forked;        /* set in a forked child: the thread stayed in the parent */
+	int ks_dirfd;          /* stats directory of the snapshot, -1: none */
+	pid_t ks_owner;        /* the process whose thread runs the pass */
+	void *ks_out;          /* struct kernel_out of the snapshot being written */
+	bool deferring;        /* kernel_log() keeps messages in deferred[] */
+	struct kernel_msg deferred[KERNEL_MAX_DEFERRED];
+	unsigned nr_deferred, deferred_dropped;
+
 	uint64_t kernel_lookups, module_lookups, unresolved;
 	uint64_t rereads, rereads_skipped;
 	uint64_t kallsyms_lines, kallsyms_bad, text_symbols;
@@ -78,5 +106,8 @@ struct kernel_state {
 /* Test hook: the clock the re-read rate limit uses (default CLOCK_MONOTONIC_COARSE:
  * a vDSO read, never a system call, plenty for a one-second limit). */
 void kernel_set_clock(struct kernel_state *st, uint64_t (*now_ns)(void *arg), void *arg);
+
+/* Test hook: wait for the kallsyms pass started at init (kernel_join()). */
+void kernel_wait(struct kernel_state *st);
 
 #endif /* OP_PLUGIN_KERNEL_H */

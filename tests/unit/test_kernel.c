@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kernel.h"
@@ -135,6 +136,8 @@ static struct mock_host *kernel_up(const char *proc, const char *session, const 
 	assert_int_equal(mock_host_init(mh, &oprofile_ext_v1, args), 0);
 	assert_true(mh->has_kernel);
 	assert_int_equal(mh->nr_stats, 1);
+	/* the kallsyms pass runs on a helper thread: its files and messages now */
+	kernel_wait(mh->kernel_priv);
 	return mh;
 }
 
@@ -902,6 +905,70 @@ static void test_snapshot_blocks(void **state)
 	free(want);
 }
 
+/*
+ * The kallsyms pass runs on a helper thread after init: the first resolve
+ * waits for it (then the snapshot is complete and its messages logged).
+ * A forked child (--daemonize) has no helper thread: it redoes the pass
+ * itself, into its own temporary, and leaves a complete snapshot too.
+ */
+static void test_async_and_fork(void **state)
+{
+	char proc[PATH_MAX], session[PATH_MAX], args[PATH_MAX + 8], p[PATH_MAX], q[PATH_MAX];
+	struct op_kernel_image img;
+	struct mock_host *mh;
+	char *got, *want;
+	size_t got_len, want_len;
+	int ws, round;
+	pid_t pid;
+
+	(void)state;
+	path_of(proc, g_data, "proc-a");
+	path_of(q, proc, "kallsyms.expected");
+	want = slurp(q, &want_len);
+	assert_non_null(want);
+	for (round = 0; round < 2; round++) {
+		scratch(session, round ? "async-fork" : "async");
+		mh = mock_host_new();
+		mock_host_set_session_dir(mh, session);
+		snprintf(args, sizeof(args), "proc=%s", proc);
+		assert_int_equal(mock_host_init(mh, &oprofile_ext_v1, args), 0);
+		path_of(p, session, "samples/current/stats/kallsyms");
+		if (round == 1) {
+			pid = fork();
+			assert_true(pid >= 0);
+			if (pid == 0) {
+				/* the child: no cmocka here, the exit status says it */
+				int bad = resolve(mh, 0xffffffff81002000ull, &img) != 0 ||
+					  img.start != 0xffffffff81000000ull;
+
+				got = slurp(p, &got_len);
+				bad |= !got || got_len != want_len || memcmp(got, want, want_len);
+				bad |= !mock_host_log_contains(mh, OP_LOG_INFO, "saved in the session");
+				_exit(bad ? 1 : 0);
+			}
+			assert_int_equal(waitpid(pid, &ws, 0), pid);
+			assert_true(WIFEXITED(ws));
+			assert_int_equal(WEXITSTATUS(ws), 0);
+		}
+		/* the first kernel address waits for the pass */
+		assert_int_equal(resolve(mh, 0xffffffff81002000ull, &img), 0);
+		assert_int_equal(img.start, 0xffffffff81000000ull);
+		got = slurp(p, &got_len);
+		assert_non_null(got);
+		assert_int_equal(got_len, want_len);
+		assert_memory_equal(got, want, want_len);
+		free(got);
+		assert_true(mock_host_log_contains(mh, OP_LOG_INFO, "saved in the session"));
+		assert_int_equal(mock_host_log_count(mh, OP_LOG_WARN, "not a kallsyms line"), 5);
+		assert_int_equal(stat_of(mh, "kallsyms_bad_lines"), 9);
+		/* nothing but the two files: no temporary of the parent or the child */
+		path_of(p, session, "samples/current/stats");
+		assert_int_equal(dir_entries(p), 2);
+		mock_host_free(mh);
+	}
+	free(want);
+}
+
 static void test_descriptor(void **state)
 {
 	(void)state;
@@ -919,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_exact),
 		cmocka_unit_test(test_snapshot_replace_and_symlink),
 		cmocka_unit_test(test_snapshot_blocks),
+		cmocka_unit_test(test_async_and_fork),
 		cmocka_unit_test(test_resolve_modules),
 		cmocka_unit_test(test_resolve_pseudo_without_modules),
 		cmocka_unit_test(test_text_range_fallbacks),
