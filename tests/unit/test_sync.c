@@ -310,6 +310,21 @@ static int fake_resolve(void *priv, uint64_t pc, struct op_kernel_image *out)
 	return 0;
 }
 
+/* the kernel plugin's resolver, faked: one image at 0xffffffff81000000 */
+static void fx_fake_kernel(struct fx *f)
+{
+	f->reg.has_kernel = true;
+	f->reg.kernel.ops.resolve = fake_resolve;
+	fake_kernel_cookie = ck(f, "vmlinux", OP_IMAGE_KERNEL);
+}
+
+static void xorshift(uint64_t *r)
+{
+	*r ^= *r << 13;
+	*r ^= *r >> 7;
+	*r ^= *r << 17;
+}
+
 static void test_kernel(void **state)
 {
 	struct fx *f = fx_new(1024);
@@ -767,16 +782,12 @@ static void test_random_semantics(void **state)
 
 	(void)state;
 	assert_non_null(want);
-	f->reg.has_kernel = true;
-	f->reg.kernel.ops.resolve = fake_resolve;
-	fake_kernel_cookie = ck(f, "vmlinux", OP_IMAGE_KERNEL);
+	fx_fake_kernel(f);
 	for (n = 0; n < 40000; n++) {
 		struct op_record rec;
 		uint32_t pid;
 
-		r ^= r << 13;
-		r ^= r >> 7;
-		r ^= r << 17;
+		xorshift(&r);
 		memset(&rec, 0, sizeof(rec));
 		pid = 1 + (uint32_t)(r % 5);
 		switch ((r >> 8) % 32) {
@@ -916,16 +927,12 @@ static void test_random_records(void **state)
 	int n;
 
 	(void)state;
-	f->reg.has_kernel = true;
-	f->reg.kernel.ops.resolve = fake_resolve;
-	fake_kernel_cookie = ck(f, "vmlinux", OP_IMAGE_KERNEL);
+	fx_fake_kernel(f);
 	for (n = 0; n < 20000; n++) {
 		struct op_record rec;
 		uint32_t pid;
 
-		r ^= r << 13;
-		r ^= r >> 7;
-		r ^= r << 17;
+		xorshift(&r);
 		memset(&rec, 0, sizeof(rec));
 		pid = 1 + (uint32_t)(r % 7);
 		switch ((r >> 8) % 10) {
