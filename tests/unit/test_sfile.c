@@ -436,6 +436,50 @@ static void test_planted_symlink(void **state)
 	sf = sfile_find(&f->sft, &v);
 	assert_int_equal(sfile_log(&f->sft, sf, 0, 1, 1), 0);
 	assert_int_equal(nr_entries(outside), 0);
+	/*
+	 * the directories exist now (the one-call reopen path): a deep one
+	 * swapped for a link between two opens is not followed either
+	 */
+	sfile_close_all(&f->sft);
+	{
+		char real[PATH_MAX + 64], moved[PATH_MAX + 64];
+
+		snprintf(real, sizeof(real), "%s/{root}/bin", f->current);
+		snprintf(moved, sizeof(moved), "%s/bin.moved", f->root);
+		assert_int_equal(rename(real, moved), 0);
+		assert_int_equal(symlink(outside, real), 0);
+	}
+	sf = sfile_find(&f->sft, &v);
+	assert_non_null(sf);
+	assert_true(sfile_log(&f->sft, sf, 0, 1, 1) < 0);
+	assert_int_equal(nr_entries(outside), 0);
+	/* nor a relative one that stays inside samples/current */
+	sfile_close_all(&f->sft);
+	{
+		char real[PATH_MAX + 64], decoy[PATH_MAX + 64];
+
+		snprintf(real, sizeof(real), "%s/{root}/bin", f->current);
+		snprintf(decoy, sizeof(decoy), "%s/decoy", f->current);
+		static const char *const chain[] = { "app", "app/{dep}", "app/{dep}/{root}",
+						     "app/{dep}/{root}/bin",
+						     "app/{dep}/{root}/bin/app" };
+		size_t i;
+
+		assert_int_equal(mkdir(decoy, 0755), 0);
+		/* the rest of the file's directory chain, as if under {root}/bin */
+		for (i = 0; i < sizeof(chain) / sizeof(chain[0]); i++) {
+			char d[PATH_MAX + 128];
+
+			snprintf(d, sizeof(d), "%s/%s", decoy, chain[i]);
+			assert_int_equal(mkdir(d, 0755), 0);
+		}
+		assert_int_equal(unlink(real), 0);
+		assert_int_equal(symlink("../decoy", real), 0);
+		sf = sfile_find(&f->sft, &v);
+		assert_non_null(sf);
+		assert_true(sfile_log(&f->sft, sf, 0, 1, 1) < 0);
+		assert_int_equal(walk(AT_FDCWD, decoy), 0);
+	}
 	cfx_free(f);
 }
 
