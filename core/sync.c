@@ -193,6 +193,24 @@ static __attribute__((noinline)) void sync_switch_cpu(struct sync_ctx *s, uint32
 	s->have_cpu = true;
 }
 
+/*
+ * Back to known cpu @cpu (valid context, room for 4 words checked by the
+ * caller): EVB_CPU_RESTORE, and its context becomes current.
+ */
+SYNC_HOT void sync_put_restore(struct sync_ctx *s, uint32_t cpu)
+{
+	struct op_emit *w = s->w;
+	uint64_t *p = w->buf + w->len;
+
+	p[0] = EVB_ESCAPE;
+	p[1] = EVB_CPU_RESTORE;
+	p[2] = 1;
+	p[3] = cpu;
+	w->len += 4;
+	s->c = &s->cpu_ctx[cpu];
+	s->cpu = cpu;
+}
+
 SYNC_HOT void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uint32_t tgid,
 				  op_cookie_t app)
 {
@@ -205,15 +223,7 @@ SYNC_HOT void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uin
 		/* samples of two CPUs interleave: going back to a known cpu, inline */
 		if (__builtin_expect(s->have_cpu && cpu < EVB_MAX_CPU_CONTEXTS &&
 				     s->cpu_ctx[cpu].valid && w->len + 4 <= w->cap, 1)) {
-			uint64_t *p = w->buf + w->len;
-
-			p[0] = EVB_ESCAPE;
-			p[1] = EVB_CPU_RESTORE;
-			p[2] = 1;
-			p[3] = cpu;
-			w->len += 4;
-			s->c = &s->cpu_ctx[cpu];
-			s->cpu = cpu;
+			sync_put_restore(s, cpu);
 		} else {
 			sync_switch_cpu(s, cpu);
 		}
@@ -347,17 +357,9 @@ SYNC_HOT bool sync_sample_fast(struct sync_ctx *s, const struct op_perf_sample *
 	off = ps->ip - c->fast_delta;
 	if (off == EVB_ESCAPE)
 		return false;
+	if (s->cpu != cpu)
+		sync_put_restore(s, cpu);
 	p = w->buf + w->len;
-	if (s->cpu != cpu) {
-		p[0] = EVB_ESCAPE;
-		p[1] = EVB_CPU_RESTORE;
-		p[2] = 1;
-		p[3] = cpu;
-		p += 4;
-		w->len += 4;
-		s->c = c;
-		s->cpu = cpu;
-	}
 	p[0] = off;
 	p[1] = counter;
 	w->len += 2;
@@ -610,7 +612,7 @@ static int sync_other(struct sync_ctx *s, const struct op_record *r)
 
 	s->task_gen++; /* tasks may come, go or change */
 	switch (r->type) {
-	case OP_REC_SAMPLE:
+	case OP_REC_SAMPLE: /* sync_record's */
 		break;
 	case OP_REC_MMAP:
 		sync_mmap(s, r);

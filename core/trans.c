@@ -49,21 +49,24 @@ static void code_cpu_switch(struct trans_ctx *tr, const uint64_t *a)
 	trans_clear_sfile(tr);
 }
 
-static void code_cpu_restore(struct trans_ctx *tr, const uint64_t *a)
+/* back to the context set aside for a cpu (EVB_CPU_RESTORE of a valid one) */
+static inline void trans_restore(struct trans_ctx *tr, struct trans_cpu_ctx *c)
 {
-	struct trans_cpu_ctx *c;
-
-	if (a[0] >= EVB_MAX_CPU_CONTEXTS || !tr->cpu_ctx[a[0]].valid) {
-		code_cpu_switch(tr, a); /* nothing set aside: as a plain cpu switch */
-		return;
-	}
-	c = &tr->cpu_ctx[a[0]];
 	trans_enter(tr, c);
 	/* the set may have been freed since (eviction): look it up again then */
 	if (!tr->sfiles || c->gen != tr->sfiles->gen)
 		c->v.sfile = NULL;
 	if (tr->sfiles)
 		tr->sfiles->pinned = c->v.sfile;
+}
+
+static void code_cpu_restore(struct trans_ctx *tr, const uint64_t *a)
+{
+	if (a[0] >= EVB_MAX_CPU_CONTEXTS || !tr->cpu_ctx[a[0]].valid) {
+		code_cpu_switch(tr, a); /* nothing set aside: as a plain cpu switch */
+		return;
+	}
+	trans_restore(tr, &tr->cpu_ctx[a[0]]);
 }
 
 static void code_cookie_switch(struct trans_ctx *tr, const uint64_t *a)
@@ -314,14 +317,7 @@ int trans_buffer(void *priv, const uint64_t *w, size_t n)
 		/* the most frequent code (two CPUs' samples interleave), inline */
 		if (n - i >= 4 && w[i + 1] == EVB_CPU_RESTORE && w[i + 2] == 1 &&
 		    w[i + 3] < EVB_MAX_CPU_CONTEXTS && tr->cpu_ctx[w[i + 3]].valid) {
-			struct trans_cpu_ctx *c = &tr->cpu_ctx[w[i + 3]];
-			struct sfile_table *tab = tr->sfiles;
-
-			trans_enter(tr, c);
-			if (!tab || c->gen != tab->gen)
-				c->v.sfile = NULL;
-			if (tab)
-				tab->pinned = c->v.sfile;
+			trans_restore(tr, &tr->cpu_ctx[w[i + 3]]);
 			i += 4;
 			continue;
 		}
