@@ -31,6 +31,37 @@ static void task_destroy(struct task *t)
 	free(t);
 }
 
+/* a reaped task: kept for reuse while there are few spares, else freed */
+static void task_retire(struct task_table *tt, struct task *t)
+{
+	if (tt->nr_spare >= TASK_SPARE_MAX || t->cap_maps > 64) {
+		task_destroy(t);
+		return;
+	}
+	t->hnext = tt->spare;
+	tt->spare = t;
+	tt->nr_spare++;
+}
+
+/* a zeroed task, with a spare's map array when there is one */
+static struct task *task_alloc(struct task_table *tt)
+{
+	struct task *t = tt->spare;
+	struct task_map *maps;
+	size_t cap;
+
+	if (!t)
+		return calloc(1, sizeof(*t));
+	tt->spare = t->hnext;
+	tt->nr_spare--;
+	maps = t->maps;
+	cap = t->cap_maps;
+	memset(t, 0, sizeof(*t));
+	t->maps = maps;
+	t->cap_maps = cap;
+	return t;
+}
+
 static void task_unhash(struct task_table *tt, struct task *t)
 {
 	struct task **pp = &tt->buckets[task_hash(tt, t->tgid)];
@@ -47,13 +78,16 @@ static void task_unhash(struct task_table *tt, struct task *t)
 
 void task_table_free(struct task_table *tt)
 {
+	struct task *t, *n;
 	size_t i;
 
 	task_reap(tt);
+	for (t = tt->spare; t; t = n) {
+		n = t->hnext;
+		task_destroy(t);
+	}
 	for (i = 0; tt->buckets && i < tt->nr_buckets; i++) {
-		struct task *t = tt->buckets[i], *n;
-
-		for (; t; t = n) {
+		for (t = tt->buckets[i]; t; t = n) {
 			n = t->hnext;
 			task_destroy(t);
 		}
@@ -97,7 +131,7 @@ static void task_rehash(struct task_table *tt)
 
 static struct task *task_new(struct task_table *tt, uint32_t tgid)
 {
-	struct task *t = calloc(1, sizeof(*t));
+	struct task *t = task_alloc(tt);
 	size_t h;
 
 	if (!t)
@@ -124,6 +158,24 @@ struct task *task_get(struct task_table *tt, uint32_t tgid)
 	return task_new(tt, tgid);
 }
 
+static int task_reserve(struct task *t, size_t n)
+{
+	struct task_map *m;
+	size_t cap;
+
+	if (t->nr_maps + n <= t->cap_maps)
+		return 0;
+	cap = t->cap_maps ? t->cap_maps * 2 : 16;
+	while (cap < t->nr_maps + n)
+		cap *= 2;
+	m = realloc(t->maps, cap * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	t->maps = m;
+	t->cap_maps = cap;
+	return 0;
+}
+
 struct task *task_fork(struct task_table *tt, uint32_t tgid, uint32_t ptgid)
 {
 	struct task *p = task_find(tt, ptgid);
@@ -145,13 +197,9 @@ struct task *task_fork(struct task_table *tt, uint32_t tgid, uint32_t ptgid)
 	t->app_cookie = p->app_cookie;
 	t->app_matches_comm = p->app_matches_comm;
 	if (p->nr_maps) {
-		struct task_map *m = realloc(t->maps, p->nr_maps * sizeof(*m));
-
-		if (!m)
+		if (task_reserve(t, p->nr_maps))
 			return t; /* no maps: its samples count as "no mapping" */
-		memcpy(m, p->maps, p->nr_maps * sizeof(*m));
-		t->maps = m;
-		t->cap_maps = p->nr_maps;
+		memcpy(t->maps, p->maps, p->nr_maps * sizeof(*t->maps));
 		t->nr_maps = p->nr_maps;
 	}
 	return t;
@@ -163,24 +211,6 @@ void task_exec(struct task *t)
 	t->probed = false; /* a new image: /proc may be read once more */
 	t->app_cookie = 0;
 	t->app_matches_comm = false;
-}
-
-static int task_reserve(struct task *t, size_t n)
-{
-	struct task_map *m;
-	size_t cap;
-
-	if (t->nr_maps + n <= t->cap_maps)
-		return 0;
-	cap = t->cap_maps ? t->cap_maps * 2 : 16;
-	while (cap < t->nr_maps + n)
-		cap *= 2;
-	m = realloc(t->maps, cap * sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	t->maps = m;
-	t->cap_maps = cap;
-	return 0;
 }
 
 int task_add_map(struct task *t, uint64_t start, uint64_t len, uint64_t pgoff,
@@ -275,7 +305,7 @@ void task_reap(struct task_table *tt)
 		n = t->dnext;
 		if (task_find(tt, t->tgid) == t)
 			task_unhash(tt, t);
-		task_destroy(t);
+		task_retire(tt, t);
 	}
 	tt->dead = NULL;
 }

@@ -40,7 +40,17 @@ struct task_table {
 	size_t nr_buckets;     /* power of two */
 	size_t nr_tasks;
 	struct task *dead;
+	/*
+	 * reaped tasks kept for reuse, with their map arrays (a churning
+	 * machine forks and reaps thousands of processes a second: no
+	 * malloc/realloc/free for each)
+	 */
+	struct task *spare;    /* chained by hnext */
+	size_t nr_spare;
 };
+
+/* at most this many reaped tasks are kept for reuse */
+#define TASK_SPARE_MAX 256
 
 int task_table_init(struct task_table *tt);
 void task_table_free(struct task_table *tt);
