@@ -539,6 +539,12 @@ static void main_drain(struct daemon *d)
 	sync_round_end(&d->sync);
 }
 
+/* perf's round_end in replay: what main_loop does after each live round */
+static void main_round_end(void *arg)
+{
+	main_drain(arg);
+}
+
 static void main_sync_files(struct daemon *d)
 {
 	main_drain(d);
@@ -830,6 +836,8 @@ int main(int argc, char **argv)
 	/* records go straight to buffer sync: no hop per sample */
 	pc.deliver = sync_deliver;
 	pc.arg = &d->sync;
+	pc.round_end = main_round_end;
+	pc.round_arg = d;
 	d->sync.on_throttle = main_throttled;
 	d->sync.on_throttle_arg = d;
 	pc.log = d->log;

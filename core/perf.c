@@ -737,6 +737,8 @@ static int replay_deliver_all(struct perf_session *s)
 		case REPLAY_ROUND:
 			deliver_to(s, c.a);
 			s->st.rounds++;
+			if (s->cfg.round_end)
+				s->cfg.round_end(s->cfg.round_arg);
 			break;
 		case REPLAY_LOST:
 			s->st.lost_kernel = c.a;

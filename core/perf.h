@@ -76,6 +76,12 @@ struct perf_config {
 	void *arg;
 	FILE *log;                /* warnings and errors; NULL: stderr */
 	unsigned drain_ms;        /* longest wait between two rounds; 0: 100 ms */
+	/*
+	 * replay: called after each recorded round is delivered, as the live
+	 * loop does its end-of-round work after each perf_poll (NULL: none)
+	 */
+	void (*round_end)(void *arg);
+	void *round_arg;
 	/* tuning and tests; leave 0/NULL */
 	uint64_t (*clock)(void *arg); /* "now" in perf time; NULL: CLOCK_MONOTONIC */
 	void *clock_arg;
