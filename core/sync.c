@@ -41,8 +41,10 @@ void sync_reset_context(struct sync_ctx *s)
 
 void sync_round_end(struct sync_ctx *s)
 {
-	s->task_gen++;
-	task_reap(&s->tasks);
+	if (s->tasks.dead) {
+		s->task_gen++; /* cached task pointers may be freed */
+		task_reap(&s->tasks);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -350,7 +352,7 @@ SYNC_HOT bool sync_sample_fast(struct sync_ctx *s, const struct op_perf_sample *
 	if (cpu >= EVB_MAX_CPU_CONTEXTS)
 		return false;
 	c = &s->cpu_ctx[cpu];
-	if (c->fast_gen != s->task_gen || c->fast_pid != ps->pid || c->fast_tid != ps->tid ||
+	if (c->fast_gen != sync_gen(s, ps->pid) || c->fast_pid != ps->pid || c->fast_tid != ps->tid ||
 	    c->fast_mode != ps->cpumode || ps->ip - c->fast_lo >= c->fast_len ||
 	    !s->have_cpu || w->len + 6 > w->cap)
 		return false;
@@ -390,7 +392,7 @@ static __attribute__((noinline)) void sync_sample(struct sync_ctx *s,
 		s->stats->v[STAT_USER_SAMPLES]++;
 	/* samples come in runs of one process per cpu: the last task found there */
 	last = &s->last[ps->cpu & (EVB_MAX_CPU_CONTEXTS - 1)];
-	if (last->t && last->pid == ps->pid && last->gen == s->task_gen)
+	if (last->t && last->pid == ps->pid && last->gen == sync_gen(s, ps->pid))
 		t = last->t;
 	else
 		t = task_find(&s->tasks, ps->pid);
@@ -402,7 +404,7 @@ static __attribute__((noinline)) void sync_sample(struct sync_ctx *s,
 	}
 	last->t = t;
 	last->pid = ps->pid;
-	last->gen = s->task_gen;
+	last->gen = sync_gen(s, ps->pid);
 	if (rc == -ENOENT && t && t->unknown)
 		rc = -ESRCH;
 	if (rc) {
@@ -424,7 +426,7 @@ static __attribute__((noinline)) void sync_sample(struct sync_ctx *s,
 	if (ps->cpu < EVB_MAX_CPU_CONTEXTS && s->c == &s->cpu_ctx[ps->cpu]) {
 		struct sync_cpu_ctx *c = s->c;
 
-		c->fast_gen = s->task_gen;
+		c->fast_gen = sync_gen(s, ps->pid);
 		c->fast_pid = ps->pid;
 		c->fast_tid = ps->tid;
 		c->fast_mode = ps->cpumode;
@@ -452,11 +454,13 @@ static bool sync_name_matches_comm(const char *path, size_t len, const char *com
 	return clen && blen >= clen && !memcmp(base, comm, clen);
 }
 
-/* add an executable mapping of @fn to @t (MMAP records and /proc probes) */
+/* longest file name of a mapping that is interned (the kernel's PATH_MAX) */
+#define SYNC_PATH_MAX 4096
+
+/* add an executable mapping of @fn (@flen bytes) to @t (MMAP records and /proc probes) */
 static void sync_add_map(struct sync_ctx *s, struct task *t, uint64_t start, uint64_t len,
-			 uint64_t pgoff, const char *fn)
+			 uint64_t pgoff, const char *fn, size_t flen)
 {
-	size_t flen = strnlen(fn, 4096);
 	enum op_image_kind kind = OP_IMAGE_USER;
 	bool deleted = false, anon = false;
 	op_cookie_t c;
@@ -495,7 +499,9 @@ static void sync_add_map(struct sync_ctx *s, struct task *t, uint64_t start, uin
 
 static void sync_mmap(struct sync_ctx *s, const struct op_record *r)
 {
+	const char *fn;
 	struct task *t;
+	size_t flen;
 
 	s->stats->v[STAT_MMAP]++;
 	if (r->mmap.cpumode == OP_CPUMODE_KERNEL || r->mmap.cpumode == OP_CPUMODE_GUEST_KERNEL ||
@@ -509,8 +515,10 @@ static void sync_mmap(struct sync_ctx *s, const struct op_record *r)
 		return;
 	}
 	t->unknown = false;
-	sync_add_map(s, t, r->mmap.start, r->mmap.len, r->mmap.pgoff,
-		     r->mmap.filename ? r->mmap.filename : "");
+	fn = r->mmap.filename ? r->mmap.filename : "";
+	flen = r->mmap.filename_len ? r->mmap.filename_len : strnlen(fn, SYNC_PATH_MAX);
+	sync_add_map(s, t, r->mmap.start, r->mmap.len, r->mmap.pgoff, fn,
+		     flen < SYNC_PATH_MAX ? flen : SYNC_PATH_MAX);
 }
 
 /*
@@ -562,7 +570,7 @@ static struct task *sync_probe(struct sync_ctx *s, uint32_t pid, struct task *t)
 			continue;
 		fn = line + n;
 		fn[strcspn(fn, "\n")] = 0;
-		sync_add_map(s, t, start, end - start, off, fn);
+		sync_add_map(s, t, start, end - start, off, fn, strnlen(fn, SYNC_PATH_MAX));
 	}
 	fclose(f);
 	if (t->nr_maps)
@@ -593,6 +601,12 @@ static void sync_comm(struct sync_ctx *s, const struct op_record *r)
 
 static __attribute__((noinline)) int sync_other(struct sync_ctx *s, const struct op_record *r);
 
+/* a record of @pid may change its task, its maps or its app: its cached mappings go */
+static void sync_pid_changed(struct sync_ctx *s, uint32_t pid)
+{
+	s->pid_gen[pid & (SYNC_PID_GENS - 1)]++;
+}
+
 int sync_record(struct sync_ctx *s, const struct op_record *r)
 {
 	/* most samples: a small frame, the rest out of line */
@@ -610,17 +624,19 @@ static int sync_other(struct sync_ctx *s, const struct op_record *r)
 {
 	struct task *t;
 
-	s->task_gen++; /* tasks may come, go or change */
 	switch (r->type) {
 	case OP_REC_SAMPLE: /* sync_record's */
 		break;
 	case OP_REC_MMAP:
+		sync_pid_changed(s, r->mmap.pid);
 		sync_mmap(s, r);
 		break;
 	case OP_REC_COMM:
+		sync_pid_changed(s, r->comm.pid);
 		sync_comm(s, r);
 		break;
 	case OP_REC_FORK:
+		sync_pid_changed(s, r->task.pid);
 		s->stats->v[STAT_FORK]++;
 		if (r->task.pid == r->task.ppid) {
 			t = task_get(&s->tasks, r->task.pid); /* a new thread */
@@ -635,6 +651,7 @@ static int sync_other(struct sync_ctx *s, const struct op_record *r)
 			s->stats->v[STAT_NO_MEMORY]++;
 		break;
 	case OP_REC_EXIT:
+		sync_pid_changed(s, r->task.pid);
 		s->stats->v[STAT_EXIT]++;
 		/* per thread: the process goes when its last known thread does */
 		t = task_find(&s->tasks, r->task.pid);
@@ -657,8 +674,12 @@ static int sync_other(struct sync_ctx *s, const struct op_record *r)
 		s->stats->v[STAT_UNTHROTTLE]++;
 		break;
 	case OP_REC_KSYMBOL:
+		s->task_gen++; /* kernel mappings of every task */
 		s->stats->v[STAT_KSYMBOL]++;
 		s->have_kcache = false;
+		break;
+	default:
+		s->task_gen++; /* of unknown effect: forget every cached mapping */
 		break;
 	}
 	return 0;

@@ -19,6 +19,9 @@
 #include "stats.h"
 #include "task.h"
 
+/* buckets of per-pid generations (struct sync_ctx.pid_gen), a power of two */
+#define SYNC_PID_GENS 1024
+
 struct sync_ctx {
 	struct task_table tasks;
 	struct cookie_table *cookies;
@@ -44,7 +47,7 @@ struct sync_ctx {
 		 * The mapping of this cpu's last sample: a sample of the same
 		 * thread and mode with a pc in [fast_lo, fast_lo + fast_len)
 		 * has key pc - fast_delta and needs no context code. Valid
-		 * while fast_gen == task_gen (0: never).
+		 * while fast_gen == sync_gen() of fast_pid (0: never).
 		 */
 		uint64_t fast_gen, fast_lo, fast_len, fast_delta;
 		uint32_t fast_pid, fast_tid;
@@ -55,15 +58,25 @@ struct sync_ctx {
 	uint32_t cpu;
 
 	/*
-	 * Last task of a sample, per cpu: valid while task_gen is unchanged
-	 * (bumped by every other record, a probe and a reap).
+	 * Last task of a sample, per cpu: valid while sync_gen() of its pid
+	 * is unchanged.
 	 */
 	struct sync_last_task {
 		struct task *t;
 		uint32_t pid;
 		uint64_t gen;
 	} last[EVB_MAX_CPU_CONTEXTS];
+	/*
+	 * What a cached mapping or task depends on: task_gen, bumped by what
+	 * may change any task (a reap, a /proc probe, a kernel symbol change,
+	 * a record of unknown effect), plus pid_gen[] of the task's pid
+	 * bucket, bumped by the FORK, COMM, MMAP and EXIT records of a pid.
+	 * Both only grow, so their sum changes whenever either does; a
+	 * process starting or mapping a library leaves the other CPUs' fast
+	 * paths alone.
+	 */
 	uint64_t task_gen;
+	uint64_t pid_gen[SYNC_PID_GENS];
 
 	/* called for a THROTTLE record with its event id (may be NULL) */
 	void (*on_throttle)(void *arg, uint64_t id);
@@ -73,6 +86,12 @@ struct sync_ctx {
 	struct op_kernel_image kcache;
 	bool have_kcache;
 };
+
+/* the generation a mapping or task cached for @pid was valid in */
+static inline uint64_t sync_gen(const struct sync_ctx *s, uint32_t pid)
+{
+	return s->task_gen + s->pid_gen[pid & (SYNC_PID_GENS - 1)];
+}
 
 int sync_init(struct sync_ctx *s, struct cookie_table *cookies, struct op_emit *w,
 	      const struct ext_registry *reg, struct op_stats *stats);

@@ -181,6 +181,47 @@ static void test_basic(void **state)
 	fx_free(f);
 }
 
+/*
+ * A cpu's cached mapping (the fast path) survives records of other
+ * processes, and goes with a record of its own process: here a FORK that
+ * restarts a live pid with another parent's maps.
+ */
+static void test_fast_path_records(void **state)
+{
+	struct fx *f = fx_new(1024);
+	op_cookie_t a, b;
+
+	(void)state;
+	rec_comm(f, 100, 100, "a", true);
+	rec_mmap(f, 100, 0x400000, 0x1000, 0, "/bin/a");
+	rec_comm(f, 200, 200, "b", true);
+	rec_mmap(f, 200, 0x400000, 0x1000, 0, "/bin/b");
+	a = ck(f, "/bin/a", OP_IMAGE_USER);
+	b = ck(f, "/bin/b", OP_IMAGE_USER);
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_USER, 0x400010, 0);
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_USER, 0x400020, 0);
+	rec_mmap(f, 300, 0x400000, 0x1000, 0, "/lib/x");   /* another process */
+	rec_comm(f, 300, 300, "x", false);
+	rec_task(f, OP_REC_FORK, 400, 300, 400);
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_USER, 0x400030, 0);
+	rec_task(f, OP_REC_FORK, 100, 200, 100);           /* pid 100 is b's child now */
+	rec_sample(f, 100, 100, 0, OP_CPUMODE_USER, 0x400040, 0);
+	const uint64_t exp[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 100, a, 100,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, a,
+		0x10, 0,
+		0x20, 0,
+		0x30, 0,
+		E, EVB_CTX_SWITCH, 3, 100, b, 100,
+		E, EVB_COOKIE_SWITCH, 1, b,
+		0x40, 0,
+	};
+	expect_words(f, exp, sizeof(exp) / sizeof(exp[0]));
+	fx_free(f);
+}
+
 /* fork copies maps, exec drops them, exit frees after the round */
 static void test_fork_exec_exit(void **state)
 {
@@ -1006,6 +1047,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_fork_exec_exit),
+		cmocka_unit_test(test_fast_path_records),
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_anon_deleted),
 		cmocka_unit_test(test_kernel),
