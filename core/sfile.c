@@ -136,26 +136,6 @@ void sfile_make_key(const struct sfile_table *tab, const struct op_trans_view *t
 	key->anon_end = t->anon_end;
 }
 
-static uint32_t sfile_hash(const struct sfile_key *k)
-{
-	uint64_t h = k->app * 0x9e3779b97f4a7c15ull;
-
-	h ^= k->cookie + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
-	h ^= ((uint64_t)(uint32_t)k->tgid << 32 | (uint32_t)k->tid) + (h << 6) + (h >> 2);
-	h ^= ((uint64_t)(uint32_t)k->cpu << 32 | (uint32_t)k->anon_tgid) + (h << 6) + (h >> 2);
-	h ^= k->anon_start + (uint64_t)k->in_kernel + (h << 6) + (h >> 2);
-	h ^= k->anon_end + (h << 6) + (h >> 2);
-	return (uint32_t)(h ^ (h >> 32));
-}
-
-static bool sfile_key_eq(const struct sfile_key *a, const struct sfile_key *b)
-{
-	return a->app == b->app && a->cookie == b->cookie && a->tgid == b->tgid &&
-	       a->tid == b->tid && a->cpu == b->cpu && a->anon_tgid == b->anon_tgid &&
-	       a->in_kernel == b->in_kernel && a->anon_start == b->anon_start &&
-	       a->anon_end == b->anon_end;
-}
-
 static void sfile_close_files(struct sfile_table *tab, struct op_sfile *sf)
 {
 	const struct ext_registry *reg = tab->reg;
@@ -258,16 +238,22 @@ void sfile_free(struct sfile_table *tab)
 
 struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view *t)
 {
-	const struct ext_registry *reg = tab->reg;
 	struct sfile_key key;
-	struct op_sfile *sf;
-	uint32_t h;
-	size_t i;
 
 	if (!t->cookie || t->in_kernel < 0)
 		return NULL;
 	sfile_make_key(tab, t, &key);
-	h = sfile_hash(&key);
+	return sfile_find_key(tab, t, &key, sfile_key_hash(&key));
+}
+
+struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_trans_view *t,
+				const struct sfile_key *k, uint32_t h)
+{
+	const struct ext_registry *reg = tab->reg;
+	const struct sfile_key key = *k;
+	struct op_sfile *sf;
+	size_t i;
+
 	for (sf = tab->buckets[h & (tab->nr_buckets - 1)]; sf; sf = sf->hnext) {
 		if (sf->hash == h && sfile_key_eq(&sf->key, &key)) {
 			lru_touch(tab, sf);

@@ -107,8 +107,37 @@ void sfile_touch(struct sfile_table *tab, struct op_sfile *sf);
 /* The key of the set a sample in context @t belongs to. */
 void sfile_make_key(const struct sfile_table *tab, const struct op_trans_view *t,
 		    struct sfile_key *key);
+
+/* hash of a set's key (the table's buckets, trans' recent sets) */
+static inline uint32_t sfile_key_hash(const struct sfile_key *k)
+{
+	uint64_t h = k->app * 0x9e3779b97f4a7c15ull;
+
+	h ^= k->cookie + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+	h ^= ((uint64_t)(uint32_t)k->tgid << 32 | (uint32_t)k->tid) + (h << 6) + (h >> 2);
+	h ^= ((uint64_t)(uint32_t)k->cpu << 32 | (uint32_t)k->anon_tgid) + (h << 6) + (h >> 2);
+	h ^= k->anon_start + (uint64_t)k->in_kernel + (h << 6) + (h >> 2);
+	h ^= k->anon_end + (h << 6) + (h >> 2);
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* the same set (padding aside) */
+static inline bool sfile_key_eq(const struct sfile_key *a, const struct sfile_key *b)
+{
+	return a->app == b->app && a->cookie == b->cookie && a->tgid == b->tgid &&
+	       a->tid == b->tid && a->cpu == b->cpu && a->anon_tgid == b->anon_tgid &&
+	       a->in_kernel == b->in_kernel && a->anon_start == b->anon_start &&
+	       a->anon_end == b->anon_end;
+}
+
 /* Find or create the set for @t (NULL: ENOMEM, or no image in @t). Marks it recent. */
 struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view *t);
+/*
+ * sfile_find() with the key made already (@t->cookie set, @t->in_kernel >= 0,
+ * @h = sfile_key_hash(@k)); @t gives what a new set records besides its key.
+ */
+struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_trans_view *t,
+				const struct sfile_key *k, uint32_t h);
 /* HOT. Add @count at @key in @sf's file of @counter (core or virtual). */
 int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, uint64_t key,
 	      uint32_t count);

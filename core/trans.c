@@ -163,29 +163,13 @@ int trans_init(struct trans_ctx *tr, struct sfile_table *sfiles, const struct ex
 	return 0;
 }
 
-/* every field sfile_make_key() may use */
-static bool trans_same_set_ctx(const struct op_trans_view *a, const struct op_trans_view *b)
-{
-	return a->cookie == b->cookie && a->in_kernel == b->in_kernel && a->tgid == b->tgid &&
-	       a->tid == b->tid && a->cpu == b->cpu && a->app_cookie == b->app_cookie &&
-	       a->anon_start == b->anon_start && a->anon_end == b->anon_end;
-}
-
-static unsigned trans_recent_slot(const struct op_trans_view *v)
-{
-	uint64_t h = v->cookie * 0x9e3779b97f4a7c15ull;
-
-	h ^= ((uint64_t)(uint32_t)v->tgid << 32 | (uint32_t)v->tid) * 0xc2b2ae3d27d4eb4full;
-	h ^= ((uint64_t)(uint32_t)v->cpu << 32 | (uint32_t)v->in_kernel) * 0x165667b19e3779f9ull;
-	h ^= v->app_cookie + v->anon_start + (v->anon_end << 7);
-	return (unsigned)(h >> 58) & (TRANS_RECENT - 1);
-}
-
 static struct op_sfile *trans_current_sfile(struct trans_ctx *tr)
 {
 	struct sfile_table *tab = tr->sfiles;
 	struct trans_recent *r;
+	struct sfile_key key;
 	struct op_sfile *sf;
+	uint32_t h;
 
 	if (tr->cur.v->sfile)
 		return tr->cur.v->sfile;
@@ -194,18 +178,23 @@ static struct op_sfile *trans_current_sfile(struct trans_ctx *tr)
 		memset(tr->recent, 0, sizeof(tr->recent));
 		tr->recent_gen = tab->gen;
 	}
-	r = &tr->recent[trans_recent_slot(tr->cur.v)];
-	if (r->sf && trans_same_set_ctx(&r->v, tr->cur.v)) {
+	if (!tr->cur.v->cookie || tr->cur.v->in_kernel < 0)
+		return NULL;
+	sfile_make_key(tab, tr->cur.v, &key);
+	h = sfile_key_hash(&key);
+	r = &tr->recent[h & (TRANS_RECENT - 1)];
+	if (r->sf && r->hash == h && sfile_key_eq(&r->key, &key)) {
 		sfile_touch(tab, r->sf);
 		tr->cur.v->sfile = r->sf;
 		tab->pinned = r->sf;
 		return r->sf;
 	}
-	sf = sfile_find(tab, tr->cur.v);
+	sf = sfile_find_key(tab, tr->cur.v, &key, h);
 	tr->cur.v->sfile = sf;
 	tab->pinned = sf;
 	if (sf && tr->recent_gen == tab->gen) {
-		r->v = *tr->cur.v;
+		r->key = key;
+		r->hash = h;
 		r->sf = sf;
 	}
 	return sf;

@@ -27,12 +27,14 @@ struct trans_ctx;
 typedef void (*trans_core_handler)(struct trans_ctx *tr, const uint64_t *args);
 
 /*
- * sets used recently, by context (direct-mapped on a hash of it): tasks
- * come back, and a task's kernel and user samples alternate
+ * sets used recently, by key (direct-mapped on its hash): tasks come back,
+ * a task's kernel and user samples alternate, and unless --separate asks
+ * for it, new processes of an image use the set of the one before
  */
-#define TRANS_RECENT 64
+#define TRANS_RECENT 128
 struct trans_recent {
-	struct op_trans_view v;
+	struct sfile_key key;
+	uint32_t hash;
 	struct op_sfile *sf; /* NULL: free slot */
 };
 
