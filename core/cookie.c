@@ -102,7 +102,7 @@ op_cookie_t cookie_intern(struct cookie_table *t, const char *path, size_t len,
 
 	for (c = t->buckets[h & (t->nr_buckets - 1)]; c; c = t->ents[c].next) {
 		e = &t->ents[c];
-		if (e->hash == h && e->kind == kind && strlen(e->path) == len &&
+		if (e->hash == h && e->kind == kind && e->len == len &&
 		    !memcmp(e->path, path, len) && e->deleted == deleted)
 			return c;
 	}
@@ -124,6 +124,7 @@ op_cookie_t cookie_intern(struct cookie_table *t, const char *path, size_t len,
 	e->path = strndup(path, len);
 	if (!e->path)
 		return 0;
+	e->len = (uint32_t)strlen(e->path); /* == len unless @path holds a NUL */
 	e->kind = kind;
 	e->deleted = deleted;
 	e->hash = h;

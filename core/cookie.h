@@ -15,6 +15,7 @@
 
 struct cookie_ent {
 	char *path;             /* user: absolute path; kernel: name; anon: maps name */
+	uint32_t len;           /* strlen(path) */
 	enum op_image_kind kind;
 	bool deleted;           /* mapped file was deleted: mtime unknown */
 	uint64_t mtime;         /* st_mtime at interning; 0 for kernel/anon/unknown */

@@ -390,8 +390,12 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
 		size_t fixed = h->type == PERF_RECORD_MMAP ? 32 : 64;
+		const uint8_t *nul;
 
-		if (body < fixed || !has_nul(q + fixed, end))
+		if (body < fixed)
+			return PDEC_BAD;
+		nul = memchr(q + fixed, 0, (size_t)(end - (q + fixed)));
+		if (!nul)
 			return PDEC_BAD;
 		out->type = OP_REC_MMAP;
 		out->mmap.pid = ld32(q);
@@ -410,6 +414,7 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 		else
 			out->mmap.exec = !(h->misc & PERF_RECORD_MISC_MMAP_DATA);
 		out->mmap.filename = (const char *)(q + fixed);
+		out->mmap.filename_len = (uint32_t)(nul - (q + fixed)); /* < header.size */
 		return PDEC_OK;
 	}
 	case PERF_RECORD_COMM:

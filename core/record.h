@@ -39,6 +39,8 @@ struct op_record {
 			uint16_t cpumode;  /* kernel or user mapping */
 			bool exec;         /* executable mapping */
 			const char *filename;
+			uint32_t filename_len; /* strlen(filename) if the decoder
+						* measured it, else 0 */
 		} mmap;
 		struct {
 			uint32_t pid, tid;

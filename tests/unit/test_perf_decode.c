@@ -286,6 +286,7 @@ static void test_decode_mmap(void **state)
 	assert_true(o.mmap.exec);
 	assert_int_equal(o.mmap.cpumode, OP_CPUMODE_USER);
 	assert_string_equal(o.mmap.filename, "/usr/bin/spin");
+	assert_int_equal(o.mmap.filename_len, strlen("/usr/bin/spin"));
 
 	/* build-id variant: same offsets for prot/flags/filename */
 	r.b[8 + 32] = 20;
