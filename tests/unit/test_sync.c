@@ -222,6 +222,45 @@ static void test_fast_path_records(void **state)
 	fx_free(f);
 }
 
+/*
+ * Reaped tasks are reused (struct and map array): a process made from a
+ * reused one has nothing of the old one - no maps, name or application.
+ */
+static void test_reused_tasks(void **state)
+{
+	struct fx *f = fx_new(1 << 16);
+	op_cookie_t fresh;
+	uint32_t pid;
+
+	(void)state;
+	for (pid = 1000; pid < 1000 + 2 * TASK_SPARE_MAX; pid++) {
+		rec_comm(f, pid, pid, "old", true);
+		rec_mmap(f, pid, 0x400000, 0x1000, 0, "/bin/old");
+		rec_mmap(f, pid, 0x7f0000, 0x1000, 0, "/lib/libold.so");
+		rec_task(f, OP_REC_EXIT, pid, 1, pid);
+	}
+	sync_round_end(&f->s);
+	assert_int_equal(f->s.tasks.nr_spare, TASK_SPARE_MAX);
+	rec_task(f, OP_REC_FORK, 5000, 4000, 5000); /* parent never seen */
+	rec_mmap(f, 5000, 0x500000, 0x1000, 0, "/bin/fresh");
+	assert_int_equal(f->s.tasks.nr_spare, TASK_SPARE_MAX - 1);
+	fresh = ck(f, "/bin/fresh", OP_IMAGE_USER);
+	rec_sample(f, 5000, 5000, 0, OP_CPUMODE_USER, 0x400010, 0); /* the old maps: gone */
+	rec_sample(f, 5000, 5000, 0, OP_CPUMODE_USER, 0x7f0010, 0);
+	assert_int_equal(f->st.v[STAT_LOST_NO_MAPPING], 2);
+	rec_sample(f, 5000, 5000, 0, OP_CPUMODE_USER, 0x500010, 0);
+	const uint64_t exp[] = {
+		E, EVB_CPU_SWITCH, 1, 0,
+		E, EVB_CTX_SWITCH, 3, 5000, fresh, 5000,
+		E, EVB_USER_ENTER, 0,
+		E, EVB_COOKIE_SWITCH, 1, fresh,
+		0x10, 0,
+	};
+	expect_words(f, exp, sizeof(exp) / sizeof(exp[0]));
+	assert_string_equal(task_find(&f->s.tasks, 5000)->comm, "");
+	fx_free(f);
+}
+
 /* fork copies maps, exec drops them, exit frees after the round */
 static void test_fork_exec_exit(void **state)
 {
@@ -1048,6 +1087,7 @@ int main(void)
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_fork_exec_exit),
 		cmocka_unit_test(test_fast_path_records),
+		cmocka_unit_test(test_reused_tasks),
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_anon_deleted),
 		cmocka_unit_test(test_kernel),
