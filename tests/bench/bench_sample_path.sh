@@ -112,6 +112,32 @@ overhead() {
 				       hz "Hz", m[1] / 1000, m[2] / 1000, m[3] / 1000, m[4] / 1000, q[1], q[2], q[3],
 				       q[4], (q[3] > 0) ? sprintf("%.2f", q[2] / q[3]) : "-" }' "$T/med" "$T/pct"
 		done
+		paired "$what"
+	done
+}
+
+# ours minus perf, per round (both against the same round's alone run):
+# median, a distribution-free 95 % confidence interval of that median (order
+# statistics of the sign test) and the rounds in which ours cost no more
+paired() {
+	for hz in 1000 4000 10000; do
+		paste "$T/${1}a.$hz" "$T/${1}o.$hz" "$T/${1}p.$hz" |
+			awk '{ print 100 * ($2 - $3) / $1 }' | sort -n |
+			awk -v hz=$hz '{ d[NR] = $1; le += ($1 <= 0) } END {
+				n = NR; k = 0
+				# largest k with P(Binomial(n, 1/2) < k) <= 2.5 %
+				for (j = 1; j <= n / 2; j++) {
+					c = 0; b = 1
+					for (i = 0; i < j; i++) { c += b; b = b * (n - i) / (i + 1) }
+					if (c / 2 ^ n <= 0.025) k = j
+				}
+				med = (n % 2) ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2
+				if (k)
+					ci = sprintf("[%+.2f%%, %+.2f%%]", d[k], d[n - k + 1])
+				else
+					ci = "(too few rounds)"
+				printf "   ours - perf at %-6s median %+6.2f%%  95%% CI %s  ours <= perf in %d of %d rounds\n",
+				       hz "Hz:", med, ci, le, n }'
 	done
 }
 
