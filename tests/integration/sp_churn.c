@@ -14,13 +14,20 @@
 
 static volatile unsigned long sink;
 
+/*
+ * The clock is a system call (CLOCK_PROCESS_CPUTIME_ID has no vDSO path):
+ * read it every ~20 us of work, so that the child's time is spent here and
+ * not in the kernel reading it
+ */
 static __attribute__((noinline)) void child_spin(long us)
 {
 	long long end = sp_cpu_ns(CLOCK_PROCESS_CPUTIME_ID) + us * 1000ll;
+	unsigned long x = 1;
 
 	while (sp_cpu_ns(CLOCK_PROCESS_CPUTIME_ID) < end)
-		for (int i = 0; i < 200; i++)
-			sink += i;
+		for (int i = 0; i < 10000; i++)
+			x = x * 6364136223846793005ul + 1442695040888963407ul;
+	sink += x;
 }
 
 int main(int argc, char **argv)
