@@ -59,7 +59,7 @@ struct daemon {
 	struct sfile_event events[OP_MAX_EVENTS];
 	size_t nr_events;
 	uint32_t throttled;           /* bit per core event that was throttled */
-	char model_why[384];          /* first hardware model's reason to decline */
+	char model_why[640];          /* first hardware model's reason to decline */
 	int sigfd;
 	pthread_t warm;               /* main_warm_start() */
 	bool warm_started;
@@ -197,7 +197,7 @@ static const struct ext_model *main_pick_model(struct daemon *d, const struct op
 
 	for (i = 0; i < d->reg->nr_models; i++) {
 		const struct ext_model *m = &d->reg->models[i];
-		char why[256] = "";
+		char why[512] = "";
 		int score = m->desc.detect ? m->desc.detect(m->priv, ci, why, sizeof(why)) : 0;
 
 		if (score > best_score) {

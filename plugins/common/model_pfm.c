@@ -136,11 +136,11 @@ int mp_detect(void *priv, const struct op_cpuinfo *ci, char *why, size_t why_len
 		if (why && why_len)
 			snprintf(why, why_len,
 				 "%s (family 0x%x model 0x%x): libpfm4 does not detect its PMU "
-				 "table %s on this CPU%s%s%s - a generic model may claim it; force "
-				 "it with --cpu-type=%s",
-				 t->family_text, ci->family, ci->model, t->pmu,
+				 "table %s on this CPU - a generic model may claim it; force "
+				 "it with --cpu-type=%s%s%s%s",
+				 t->family_text, ci->family, ci->model, t->pmu, t->cpu_type,
 				 force ? " (LIBPFM_FORCE_PMU=" : "", force ? force : "",
-				 force ? " is set: it activates that table only)" : "", t->cpu_type);
+				 force ? " is set: it activates that table only)" : "");
 		return 0;
 	}
 	m->nr_placed = 0;

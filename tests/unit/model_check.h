@@ -81,7 +81,7 @@ static struct mock_reg_model *mc_pick(struct mock_host *mh, const struct op_cpui
 	if (why_len)
 		why[0] = '\0';
 	for (i = 0; i < mh->nr_models; i++) {
-		char w[256] = "";
+		char w[512] = "";
 		int s = mh->models[i].desc.detect(mh->models[i].priv, ci, w, sizeof(w));
 
 		if (s > *score) {
@@ -239,7 +239,10 @@ static void mc_xcheck_catalogue(struct mock_host *mh, const char *cpu_type, cons
  */
 static const char *mc_self;
 
-static char mc_child_why[256]; /* the child's first decline reason */
+/* LIBPFM_FORCE_PMU of the tests' own process: the name of no libpfm4 table */
+#define MC_NO_PMU "no-such-pmu"
+
+static char mc_child_why[512]; /* the child's first decline reason */
 
 static void mc_forced_pick(const char *force, const char *vendor, unsigned family,
 			   unsigned model, char *out, size_t out_len)
@@ -267,7 +270,7 @@ static int mc_pfm_child(int argc, char **argv)
 	struct mock_host *mh;
 	struct mock_reg_model *best;
 	struct op_cpuinfo ci;
-	char why[256];
+	char why[512];
 	int score;
 
 	if (argc != 6)
@@ -297,7 +300,12 @@ static int mc_main_setup(int argc, char **argv, bool *is_child)
 	if (*is_child)
 		return mc_pfm_child(argc, argv);
 	setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
-	unsetenv("LIBPFM_FORCE_PMU");
+	/*
+	 * no PMU table active, whatever CPU this runs on (libpfm4 activates a
+	 * table of the host's CPU from CPUID, even without a usable PMU): a
+	 * forced name that is no table keeps none
+	 */
+	setenv("LIBPFM_FORCE_PMU", MC_NO_PMU, 1);
 	/* the source tree's catalogues unless the harness says otherwise */
 	if (!getenv("OPROFILE_EVENTS_DIR") || !*getenv("OPROFILE_EVENTS_DIR"))
 		setenv("OPROFILE_EVENTS_DIR", TEST_SRCDIR "/events", 1);

@@ -230,7 +230,7 @@ static void test_detect_table(void **state)
 	for (i = 0; i < sizeof(dets) / sizeof(dets[0]); i++) {
 		const struct det *d = &dets[i];
 		struct op_cpuinfo ci = mc_ci(d->vendor, d->family, d->model, d->usable, d->forced);
-		char why[256];
+		char why[512];
 		int score;
 		struct mock_reg_model *best = mc_pick(mh, &ci, &score, why, sizeof(why));
 

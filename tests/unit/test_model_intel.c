@@ -128,7 +128,7 @@ static void test_detect_table(void **state)
 	for (i = 0; i < sizeof(dets) / sizeof(dets[0]); i++) {
 		struct op_cpuinfo ci = mc_ci(dets[i].vendor, dets[i].family, dets[i].model,
 					     dets[i].usable, dets[i].forced);
-		char why[256];
+		char why[512];
 		int score;
 		struct mock_reg_model *best = mc_pick(mh, &ci, &score, why, sizeof(why));
 
