@@ -318,6 +318,8 @@ static void sync_source_sample(struct sync_ctx *s, const struct op_perf_sample *
 	sync_emit_task(s, ps->cpu, ps->tid, ps->pid, t ? t->app_cookie : 0);
 	if (sync_map(s, t, ps->cpumode, ps->ip, &m) == 0)
 		sync_emit_image(s, &m);
+	/* the cpu's context may not be its last core sample's any more */
+	s->c->fast_gen = 0;
 	if (src->desc.on_sample && src->desc.on_sample(src->priv, ps, s->w))
 		s->stats->v[STAT_HOOK_ERRORS]++;
 }

@@ -849,7 +849,21 @@ struct sem {
  * sync_map_pc() and the task table just before the record goes in, and the
  * event buffer, read back with trans' context rules, must say the same.
  */
-static void test_random_semantics(void **state)
+/* a plugin source that writes nothing of its own (its sample's context codes only) */
+static int source_quiet(void *priv, const struct op_perf_sample *s, op_emit_t *w)
+{
+	(void)priv;
+	(void)s;
+	(void)w;
+	return 0;
+}
+
+/*
+ * With @sources, one sample in six is of a plugin source (IBS, say): sync
+ * writes that sample's context, so the core samples after it must not
+ * take a context they did not write for granted.
+ */
+static void random_semantics(uint64_t seed, bool sources)
 {
 	static const char *const names[] = { "/bin/a", "/lib/b.so", "//anon", "[heap]",
 					      "/x (deleted)", "[vdso]" };
@@ -857,12 +871,15 @@ static void test_random_semantics(void **state)
 	struct sem *want = calloc(40000, sizeof(*want)), ctx[4], *cur, got;
 	bool valid[4] = { false };
 	size_t nwant = 0, ngot = 0, i;
-	uint64_t r = 987654321;
+	uint64_t r = seed;
 	int n;
 
-	(void)state;
 	assert_non_null(want);
 	fx_fake_kernel(f);
+	if (sources) {
+		f->reg.sources[0].desc.on_sample = source_quiet;
+		f->reg.nr_sources = 1;
+	}
 	for (n = 0; n < 40000; n++) {
 		struct op_record rec;
 		uint32_t pid;
@@ -908,6 +925,10 @@ static void test_random_semantics(void **state)
 					? (r >> 24) % (40 << 12)
 					: 0xffffffff81000000ull + ((r >> 24) % 0x1000);
 			rec.counter = (uint32_t)((r >> 52) % 2);
+			if (sources && (r >> 40) % 6 == 0) {
+				rec.sample.source = 1;
+				break;
+			}
 			{
 				struct op_pc_map m;
 				struct task *t = task_find(&f->s.tasks, pid);
@@ -993,8 +1014,22 @@ static void test_random_semantics(void **state)
 	assert_int_equal(ngot, nwant);
 	assert_int_equal(f->st.v[STAT_SAMPLES], f->st.v[STAT_KERNEL_SAMPLES] +
 						    f->st.v[STAT_USER_SAMPLES]);
+	if (sources)
+		assert_true(f->st.v[STAT_SOURCE_SAMPLES] > 3000);
 	free(want);
 	fx_free(f);
+}
+
+static void test_random_semantics(void **state)
+{
+	(void)state;
+	random_semantics(987654321, false);
+}
+
+static void test_random_semantics_sources(void **state)
+{
+	(void)state;
+	random_semantics(55555, true);
 }
 
 static void test_random_records(void **state)
@@ -1102,6 +1137,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_interleave),
 		cmocka_unit_test(test_throttle_hook),
 		cmocka_unit_test(test_random_semantics),
+		cmocka_unit_test(test_random_semantics_sources),
 		cmocka_unit_test(test_random_records),
 	};
 
