@@ -4,7 +4,9 @@
  * records oprofiled asks for), rings big enough never to fill, and nobody
  * reading them while the command runs (no wakeups, no reader CPU). What the
  * command loses under it is the kernel's own per-sample cost.
- * Usage: bare_sampler [-c PERIOD_NS] [-m RING_PAGES] -- COMMAND [ARGS]
+ * Usage: bare_sampler [-c PERIOD_NS] [-m RING_PAGES] [-p] -- COMMAND [ARGS]
+ * -p: the records perf record -c asks for instead (IP TID TIME, the
+ * kernel's own clock), to tell a cost of the record layout from the rest.
  * At the end, on stderr: samples written, records lost (must be 0, else
  * raise -m), ring bytes. Exit status: the command's.
  * SPDX-License-Identifier: MIT
@@ -15,6 +17,7 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +40,8 @@ struct bs_cpu {
 static int bs_usage(const char *me)
 {
 	fprintf(stderr, "usage: %s [-c PERIOD_NS (default 1000000)] [-m RING_PAGES "
-		"(power of two, default 1024)] -- COMMAND [ARGS]\n", me);
+		"(power of two, default 1024)] [-p (perf record's records)] -- COMMAND [ARGS]\n",
+		me);
 	return 2;
 }
 
@@ -75,14 +79,17 @@ int main(int argc, char **argv)
 	long page = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t samples = 0, lost = 0, bytes = 0;
 	int go[2], opt, status = 0, n = 0, i;
+	bool perf_layout = false;
 	pid_t pid;
 	char c = 'g';
 
-	while ((opt = getopt(argc, argv, "+c:m:")) != -1) {
-		char *end;
+	while ((opt = getopt(argc, argv, "+c:m:p")) != -1) {
+		char *end = "";
 
 		errno = 0;
-		if (opt == 'c')
+		if (opt == 'p')
+			perf_layout = true;
+		else if (opt == 'c')
 			period = strtoull(optarg, &end, 0);
 		else if (opt == 'm')
 			pages = strtoull(optarg, &end, 0);
@@ -133,6 +140,11 @@ int main(int argc, char **argv)
 		a.sample_id_all = 1;
 		a.use_clockid = 1;
 		a.clockid = CLOCK_MONOTONIC;
+		if (perf_layout) {
+			a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+			a.use_clockid = 0;
+			a.clockid = 0;
+		}
 		/* one wakeup per full ring at most, and the ring never fills */
 		a.watermark = 1;
 		a.wakeup_watermark = (uint32_t)(pages * (unsigned long long)page);

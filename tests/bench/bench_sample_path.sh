@@ -2,7 +2,7 @@
 # bench_sample_path.sh - the sample path beside perf record, in the same run.
 # Run by hand from the build directory (root, or perf_event_paranoid <= 0 for
 # the system-wide parts); see tests/bench/README.md.
-#   bench_sample_path.sh overhead [RUNS=5] [MILLIONS=600]
+#   bench_sample_path.sh overhead [RUNS=11] [MILLIONS=3000]
 #       a fixed-work program alone, under tests/bench/bare_sampler (the
 #       kernel's floor: same cpu-clock records, rings nobody reads), under
 #       oprofiled and under perf record -e cpu-clock with the same period,
@@ -14,13 +14,16 @@
 #       million samples and lost samples, oprofiled beside perf record -a;
 #       daemon RSS (steady state) and bytes on disk per million samples
 #   bench_sample_path.sh pipeline [RUNS=5] [COPIES=50]
-#       a recorded system-wide stream (process churn + both CPUs busy) made
-#       COPIES times longer (replay_loop) and replayed through sync + trans +
+#       two recorded system-wide streams - a realistic mix of real programs
+#       and libraries (images_workload.sh) and process churn (the stress
+#       case); PIPELINE_STREAMS="images churn" picks - each made COPIES
+#       times longer (replay_loop) and replayed through sync + trans +
 #       sfile from the page cache: samples/s of the pipeline alone (long
-#       replay minus one-copy replay, so the fixed start-up cost drops out)
-#       and of the whole run, perf report's cost per sample on the same
-#       workload, the stage split of tests/bench/bench_sync (CALLGRIND=1:
-#       also the instruction count of one replay)
+#       replay minus one-copy replay, so the fixed start-up cost drops out;
+#       and the daemon's own replay_cpu_ns) and of the whole run, perf
+#       report's cost per sample on the same workload, the stage split of
+#       tests/bench/bench_sync (CALLGRIND=1: also the instruction count of
+#       one replay; CALLGRIND_KEEP=PREFIX keeps its profile and recording)
 #   bench_sample_path.sh churn [N=2000]
 #       tests/integration/churn.sh's workload: share of user samples
 #       attributed to an image, oprofiled and perf report
@@ -47,7 +50,7 @@ cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1
 stat_of() { sed -n '/-- OProfile-ng Statistics --/,$p' "$1" | grep -F "$2" | tail -1 | sed 's/.*: //'; }
 
 overhead() {
-	runs=${1:-5} m=${2:-600}
+	runs=${1:-11} m=${2:-3000}
 	bare=$B/tests/bench/bare_sampler
 	[ -x "$bare" ] || { echo "missing $bare: make tests/bench/bare_sampler first"; return 2; }
 	# the daemon itself, not libtool's wrapper script (a shell and two seds per start)
@@ -116,28 +119,31 @@ overhead() {
 	done
 }
 
-# ours minus perf, per round (both against the same round's alone run):
-# median, a distribution-free 95 % confidence interval of that median (order
-# statistics of the sign test) and the rounds in which ours cost no more
+# ours minus perf and ours minus the floor, per round (each against the
+# same round's alone run): median, a distribution-free 95 % confidence
+# interval of that median (order statistics of the sign test) and the
+# rounds in which ours cost no more
 paired() {
 	for hz in 1000 4000 10000; do
-		paste "$T/${1}a.$hz" "$T/${1}o.$hz" "$T/${1}p.$hz" |
-			awk '{ print 100 * ($2 - $3) / $1 }' | sort -n |
-			awk -v hz=$hz '{ d[NR] = $1; le += ($1 <= 0) } END {
-				n = NR; k = 0
-				# largest k with P(Binomial(n, 1/2) < k) <= 2.5 %
-				for (j = 1; j <= n / 2; j++) {
-					c = 0; b = 1
-					for (i = 0; i < j; i++) { c += b; b = b * (n - i) / (i + 1) }
-					if (c / 2 ^ n <= 0.025) k = j
-				}
-				med = (n % 2) ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2
-				if (k)
-					ci = sprintf("[%+.2f%%, %+.2f%%]", d[k], d[n - k + 1])
-				else
-					ci = "(too few rounds)"
-				printf "   ours - perf at %-6s median %+6.2f%%  95%% CI %s  ours <= perf in %d of %d rounds\n",
-				       hz "Hz:", med, ci, le, n }'
+		for other in p:perf f:floor; do
+			paste "$T/${1}a.$hz" "$T/${1}o.$hz" "$T/${1}${other%%:*}.$hz" |
+				awk '{ print 100 * ($2 - $3) / $1 }' | sort -n |
+				awk -v hz=$hz -v who="${other#*:}" '{ d[NR] = $1; le += ($1 <= 0) } END {
+					n = NR; k = 0
+					# largest k with P(Binomial(n, 1/2) < k) <= 2.5 %
+					for (j = 1; j <= n / 2; j++) {
+						c = 0; b = 1
+						for (i = 0; i < j; i++) { c += b; b = b * (n - i) / (i + 1) }
+						if (c / 2 ^ n <= 0.025) k = j
+					}
+					med = (n % 2) ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2
+					if (k)
+						ci = sprintf("[%+.2f%%, %+.2f%%]", d[k], d[n - k + 1])
+					else
+						ci = "(too few rounds)"
+					printf "   ours - %-5s at %-6s median %+6.2f%%  95%% CI %s  ours <= %s in %d of %d rounds\n",
+					       who, hz "Hz:", med, ci, who, le, n }'
+		done
 	done
 }
 
@@ -177,27 +183,41 @@ daemon_cost() {
 	done
 }
 
-pipeline() {
-	runs=${1:-5} copies=${2:-50}
-	loop=$B/tests/bench/replay_loop
-	[ -x "$loop" ] || { echo "missing $loop: make tests/bench/replay_loop first"; return 2; }
-	echo "== pipeline: a system-wide 4 kHz stream (churn of 1500 processes, both CPUs busy) replayed through sync + trans + sfile"
-	workload() {
-		"$CHURN" 1500 1000 > /dev/null
-		"$FIXED" 1500 & w1=$!
-		"$FIXED" 1500
-		wait $w1
-	}
-	rm -rf "$T/s"
+# the two workloads of the pipeline: a realistic mix of real programs and
+# libraries (tests/bench/images_workload.sh, two copies: both CPUs busy),
+# and process churn (1500 fork+exec of 1 ms children) beside two busy CPUs
+wl_images() {
+	sh "$T/iw/workload.sh" 8 & w1=$!
+	sh "$T/iw/workload.sh" 8
+	wait $w1
+}
+wl_churn() {
+	"$CHURN" 1500 1000 > /dev/null
+	"$FIXED" 1500 & w1=$!
+	"$FIXED" 1500
+	wait $w1
+}
+
+# pipeline_stream NAME RUNS COPIES: record workload wl_NAME system-wide at
+# 4 kHz, replay it COPIES times over, compare with perf report
+pipeline_stream() {
+	name=$1 runs=$2 copies=$3
+	rm -rf "$T/s" "$T/rec.data" "$T/long.data"
 	"$OPD" --session-dir="$T/s" --system-wide --events=TIMER:250000 --record="$T/rec.data" 2> /dev/null &
 	pid=$!
 	sleep 1
-	workload
+	wl_$name
 	kill -TERM $pid; wait $pid
 	n=$(stat_of "$T/s/samples/oprofiled.log" "Nr. samples received:")
-	files=$("$DUMP" "$T/s/samples/current" | awk '$1 == "TOTAL" { print $2 }')
-	keys=$("$DUMP" "$T/s/samples/current" | awk '$1 != "TOTAL" { s += $2 } END { print s }')
-	echo "stream: $(stat -c %s "$T/rec.data") bytes, $n samples, $files sample files, $keys distinct (file, offset) keys"
+	"$DUMP" "$T/s/samples/current" > "$T/dump"
+	files=$(awk '$1 == "TOTAL" { print $2 }' "$T/dump")
+	keys=$(awk '$1 != "TOTAL" { s += $2 } END { print s }' "$T/dump")
+	# distinct images: the last {root}/{kern}/{anon:...} part of each file's path
+	images=$(awk '$1 != "TOTAL" { p = $3; sub(/\/[^\/]*$/, "", p); i = split(p, c, "/{dep}/"); print c[i] }' "$T/dump" |
+		sed 's/^{anon:\([^}]*\)}.*/{anon:\1}/' | sort -u | wc -l)
+	mmaps=$(stat_of "$T/s/samples/oprofiled.log" "Nr. mmap records:")
+	echo "-- $name stream: $(stat -c %s "$T/rec.data") bytes, $n samples, $files sample files," \
+		"$images distinct images, $keys distinct (file, offset) keys, ${mmaps:-?} mmap records"
 	# a long stream: the recording $copies times (tests/bench/replay_loop)
 	"$loop" "$T/rec.data" "$T/long.data" "$copies" || return 1
 	cat "$T/rec.data" "$T/long.data" > /dev/null # page cache
@@ -226,14 +246,15 @@ pipeline() {
 		d = cn - c1
 		printf "pipeline alone ((%d - 1) copies / (CPU(long) - CPU(1 copy))): %.2f M samples/s = %.0f ns/sample\n",
 		       k, (d > 0 ? n * (k - 1) / d / 1e6 : 0), (n > 0 ? d * 1e9 / (n * (k - 1)) : 0) }'
-	awk -v n="$n" -v k="$copies" -v ci="$ci" 'BEGIN {
+	awk -v n="$n" -v k="$copies" -v ci="$ci" -v name="$name" 'BEGIN {
 		printf "pipeline, the daemon'"'"'s own count (replay_cpu_ns in oprofiled.log, median): %.3f s for %d samples = %.2f M samples/s = %.0f ns/sample\n",
-		       ci, n * k, (ci > 0 ? n * k / ci / 1e6 : 0), (n > 0 ? ci * 1e9 / (n * k) : 0) }'
+		       ci, n * k, (ci > 0 ? n * k / ci / 1e6 : 0), (n > 0 ? ci * 1e9 / (n * k) : 0)
+		printf "RESULT pipeline %s: %.2f M samples/s\n", name, (ci > 0 ? n * k / ci / 1e6 : 0) }'
 	# perf on the same workload: perf report's aggregation by image (dso) per sample
 	perf record -q -a -e cpu-clock -c 250000 -o "$T/perf.data" 2> /dev/null &
 	pid=$!
 	sleep 1
-	workload
+	wl_$name
 	kill -INT $pid; wait $pid
 	pn=$(perf report -i "$T/perf.data" --stdio --sort dso 2> /dev/null | awk '/^# Samples:/ { print $3 }')
 	case $pn in *K) pn=$(echo "${pn%K}" | awk '{ print $1 * 1000 }') ;; *M) pn=$(echo "${pn%M}" | awk '{ print $1 * 1000000 }') ;; esac
@@ -250,10 +271,24 @@ pipeline() {
 		printf "perf report --sort dso of the same workload (%d samples): CPU %.3f s = %.0f ns/sample (start-up included); ours/perf: %.3f\n",
 		       pn, pr, (pn > 0 ? pr * 1e9 / pn : 0), (pn > 0 && pr > 0 ? ours / (pr * 1e9 / pn) : 0) }'
 	if command -v valgrind > /dev/null && [ -n "${CALLGRIND:-}" ]; then
-		"$B/libtool" --mode=execute valgrind --tool=callgrind --callgrind-out-file="$T/cg" "$OPD" \
+		"$B/libtool" --mode=execute valgrind --tool=callgrind --callgrind-out-file="$T/cg.$name" "$OPD" \
 			--session-dir="$T/r" --append --events=TIMER:250000 --replay="$T/rec.data" 2> "$T/cg.err" > /dev/null
 		echo "callgrind, a --append replay of 1 copy: $(grep refs "$T/cg.err" | sed 's/.*refs: *//') instructions"
+		[ -n "${CALLGRIND_KEEP:-}" ] && cp "$T/cg.$name" "$CALLGRIND_KEEP.$name" && cp "$T/rec.data" "$CALLGRIND_KEEP.$name.data"
 	fi
+}
+
+pipeline() {
+	runs=${1:-5} copies=${2:-50}
+	loop=$B/tests/bench/replay_loop
+	[ -x "$loop" ] || { echo "missing $loop: make tests/bench/replay_loop first"; return 2; }
+	sh "$(dirname "$0")/images_workload.sh" "$T/iw" > /dev/null || return 1
+	echo "== pipeline: system-wide 4 kHz streams replayed through decode + merge + sync + trans + sfile ($copies copies, $runs runs)"
+	echo "   images: $(wc -l < "$T/iw/progs") real programs and their libraries, 2 copies (tests/bench/images_workload.sh), 8 s"
+	echo "   churn:  1500 fork+exec of 1 ms children, then both CPUs busy (the stress case)"
+	for wl in ${PIPELINE_STREAMS:-images churn}; do
+		pipeline_stream "$wl" "$runs" "$copies"
+	done
 	if [ -x "$B/tests/bench/bench_sync" ]; then
 		echo "stage split (synthetic stream, tests/bench/bench_sync):"
 		(cd "$T" && "$B/tests/bench/bench_sync" 3000000 | sed 's/^/  /')

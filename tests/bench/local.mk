@@ -21,7 +21,7 @@ tests_bench_bench_perf_read_LDADD = core/libopcore.la
 EXTRA_DIST += tests/bench/bench_perf.sh
 EXTRA_DIST += tests/bench/bench_report.sh tests/bench/report_vs_perf.sh
 # issue 4 at scale: opreport -l vs perf report on the same >= 1 M-sample workload (run by hand)
-EXTRA_DIST += tests/bench/bench_report_scale.sh
+EXTRA_DIST += tests/bench/bench_report_scale.sh tests/bench/images_workload.sh
 # core aggregation stages: ns per sample through sync, and sync+trans+sfile+odb
 # (run by hand: tests/bench/bench_sync.sh puts them next to perf report's cost)
 noinst_PROGRAMS += tests/bench/bench_sync
