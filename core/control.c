@@ -403,6 +403,18 @@ int control_set_aside(struct control *c, const char *name, bool rotate, char *us
 	sfile_sync_all(c->t.sfiles);
 	trans_forget_sfile(c->t.trans);
 	sfile_close_all(c->t.sfiles);
+	/*
+	 * the statistics of the session being saved, before it moves: plugins
+	 * complete their part of it to report (the kernel plugin its symbol
+	 * snapshot, still being written in the first ~50 ms after start-up,
+	 * which rotate_keep_snapshot() then carries to the new current)
+	 */
+	if (c->log && *c->log) {
+		char why[ROTATE_NAME_MAX + 64];
+
+		snprintf(why, sizeof(why), "control: saving samples/current as samples/%s ", to);
+		control_print_stats(c, *c->log, why);
+	}
 	rc = stats_write_files(c->t.stats, c->sess->current_fd, NULL);
 	if (rc)
 		control_log(c, "%s/samples/current/stats: %s", c->sess->dir, strerror(-rc));
@@ -426,12 +438,7 @@ int control_set_aside(struct control *c, const char *name, bool rotate, char *us
 	if (rc2 < 0)
 		control_log(c, "warning: the kernel symbol snapshot was not carried to the new "
 			    "samples/current: %s", strerror(-rc2));
-	if (c->log && *c->log) {
-		char why[ROTATE_NAME_MAX + 64];
-
-		snprintf(why, sizeof(why), "control: samples/current saved as samples/%s ", to);
-		control_print_stats(c, *c->log, why);
-	}
+	control_log(c, "control: samples/current saved as samples/%s", to);
 	/* the new session's counters start at zero; status adds the earlier ones */
 	for (i = 0; i < STAT_NR; i++)
 		c->before.v[i] += c->t.stats->v[i];

@@ -5,11 +5,16 @@
 # (pc - _text), resolved through the session's snapshot
 # samples/current/stats/kallsyms, all name a kernel function, most of them
 # on the read/write system call path.
+# Then a save (opcontrol --save) asked for while the kallsyms pass still
+# runs: the saved session and the new samples/current both get the
+# snapshot.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
 OPD=$B/core/oprofiled
 DUMP=$B/tests/integration/sp_dump
+OPC=$B/tools/opcontrol
+S=${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 W=$B/tests/integration/kernel.work
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 rm -rf "$W"
@@ -47,6 +52,35 @@ echo "kernel samples $tot, resolved to a function $res"
 path=$(awk '$2 ~ /(read|write|zero|syscall|SYSCALL|fdget|rw_verify|security_file|fsnotify|copy|clear_user|x64_sys)/ { s += $1 } END { print s + 0 }' funcs)
 echo "on the read/write syscall path: $path"
 [ $((path * 100)) -ge $((tot * 50)) ] || { echo "FAIL: < 50 % of kernel samples on the syscall path"; fail=1; }
+
+# 2. The kallsyms pass reads a FIFO under a fake proc root (kernel:proc=),
+# fed only after the save was asked for; samples of user mode only, so that
+# no kernel address makes the daemon wait for the pass before the save.
+P=$W/proc
+mkdir -p "$P/sys/kernel"
+cp "$S/tests/data/kernel/proc-a/modules" "$P/"
+cp "$S/tests/data/kernel/proc-a/sys/kernel/kptr_restrict" "$P/sys/kernel/"
+mkfifo "$P/kallsyms"
+"$OPD" --session-dir="$W/s2" --events=TIMER:250000:0:0:1 --ext-feature=kernel:proc="$P" \
+	-- sleep 2 > out2 2> err2 &
+dpid=$!
+i=0
+while ! grep -q "profiling started" "$W/s2/samples/oprofiled.log" 2> /dev/null && [ $i -lt 100 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+(sleep 0.5; cat "$S/tests/data/kernel/proc-a/kallsyms" > "$P/kallsyms") &
+fpid=$!
+"$OPC" --session-dir="$W/s2" --save=early > save.out 2>&1 || { echo "FAIL: opcontrol --save=early"; cat save.out; fail=1; }
+wait $fpid
+wait $dpid || { echo "FAIL: oprofiled (fake proc root) exited non-zero"; cat err2; fail=1; }
+exp=$S/tests/data/kernel/proc-a/kallsyms.expected
+for d in early current; do
+	if cmp -s "$exp" "$W/s2/samples/$d/stats/kallsyms"; then
+		echo "samples/$d/stats/kallsyms: the snapshot"
+	else
+		echo "FAIL: samples/$d/stats/kallsyms is not the snapshot of the fake kallsyms"; fail=1
+	fi
+done
 
 if [ $fail -eq 0 ]; then
 	echo "PASS: kernel.sh"
