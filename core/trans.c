@@ -251,6 +251,13 @@ static void trans_sample_slow(struct trans_ctx *tr, uint64_t offset, uint64_t co
 		tr->stats->v[STAT_LOST_SAMPLEFILE]++;
 		return;
 	}
+	/* the first sample after a context code, its file open: as trans_sample() */
+	if (tr->cur.tracing == TRACE_OFF && counter < tr->sfiles->cfg.nr_events &&
+	    sf->files[counter].fd >= 0) {
+		if (odb_update_hot(&sf->files[counter], offset, 1))
+			tr->stats->v[STAT_LOST_SAMPLEFILE]++;
+		return;
+	}
 	sfile_log(tr->sfiles, sf, counter, offset, 1);
 	if (tr->cur.tracing == TRACE_START) {
 		tr->cur.last = *tr->cur.v;
