@@ -6,7 +6,8 @@
 #       a fixed-work program alone, under tests/bench/bare_sampler (the
 #       kernel's floor: same cpu-clock records, rings nobody reads), under
 #       oprofiled and under perf record -e cpu-clock with the same period,
-#       at 1, 4 and 10 kHz, runs interleaved; medians of the program's own
+#       at 1, 4 and 10 kHz, runs interleaved (each round's workload on one
+#       CPU, the CPUs in turn; OVERHEAD_PIN=none: unpinned); medians of the program's own
 #       work-loop time (the sampling cost) and of the end-to-end time (with
 #       start-up and shutdown), slowdowns vs alone, ours vs floor and perf
 #   bench_sample_path.sh daemon_cost [SECONDS=8]
@@ -58,23 +59,31 @@ overhead() {
 	if [ -x "$B/core/.libs/oprofiled" ] && [ -d "$B/lib/.libs" ]; then
 		opd=$B/core/.libs/oprofiled opd_lib=$B/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	fi
+	ncpu=$(nproc)
 	echo "== overhead: sp_fixed $m (fixed work), $runs interleaved runs per cell, medians in ms"
+	[ "${OVERHEAD_PIN:-turns}" = none ] || echo "   the workload runs on CPU (round mod $ncpu) in every cell of a round (OVERHEAD_PIN=none: unpinned)"
 	echo "   floor = tests/bench/bare_sampler: the same cpu-clock records on every CPU, rings nobody reads"
 	for hz in 1000 4000 10000; do
 		period=$((1000000000 / hz))
 		for k in a f o p; do : > "$T/w$k.$hz"; : > "$T/c$k.$hz"; : > "$T/e$k.$hz"; done
 		i=0
 		while [ $i -lt "$runs" ]; do
+			# the workload on one CPU per round, in turn: the CPUs of a VM
+			# differ (interrupts, neighbours), and which one a command lands
+			# on depends on what else runs as it starts (OVERHEAD_PIN=none:
+			# leave it to the scheduler)
+			pin=
+			[ "${OVERHEAD_PIN:-turns}" = none ] || pin="taskset -c $((i % ncpu))"
 			for k in a f o p; do
 				rm -rf "$T/s" "$T/perf.data" "$T/ns"
 				t0=$(ns)
 				case $k in
-				a) SP_FIXED_TIME="$T/ns" "$FIXED" "$m" ;;
-				f) SP_FIXED_TIME="$T/ns" "$bare" -c $period -- "$FIXED" "$m" 2> "$T/bare.err" ;;
+				a) SP_FIXED_TIME="$T/ns" $pin "$FIXED" "$m" ;;
+				f) SP_FIXED_TIME="$T/ns" "$bare" -c $period -- $pin "$FIXED" "$m" 2> "$T/bare.err" ;;
 				o) SP_FIXED_TIME="$T/ns" LD_LIBRARY_PATH=$opd_lib "$opd" --session-dir="$T/s" \
-					--events=TIMER:$period -- "$FIXED" "$m" 2> /dev/null ;;
+					--events=TIMER:$period -- $pin "$FIXED" "$m" 2> /dev/null ;;
 				p) SP_FIXED_TIME="$T/ns" perf record -q -e cpu-clock -c $period -o "$T/perf.data" \
-					-- "$FIXED" "$m" 2> /dev/null ;;
+					-- $pin "$FIXED" "$m" 2> /dev/null ;;
 				esac
 				t1=$(ns)
 				echo $(((t1 - t0) / 1000)) >> "$T/e$k.$hz"
