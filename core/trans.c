@@ -226,6 +226,25 @@ static void trans_arc(struct trans_ctx *tr, uint32_t counter)
 		sfile_file_add(f, (tr->cur.v->pc << 32) | (to->pc & 0xffffffffu), 1);
 }
 
+/*
+ * HOT. Count @key in the file of core counter @counter of @sf when that
+ * file is open (one odb update, inline); false: not done, ask sfile_log().
+ */
+static inline bool trans_count_open(struct trans_ctx *tr, struct op_sfile *sf, uint64_t counter,
+				    uint64_t key)
+{
+	odb_t *db;
+
+	if (counter >= tr->sfiles->cfg.nr_events)
+		return false;
+	db = &sf->files[counter];
+	if (__builtin_expect(db->fd < 0, 0))
+		return false;
+	if (odb_update_hot(db, key, 1))
+		tr->stats->v[STAT_LOST_SAMPLEFILE]++;
+	return true;
+}
+
 static void trans_sample_slow(struct trans_ctx *tr, uint64_t offset, uint64_t counter64)
 {
 	uint32_t counter = (uint32_t)counter64;
@@ -252,12 +271,8 @@ static void trans_sample_slow(struct trans_ctx *tr, uint64_t offset, uint64_t co
 		return;
 	}
 	/* the first sample after a context code, its file open: as trans_sample() */
-	if (tr->cur.tracing == TRACE_OFF && counter < tr->sfiles->cfg.nr_events &&
-	    sf->files[counter].fd >= 0) {
-		if (odb_update_hot(&sf->files[counter], offset, 1))
-			tr->stats->v[STAT_LOST_SAMPLEFILE]++;
+	if (tr->cur.tracing == TRACE_OFF && trans_count_open(tr, sf, counter, offset))
 		return;
-	}
 	sfile_log(tr->sfiles, sf, counter, offset, 1);
 	if (tr->cur.tracing == TRACE_START) {
 		tr->cur.last = *tr->cur.v;
@@ -276,16 +291,10 @@ static inline void trans_sample(struct trans_ctx *tr, uint64_t offset, uint64_t 
 	struct op_sfile *sf = v->sfile;
 
 	if (__builtin_expect(sf && tr->cur.tracing == TRACE_OFF &&
-			     counter64 < tr->sfiles->cfg.nr_events, 1)) {
-		odb_t *db = &sf->files[counter64];
-
-		if (__builtin_expect(db->fd >= 0, 1)) {
-			v->pc = offset;
-			v->counter = (uint32_t)counter64;
-			if (odb_update_hot(db, offset, 1))
-				tr->stats->v[STAT_LOST_SAMPLEFILE]++;
-			return;
-		}
+			     trans_count_open(tr, sf, counter64, offset), 1)) {
+		v->pc = offset;
+		v->counter = (uint32_t)counter64;
+		return;
 	}
 	trans_sample_slow(tr, offset, counter64);
 }
