@@ -1,5 +1,8 @@
 # tests/integration
 
+# shared by the security tests: an unprivileged user beside root
+EXTRA_DIST += tests/integration/test_user.sh
+
 # --- report: opreport/ophelp golden and live tests, fixture programs (issue 4) ---
 # the directory (not tests/data/report: the build tree has one too, full of objects)
 EXTRA_DIST += tests/data/report/golden
