@@ -26,3 +26,6 @@ tests_fuzz_fuzz_perf_SOURCES = tests/fuzz/fuzz_perf.c tests/fuzz/corpus_runner.c
 tests_fuzz_fuzz_perf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_fuzz_fuzz_perf_LDADD = core/libopcore.la
 EXTRA_DIST += tests/fuzz/corpus/perf
+# run-fuzz.sh must know every fuzz_*.c of this directory
+dist_check_SCRIPTS += tests/fuzz/fuzz_targets.sh
+TESTS += tests/fuzz/fuzz_targets.sh

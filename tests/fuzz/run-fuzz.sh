@@ -1,29 +1,58 @@
 #!/bin/sh
-# run-fuzz.sh - build a libFuzzer target with clang (ASan+UBSan) and run it.
-# Usage: tests/fuzz/run-fuzz.sh [target=odb] [seconds=300] [extra libFuzzer args]
+# run-fuzz.sh - build libFuzzer targets with clang (ASan+UBSan) and run them.
+# Usage: tests/fuzz/run-fuzz.sh [TARGET|all|list] [seconds=300] [extra libFuzzer args]
+#   TARGET is one of the targets `list` prints (one per tests/fuzz/fuzz_*.c);
+#   `all` runs every target in turn, each for the given seconds.
+# The perf target includes the core's config.h: it is taken from a configured
+# build tree, $OP_BUILDDIR or else build/dev under the top of the tree.
 # Work dir (binary, growing corpus copy, crash files): $FUZZ_OUT or /tmp/oprofile-ng-fuzz.
 # Crashes found should be minimised and added to tests/fuzz/corpus/<target>/ (bad-* or valid-*).
 # SPDX-License-Identifier: MIT
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
+targets="odb names perf"
 target=${1:-odb}
 secs=${2:-300}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] && shift
+
+case $target in
+list) for t in $targets; do echo "$t"; done; exit 0 ;;
+all)
+	rc=0
+	for t in $targets; do
+		echo "run-fuzz: $t for ${secs}s"
+		"$0" "$t" "$secs" "$@" || rc=1
+	done
+	exit $rc ;;
+esac
+
 out=${FUZZ_OUT:-/tmp/oprofile-ng-fuzz}/$target
 CC=${CC_FUZZ:-clang}
 command -v "$CC" >/dev/null || { echo "run-fuzz: $CC not found (apt-get install clang)" >&2; exit 1; }
-mkdir -p "$out/corpus" "$out/crashes"
+incs="-I$top/lib -I$top/sdk"
 case $target in
-odb) srcs="$top/lib/odb.c $top/lib/op_header.c $top/tests/fuzz/fuzz_odb.c" ;;
-*) echo "run-fuzz: unknown target $target" >&2; exit 1 ;;
+odb) srcs="$top/lib/odb.c $top/lib/op_header.c" ;;
+names) srcs="$top/lib/op_mangle.c $top/lib/op_events.c" ;;
+perf)
+	build=${OP_BUILDDIR:-$top/build/dev}
+	[ -f "$build/config.h" ] || {
+		echo "run-fuzz: perf needs a configured build tree for config.h: $build/config.h is missing" \
+			"(configure one, or set OP_BUILDDIR)" >&2
+		exit 1
+	}
+	incs="-I$build $incs -I$top/core"
+	srcs=""
+	for f in perf perf_decode perf_queue ring replay proc_synth; do srcs="$srcs $top/core/$f.c"; done ;;
+*) echo "run-fuzz: unknown target '$target' (targets: $targets)" >&2; exit 1 ;;
 esac
+mkdir -p "$out/corpus" "$out/crashes"
 # shellcheck disable=SC2086
 $CC -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-DOP_LIBFUZZER -D_GNU_SOURCE -I"$top/lib" -I"$top/sdk" $srcs -o "$out/fuzz_$target"
+	-DOP_LIBFUZZER -D_GNU_SOURCE $incs $srcs "$top/tests/fuzz/fuzz_$target.c" -o "$out/fuzz_$target"
 cp -n "$top/tests/fuzz/corpus/$target"/* "$out/corpus/" 2>/dev/null || true
 cd "$out"
-# the target writes each input to a file: keep that in memory when possible
+# the targets write inputs to files: keep them in memory when possible
 if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	TMPDIR=/dev/shm; export TMPDIR
 fi
