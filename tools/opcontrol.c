@@ -1,7 +1,8 @@
 /*
  * opcontrol.c - controls a running oprofiled: finds it through the lock file
  * of its session directory (pid, flock held while it runs), talks to it over
- * the owner-only socket <session>/control, or signals it (--hup).
+ * the owner-only socket <session>/control, or signals it (--hup) once the
+ * socket's server proved to be the pid of the lock.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -18,6 +19,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,14 +53,21 @@ static const char ctl_usage[] =
 	"  --wait=SEC          with --stop: how long to wait (default 60)\n"
 	"  -h, --help          this text\n"
 	"\n"
-	"Exit status: 0 done, 1 the daemon refused or failed, 2 usage, 3 no daemon running.\n";
+	"As root, opcontrol believes only a session directory, lock and socket that root\n"
+	"owns and only root can write, served by root; as a user, also the user's own.\n"
+	"It signals (--hup) or prints (--pid) the lock's pid only when the control socket\n"
+	"is served by that very process.\n"
+	"\n"
+	"Exit status: 0 done, 1 the daemon refused or failed, or what was found is not\n"
+	"believed, 2 usage, 3 no daemon running.\n";
 
 enum { CTL_EXIT_OK = 0, CTL_EXIT_FAIL = 1, CTL_EXIT_USAGE = 2, CTL_EXIT_NODAEMON = 3 };
 
 struct ctl {
 	const char *dir;
 	int dirfd;
-	long pid;
+	uid_t owner;  /* of the session directory (root, or the user running opcontrol) */
+	long pid;     /* of the lock; ctl_connect checks the socket's server is that pid */
 };
 
 /* session_dir of config file @path into @buf: 1, 0 if it has none, -1 unreadable */
@@ -88,14 +97,49 @@ static int ctl_config_dir(const char *path, bool must, char *buf, size_t len)
 }
 
 /*
- * The daemon holds an exclusive flock on <dir>/lock while it runs and has
- * written its pid there. 0 with c->pid, or -ESRCH when none runs.
+ * Trust (issue 14): opcontrol believes a session directory, its lock and its
+ * control socket only when they belong to root or to the directory's owner,
+ * and only root may own what root believes (sshd's StrictModes). A directory
+ * anybody else can write could hold a forged lock (another process's pid)
+ * or a forged socket. Root: the directory is root's and writable by root
+ * only. A user: it is the user's or root's and not writable by others.
  */
-static int ctl_find(struct ctl *c)
+static bool ctl_trusted_uid(const struct ctl *c, uid_t uid)
 {
-	char buf[32];
-	ssize_t n;
-	int fd;
+	return uid == 0 || uid == c->owner;
+}
+
+/* 0, or -EPERM after saying why @path (described as @what) is not believed */
+static int ctl_check_owner(const struct ctl *c, const char *what, const char *path,
+			   const struct stat *st)
+{
+	uid_t me = geteuid();
+	mode_t bad = me == 0 ? S_IWGRP | S_IWOTH : S_IWOTH;
+
+	if (me == 0 && st->st_uid != 0) {
+		fprintf(stderr, "opcontrol: %s %s is owned by uid %u, not root - root controls only "
+			"root's sessions (run opcontrol as that user)\n", what, path,
+			(unsigned)st->st_uid);
+		return -EPERM;
+	}
+	if (me != 0 && !ctl_trusted_uid(c, st->st_uid)) {
+		fprintf(stderr, "opcontrol: %s %s is owned by uid %u, neither you (uid %u) nor root "
+			"- not believed\n", what, path, (unsigned)st->st_uid, (unsigned)me);
+		return -EPERM;
+	}
+	if (st->st_mode & bad) {
+		fprintf(stderr, "opcontrol: %s %s is writable by group or others (mode %04o) - "
+			"anybody could forge what it holds; make it writable by %s only\n", what,
+			path, (unsigned)(st->st_mode & 07777), me == 0 ? "root" : "its owner");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* open and check the session directory: 0, -ENOENT or -EPERM (said why) */
+static int ctl_open_dir(struct ctl *c)
+{
+	struct stat st;
 
 	c->dirfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->dirfd < 0) {
@@ -103,26 +147,92 @@ static int ctl_find(struct ctl *c)
 			c->dir, strerror(errno));
 		return -ENOENT;
 	}
-	fd = openat(c->dirfd, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -ESRCH;
-	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
-		/* nobody holds it: a dead daemon's file */
-		close(fd);
+	if (fstat(c->dirfd, &st)) {
+		fprintf(stderr, "opcontrol: session directory %s: %s\n", c->dir, strerror(errno));
+		return -ENOENT;
+	}
+	c->owner = st.st_uid;
+	return ctl_check_owner(c, "session directory", c->dir, &st);
+}
+
+/* "PID\n" of the lock file: the pid, or 0 */
+static long ctl_parse_pid(const char *buf)
+{
+	char *end;
+	long pid;
+
+	errno = 0;
+	pid = strtol(buf, &end, 10);
+	if (errno || end == buf || pid <= 0 || pid > INT_MAX || (*end && *end != '\n'))
+		return 0;
+	return pid;
+}
+
+/*
+ * The daemon holds an exclusive flock on <dir>/lock while it runs and has
+ * written its pid there. 0 with c->pid; -ESRCH when none runs (said why when
+ * the lock names a pid nobody holds it for); -EPERM when the lock is not
+ * believed (said why). The pid is not verified yet: ctl_connect does that.
+ */
+static int ctl_find(struct ctl *c)
+{
+	char buf[32], path[PATH_MAX + 8];
+	struct stat st;
+	ssize_t n;
+	int fd, rc;
+
+	rc = ctl_open_dir(c);
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/lock", c->dir);
+	/* O_NONBLOCK: whatever sits there, opening it does not hang */
+	fd = openat(c->dirfd, "lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		fprintf(stderr, "opcontrol: no oprofiled is running on %s (no %s)\n", c->dir, path);
 		return -ESRCH;
 	}
+	if (fd < 0) {
+		fprintf(stderr, "opcontrol: %s: %s - not followed, not believed\n", path,
+			errno == ELOOP ? "a symbolic link" : strerror(errno));
+		return -EPERM;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "opcontrol: %s is not a regular file - not believed\n", path);
+		close(fd);
+		return -EPERM;
+	}
+	rc = ctl_check_owner(c, "lock file", path, &st);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	close(fd);
 	buf[n > 0 ? n : 0] = 0;
-	c->pid = strtol(buf, NULL, 10);
-	if (c->pid <= 0 || (kill((pid_t)c->pid, 0) && errno == ESRCH))
+	c->pid = ctl_parse_pid(buf);
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+		/* nobody holds it: a dead daemon's file, or a forged one */
+		close(fd);
+		if (c->pid)
+			fprintf(stderr, "opcontrol: no oprofiled is running on %s: %s names pid %ld "
+				"but no process holds the lock - a stale or forged pid, not signalled\n",
+				c->dir, path, c->pid);
+		else
+			fprintf(stderr, "opcontrol: no oprofiled is running on %s (%s is not locked)\n",
+				c->dir, path);
 		return -ESRCH;
+	}
+	close(fd);
+	if (!c->pid) {
+		fprintf(stderr, "opcontrol: %s is locked but holds no pid (\"%.*s\") - not "
+			"believed\n", path, (int)strcspn(buf, "\n"), buf);
+		return -EPERM;
+	}
 	return 0;
 }
 
 static bool ctl_running(struct ctl *c)
 {
-	int fd = openat(c->dirfd, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(c->dirfd, "lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	bool held;
 
 	if (fd < 0)
@@ -132,16 +242,35 @@ static bool ctl_running(struct ctl *c)
 	return held;
 }
 
-/* send one request line, copy the reply body to stdout; 0, 1 (refused) or -errno */
-static int ctl_request(struct ctl *c, const char *req)
+/*
+ * Connect to <dir>/control (a socket, not followed if a symlink) and check
+ * its server: SO_PEERCRED names root or the directory's owner, and the pid
+ * the lock names. The connected fd, or -errno after saying why.
+ */
+static int ctl_connect(struct ctl *c)
 {
 	struct sockaddr_un a;
-	char buf[4096];
-	size_t len = strlen(req), got = 0;
-	bool first = true, failed = false;
-	ssize_t n;
-	int fd;
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	struct stat st;
+	char path[PATH_MAX + 16];
+	int fd, e;
 
+	snprintf(path, sizeof(path), "%s/" CTL_SOCKET, c->dir);
+	if (fstatat(c->dirfd, CTL_SOCKET, &st, AT_SYMLINK_NOFOLLOW)) {
+		e = errno;
+		fprintf(stderr, "opcontrol: %s: %s - cannot reach oprofiled (pid %ld): is it an "
+			"older oprofiled, or did its socket fail (see its log)?\n", path, strerror(e),
+			c->pid);
+		return -e;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "opcontrol: %s is not a socket (%s) - not followed, not believed\n",
+			path, S_ISLNK(st.st_mode) ? "a symbolic link" : "another file type");
+		return -EPERM;
+	}
+	if (ctl_check_owner(c, "control socket", path, &st))
+		return -EPERM;
 	memset(&a, 0, sizeof(a));
 	a.sun_family = AF_UNIX;
 	/* through our fd of the session directory: any path length fits */
@@ -150,14 +279,47 @@ static int ctl_request(struct ctl *c, const char *req)
 	if (fd < 0)
 		return -errno;
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
-		int e = errno;
-
-		fprintf(stderr, "opcontrol: %s/" CTL_SOCKET ": cannot connect to oprofiled (pid %ld): "
-			"%s - is it an older oprofiled, or did its socket fail (see its log)?\n",
-			c->dir, c->pid, strerror(e));
+		e = errno;
+		fprintf(stderr, "opcontrol: %s: cannot connect to oprofiled (pid %ld): %s - is it an "
+			"older oprofiled, or did its socket fail (see its log)?\n", path, c->pid,
+			strerror(e));
 		close(fd);
 		return -e;
 	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl)) {
+		e = errno;
+		fprintf(stderr, "opcontrol: %s: SO_PEERCRED: %s\n", path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	if (!ctl_trusted_uid(c, cred.uid)) {
+		fprintf(stderr, "opcontrol: %s is served by uid %u (pid %ld), not by root or the "
+			"session's owner (uid %u) - not believed\n", path, (unsigned)cred.uid,
+			(long)cred.pid, (unsigned)c->owner);
+		close(fd);
+		return -EPERM;
+	}
+	if ((long)cred.pid != c->pid) {
+		fprintf(stderr, "opcontrol: %s is served by pid %ld, but %s/lock names pid %ld - "
+			"not believed\n", path, (long)cred.pid, c->dir, c->pid);
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* send one request line, copy the reply body to stdout; 0, 1 (refused) or -errno */
+static int ctl_request(struct ctl *c, const char *req)
+{
+	char buf[4096];
+	size_t len = strlen(req), got = 0;
+	bool first = true, failed = false;
+	ssize_t n;
+	int fd;
+
+	fd = ctl_connect(c);
+	if (fd < 0)
+		return fd;
 	if (send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len) {
 		int e = errno;
 
@@ -200,6 +362,49 @@ static int ctl_request(struct ctl *c, const char *req)
 		return 1;
 	}
 	return failed ? 1 : 0;
+}
+
+/* the lock's pid, verified: the control socket's server is that process */
+static int ctl_verify_pid(struct ctl *c)
+{
+	int fd = ctl_connect(c);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+/*
+ * SIGHUP to the verified daemon. The pidfd is taken before the check, so
+ * the signal reaches the process that was checked even if the daemon exits
+ * and its pid is reused in between (kill() where pidfds are missing).
+ */
+static int ctl_hup(struct ctl *c)
+{
+	int pidfd = -1, rc;
+
+#ifdef SYS_pidfd_open
+	pidfd = (int)syscall(SYS_pidfd_open, (pid_t)c->pid, 0);
+#endif
+	rc = ctl_verify_pid(c);
+	if (rc) {
+		fprintf(stderr, "opcontrol: pid %ld of %s/lock not verified - not signalled\n",
+			c->pid, c->dir);
+		goto out;
+	}
+#ifdef SYS_pidfd_send_signal
+	if (pidfd >= 0)
+		rc = syscall(SYS_pidfd_send_signal, pidfd, SIGHUP, NULL, 0) ? -errno : 0;
+	else
+#endif
+		rc = kill((pid_t)c->pid, SIGHUP) ? -errno : 0;
+	if (rc)
+		fprintf(stderr, "opcontrol: SIGHUP to %ld: %s\n", c->pid, strerror(-rc));
+out:
+	if (pidfd >= 0)
+		close(pidfd);
+	return rc;
 }
 
 /* the process is gone, or a zombie its parent has not reaped yet */
@@ -309,21 +514,19 @@ int main(int argc, char **argv)
 	rc = ctl_find(&c);
 	if (rc == -ENOENT)
 		return CTL_EXIT_NODAEMON;
-	if (rc) {
-		fprintf(stderr, "opcontrol: no oprofiled is running on %s (no locked %s/lock)\n",
-			c.dir, c.dir);
+	if (rc == -EPERM)
+		return CTL_EXIT_FAIL;
+	if (rc)
 		return CTL_EXIT_NODAEMON;
-	}
 	switch (cmd) {
 	case 'P':
+		/* a pid others may signal: printed only once verified */
+		if (ctl_verify_pid(&c))
+			return CTL_EXIT_FAIL;
 		printf("%ld\n", c.pid);
 		return CTL_EXIT_OK;
 	case 'H':
-		if (kill((pid_t)c.pid, SIGHUP)) {
-			fprintf(stderr, "opcontrol: SIGHUP to %ld: %s\n", c.pid, strerror(errno));
-			return CTL_EXIT_FAIL;
-		}
-		return CTL_EXIT_OK;
+		return ctl_hup(&c) ? CTL_EXIT_FAIL : CTL_EXIT_OK;
 	case 's':
 		snprintf(req, sizeof(req), "status\n");
 		break;

@@ -187,12 +187,13 @@ T=10 poll grep -q "SIGHUP" "$SD/samples/oprofiled.log" 2>/dev/null && ok || bad 
 [ "$(readlink "/proc/$pid/fd/2")" = "$SDR/samples/oprofiled.log" ] && ok ||
 	bad "after SIGHUP the daemon's stderr is $(readlink "/proc/$pid/fd/2")"
 
-# 8b. the logrotate snippet, run for real on this session (its paths substituted):
-# it moves the log and its postrotate sends SIGHUP through the lock file's pid
+# 8b. the logrotate snippet, run for real on this session (its paths substituted,
+# this build's opcontrol first on PATH): it moves the log and its postrotate
+# sends SIGHUP with opcontrol --hup
 LR=$(command -v logrotate 2>/dev/null || { [ -x /usr/sbin/logrotate ] && echo /usr/sbin/logrotate; })
 if [ -n "$LR" ]; then
 	sed -e "s|/var/lib/oprofile|$SD|g" "$S/conf/oprofiled.logrotate" > "$W/lr.conf"
-	if "$LR" -f -s "$W/lr.state" "$W/lr.conf" > lr.out 2>&1; then ok
+	if PATH="$B/tools:$PATH" "$LR" -f -s "$W/lr.state" "$W/lr.conf" > lr.out 2>&1; then ok
 	else bad "logrotate with conf/oprofiled.logrotate"; cat lr.out; fi
 	[ -e "$SD/samples/oprofiled.log.1" ] && ok || bad "logrotate did not rotate the log"
 	T=10 poll grep -q "SIGHUP" "$SD/samples/oprofiled.log" 2>/dev/null && ok ||
