@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "flamegraph.h"
+#include "opreport.h"
 
 struct fg_node {
 	char *name;
@@ -119,19 +120,52 @@ int fg_add(struct flamegraph *fg, const char *const *frames, size_t n, uint64_t 
 	return 0;
 }
 
+/*
+ * @s as XML text, at most @max characters: control characters become '?',
+ * bytes that are not UTF-8 (and U+FFFE/U+FFFF) U+FFFD, so that the SVG stays
+ * valid UTF-8 XML whatever a frame's name holds; never half a character.
+ */
 static void fg_escape(FILE *f, const char *s, size_t max)
 {
-	for (size_t i = 0; s[i] && i < max; i++) {
-		switch (s[i]) {
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0; *u && i < max; i++) {
+		uint32_t c = 0;
+		size_t n = txt_utf8_len(u, &c);
+
+		if (!n || c == 0xfffe || c == 0xffff) {
+			fputs("\xef\xbf\xbd", f);
+			u += n ? n : 1;
+			continue;
+		}
+		switch (c) {
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
 		default:
-			/* control bytes are not valid XML */
-			fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], f);
+			if (c < 0x20 || c == 0x7f)
+				fputc('?', f);
+			else
+				fwrite(u, 1, n, f);
 		}
+		u += n;
 	}
+}
+
+/* characters in @s as fg_escape counts them */
+static size_t fg_chars(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = 0;
+
+	while (*u) {
+		size_t l = txt_utf8_len(u, NULL);
+
+		u += l ? l : 1;
+		n++;
+	}
+	return n;
 }
 
 /* warm colours from the name, stable between runs */
@@ -164,7 +198,7 @@ static void fg_draw(FILE *f, const struct fg_node *n, double x, unsigned depth, 
 		   "fill=\"rgb(%u,%u,%u)\"/>",
 		x, y, w, FG_ROW - 1, r, g, b);
 	if (w > 3 * FG_CHAR_PX) {
-		size_t fit = (size_t)((w - 6) / FG_CHAR_PX), len = strlen(n->name);
+		size_t fit = (size_t)((w - 6) / FG_CHAR_PX), len = fg_chars(n->name);
 
 		fprintf(f, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FG_ROW - 4.5);
 		if (len <= fit) {

@@ -76,10 +76,9 @@ static int parse_merge(const char *arg, unsigned *merge)
 			if (!strcmp(tok, m[i].name))
 				break;
 		if (i == sizeof(m) / sizeof(m[0])) {
-			fprintf(stderr,
-				"opreport error: --merge: unknown \"%s\" (expected a comma list of lib, "
-				"cpu, tid, tgid, unitmask, all)\n",
-				tok);
+			txt_error("--merge: unknown \"%s\" (expected a comma list of lib, cpu, tid, "
+				  "tgid, unitmask, all)",
+				  tok);
 			ret = -EINVAL;
 			break;
 		}
@@ -104,10 +103,9 @@ static int parse_sort(const char *arg, struct rpt_opts *o)
 		for (i = 0; i < 5 && strcmp(tok, names[i]); i++)
 			;
 		if (i == 5) {
-			fprintf(stderr,
-				"opreport error: --sort: unknown key \"%s\" (expected a comma list of "
-				"sample, symbol, image, vma, app-name)\n",
-				tok);
+			txt_error("--sort: unknown key \"%s\" (expected a comma list of sample, "
+				  "symbol, image, vma, app-name)",
+				  tok);
 			ret = -EINVAL;
 			break;
 		}
@@ -226,10 +224,8 @@ int main(int argc, char **argv)
 			errno = 0;
 			o.threshold = strtod(optarg, &end);
 			if (errno || *end || end == optarg || o.threshold < 0 || o.threshold > 100) {
-				fprintf(stderr,
-					"opreport error: --threshold=%s: expected a percentage between 0 "
-					"and 100\n",
-					optarg);
+				txt_error("--threshold=%s: expected a percentage between 0 and 100",
+					  optarg);
 				goto out;
 			}
 			break;
@@ -253,9 +249,7 @@ int main(int argc, char **argv)
 			} else if (!strcmp(optarg, "normal")) {
 				o.demangle = DEMANGLE_NORMAL;
 			} else {
-				fprintf(stderr,
-					"opreport error: --demangle=%s: expected none, smart or normal\n",
-					optarg);
+				txt_error("--demangle=%s: expected none, smart or normal", optarg);
 				goto out;
 			}
 			break;
@@ -284,7 +278,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CG_OUTPUT:
 			if (cgr_set_output(&cgo, optarg, err, sizeof(err))) {
-				fprintf(stderr, "opreport error: %s\n", err);
+				txt_error("%s", err);
 				goto out;
 			}
 			break;
@@ -302,13 +296,13 @@ int main(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++) {
 		if (spec_add(&o.spec, argv[i], cwd, err, sizeof(err))) {
-			fprintf(stderr, "opreport error: %s\n", err);
+			txt_error("%s", err);
 			goto out;
 		}
 	}
 	if (rs_find_session(o.session_dir, &p.session_dir, err, sizeof(err)) ||
 	    rs_load(&p, &o, err, sizeof(err))) {
-		fprintf(stderr, "opreport error: %s\n", err[0] ? err : "out of memory");
+		txt_error("%s", err[0] ? err : "out of memory");
 		goto out_free;
 	}
 	rs_warn_stats(&p);
@@ -320,8 +314,7 @@ int main(int argc, char **argv)
 	if (outfile) {
 		out = fopen(outfile, "w");
 		if (!out) {
-			fprintf(stderr, "opreport error: cannot write %s: %s\n", outfile,
-				strerror(errno));
+			txt_error("cannot write %s: %s", outfile, strerror(errno));
 			goto out_free;
 		}
 	}
@@ -339,8 +332,7 @@ int main(int argc, char **argv)
 	ret = 0;
 out_free:
 	if (out != stdout && fclose(out) && !ret) {
-		fprintf(stderr, "opreport error: writing %s failed: %s\n", outfile,
-			strerror(errno));
+		txt_error("writing %s failed: %s", outfile, strerror(errno));
 		ret = 1;
 	}
 	rsym_free(&rows);

@@ -1,13 +1,15 @@
 /*
  * opreport.h - the stages of opreport: profile specification (spec_),
  * sample-file collection and classes (rs_), symbol tables (sym_), output
- * formats (out_). Each stage lives in its own opreport_*.c file.
+ * formats (out_), names in text output and messages (txt_). Each stage
+ * lives in its own opreport_*.c file.
  *
  * SPDX-License-Identifier: MIT
  */
 #ifndef OPREPORT_H
 #define OPREPORT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +17,39 @@
 
 #include "op_header.h"
 #include "op_mangle.h"
+
+/* ------------------------------------------------------------------ text */
+
+/*
+ * Every name opreport prints as text (images, applications, symbols, source
+ * files, sample-file paths in messages) goes through these: C0 control
+ * bytes and DEL become "\n", "\t", "\r" or "\xHH"; so do each byte of the
+ * C1 characters U+0080-U+009F, of U+2028/U+2029 and of the bidirectional
+ * overrides and isolates (U+202A-U+202E, U+2066-U+2069), and every byte
+ * that is not part of valid UTF-8. A backslash is printed as it is. Valid
+ * UTF-8 otherwise passes unchanged, whatever the locale.
+ */
+/* Escape @s into @out (@len bytes, NUL-terminated, cut before an escape or
+ * character that does not fit); returns the length of the whole escaped
+ * string, as snprintf. @out may be NULL with @len 0 to measure. */
+size_t txt_escape(char *out, size_t len, const char *s);
+/* Write @s escaped to @f; returns the number of bytes written. */
+size_t txt_put(FILE *f, const char *s);
+/* malloc'd escaped copy of @s, NULL when out of memory */
+char *txt_dup(const char *s);
+/* "PREFIX" + the formatted message, escaped as a whole, + "\n" on stderr
+ * (messages are one line: a newline in an argument is escaped too) */
+void txt_msg(const char *prefix, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void txt_vmsg(FILE *f, const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+#define txt_warn(...) txt_msg("opreport warning: ", __VA_ARGS__)
+#define txt_error(...) txt_msg("opreport error: ", __VA_ARGS__)
+/*
+ * Length of the valid UTF-8 sequence at @u (1-4) with its code point in
+ * *@cp (may be NULL), or 0: not a lead byte, a missing continuation byte (or
+ * the NUL), an overlong form, a surrogate, past U+10FFFF.
+ */
+size_t txt_utf8_len(const unsigned char *u, uint32_t *cp);
 
 /* ------------------------------------------------------------------ spec */
 

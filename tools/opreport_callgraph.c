@@ -259,8 +259,7 @@ static int cgr_read_arcs(struct cgr *g, const char *path, const struct op_parsed
 	if (!ret)
 		ret = odb_check(&db, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "opreport warning: skipping call-graph file %s: %s\n", path,
-			err[0] ? err : strerror(-ret));
+		txt_warn("skipping call-graph file %s: %s", path, err[0] ? err : strerror(-ret));
 		g->p->nskipped++;
 		if (db.base || db.fd > 0)
 			odb_close(&db);
@@ -377,10 +376,9 @@ static bool cgr_image_wanted(const struct cgr *g, const struct rpt_image *img)
 static void cgr_bad_stack(struct cgr *g, const char *path, const char *why)
 {
 	if (!g->nbad++)
-		fprintf(stderr,
-			"opreport warning: %s: %s; such entries are left out (the daemon may "
-			"have been writing it, or it is damaged)\n",
-			path, why);
+		txt_warn("%s: %s; such entries are left out (the daemon may have been writing it, "
+			 "or it is damaged)",
+			 path, why);
 }
 
 static int cgr_load_stacks(struct cgr *g)
@@ -567,13 +565,25 @@ static double cgr_pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
+/* "image name (25 wide) symbol name" of @n, escaped, then @suffix and the newline */
+static void cgr_names_out(FILE *f, const struct cgr *g, const struct cgr_node *n,
+			  const char *suffix)
+{
+	char ib[4096], sb[4096];
+	size_t w = txt_put(f, cgr_image_name(g, n, ib, sizeof(ib)));
+
+	do {
+		fputc(' ', f);
+	} while (++w <= 25);
+	txt_put(f, cgr_sym_name(n, sb, sizeof(sb)));
+	fprintf(f, "%s\n", suffix);
+}
+
 static void cgr_line(FILE *f, const struct cgr *g, const struct cgr_node *n, const char *indent,
 		     uint64_t count, double pct, const char *suffix)
 {
-	char ib[4096], sb[4096];
-
-	fprintf(f, "%s%-9" PRIu64 " %-9.4f %-25s %s%s\n", indent, count, pct,
-		cgr_image_name(g, n, ib, sizeof(ib)), cgr_sym_name(n, sb, sizeof(sb)), suffix);
+	fprintf(f, "%s%-9" PRIu64 " %-9.4f ", indent, count, pct);
+	cgr_names_out(f, g, n, suffix);
 }
 
 static const struct cgr *cgr_sort_ctx;
@@ -672,7 +682,6 @@ static int cgr_blocks(FILE *f, struct cgr *g)
 		size_t i = order[r];
 		const struct cgr_node *n = &g->nodes[i];
 		uint64_t tin = 0, tout = n->self;
-		char ib[4096], sb[4096];
 
 		fprintf(f, "%s\n", rule);
 		for (size_t j = in_start[i]; j < in_start[i + 1]; j++)
@@ -685,14 +694,13 @@ static int cgr_blocks(FILE *f, struct cgr *g)
 			cgr_line(f, g, &g->nodes[a->from], "  ", a->count, cgr_pct(a->count, tin), "");
 		}
 		if (g->have_stacks)
-			fprintf(f, "%-9" PRIu64 " %-9.4f %-9" PRIu64 " %-9.4f %-25s %s\n", n->self,
+			fprintf(f, "%-9" PRIu64 " %-9.4f %-9" PRIu64 " %-9.4f ", n->self,
 				cgr_pct(n->self, g->self_total), n->incl,
-				cgr_pct(n->incl, g->stack_total), cgr_image_name(g, n, ib, sizeof(ib)),
-				cgr_sym_name(n, sb, sizeof(sb)));
+				cgr_pct(n->incl, g->stack_total));
 		else /* inclusive counts need whole stacks */
-			fprintf(f, "%-9" PRIu64 " %-9.4f %-9s %-9s %-25s %s\n", n->self,
-				cgr_pct(n->self, g->self_total), "-", "-",
-				cgr_image_name(g, n, ib, sizeof(ib)), cgr_sym_name(n, sb, sizeof(sb)));
+			fprintf(f, "%-9" PRIu64 " %-9.4f %-9s %-9s ", n->self,
+				cgr_pct(n->self, g->self_total), "-", "-");
+		cgr_names_out(f, g, n, "");
 		if (n->self && out_start[i] != out_start[i + 1])
 			cgr_line(f, g, n, "  ", n->self, cgr_pct(n->self, tout), " [self]");
 		for (size_t j = out_start[i]; j < out_start[i + 1]; j++) {
@@ -767,10 +775,6 @@ static int cgr_folded(FILE *f, const struct cgr *g)
 					strcat(t, ";");
 				strcat(t, names[j]);
 			}
-			/* ';' and newlines separate frames and stacks in this format */
-			for (char *c = t; *c; c++)
-				if (*c == '\n' || *c == '\r')
-					*c = ' ';
 			lines[nl].text = t;
 			lines[nl++].count = s->count;
 		}
@@ -791,8 +795,11 @@ static int cgr_folded(FILE *f, const struct cgr *g)
 		lines[o++] = lines[i];
 	}
 	for (size_t i = 0; i < o; i++) {
-		if (!ret)
-			fprintf(f, "%s %" PRIu64 "\n", lines[i].text, lines[i].count);
+		/* newlines separate stacks in this format: names are escaped */
+		if (!ret) {
+			txt_put(f, lines[i].text);
+			fprintf(f, " %" PRIu64 "\n", lines[i].count);
+		}
 		free(lines[i].text);
 	}
 	free(lines);
@@ -824,24 +831,23 @@ static int cgr_svg(const struct cgr *g, const char *file)
 		goto out;
 	f = fopen(file, "w");
 	if (!f) {
-		fprintf(stderr, "opreport error: --flamegraph: cannot write %s: %s\n", file,
-			strerror(errno));
 		ret = -errno;
+		txt_error("--flamegraph: cannot write %s: %s", file, strerror(-ret));
 		goto out;
 	}
 	snprintf(title, sizeof(title), "Flame graph: %s", g->p->samples_dir);
 	ret = fg_write_svg(fg, f, title, 1200);
 	if (fclose(f) || ret) {
-		fprintf(stderr, "opreport error: --flamegraph: writing %s failed\n", file);
+		txt_error("--flamegraph: writing %s failed", file);
 		ret = -EIO;
 		goto out;
 	}
-	fprintf(stderr, "opreport: wrote the flame graph of %" PRIu64 " samples to %s\n",
-		fg_total(fg), file);
+	txt_msg("opreport: ", "wrote the flame graph of %" PRIu64 " samples to %s", fg_total(fg),
+		file);
 	if (!g->have_stacks || !g->nstacks)
-		fprintf(stderr, "opreport warning: no whole stacks in %s: profile with "
-				"--ext-feature=callgraph for a flame graph\n",
-			g->p->samples_dir);
+		txt_warn("no whole stacks in %s: profile with --ext-feature=callgraph for a flame "
+			 "graph",
+			 g->p->samples_dir);
 out:
 	fg_free(fg);
 	return ret;
@@ -869,13 +875,13 @@ int cgr_report(FILE *out, struct rpt_profile *p, const struct rpt_opts *o,
 		ret = cgr_blocks(out, &g);
 	if (!ret && c->folded) {
 		if (!g.have_stacks)
-			fprintf(stderr, "opreport warning: no whole stacks in %s: profile with "
-					"--ext-feature=callgraph for folded stacks\n",
-				p->samples_dir);
+			txt_warn("no whole stacks in %s: profile with --ext-feature=callgraph for "
+				 "folded stacks",
+				 p->samples_dir);
 		ret = cgr_folded(out, &g);
 	}
 	if (ret == -ENOMEM)
-		fprintf(stderr, "opreport error: out of memory\n");
+		txt_error("out of memory");
 	for (size_t i = 0; i < g.nstacks; i++)
 		free(g.stacks[i].nodes);
 	free(g.stacks);

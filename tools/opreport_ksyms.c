@@ -103,8 +103,8 @@ int ksym_load_kernel(struct rpt_symtab *t, const char *kallsyms, const char *mod
 		return ret;
 	}
 	if (bad)
-		fprintf(stderr, "opreport warning: %s: %u malformed line(s) ignored (expected "
-			"\"address type name [module]\")\n", kallsyms, bad);
+		txt_warn("%s: %u malformed line(s) ignored (expected \"address type name [module]\")",
+			 kallsyms, bad);
 	if (t->n && !nonzero) {
 		snprintf(err, err_len, "%s: all addresses are zero (snapshot taken without "
 			 "permission to read kernel addresses)", kallsyms);

@@ -56,15 +56,14 @@ static const char *app_name(const char *app, bool long_names)
 	return base_name(app);
 }
 
-/* print @s and pad to @width, always leaving at least one space */
+/* print @s (escaped: names) and pad to @width, always leaving at least one space */
 static void pad(FILE *f, const char *s, int width)
 {
-	int n = (int)strlen(s);
+	size_t n = txt_put(f, s);
 
-	fputs(s, f);
 	do {
 		fputc(' ', f);
-	} while (++n < width);
+	} while ((int)++n < width);
 }
 
 static const uint64_t *denominators(const struct rpt_profile *p, const struct rpt_opts *o)
@@ -276,7 +275,8 @@ static void summary_row(FILE *f, const char *indent, const uint64_t *count, cons
 	fputs(indent, f);
 	for (size_t c = 0; c < ncls; c++)
 		fprintf(f, "%9" PRIu64 " %7s ", count[c], pct_str(b, sizeof(b), count[c], den[c]));
-	fprintf(f, "%s\n", name);
+	txt_put(f, name);
+	fputc('\n', f);
 }
 
 static int text_summary(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o)
@@ -398,7 +398,8 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 			pad(f, out_image_name(r->g->img, o->long_filenames, nb, sizeof(nb)), 25);
 		if (p->multiple_apps)
 			pad(f, app_name(r->g->app, o->long_filenames), 25);
-		fprintf(f, "%s\n", r->sym ? r->sym->name : "(no symbols)");
+		txt_put(f, r->sym ? r->sym->name : "(no symbols)");
+		fputc('\n', f);
 		if (!o->details)
 			continue;
 		for (size_t d = 0; d < r->ndet;) {
@@ -423,10 +424,9 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 					fputs(b, f);
 			}
 			if (o->debug_info)
-				fputs(sym_key_line(&r->g->img->syms, key, &file, &line) ?
-					      line_str(lb, sizeof(lb), file, line, o->long_filenames) :
-					      "(no location information)",
-				      f);
+				txt_put(f, sym_key_line(&r->g->img->syms, key, &file, &line) ?
+						   line_str(lb, sizeof(lb), file, line, o->long_filenames) :
+						   "(no location information)");
 			fputc('\n', f);
 		}
 	}
@@ -435,11 +435,20 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 
 /* ---------------------------------------------------------------- XML */
 
+/* XML attribute text; control characters and bytes that are not UTF-8 become U+FFFD */
 static void xml_str(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	const unsigned char *u = (const unsigned char *)s;
 
+	while (*u) {
+		uint32_t ch = 0;
+		size_t n = txt_utf8_len(u, &ch);
+
+		if (!n || ch == 0xfffe || ch == 0xffff) {
+			fputs("&#xfffd;", f);
+			u += n ? n : 1;
+			continue;
+		}
 		switch (ch) {
 		case '&':
 			fputs("&amp;", f);
@@ -458,10 +467,11 @@ static void xml_str(FILE *f, const char *s)
 			break;
 		default:
 			if (ch < 0x20 && ch != '\t')
-				fprintf(f, "&#x%x;", 0xfffd);
+				fputs("&#xfffd;", f);
 			else
-				fputc(ch, f);
+				fwrite(u, 1, n, f);
 		}
+		u += n;
 	}
 }
 
@@ -681,7 +691,7 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 
 /* --------------------------------------------------------------- JSON */
 
-/* JSON string; invalid UTF-8 bytes become U+FFFD so the output stays valid */
+/* JSON string; bytes that are not UTF-8 become U+FFFD so the output stays valid */
 static void json_str(FILE *f, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -689,7 +699,7 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 	while (*u) {
 		unsigned char ch = *u;
-		size_t len = 0;
+		size_t len;
 
 		if (ch == '"' || ch == '\\') {
 			fprintf(f, "\\%c", ch);
@@ -706,15 +716,7 @@ static void json_str(FILE *f, const char *s)
 			u++;
 			continue;
 		}
-		if ((ch & 0xe0) == 0xc0 && ch >= 0xc2)
-			len = 2;
-		else if ((ch & 0xf0) == 0xe0)
-			len = 3;
-		else if ((ch & 0xf8) == 0xf0 && ch <= 0xf4)
-			len = 4;
-		for (size_t i = 1; i < len; i++)
-			if ((u[i] & 0xc0) != 0x80)
-				len = 0;
+		len = txt_utf8_len(u, NULL);
 		if (!len) {
 			fputs("\\ufffd", f);
 			u++;

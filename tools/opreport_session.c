@@ -73,7 +73,7 @@ int rs_find_session(const char *opt_dir, char **out, char *err, size_t err_len)
 
 static void skip_file(struct rs_walk *w, const char *path, const char *why)
 {
-	fprintf(stderr, "opreport warning: skipping sample file %s: %s\n", path, why);
+	txt_warn("skipping sample file %s: %s", path, why);
 	(*w->nskipped)++;
 }
 
@@ -136,8 +136,7 @@ static int walk(struct rs_walk *w, const char *dir, size_t rel_off, int depth)
 	int ret = 0;
 
 	if (!d) {
-		fprintf(stderr, "opreport warning: cannot read directory %s: %s\n", dir,
-			strerror(errno));
+		txt_warn("cannot read directory %s: %s", dir, strerror(errno));
 		return 0;
 	}
 	if (depth > 256) {
@@ -396,11 +395,9 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts 
 		struct stat st;
 
 		if (stat(img->file, &st) == 0 && (uint64_t)st.st_mtime != h->mtime) {
-			fprintf(stderr,
-				"opreport warning: the binary %s was modified after it was profiled "
-				"(sample file mtime %" PRIu64 ", binary mtime %lld): its symbols may "
-				"not match the samples\n",
-				img->file, h->mtime, (long long)st.st_mtime);
+			txt_warn("the binary %s was modified after it was profiled (sample file mtime "
+				 "%" PRIu64 ", binary mtime %lld): its symbols may not match the samples",
+				 img->file, h->mtime, (long long)st.st_mtime);
 			p->nwarnings++;
 		}
 	}
@@ -483,7 +480,7 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 		if (!err[0])
 			snprintf(err, sizeof(err), "%s", strerror(-ret));
 		snprintf(why, sizeof(why), "corrupt or unreadable sample file (%s)", err);
-		fprintf(stderr, "opreport warning: skipping sample file %s: %s\n", f->path, why);
+		txt_warn("skipping sample file %s: %s", f->path, why);
 		p->nskipped++;
 		if (db.base || db.fd > 0)
 			odb_close(&db);
@@ -718,12 +715,12 @@ void rs_warn_stats(const struct rpt_profile *p)
 		closedir(d);
 	}
 	/* more than 0.01 % lost */
-	if (lost && (!total || lost * 10000 > total))
-		fprintf(stderr,
-			"WARNING: Lost samples detected! %" PRIu64 " of %" PRIu64
-			" samples were lost (more than 0.01 %%).\nSee %s/samples/oprofiled.log "
-			"and %s for details.\n",
-			lost, total + lost, p->session_dir, stats);
+	if (lost && (!total || lost * 10000 > total)) {
+		txt_msg("", "WARNING: Lost samples detected! %" PRIu64 " of %" PRIu64
+			" samples were lost (more than 0.01 %%).",
+			lost, total + lost);
+		txt_msg("", "See %s/samples/oprofiled.log and %s for details.", p->session_dir, stats);
+	}
 	if (asprintf(&path, "%s/throttled", stats) >= 0) {
 		d = opendir(path);
 		if (d) {
@@ -733,13 +730,14 @@ void rs_warn_stats(const struct rpt_profile *p)
 				if (de->d_name[0] != '.')
 					any = true;
 			closedir(d);
-			if (any)
-				fprintf(stderr,
-					"WARNING! Some of the events were throttled: the kernel "
-					"lowered their sample rate\nbecause the initial rate caused too "
-					"many interrupts. Use a lower sampling frequency\n(a larger "
-					"count). The throttled events are listed in %s.\n",
+			if (any) {
+				fputs("WARNING! Some of the events were throttled: the kernel lowered "
+				      "their sample rate\nbecause the initial rate caused too many "
+				      "interrupts. Use a lower sampling frequency\n",
+				      stderr);
+				txt_msg("", "(a larger count). The throttled events are listed in %s.",
 					path);
+			}
 		}
 		free(path);
 	}

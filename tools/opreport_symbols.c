@@ -175,10 +175,8 @@ out:
 	if (ret) {
 		img->no_syms = true;
 		if (ret != -ENOENT || err[0]) {
-			fprintf(stderr,
-				"opreport warning: no symbols for %s: %s; its samples are reported as "
-				"\"(no symbols)\"\n",
-				img->path, err[0] ? err : strerror(-ret));
+			txt_warn("no symbols for %s: %s; its samples are reported as \"(no symbols)\"",
+				 img->path, err[0] ? err : strerror(-ret));
 			p->nwarnings++;
 		}
 	}

@@ -15,7 +15,9 @@
  *                                        (dynamic table), sec:NAME[+OFF]; resolved
  *                                        against the current file's IMAGE, or ELF
  *   raw   RELPATH TEXT                   write TEXT as a (bogus) file below the subdir
- *   text  RELPATH TEXT                   same, with "\n" and "\t" turned into newlines and tabs
+ *   text  RELPATH TEXT                   same, with the escapes below turned into bytes
+ * In APP, IMAGE and the TEXT of "text", "\n", "\t", "\r", "\\" and "\xHH" are
+ * turned into the bytes they name (hostile names for the report tests).
  */
 #include "config.h"
 
@@ -106,14 +108,34 @@ static int32_t num_or_all(const char *s)
 	return strcmp(s, "all") ? (int32_t)strtol(s, NULL, 0) : -1;
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* "\n", "\t", "\r", "\\" and "\xHH" in place; anything else is kept as is */
 static void unescape(char *s)
 {
 	char *o = s;
 
 	for (; *s; s++) {
-		if (s[0] == '\\' && (s[1] == 'n' || s[1] == 't')) {
-			*o++ = s[1] == 'n' ? '\n' : '\t';
+		int hi, lo;
+
+		if (s[0] != '\\') {
+			*o++ = *s;
+		} else if (s[1] == 'n' || s[1] == 't' || s[1] == 'r' || s[1] == '\\') {
+			*o++ = s[1] == 'n' ? '\n' : s[1] == 't' ? '\t' : s[1] == 'r' ? '\r' : '\\';
 			s++;
+		} else if (s[1] == 'x' && (hi = hexval(s[2])) >= 0 && (lo = hexval(s[3])) >= 0 &&
+			   (hi || lo)) {
+			*o++ = (char)(hi << 4 | lo);
+			s += 3;
 		} else {
 			*o++ = *s;
 		}
@@ -153,6 +175,8 @@ int main(int argc, char **argv)
 			if (open_db)
 				odb_close(&db);
 			open_db = false;
+			unescape(f[1]);
+			unescape(f[2]);
 			if (parse_image(f[1], &a.app) || parse_image(f[2], &a.image)) {
 				fprintf(stderr, "mkfixture:%u: bad image name\n", lineno);
 				return 1;
