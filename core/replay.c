@@ -79,25 +79,106 @@ static int wput(struct replay_writer *w, const void *p, size_t n)
 	return 0;
 }
 
-int replay_writer_open(struct replay_writer **out, const char *path, uint64_t queue_bytes,
-		       uint64_t queue_entries, char *err, size_t err_len)
+/*
+ * Create @base in @dfd for writing: a new file (O_EXCL: nothing already at
+ * the name is written through, a symlink least of all), or with
+ * REPLAY_OVERWRITE an existing regular file replaced by a new one (unlinked
+ * first: a hard link to it keeps its content). fd, or -errno with @err.
+ */
+static int replay_create_at(int dfd, const char *base, const char *path, unsigned flags,
+			    char *err, size_t err_len)
+{
+	/* as root the stream holds every process's names and the kernel's addresses */
+	mode_t mode = geteuid() == 0 ? 0600 : 0644;
+	struct stat st;
+	int fd;
+
+	if ((flags & REPLAY_OVERWRITE) && !fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (S_ISLNK(st.st_mode)) {
+			snprintf(err, err_len, "record file %s is a symbolic link - not followed, "
+				 "not even with --record-overwrite: remove it or choose another name",
+				 path);
+			return -ELOOP;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, err_len, "record file %s exists and is not a regular file - "
+				 "not replaced: choose another name", path);
+			return -EEXIST;
+		}
+		if (unlinkat(dfd, base, 0) && errno != ENOENT) {
+			snprintf(err, err_len, "record file %s: cannot replace it: %s", path,
+				 strerror(errno));
+			return -errno;
+		}
+	}
+	fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd >= 0)
+		return fd;
+	if (errno != EEXIST) {
+		snprintf(err, err_len, "record file %s: cannot create: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+		snprintf(err, err_len, "record file %s is a symbolic link - not followed: remove "
+			 "it or choose another name", path);
+	else
+		snprintf(err, err_len, "record file %s exists - give --record-overwrite to replace "
+			 "it, or choose another name", path);
+	return -EEXIST;
+}
+
+int replay_writer_create(struct replay_writer **out, const char *path, unsigned flags,
+			 uint64_t queue_bytes, uint64_t queue_entries, char *err, size_t err_len)
 {
 	struct replay_file_header h;
-	struct replay_writer *w = calloc(1, sizeof(*w));
-	int ret;
+	struct replay_writer *w;
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	char *dir;
+	struct stat st;
+	int dfd, ret;
 
-	if (!w || !(w->buf = malloc(REPLAY_WBUF))) {
-		free(w);
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		snprintf(err, err_len, "record file %s: not a file name", path);
+		return -EINVAL;
+	}
+	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	if (!dir) {
 		snprintf(err, err_len, "record file %s: out of memory", path);
 		return -ENOMEM;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
+	/* the checks and the create go through one fd of the directory */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
 		ret = -errno;
-		snprintf(err, err_len, "record file %s: cannot create: %s", path, strerror(errno));
+		snprintf(err, err_len, "record file %s: directory %s: %s", path, dir, strerror(errno));
+		goto out_dir;
+	}
+	/*
+	 * a directory anybody can write (/tmp): a user chooses what is at the
+	 * name, and sticky or not, a file root creates there is the user's to
+	 * trip over (planted names, swapped symlinks) - root records elsewhere
+	 */
+	if (geteuid() == 0 && !fstat(dfd, &st) && (st.st_mode & S_IWOTH)) {
+		ret = -EPERM;
+		snprintf(err, err_len, "record file %s: directory %s is writable by every user "
+			 "(mode %04o, as /tmp) - as root, record into a directory only root can write",
+			 path, dir, (unsigned)(st.st_mode & 07777));
+		goto out_dfd;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->buf = malloc(REPLAY_WBUF))) {
+		free(w);
+		ret = -ENOMEM;
+		snprintf(err, err_len, "record file %s: out of memory", path);
+		goto out_dfd;
+	}
+	w->fd = replay_create_at(dfd, base, path, flags, err, err_len);
+	if (w->fd < 0) {
+		ret = w->fd;
 		free(w->buf);
 		free(w);
-		return ret;
+		goto out_dfd;
 	}
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, REPLAY_MAGIC, 8);
@@ -107,7 +188,18 @@ int replay_writer_open(struct replay_writer **out, const char *path, uint64_t qu
 	h.queue_entries = queue_entries;
 	wput(w, &h, sizeof(h));
 	*out = w;
-	return 0;
+	ret = 0;
+out_dfd:
+	close(dfd);
+out_dir:
+	free(dir);
+	return ret;
+}
+
+int replay_writer_open(struct replay_writer **out, const char *path, uint64_t queue_bytes,
+		       uint64_t queue_entries, char *err, size_t err_len)
+{
+	return replay_writer_create(out, path, 0, queue_bytes, queue_entries, err, err_len);
 }
 
 int replay_write(struct replay_writer *w, uint32_t type, uint64_t a, uint64_t b,

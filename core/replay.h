@@ -65,7 +65,20 @@ struct replay_event_payload {
 /* ---- writer: buffered, one write() per REPLAY_WBUF bytes ---- */
 struct replay_writer;
 
-/* Create @path (truncating). -errno; @err gets a message. */
+/* replay_writer_create: replace an existing regular file (--record-overwrite) */
+#define REPLAY_OVERWRITE 1u
+
+/*
+ * Create @path, a new file: whatever is already at the name is an error
+ * (-EEXIST; a symlink is never followed), unless @flags has REPLAY_OVERWRITE
+ * and it is a regular file, which is then replaced by a new one (unlinked,
+ * never truncated). As root, a directory every user can write (/tmp) is
+ * refused (-EPERM) and the file is 0600 (else 0644). -errno; @err gets a
+ * message naming the path (and the option or directory at fault).
+ */
+int replay_writer_create(struct replay_writer **out, const char *path, unsigned flags,
+			 uint64_t queue_bytes, uint64_t queue_entries, char *err, size_t err_len);
+/* replay_writer_create without flags: a new file only */
 int replay_writer_open(struct replay_writer **out, const char *path, uint64_t queue_bytes,
 		       uint64_t queue_entries, char *err, size_t err_len);
 /* Append a chunk whose payload is @p1[n1] followed by @p2[n2]. */

@@ -58,6 +58,7 @@ echo "== live, cpu-clock at $RATE Hz, marginal CPU per sample (1 s vs 3 s attach
 for i in $(seq "$RUNS"); do
 	echo "ours 1 $(ours 1)" >>"$tmp/runs"
 	echo "ours 3 $(ours 3)" >>"$tmp/runs"
+	rm -f "$tmp/r1.oprec" "$tmp/r3.oprec" # --record makes a new file
 	echo "rec 1 $(ours 1 --record "$tmp/r1.oprec")" >>"$tmp/runs"
 	echo "rec 3 $(ours 3 --record "$tmp/r3.oprec")" >>"$tmp/runs"
 	echo "perf 1 $(theirs 1)" >>"$tmp/runs"; cp "$tmp/perf.data" "$tmp/perf1.data"
