@@ -34,6 +34,9 @@ struct oc_event {
 	struct perf_event_attr attr;
 	bool hardware;	    /* not a software event: ENOENT means "no PMU" */
 	bool explicit_plm;  /* ":u"/":k" given: never fall back */
+	/* OC_SKIP_UNSUPPORTED kept it without counters: why the kernel refused */
+	bool unsupported;
+	char why[OC_ERRMSG_LEN];
 	int ovf_fd;
 	bool ovf_oneshot;
 };
@@ -765,6 +768,7 @@ int oc_reconfigure(struct oc_set *s, const char *events, unsigned int flags,
 	char names[OC_MAX_EVENTS][96];
 	struct oc_event nev[OC_MAX_EVENTS];
 	struct oc_counter *nc[OC_MAX_EVENTS] = { NULL };
+	struct oc_error why;
 	int from[OC_MAX_EVENTS];
 	bool kept[OC_MAX_EVENTS] = { false };
 	unsigned int n;
@@ -804,8 +808,16 @@ int oc_reconfigure(struct oc_set *s, const char *events, unsigned int flags,
 			ret = oc_fail(err, -ENOMEM, "out of memory");
 			goto fail;
 		}
-		ret = oc_open_event(s, &nev[i], nc[i], err);
+		ret = oc_open_event(s, &nev[i], nc[i], &why);
+		if (ret == -OC_E_UNSUPPORTED && (s->flags & OC_SKIP_UNSUPPORTED)) {
+			/* as perf stat: the event stays, counts nothing, says why
+			 * (its counters are closed: fd -1 reads zero) */
+			nev[i].unsupported = true;
+			snprintf(nev[i].why, sizeof(nev[i].why), "%s", why.msg);
+			continue;
+		}
 		if (ret) {
+			oc_fail(err, ret, "%s", why.msg);
 			free(nc[i]);
 			nc[i] = NULL;
 			goto fail;
@@ -1095,6 +1107,8 @@ int oc_read_fast(struct oc_set *s, unsigned int event, uint64_t *count)
 		return -EINVAL;
 	if (s->nslots != 1)
 		return -OC_E_NOT_SINGLE;
+	if (s->ev[event].unsupported)
+		return -OC_E_UNSUPPORTED;
 	c = &s->c[event][0];
 	if (c->page && oc_page_count(c->page, count)) {
 		*count = *count >= c->base[0] ? *count - c->base[0] : 0;
@@ -1119,6 +1133,11 @@ enum oc_fast_path oc_fast_path(const struct oc_set *s, unsigned int event, const
 	if (s->nslots != 1) {
 		if (reason)
 			*reason = "set spans several threads/CPUs";
+		return OC_FAST_SYSCALL;
+	}
+	if (s->ev[event].unsupported) {
+		if (reason)
+			*reason = "event not supported on this machine: nothing to read";
 		return OC_FAST_SYSCALL;
 	}
 	c = &s->c[event][0];
@@ -1161,6 +1180,8 @@ int oc_overflow_arm(struct oc_set *s, unsigned int event, uint64_t period, int s
 	if (signo <= 0 || signo >= NSIG)
 		return oc_fail(err, -EINVAL, "overflow: signal %d out of range", signo);
 	ev = &s->ev[event];
+	if (ev->unsupported)
+		return oc_fail(err, -OC_E_UNSUPPORTED, "overflow: %s", ev->why);
 	oc_overflow_disarm(s, event);
 	sl = &s->slots[0];
 	attr = ev->attr;
@@ -1235,6 +1256,15 @@ unsigned int oc_nevents(const struct oc_set *s)
 const char *oc_event_name(const struct oc_set *s, unsigned int i)
 {
 	return i < s->nev ? s->ev[i].name : NULL;
+}
+
+bool oc_event_supported(const struct oc_set *s, unsigned int i, const char **why)
+{
+	bool ok = i < s->nev && !s->ev[i].unsupported;
+
+	if (why)
+		*why = i >= s->nev ? "no such event in the set" : s->ev[i].why;
+	return ok;
 }
 
 unsigned int oc_nslots(const struct oc_set *s)

@@ -82,6 +82,14 @@ enum {
 	OC_PER_CPU = 1u << 4,
 	/* start counting right away (otherwise call oc_start) */
 	OC_START = 1u << 5,
+	/* an event the kernel refuses as not supported here (no PMU for a
+	 * hardware event: OC_E_UNSUPPORTED) stays in the set without counters,
+	 * as perf stat's "<not supported>": it reads 0 with enabled = running
+	 * = 0, oc_event_supported() says false and why, oc_read_fast() and
+	 * oc_overflow_arm() return -OC_E_UNSUPPORTED.  The other events count.
+	 * An unknown name, a permission refusal, ... are still errors.  Applies
+	 * to oc_reconfigure() too. */
+	OC_SKIP_UNSUPPORTED = 1u << 6,
 };
 
 /* oc_reconfigure() flags */
@@ -143,6 +151,10 @@ int oc_reset(struct oc_set *set);
 unsigned int oc_nevents(const struct oc_set *set);
 /* Name as printed (with ":u" when the library had to fall back). */
 const char *oc_event_name(const struct oc_set *set, unsigned int i);
+/* Is event i counted?  False for an event kept by OC_SKIP_UNSUPPORTED (and
+ * for an index out of range).  why (may be NULL) gets the kernel's refusal
+ * as a full message, "" for a counted event; valid until the set changes. */
+bool oc_event_supported(const struct oc_set *set, unsigned int i, const char **why);
 /* Slots: (thread x cpu) counters the set sums over. */
 unsigned int oc_nslots(const struct oc_set *set);
 pid_t oc_slot_tid(const struct oc_set *set, unsigned int slot); /* -1 for CPU targets */

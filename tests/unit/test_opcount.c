@@ -555,6 +555,62 @@ static void test_errors(void **state)
 	assert_int_equal(oc_strerror(-EACCES)[0] != '\0', 1);
 }
 
+/* OC_SKIP_UNSUPPORTED: an event the kernel cannot count stays in the set,
+ * reads zero and says why; the others count; unknown names stay errors */
+static void test_skip_unsupported(void **state)
+{
+	struct oc_target self = { .kind = OC_TARGET_THREAD, .id = 0 };
+	struct oc_set *s = NULL;
+	struct oc_error err;
+	struct oc_value v[2];
+	struct stat st;
+	const char *why = NULL;
+	bool pmu = stat("/sys/bus/event_source/devices/cpu", &st) == 0;
+
+	(void)state;
+	assert_int_equal(oc_open(&s, &self, "page-faults,cycles", OC_SKIP_UNSUPPORTED | OC_START,
+				 &err), 0);
+	assert_int_equal(oc_nevents(s), 2);
+	assert_string_equal(oc_event_name(s, 1), "cycles");
+	assert_true(oc_event_supported(s, 0, &why));
+	assert_string_equal(why, "");
+	touch_pages(100);
+	assert_int_equal(oc_read(s, OC_VIEW_ALL, v), 0);
+	assert_true(v[0].count >= 100);
+	if (!pmu) {
+		uint64_t c = 1;
+
+		assert_false(oc_event_supported(s, 1, &why));
+		assert_non_null(strstr(why, "no hardware PMU"));
+		assert_int_equal(v[1].count, 0);
+		assert_int_equal(v[1].enabled, 0);
+		assert_int_equal(oc_read_slot(s, 0, OC_VIEW_ALL, v), 0);
+		assert_int_equal(v[1].count, 0);
+		assert_int_equal(oc_read_fast(s, 1, &c), -OC_E_UNSUPPORTED);
+		assert_int_equal(oc_overflow_arm(s, 1, 1000, SIGRTMIN, false, &err),
+				 -OC_E_UNSUPPORTED);
+		assert_non_null(strstr(err.msg, "cycles"));
+		/* kept across a reconfigure, and reset/stop/start skip it */
+		assert_int_equal(oc_reconfigure(s, "cycles,task-clock", OC_PRESERVE, &err), 0);
+		assert_false(oc_event_supported(s, 0, NULL));
+		assert_true(oc_event_supported(s, 1, NULL));
+		assert_int_equal(oc_reset(s), 0);
+		assert_int_equal(oc_stop(s), 0);
+		assert_int_equal(oc_start(s), 0);
+		/* only unsupported events: a set that counts nothing, not an error */
+		assert_int_equal(oc_reconfigure(s, "cycles", 0, &err), 0);
+		assert_false(oc_event_supported(s, 0, NULL));
+	}
+	oc_close(s);
+	/* an unknown name is an error with the flag too */
+	assert_int_equal(oc_open(&s, &self, "page-faults,no-such-event", OC_SKIP_UNSUPPORTED, &err),
+			 -OC_E_UNKNOWN_EVENT);
+	assert_null(s);
+	/* without the flag, unsupported is still an error */
+	if (!pmu)
+		assert_int_equal(oc_open(&s, &self, "page-faults,cycles", 0, &err), -OC_E_UNSUPPORTED);
+}
+
 /* as an unprivileged user: own process works (user-only fallback, ":u"),
  * pid 1 is refused with the paranoid value in the message */
 static void test_unprivileged(void **state)
@@ -638,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_reset_preserve),
 		cmocka_unit_test(test_scale_and_format),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_skip_unsupported),
 		cmocka_unit_test(test_unprivileged),
 	};
 
