@@ -1,6 +1,7 @@
 /* opcount.c - count events for a command, a process, a thread or the whole
  * system with libopcount (perf_event counting mode), like ocount and
  * perf stat: totals, per-thread/per-CPU breakdowns, intervals, CSV, JSON.
+ * Output formats and their rules: tools/opcount.md.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -30,7 +31,11 @@ struct opc {
 	bool sep_thread, sep_cpu;
 	long interval_ms;
 	enum opc_format format;
-	FILE *out;
+	FILE *out;	   /* where the rows go (see opc_open_output) */
+	FILE *held_to;	   /* non-NULL: out is held in memory, written here at the end */
+	char *held;
+	size_t held_len;
+	bool complete;	   /* the final counts were written */
 	char **argv; /* command, or NULL */
 	int argc;
 
@@ -40,6 +45,7 @@ struct opc {
 	bool have_status;
 	struct timespec t0;
 	unsigned int nintervals;
+	double last_t; /* time of the last interval printed */
 	struct oc_value *prev; /* [nslots + 1][nev]: last interval, row 0 = total */
 };
 
@@ -58,12 +64,15 @@ static void opc_usage(FILE *f)
 		"  -i, --time-interval=MS print counts for each MS milliseconds\n"
 		"      --csv              CSV output\n"
 		"      --json             JSON output\n"
-		"  -o, --output=FILE      write counts to FILE (default: stderr)\n"
+		"  -o, --output=FILE      write counts to FILE (default: stderr; CSV and JSON\n"
+		"                         on stderr are written whole when counting ends)\n"
 		"  -l, --list             list the built-in event names\n"
 		"  -h, --help             this text\n"
 		"Without a command, --pid/--tid/--system-wide count until the target exits or\n"
-		"SIGINT/SIGTERM.  Exit status: the command's (128+N if killed by signal N,\n"
-		"127 if it could not be run); 1 for opcount's own errors.\n");
+		"SIGINT/SIGTERM.  An event this machine cannot count (no PMU) is shown as\n"
+		"<not supported> and the others are counted.  Exit status: the command's\n"
+		"(128+N if killed by signal N, 127 if it could not be run); 1 for opcount's\n"
+		"own errors (an unknown event name among them).\n");
 }
 
 static double opc_now_s(const struct opc *o)
@@ -125,6 +134,7 @@ static void opc_rows(struct opc *o, int slot, const struct oc_value *v, double t
 
 	for (unsigned int e = 0; e < n; e++) {
 		const char *name = oc_event_name(o->set, e);
+		bool counted = oc_event_supported(o->set, e, NULL);
 		char num[40];
 
 		switch (o->format) {
@@ -142,8 +152,11 @@ static void opc_rows(struct opc *o, int slot, const struct oc_value *v, double t
 				fprintf(o->out, "%-*s ", (o->sep_thread ? 9 : 0) + (o->sep_cpu ? 6 : 0) - 1,
 					"total");
 			}
-			fprintf(o->out, "%-32s %-24s %.2f\n", name,
-				oc_format_count(v[e].scaled, num, sizeof(num)), v[e].percent);
+			if (!counted)
+				fprintf(o->out, "%-32s <not supported>\n", name);
+			else
+				fprintf(o->out, "%-32s %-24s %.2f\n", name,
+					oc_format_count(v[e].scaled, num, sizeof(num)), v[e].percent);
 			break;
 		case OPC_CSV:
 			fprintf(o->out, "%s,", interval ? "interval" : "total");
@@ -157,8 +170,12 @@ static void opc_rows(struct opc *o, int slot, const struct oc_value *v, double t
 				fprintf(o->out, "%d", cpu);
 			fputc(',', o->out);
 			opc_csv_str(o->out, name);
-			fprintf(o->out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n",
-				v[e].count, v[e].scaled, v[e].enabled, v[e].running, v[e].percent);
+			if (!counted)
+				fputs(",<not supported>,,0,0,\n", o->out);
+			else
+				fprintf(o->out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n",
+					v[e].count, v[e].scaled, v[e].enabled, v[e].running,
+					v[e].percent);
 			break;
 		case OPC_JSON:
 			fprintf(o->out, "%s\n    {", *first_json ? "" : ",");
@@ -171,11 +188,17 @@ static void opc_rows(struct opc *o, int slot, const struct oc_value *v, double t
 				fprintf(o->out, "\"cpu\": %d, ", cpu);
 			fputs("\"event\": ", o->out);
 			opc_json_str(o->out, name);
-			fprintf(o->out,
-				", \"count\": %" PRIu64 ", \"scaled_count\": %" PRIu64
-				", \"time_enabled_ns\": %" PRIu64 ", \"time_running_ns\": %" PRIu64
-				", \"percent_counted\": %.2f}",
-				v[e].count, v[e].scaled, v[e].enabled, v[e].running, v[e].percent);
+			if (!counted)
+				fputs(", \"supported\": false, \"count\": null, \"scaled_count\": null"
+				      ", \"time_enabled_ns\": 0, \"time_running_ns\": 0"
+				      ", \"percent_counted\": null}", o->out);
+			else
+				fprintf(o->out,
+					", \"supported\": true, \"count\": %" PRIu64
+					", \"scaled_count\": %" PRIu64 ", \"time_enabled_ns\": %" PRIu64
+					", \"time_running_ns\": %" PRIu64 ", \"percent_counted\": %.2f}",
+					v[e].count, v[e].scaled, v[e].enabled, v[e].running,
+					v[e].percent);
 			break;
 		}
 	}
@@ -214,13 +237,13 @@ static int opc_read_all(struct opc *o, struct oc_value *rows)
 	return 0;
 }
 
-static int opc_interval(struct opc *o)
+/* One interval's rows: the counts since the last one, at time t. */
+static int opc_interval(struct opc *o, double t)
 {
 	unsigned int n = oc_nevents(o->set), ns = oc_nslots(o->set);
 	size_t rows = opc_separate(o) ? ns + 1 : 1;
 	struct oc_value *cur = calloc(rows * n, sizeof(*cur));
 	struct oc_value *d = calloc(n, sizeof(*d));
-	double t = opc_now_s(o);
 	bool first = o->nintervals == 0;
 	int ret = -ENOMEM;
 
@@ -242,6 +265,7 @@ static int opc_interval(struct opc *o)
 	opc_rows(o, -1, d, t, true, &first);
 	memcpy(o->prev, cur, rows * n * sizeof(*cur));
 	o->nintervals++;
+	o->last_t = t;
 	fflush(o->out);
 	ret = 0;
 out:
@@ -297,6 +321,12 @@ static int opc_final(struct opc *o, double elapsed)
 				opc_rows(o, (int)s, cur + (size_t)(s + 1) * n, 0, false, &first);
 		opc_rows(o, -1, cur, 0, false, &first);
 		for (unsigned int e = 0; e < n; e++) {
+			const char *why;
+
+			if (!oc_event_supported(o->set, e, &why))
+				fprintf(o->out, "\n<not supported>: %s\n", why);
+		}
+		for (unsigned int e = 0; e < n; e++) {
 			const char *nm = oc_event_name(o->set, e);
 			size_t l = strlen(nm);
 
@@ -333,6 +363,7 @@ static int opc_final(struct opc *o, double elapsed)
 		break;
 	}
 	fflush(o->out);
+	o->complete = true;
 out:
 	free(cur);
 	return ret;
@@ -445,7 +476,7 @@ static int opc_run(struct opc *o)
 	}
 	if (o->sep_cpu && !o->system_wide)
 		flags |= OC_PER_CPU;
-	ret = oc_open(&o->set, &t, o->events, flags, &err);
+	ret = oc_open(&o->set, &t, o->events, flags | OC_SKIP_UNSUPPORTED, &err);
 	if (ret) {
 		fprintf(stderr, "opcount: %s\n", err.msg[0] ? err.msg : oc_strerror(ret));
 		if (o->argv) {
@@ -515,7 +546,7 @@ static int opc_run(struct opc *o)
 		if (!o->argv && !o->system_wide && !opc_target_alive(o->pid > 0 ? o->pid : o->tid))
 			break;
 		if (opc_now_s(o) >= next) {
-			ret = opc_interval(o);
+			ret = opc_interval(o, opc_now_s(o));
 			if (ret) {
 				fprintf(stderr, "opcount: reading counters: %s\n", oc_strerror(ret));
 				goto out;
@@ -526,6 +557,15 @@ static int opc_run(struct opc *o)
 	clock_gettime(CLOCK_MONOTONIC, &t_end);
 	elapsed = (double)(t_end.tv_sec - o->t0.tv_sec) + (double)(t_end.tv_nsec - o->t0.tv_nsec) / 1e9;
 	oc_stop(o->set);
+	if (o->interval_ms > 0 && elapsed > o->last_t) {
+		/* the last, partial interval (as perf stat -I): the intervals
+		 * then add up to the totals */
+		ret = opc_interval(o, elapsed);
+		if (ret) {
+			fprintf(stderr, "opcount: reading counters: %s\n", oc_strerror(ret));
+			goto out;
+		}
+	}
 	ret = opc_final(o, elapsed);
 	if (ret) {
 		fprintf(stderr, "opcount: reading counters: %s\n", oc_strerror(ret));
@@ -552,6 +592,63 @@ static int opc_list(void)
 	printf("Other names are looked up in libpfm4's catalogue (e.g. INST_RETIRED:ANY);\n"
 	       "append :u or :k to a built-in name to count user or kernel only.\n");
 	return 0;
+}
+
+/*
+ * Where the rows go.  stderr is shared with the command (and, with 2>&1, its
+ * stdout): a CSV or JSON document there is held in memory and written whole
+ * when counting ends, as perf stat -j does; text rows go through a private
+ * buffered stream flushed once per block, so a row is never split by the
+ * command's output.  With -o FILE everything is written as counting goes.
+ */
+static int opc_open_output(struct opc *o, const char *outpath)
+{
+	int fd;
+
+	if (outpath) {
+		o->out = fopen(outpath, "w");
+		if (!o->out) {
+			fprintf(stderr, "opcount: --output=%s: %s\n", outpath, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (o->format != OPC_TEXT) {
+		o->out = open_memstream(&o->held, &o->held_len);
+		o->held_to = stderr;
+	} else {
+		fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+		o->out = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!o->out && fd >= 0)
+			close(fd);
+	}
+	if (!o->out) {
+		fprintf(stderr, "opcount: cannot set up the output on stderr: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Write a held document (only a complete one: after an error the message
+ * says what happened) and close the stream; -1 when the output failed. */
+static int opc_close_output(struct opc *o, const char *outpath)
+{
+	int ret = 0;
+
+	if (fclose(o->out) != 0)
+		ret = -1;
+	if (o->held_to) {
+		if (!ret && o->complete &&
+		    (fwrite(o->held, 1, o->held_len, o->held_to) != o->held_len ||
+		     fflush(o->held_to) != 0))
+			ret = -1;
+		free(o->held);
+	}
+	if (ret)
+		fprintf(stderr, "opcount: %s%s: %s\n", outpath ? "--output=" : "writing the counts",
+			outpath ? outpath : "", strerror(errno));
+	return ret;
 }
 
 static bool opc_parse_long(const char *s, long min, long max, long *v)
@@ -660,20 +757,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "opcount: --pid=%d: no such process\n", (int)o.pid);
 		return 1;
 	}
-	if (outpath) {
-		o.out = fopen(outpath, "w");
-		if (!o.out) {
-			fprintf(stderr, "opcount: --output=%s: %s\n", outpath, strerror(errno));
-			return 1;
-		}
-	}
+	if (opc_open_output(&o, outpath))
+		return 1;
 	if (o.format == OPC_CSV)
 		fputs("kind,time_s,tid,cpu,event,count,scaled_count,time_enabled_ns,"
 		      "time_running_ns,percent_counted\n", o.out);
 	rc = opc_run(&o);
-	if (o.out != stderr && fclose(o.out) != 0) {
-		fprintf(stderr, "opcount: --output=%s: %s\n", outpath, strerror(errno));
+	if (opc_close_output(&o, outpath))
 		return rc ? rc : 1;
-	}
 	return rc;
 }

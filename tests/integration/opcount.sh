@@ -12,7 +12,7 @@ rm -rf "$T"; mkdir -p "$T"
 fails=0 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -f "$T/err" ] && sed 's/^/#   /' "$T/err" | head -20; }
-check() { # $1 = description, rest = a shell condition
+check() { # $1 = description, rest = a shell condition (a command's status: save it first, py=$?)
 	d=$1; shift
 	if eval "$@"; then ok "$d"; else bad "$d"; fi
 }
@@ -79,7 +79,8 @@ assert 300e6 <= tc <= 345e6, tc
 assert ev["task-clock"]["percent_counted"] == 100.0
 assert d["scaled"] is False
 EOF
-check "json: parses, task-clock of 'spin 300' in [300, 345] ms" '[ $? = 0 ]'
+py=$?
+check "json: parses, task-clock of 'spin 300' in [300, 345] ms" '[ $py = 0 ]'
 
 # 7. intervals: text and CSV
 "$OPC" -e task-clock -i 100 -o "$T/iv.txt" -- "$W" spin 450 2>"$T/err"
@@ -101,7 +102,8 @@ for r in iv[:3]:
 # the intervals add up to no more than the total
 assert sum(int(r["count"]) for r in iv) <= int(tot[0]["count"])
 EOF
-check "interval csv: parses, monotonic, 0 < count <= 130 ms per 100 ms row" '[ $? = 0 ]'
+py=$?
+check "interval csv: parses, monotonic, 0 < count <= 130 ms per 100 ms row" '[ $py = 0 ]'
 "$OPC" -e task-clock -i 100 --json -o "$T/iv.json" -- "$W" spin 250 2>"$T/err"
 check "interval json: parses" 'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d[\"intervals\"]) >= 2" "$T/iv.json" 2>"$T/err"'
 
@@ -141,7 +143,8 @@ assert len(per) == n, per
 for c in per:
     assert 0.15e9 <= c["count"] <= 1.0e9, c
 EOF
-	check "--system-wide --separate-cpu: one row per CPU, ~0.2 s each" '[ $? = 0 ] && [ $rc = 0 ]'
+py=$?
+	check "--system-wide --separate-cpu: one row per CPU, ~0.2 s each" '[ $py = 0 ] && [ $rc = 0 ]'
 fi
 
 # 9b. without a command, SIGINT ends counting and prints the totals (exit 0)
@@ -164,10 +167,6 @@ check "no target: rc != 0, usage message" '[ $rc != 0 ] && grep -q "expected exa
 check "--separate-thread with a command: rc != 0, explained" '[ $rc != 0 ] && grep -q "needs --pid or --tid" "$T/err"'
 "$OPC" -i 0 -- true >"$T/out" 2>"$T/err"; rc=$?
 check "bad interval: rc != 0" '[ $rc != 0 ] && grep -q "time-interval" "$T/err"'
-if [ ! -e /sys/bus/event_source/devices/cpu ]; then
-	"$OPC" -e cycles -- true >"$T/out" 2>"$T/err"; rc=$?
-	check "cycles without a PMU: rc != 0, 'no hardware PMU'" '[ $rc != 0 ] && grep -q "not supported on this machine: no hardware PMU" "$T/err"'
-fi
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
 	if $nobody test -x "$OPC"; then
@@ -181,6 +180,114 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	else
 		echo "# nobody cannot reach $OPC: permission checks not run"
 	fi
+fi
+
+# 12. the command's output and the document on one stream (2>&1): CSV and
+# JSON are written whole when counting ends, so neither interleaves; first the
+# exact report (a race), then a command that writes while the counters run
+"$OPC" --json -e task-clock -- echo hello >"$T/mix1" 2>&1; rc=$?
+"$OPC" --json -e task-clock -- sh -c 'sleep 0.2; echo hello; echo bye >&2' >"$T/mix2" 2>&1
+"$OPC" --json -e task-clock -i 100 -- sh -c 'echo a; sleep 0.35; echo b' >"$T/mix3" 2>&1
+python3 - "$T" >"$T/err" 2>&1 <<'PY'
+import json, sys
+T = sys.argv[1]
+def split(name, cmd_lines):
+    text = open(f"{T}/{name}").read()
+    lines = text.split("\n")
+    # the command's lines are whole lines before or after the document
+    k = len(cmd_lines)
+    assert sorted(lines[:k]) == sorted(cmd_lines) or sorted(lines[-k - 1:-1]) == sorted(cmd_lines), (name, text)
+    for l in cmd_lines:
+        lines.remove(l)
+    return json.loads("\n".join(lines))
+d = split("mix1", ["hello"])
+assert [c["event"] for c in d["counts"]] == ["task-clock"], d
+d = split("mix2", ["hello", "bye"])
+assert d["exit_status"] == 0 and d["counts"][0]["count"] > 0, d
+d = split("mix3", ["a", "b"])
+assert len(d["intervals"]) >= 3, d
+PY
+py=$?
+check "json on the command's stream (2>&1): whole document, command lines apart (rc $rc)" '[ $py = 0 ] && [ $rc = 0 ]'
+"$OPC" --csv -e task-clock -- sh -c 'sleep 0.2; echo hello; sleep 0.1' >"$T/mix4" 2>&1
+python3 - "$T/mix4" >"$T/err" 2>&1 <<'PY'
+import csv, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines.count("hello") == 1 and "hello" in (lines[0], lines[-1]), lines
+lines.remove("hello")
+rows = list(csv.DictReader(lines))
+assert [r["event"] for r in rows] == ["task-clock"] and rows[0]["kind"] == "total", rows
+PY
+py=$?
+check "csv on the command's stream (2>&1): header and rows in one piece, the command's line apart" '[ $py = 0 ]'
+
+# 13. the last, partial interval is printed (as perf stat -I): the intervals
+# add up to the total exactly, the last one is shorter than -i
+for fmt in csv json text; do
+	"$OPC" -e task-clock,page-faults -i 100 $([ $fmt = text ] || echo --$fmt) -o "$T/piv.$fmt" \
+		-- "$W" spin 250 2>>"$T/err"
+done
+python3 - "$T" >"$T/err" 2>&1 <<'PY'
+import csv, json, re, sys
+T = sys.argv[1]
+def check(iv, tot, what):
+    # iv: [(time, event, count)], tot: {event: count}
+    for ev, total in tot.items():
+        rows = [(t, c) for t, e, c in iv if e == ev]
+        assert sum(c for t, c in rows) == total, (what, ev, rows, total)
+    times = sorted({t for t, e, c in iv})
+    assert len(times) >= 3, (what, times)
+    assert times[-1] - times[-2] < 0.1, (what, "last interval not partial", times)
+rows = list(csv.DictReader(open(f"{T}/piv.csv")))
+check([(float(r["time_s"]), r["event"], int(r["count"])) for r in rows if r["kind"] == "interval"],
+      {r["event"]: int(r["count"]) for r in rows if r["kind"] == "total"}, "csv")
+d = json.load(open(f"{T}/piv.json"))
+check([(r["time_s"], r["event"], r["count"]) for r in d["intervals"]],
+      {r["event"]: r["count"] for r in d["counts"]}, "json")
+iv, tot = [], {}
+for l in open(f"{T}/piv.text"):
+    m = re.match(r"^ +([0-9.]+) +(\S+) +([0-9,]+) ", l)
+    if m:
+        iv.append((float(m[1]), m[2], int(m[3].replace(",", ""))))
+    m = re.match(r"^\t(\S+) +([0-9,]+) ", l)
+    if m:
+        tot[m[1]] = int(m[2].replace(",", ""))
+check(iv, tot, "text")
+PY
+py=$?
+check "-i 100 on 'spin 250': the partial last interval printed, intervals sum to the total (csv, json, text)" '[ $py = 0 ]'
+
+# 14. an event the machine cannot count is <not supported> (as perf stat);
+# the others count, the exit status is the command's; unknown names stay errors
+if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+	"$OPC" -e task-clock,cycles -o "$T/ns.txt" -- "$W" exit 7 2>"$T/err"; rc=$?
+	check "task-clock,cycles without a PMU: exit status 7 (the command's)" '[ $rc = 7 ]'
+	check "text: cycles <not supported>, task-clock counted, the reason given" \
+		'grep -Eq "^	cycles +<not supported> *$" "$T/ns.txt" && grep -Eq "^	task-clock +[1-9][0-9,]* +100\.00$" "$T/ns.txt" && grep -q "no hardware PMU" "$T/ns.txt"'
+	"$OPC" -e task-clock,cycles -i 100 --csv -o "$T/ns.csv" -- "$W" spin 150 2>"$T/err"; rc=$?
+	"$OPC" -e cycles,task-clock -i 100 --json -o "$T/ns.json" -- "$W" spin 150 2>>"$T/err"; rc2=$?
+	python3 - "$T" >>"$T/err" 2>&1 <<'PY'
+import csv, json, sys
+T = sys.argv[1]
+rows = list(csv.DictReader(open(f"{T}/ns.csv")))
+cyc = [r for r in rows if r["event"] == "cycles"]
+tc = [r for r in rows if r["event"] == "task-clock"]
+assert len(cyc) == len(tc) >= 2, rows
+assert all(r["count"] == "<not supported>" and r["scaled_count"] == "" and r["percent_counted"] == "" for r in cyc), cyc
+assert all(int(r["count"]) > 0 for r in tc), tc
+d = json.load(open(f"{T}/ns.json"))
+for part in ("intervals", "counts"):
+    cyc = [r for r in d[part] if r["event"] == "cycles"]
+    tc = [r for r in d[part] if r["event"] == "task-clock"]
+    assert cyc and all(r["supported"] is False and r["count"] is None and r["scaled_count"] is None for r in cyc), d
+    assert tc and all(r["supported"] is True and r["count"] > 0 for r in tc), d
+PY
+py=$?
+	check "csv and json with -i: cycles <not supported> / null, task-clock counted (rc $rc $rc2)" '[ $py = 0 ] && [ $rc = 0 ] && [ $rc2 = 0 ]'
+	"$OPC" -e cycles -- true >"$T/out" 2>"$T/err"; rc=$?
+	check "cycles alone: exit 0, <not supported>" '[ $rc = 0 ] && grep -q "cycles .*<not supported>" "$T/err"'
+	"$OPC" -e cycles,bogus-event -- true >"$T/out" 2>"$T/err"; rc=$?
+	check "cycles,bogus-event: the unknown name is still an error" '[ $rc = 1 ] && grep -q "event .bogus-event.: unknown event" "$T/err"'
 fi
 
 # 11. --list
