@@ -227,6 +227,25 @@ struct rpt_profile {
 };
 
 /* opreport_session.c */
+/*
+ * Samples of an image whose name oprofiled never writes are counted under
+ * this image: a user image whose "path" is not absolute, so never opened.
+ */
+#define RPT_UNKNOWN_IMAGE "(unknown)"
+/*
+ * Why @n is not an image name oprofiled writes (a phrase for a warning), or
+ * NULL when it is one: a user or kernel path with an empty, "." or ".."
+ * component, or one of PATH_MAX bytes or more; a {kern} name "." or "..".
+ * Paths from the kernel never have those, and such a path must not be
+ * opened (it leaves the directory it names).
+ */
+const char *rs_image_refused(const struct op_image_name *n);
+/*
+ * Replace the refused image names of sample file @path (parsed into @pn) with
+ * RPT_UNKNOWN_IMAGE, with a warning naming the file for each: its samples
+ * still count, under an image that is never looked up on disk.
+ */
+void rs_refuse_names(const char *path, struct op_parsed_name *pn);
 int rs_find_session(const char *opt_dir, char **out, char *err, size_t err_len);
 int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t err_len);
 void rs_warn_stats(const struct rpt_profile *p);

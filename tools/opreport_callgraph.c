@@ -320,9 +320,11 @@ static int cgr_walk(struct cgr *g, const char *dir, size_t rel_off, int depth)
 			ret = cgr_walk(g, p, rel_off, depth + 1);
 		} else if (S_ISREG(st.st_mode) && (pn = malloc(sizeof(*pn)))) {
 			/* bad names were already reported by the flat walk */
-			if (!op_parse_name(p + rel_off, pn, NULL, 0) && pn->is_cg &&
-			    spec_match(&g->o->spec, pn))
-				ret = cgr_read_arcs(g, p, pn);
+			if (!op_parse_name(p + rel_off, pn, NULL, 0) && pn->is_cg) {
+				rs_refuse_names(p, pn);
+				if (spec_match(&g->o->spec, pn))
+					ret = cgr_read_arcs(g, p, pn);
+			}
 			free(pn);
 		}
 		free(p);
@@ -449,6 +451,12 @@ static int cgr_load_stacks(struct cgr *g)
 		n.tgid = ci->tgid;
 		n.start = ci->anon_start;
 		n.end = ci->anon_end;
+		if (rs_image_refused(&n)) {
+			txt_warn("%s: image entry %u: the name %s %s, which oprofiled never writes: "
+				 "its frames are counted under %s and the path is not opened",
+				 path, i, n.path, rs_image_refused(&n), RPT_UNKNOWN_IMAGE);
+			n = (struct op_image_name){ .kind = OP_IMAGE_USER, .path = RPT_UNKNOWN_IMAGE };
+		}
 		map[i + 1] = cgr_image(g, &n);
 		if (!map[i + 1]) {
 			ret = -ENOMEM;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,47 @@ int rs_find_session(const char *opt_dir, char **out, char *err, size_t err_len)
 	return *out ? 0 : -ENOMEM;
 }
 
+const char *rs_image_refused(const struct op_image_name *n)
+{
+	const char *c;
+
+	if (!n->path || n->kind == OP_IMAGE_ANON) /* an anon name is only shown */
+		return NULL;
+	if (n->kind == OP_IMAGE_KERNEL && !strchr(n->path, '/'))
+		return !strcmp(n->path, ".") || !strcmp(n->path, "..") ? "is \".\" or \"..\"" : NULL;
+	if (n->path[0] != '/')
+		return "is not an absolute path";
+	if (strlen(n->path) >= PATH_MAX)
+		return "is PATH_MAX bytes long or longer";
+	for (c = n->path + 1;; c += strcspn(c, "/") + 1) {
+		size_t len = strcspn(c, "/");
+
+		if (!len)
+			return "has an empty component";
+		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			return "has a \".\" or \"..\" component";
+		if (!c[len])
+			return NULL;
+	}
+}
+
+void rs_refuse_names(const char *path, struct op_parsed_name *pn)
+{
+	static const char *const what[] = { "application", "image", "callee image" };
+	struct op_image_name *im[] = { &pn->app, &pn->image, pn->is_cg ? &pn->cg_to : NULL };
+
+	for (size_t i = 0; i < 3; i++) {
+		const char *why = im[i] ? rs_image_refused(im[i]) : NULL;
+
+		if (!why)
+			continue;
+		txt_warn("sample file %s: the %s name %s %s, which oprofiled never writes: its "
+			 "samples are counted under %s and the path is not opened",
+			 path, what[i], im[i]->path, why, RPT_UNKNOWN_IMAGE);
+		*im[i] = (struct op_image_name){ .kind = OP_IMAGE_USER, .path = RPT_UNKNOWN_IMAGE };
+	}
+}
+
 static void skip_file(struct rs_walk *w, const char *path, const char *why)
 {
 	txt_warn("skipping sample file %s: %s", path, why);
@@ -99,6 +141,7 @@ static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
 		free(pn);
 		return 0;
 	}
+	rs_refuse_names(path, pn);
 	if (w->o->exclude_dependent &&
 	    (pn->app.kind != pn->image.kind ||
 	     strcmp(pn->app.path ? pn->app.path : "", pn->image.path ? pn->image.path : ""))) {
@@ -337,6 +380,8 @@ static char *resolve_file(const struct rpt_opts *o, const char *path)
 	struct stat st;
 	char *f = NULL;
 
+	if (path[0] != '/') /* RPT_UNKNOWN_IMAGE, a kernel or anon name: not a file */
+		return strdup(path);
 	if (o->root && asprintf(&f, "%s%s", o->root, path) < 0)
 		return NULL;
 	if (!f)
@@ -391,7 +436,7 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts 
 	}
 	p->imgs[p->nimgs++] = img;
 	/* a binary changed since it was profiled gives wrong symbols */
-	if (n->kind == OP_IMAGE_USER && h->mtime && !img->is_kernel) {
+	if (n->kind == OP_IMAGE_USER && h->mtime && !img->is_kernel && img->path[0] == '/') {
 		struct stat st;
 
 		if (stat(img->file, &st) == 0 && (uint64_t)st.st_mtime != h->mtime) {

@@ -163,6 +163,10 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 		ret = ksym_load_perfmap(&img->syms, map, img->hdr.anon_start ? img->hdr.anon_start :
 									       img->start,
 					err, sizeof(err));
+	} else if (img->path[0] != '/') {
+		/* RPT_UNKNOWN_IMAGE: a refused name, already warned about */
+		img->no_syms = true;
+		goto out;
 	} else if (!exists(img->file)) {
 		snprintf(err, sizeof(err), "binary %s not found (if it moved, give --image-path=DIR "
 			 "or --root=DIR)", img->file);

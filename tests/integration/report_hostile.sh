@@ -2,7 +2,8 @@
 # report_hostile.sh - opreport on sessions a hostile user wrote (issue 14,
 # hole 7): newlines, terminal escapes, C1 bytes and invalid UTF-8 in image,
 # symbol and source file names come out escaped (one record per line, no
-# byte a terminal acts on; XML stays well formed).
+# byte a terminal acts on; XML stays well formed); a decoded "." or ".."
+# component is never opened (its samples go to "(unknown)").
 # SPDX-License-Identifier: MIT
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
@@ -102,6 +103,37 @@ if command -v python3 >/dev/null; then
 		ok
 	else
 		bad "names: XML or JSON not well formed"
+	fi
+fi
+
+# ---- "." and ".." components: counted under (unknown), never opened --------
+mkdir -p "$W/sub"
+cp "$EVIL_BIN" "$W/secret"
+cat >"$W/dots.script" <<EOF
+dir${T}current
+file${T}$W/sub/../secret${T}$W/sub/../secret${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}0x10${T}4
+file${T}$W/bin/ok${T}$W/sub/./../secret${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}0x20${T}2
+EOF
+"$MKFIXTURE" "$W/dots" <"$W/dots.script" || { echo "report_hostile: mkfixture failed"; exit 1; }
+dots() {
+	"$OPREPORT" --session-dir="$W/dots" "$@" >"$W/dots.out" 2>"$W/dots.err"
+}
+if dots --merge=lib && grep -q '^ *6 100.000 (unknown)$' "$W/dots.out" && ! grep -q secret "$W/dots.out" &&
+	grep -q 'sample file .*%2E\./secret.*TIMER.*"\." or "\.\."' "$W/dots.err"; then
+	ok
+else
+	bad "dots: expected 6 samples under (unknown) and a warning naming the sample file"
+	cat "$W/dots.out" "$W/dots.err"
+fi
+if command -v strace >/dev/null; then
+	strace -f -e trace=%file -o "$W/dots.strace" "$OPREPORT" --session-dir="$W/dots" -l -g \
+		-R / -p "$W" >/dev/null 2>&1
+	if grep -F -e '/../secret' -e '/./' -e "\"$W/secret\"" "$W/dots.strace"; then
+		bad "dots: opreport touched the decoded .. path"
+	else
+		ok
 	fi
 fi
 
