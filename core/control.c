@@ -1,7 +1,8 @@
 /*
  * control.c - service mode of oprofiled: file-descriptor limit, double-fork
  * daemonizing with a readiness pipe, the owner-only unix socket that
- * opcontrol talks to (one request line, a text reply) and timed rotation.
+ * opcontrol talks to (one request line, a text reply; served one
+ * non-blocking step at a time, never waiting on a client) and timed rotation.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -238,6 +240,7 @@ int control_prepare(struct control *c, const struct op_options *o, struct sessio
 	c->started = time(NULL);
 	c->ready_fd = -1;
 	c->listen_fd = -1;
+	c->epfd = -1;
 	c->prepared = true;
 	control_raise_nofile(c, nr_events);
 	if (o->daemonize && o->mode != OP_MODE_LAUNCH)
@@ -277,6 +280,51 @@ static void control_addr(int dirfd, struct sockaddr_un *a)
 	snprintf(a->sun_path, sizeof(a->sun_path), "/proc/self/fd/%d/" CONTROL_SOCKET, dirfd);
 }
 
+/* epoll data of the listening socket; a client's is its slot index */
+#define CONTROL_LISTEN_TAG CONTROL_MAX_CLIENTS
+
+static int control_epoll(struct control *c, int op, int fd, uint32_t events, uint32_t tag)
+{
+	struct epoll_event ev = { .events = events, .data.u32 = tag };
+
+	return epoll_ctl(c->epfd, op, fd, &ev) ? -errno : 0;
+}
+
+static void control_close_client(struct control *c, struct control_client *cl)
+{
+	close(cl->fd); /* leaves the epoll set with it */
+	free(cl->reply);
+	memset(cl, 0, sizeof(*cl));
+	cl->fd = -1;
+	c->nr_clients--;
+}
+
+/* a short line to a client we are about to close; whatever the socket takes */
+static void control_say(int fd, const char *msg)
+{
+	send(fd, msg, strlen(msg), MSG_DONTWAIT | MSG_NOSIGNAL); /* it goes anyway */
+}
+
+/*
+ * A client dropped or turned away: counted, and logged at most once per
+ * CONTROL_NOTE_MS (a looping script must not fill the log).
+ */
+static void control_note(struct control *c, const char *what)
+{
+	uint64_t now = control_now_ms();
+
+	if (now < c->next_note_ms) {
+		c->notes_suppressed++;
+		return;
+	}
+	control_log(c, "control: %s (so far: %u dropped for being slow, %u turned away busy, %u "
+		    "refused as not the owner; %u such events not logged since the last message, "
+		    "at most one per %d s)", what, c->nr_dropped, c->nr_busy, c->nr_refused,
+		    c->notes_suppressed, CONTROL_NOTE_MS / 1000);
+	c->next_note_ms = now + CONTROL_NOTE_MS;
+	c->notes_suppressed = 0;
+}
+
 int control_start(struct control *c, const struct control_target *t)
 {
 	struct sockaddr_un a;
@@ -299,24 +347,30 @@ int control_start(struct control *c, const struct control_target *t)
 	old = umask(0077);
 	rc = bind(fd, (struct sockaddr *)&a, sizeof(a));
 	umask(old);
-	if (rc || fchmodat(c->sess->dirfd, CONTROL_SOCKET, 0600, 0) || listen(fd, 16)) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		goto out_err;
-	}
-	rc = perf_watch_fd(t->perf, fd);
+	if (rc || fchmodat(c->sess->dirfd, CONTROL_SOCKET, 0600, 0) || listen(fd, 16))
+		goto out_close;
+	/* the clients get their own epoll set: perf_poll wakes on it as one fd */
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->epfd < 0 || control_epoll(c, EPOLL_CTL_ADD, fd, EPOLLIN, CONTROL_LISTEN_TAG))
+		goto out_unlink;
+	rc = perf_watch_fd(t->perf, c->epfd);
 	if (rc) {
-		close(fd);
-		unlinkat(c->sess->dirfd, CONTROL_SOCKET, 0);
 		errno = -rc;
-		goto out_err;
+		goto out_unlink;
 	}
 	c->listen_fd = fd;
 	c->active = true;
 	return 0;
 
+out_unlink:
+	unlinkat(c->sess->dirfd, CONTROL_SOCKET, 0);
+out_close:
+	rc = errno;
+	close(fd);
+	if (c->epfd >= 0)
+		close(c->epfd);
+	c->epfd = -1;
+	errno = rc;
 out_err:
 	rc = -errno;
 	control_log(c, "warning: %s/" CONTROL_SOCKET ": cannot open the control socket: %s - "
@@ -327,8 +381,15 @@ out_err:
 
 void control_stop(struct control *c)
 {
+	size_t i;
+
 	if (!c->active)
 		return;
+	for (i = 0; i < CONTROL_MAX_CLIENTS; i++)
+		if (c->clients[i].used)
+			control_close_client(c, &c->clients[i]);
+	close(c->epfd);
+	c->epfd = -1;
 	close(c->listen_fd);
 	unlinkat(c->sess->dirfd, CONTROL_SOCKET, 0);
 	c->listen_fd = -1;
@@ -472,11 +533,48 @@ static void control_rotate(struct control *c, FILE *reply)
 			removed > 0 ? removed : 0, removed == 1 ? "" : "s");
 }
 
+/* clients past their deadline are dropped: a hung or slow client costs nothing */
+static void control_expire(struct control *c, uint64_t now)
+{
+	char what[128], say[80];
+	size_t i;
+
+	snprintf(say, sizeof(say), "error: no request line within %d s - closing\n",
+		 CONTROL_REQUEST_MS / 1000);
+	for (i = 0; i < CONTROL_MAX_CLIENTS; i++) {
+		struct control_client *cl = &c->clients[i];
+
+		if (!cl->used || now < cl->deadline_ms)
+			continue;
+		c->nr_dropped++;
+		if (cl->reply)
+			snprintf(what, sizeof(what), "a client dropped: it took %zu of %zu reply bytes "
+				 "in %d s", cl->reply_off, cl->reply_len, CONTROL_REPLY_MS / 1000);
+		else
+			snprintf(what, sizeof(what), "a client dropped: %zu bytes but no request line "
+				 "in %d s", cl->len, CONTROL_REQUEST_MS / 1000);
+		control_note(c, what);
+		if (!cl->reply)
+			control_say(cl->fd, say);
+		control_close_client(c, cl);
+	}
+}
+
 void control_tick(struct control *c)
 {
 	uint64_t now;
 
-	if (!c->active || !c->rotate_interval)
+	if (!c->active)
+		return;
+	if (c->nr_clients || c->listen_paused) {
+		now = control_now_ms();
+		if (c->nr_clients)
+			control_expire(c, now);
+		if (c->listen_paused &&
+		    !control_epoll(c, EPOLL_CTL_ADD, c->listen_fd, EPOLLIN, CONTROL_LISTEN_TAG))
+			c->listen_paused = false;
+	}
+	if (!c->rotate_interval)
 		return;
 	now = control_now_ms();
 	if (now < c->next_rotate_ms)
@@ -548,6 +646,11 @@ static void control_status(struct control *c, FILE *out)
 	else
 		fprintf(out, "rotation: off (done %u)\n", c->nr_rotations);
 	fprintf(out, "saves: %u, resets: %u\n", c->nr_saves, c->nr_resets);
+	fprintf(out, "control connections: %u open (max %d); requests %u; dropped %u (slow: %d s "
+		"for the request line, %d s to take the reply); turned away %u (busy); refused %u "
+		"(not the owner)\n", c->nr_clients, CONTROL_MAX_CLIENTS, c->nr_requests,
+		c->nr_dropped, CONTROL_REQUEST_MS / 1000, CONTROL_REPLY_MS / 1000, c->nr_busy,
+		c->nr_refused);
 	if (rotate_list(c->sess->samples_fd, &names, &n) == 0) {
 		fprintf(out, "rotate sessions: %zu", n);
 		for (i = 0; i < n; i++)
@@ -623,83 +726,152 @@ static void control_request(struct control *c, char *line, FILE *out)
 	}
 }
 
-static void control_reply(int fd, const char *buf, size_t len)
+/* write what the socket takes; the whole reply sent: done with the client */
+static void control_write(struct control *c, struct control_client *cl)
 {
-	while (len) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+	while (cl->reply_off < cl->reply_len) {
+		ssize_t n = send(cl->fd, cl->reply + cl->reply_off, cl->reply_len - cl->reply_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return; /* EPOLLOUT brings us back, or the deadline drops it */
 		if (n <= 0)
-			return;
-		buf += n;
-		len -= (size_t)n;
+			break; /* the client went away */
+		cl->reply_off += (size_t)n;
 	}
+	control_close_client(c, cl);
 }
 
-static void control_serve(struct control *c, int fd)
+/* the request line is complete (or can never be): run it, start the reply */
+static void control_run(struct control *c, struct control_client *cl)
 {
-	struct timeval tv = { 1, 0 };
-	char line[CONTROL_LINE_MAX];
-	struct ucred cred = { 0, (uid_t)-1, (gid_t)-1 };
-	socklen_t cl = sizeof(cred);
-	size_t len = 0, blen = 0;
-	char *buf = NULL;
+	static const char bad[] = "error: expected one request line ending in a newline\n";
+	char *nl = memchr(cl->line, '\n', cl->len);
 	FILE *out;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
+	if (!nl) {
+		cl->reply = strdup(bad);
+		cl->reply_len = cl->reply ? sizeof(bad) - 1 : 0;
+	} else {
+		*nl = 0;
+		cl->line[strcspn(cl->line, "\r")] = 0;
+		out = open_memstream(&cl->reply, &cl->reply_len);
+		if (out) {
+			control_request(c, cl->line, out);
+			if (fclose(out)) {
+				free(cl->reply);
+				cl->reply = NULL;
+			}
+		}
+	}
+	if (!cl->reply) {
+		control_log(c, "control: no memory for a reply: client closed");
+		control_close_client(c, cl);
+		return;
+	}
+	cl->deadline_ms = control_now_ms() + CONTROL_REPLY_MS;
+	if (control_epoll(c, EPOLL_CTL_MOD, cl->fd, EPOLLOUT, (uint32_t)(cl - c->clients))) {
+		control_close_client(c, cl);
+		return;
+	}
+	/* at once: a stop ends the loop before another turn */
+	control_write(c, cl);
+}
+
+/* the client is readable: take what it sent, never waiting for more */
+static void control_read(struct control *c, struct control_client *cl)
+{
+	ssize_t n;
+
+	do
+		n = recv(cl->fd, cl->line + cl->len, sizeof(cl->line) - 1 - cl->len, MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	if (n < 0) {
+		control_close_client(c, cl);
+		return;
+	}
+	cl->len += (size_t)n;
+	cl->line[cl->len] = 0;
+	/* more may come: not at end of file, no newline yet, room left */
+	if (n > 0 && !memchr(cl->line, '\n', cl->len) && cl->len < sizeof(cl->line) - 1)
+		return;
+	control_run(c, cl);
+}
+
+static void control_accept(struct control *c)
+{
+	struct ucred cred = { 0, (uid_t)-1, (gid_t)-1 };
+	socklen_t cl_len = sizeof(cred);
+	struct control_client *cl;
+	char what[128];
+	size_t i;
+	int fd;
+
+	fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+			/* it stays readable: stop watching it until the next tick */
+			control_epoll(c, EPOLL_CTL_DEL, c->listen_fd, 0, 0);
+			c->listen_paused = true;
+			snprintf(what, sizeof(what), "cannot accept a client: %s", strerror(errno));
+			control_note(c, what);
+		}
+		return;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl_len) ||
 	    (cred.uid != geteuid() && cred.uid != 0)) {
-		static const char no[] = "error: permission denied - only the daemon's owner or "
-					 "root may control it\n";
-
 		c->nr_refused++;
-		control_log(c, "control: request from uid %ld refused (not the owner)",
-			    (long)cred.uid);
-		control_reply(fd, no, sizeof(no) - 1);
+		snprintf(what, sizeof(what), "request from uid %ld refused (not the owner)",
+			 (long)cred.uid);
+		control_note(c, what);
+		control_say(fd, "error: permission denied - only the daemon's owner or root may "
+			    "control it\n");
+		close(fd);
 		return;
 	}
-	/* a client that does not finish its line within a second is dropped */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	while (len < sizeof(line) - 1) {
-		ssize_t n = recv(fd, line + len, sizeof(line) - 1 - len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (memchr(line, '\n', len))
-			break;
-	}
-	line[len] = 0;
-	if (!memchr(line, '\n', len)) {
-		static const char bad[] = "error: expected one request line ending in a newline\n";
-
-		control_reply(fd, bad, sizeof(bad) - 1);
+	if (c->nr_clients == CONTROL_MAX_CLIENTS) {
+		c->nr_busy++;
+		snprintf(what, sizeof(what), "a client turned away: %d connections are open",
+			 CONTROL_MAX_CLIENTS);
+		control_note(c, what);
+		control_say(fd, "error: busy - too many control connections are open, try again\n");
+		close(fd);
 		return;
 	}
-	line[strcspn(line, "\r\n")] = 0;
-	out = open_memstream(&buf, &blen);
-	if (!out)
+	for (i = 0; c->clients[i].used; i++)
+		;
+	cl = &c->clients[i];
+	if (control_epoll(c, EPOLL_CTL_ADD, fd, EPOLLIN, (uint32_t)i)) {
+		close(fd);
 		return;
-	control_request(c, line, out);
-	fclose(out);
-	control_reply(fd, buf, blen);
-	free(buf);
+	}
+	cl->used = true;
+	cl->fd = fd;
+	cl->deadline_ms = control_now_ms() + CONTROL_REQUEST_MS;
+	c->nr_clients++;
 }
 
 bool control_poll(struct control *c)
 {
-	int fd;
+	struct epoll_event ev;
+	struct control_client *cl;
 
-	if (!c->active)
-		return false;
-	while ((fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
-		control_serve(c, fd);
-		close(fd);
-		if (c->stop)
-			break;
+	if (!c->active || epoll_wait(c->epfd, &ev, 1, 0) != 1)
+		return c->stop;
+	if (ev.data.u32 == CONTROL_LISTEN_TAG) {
+		control_accept(c);
+		return c->stop;
 	}
+	cl = &c->clients[ev.data.u32];
+	if (!cl->used)
+		return c->stop;
+	if (cl->reply)
+		control_write(c, cl);
+	else
+		control_read(c, cl);
 	return c->stop;
 }

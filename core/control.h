@@ -29,6 +29,27 @@ struct ext_loader;
 #define CONTROL_SOCKET "control"
 /* The longest request line (command and argument). */
 #define CONTROL_LINE_MAX 256
+/* Connections served at once; more are answered "error: busy" and closed. */
+#define CONTROL_MAX_CLIENTS 32
+/* A client has this long to send its request line, then to take the reply. */
+#define CONTROL_REQUEST_MS 2000
+#define CONTROL_REPLY_MS 2000
+/* At most one log line per this long about dropped or turned-away clients. */
+#define CONTROL_NOTE_MS 10000
+
+/*
+ * One connection, non-blocking: reading its request line (reply NULL),
+ * then writing the reply. Dropped at its deadline either way.
+ */
+struct control_client {
+	bool used;
+	int fd;
+	uint64_t deadline_ms;        /* CLOCK_MONOTONIC */
+	size_t len;                  /* request bytes so far */
+	char line[CONTROL_LINE_MAX];
+	char *reply;                 /* malloc'd once the request is done */
+	size_t reply_len, reply_off;
+};
 
 /* The daemon's parts the control commands act on (owned by main.c). */
 struct control_target {
@@ -50,6 +71,8 @@ struct control {
 	bool prepared, active, daemonized, stop;
 	bool stderr_is_log;          /* daemonized and running: stderr is the log */
 	int listen_fd;               /* valid when active */
+	int epfd;                    /* the socket and its clients; perf_poll watches it */
+	bool listen_paused;          /* out of descriptors: accept again at the next tick */
 	int ready_fd;                /* daemonize pipe to the waiting parent, valid when > 0 */
 	time_t started;
 	unsigned rotate_interval;    /* seconds, 0: off */
@@ -58,6 +81,12 @@ struct control {
 	struct op_stats before;      /* counters of the sessions already set aside */
 	unsigned nr_saves, nr_resets, nr_rotations, nr_refused, nr_requests;
 	char last_rotation[64];
+	struct control_client clients[CONTROL_MAX_CLIENTS];
+	unsigned nr_clients;         /* slots in use */
+	unsigned nr_dropped;         /* too slow: request or reply past its deadline */
+	unsigned nr_busy;            /* turned away: CONTROL_MAX_CLIENTS were open */
+	uint64_t next_note_ms;       /* rate limit of the log lines about them */
+	unsigned notes_suppressed;
 };
 
 /*
@@ -80,13 +109,19 @@ int control_prepare(struct control *c, const struct op_options *o, struct sessio
 int control_start(struct control *c, const struct control_target *t);
 /* Profiling runs: release the process that started a --daemonize'd daemon. */
 void control_ready(struct control *c);
-/* perf_poll said a watched fd is readable: serve control requests. true: stop. */
+/*
+ * perf_poll said a watched fd is readable: one step for one connection
+ * (accept one, read what it sent, run a complete request, write what the
+ * socket takes), never waiting on a client. While more is ready perf_poll
+ * returns at once, so the rings are drained between every two steps.
+ * true: a stop was requested.
+ */
 bool control_poll(struct control *c);
-/* Every loop turn: timed rotation. */
+/* Every loop turn: clients past their deadline are dropped; timed rotation. */
 void control_tick(struct control *c);
 /* After SIGHUP reopened the log: a daemon's stdout/stderr follow it. */
 void control_after_hup(struct control *c);
-/* Close and remove the socket. */
+/* Close the clients, close and remove the socket. */
 void control_stop(struct control *c);
 
 /*
