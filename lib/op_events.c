@@ -233,6 +233,54 @@ void op_events_free(struct op_events *c)
 	memset(c, 0, sizeof(*c));
 }
 
+int op_events_timer(struct op_events *c)
+{
+	struct op_unit_mask *m;
+	struct op_event *e;
+
+	if (!c)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	c->root = strdup("(built in)");
+	c->model = strdup("timer");
+	c->nr_counters = 1;
+	m = calloc(1, sizeof(*m));
+	if (!c->root || !c->model || !m)
+		goto out_nomem;
+	/* entries[nr] is the slot free_mask() checks for a pending default name */
+	m->entries = calloc(2, sizeof(*m->entries));
+	m->name = strdup("zero");
+	if (!m->entries || !m->name || add_mask(c, m)) {
+		free_mask(m);
+		goto out_nomem;
+	}
+	m->type = OP_UM_MANDATORY;
+	m->nr = 1;
+	m->used = true;
+	m->file = "(built in)";
+	m->entries[0].desc = strdup("No unit mask");
+	c->events = calloc(1, sizeof(*c->events));
+	if (!m->entries[0].desc || !c->events)
+		goto out_nomem;
+	c->cap_events = 1;
+	e = &c->events[c->nr_events++];
+	e->name = strdup(OP_TIMER_EVENT);
+	e->desc = strdup("cpu-clock software event (timer mode, no hardware PMU): the count is "
+			 "the sampling period in ns, 100000 = 10 kHz per CPU");
+	if (!e->name || !e->desc)
+		goto out_nomem;
+	e->counter_mask = 1;
+	e->um = m;
+	e->minimum = OP_TIMER_MIN_PERIOD_NS;
+	e->maximum = OP_TIMER_MAX_PERIOD_NS;
+	e->filter = -1;
+	e->file = "(built in)";
+	return 0;
+out_nomem:
+	op_events_free(c);
+	return -ENOMEM;
+}
+
 /* "arch/model": no empty, "." or ".." component, no leading '/', sane bytes */
 static bool model_ok(const char *m)
 {
@@ -1102,6 +1150,10 @@ int op_parse_event_spec(const struct op_events *c, const char *spec, struct op_e
 		return serr(err, err_len,
 			    "event spec \"%s\": count %" PRIu64 " is below the minimum %" PRIu64 " for %s",
 			    spec, x, ev->minimum, ev->name);
+	if (ev->maximum && x > ev->maximum)
+		return serr(err, err_len,
+			    "event spec \"%s\": count %" PRIu64 " is above the maximum %" PRIu64 " for %s",
+			    spec, x, ev->maximum, ev->name);
 	if (x > UINT32_MAX)
 		return serr(err, err_len, "event spec \"%s\": count %" PRIu64 " is too large (at most %" PRIu32 ")",
 			    spec, x, UINT32_MAX);

@@ -25,6 +25,20 @@
 #define OP_UM_EXTRA_INV (1u << 23)
 #define OP_UM_EXTRA_CMASK_SHIFT 24
 
+/*
+ * The TIMER event of CPU type "timer" (cpu-clock sampling when no hardware
+ * PMU is usable): its count is the sampling period in ns. One limit for every
+ * way of giving the rate (TIMER:PERIOD, timer:freq=, timer:period=, config):
+ * at most 10 kHz per CPU. Without a PMU each sample costs the interrupted
+ * task ~20 us, and system-wide sampling at 100 kHz locked a 2-CPU machine up.
+ * Shared by the timer plugin and ophelp (op_events_timer()).
+ */
+#define OP_TIMER_EVENT "TIMER"
+#define OP_TIMER_MAX_HZ 10000u
+#define OP_TIMER_MIN_PERIOD_NS UINT64_C(100000) /* 1e9 / OP_TIMER_MAX_HZ */
+#define OP_TIMER_MAX_PERIOD_NS UINT64_C(1000000000)
+#define OP_TIMER_DEFAULT_HZ 4000u /* perf record's default: TIMER:250000 */
+
 enum op_um_type { OP_UM_MANDATORY, OP_UM_BITMASK, OP_UM_EXCLUSIVE };
 
 struct op_um_entry {
@@ -54,6 +68,7 @@ struct op_event {
 	char *ext;             /* ext:<feature> (e.g. "ibs_op"): no counter needed; else NULL */
 	const struct op_unit_mask *um;
 	uint64_t minimum;
+	uint64_t maximum;      /* largest count, 0 = none (catalogue files set none) */
 	int filter;            /* filter:<n>, -1 when absent */
 	char *desc;
 	const char *file;
@@ -93,6 +108,14 @@ int op_events_load(struct op_events *c, const char *root, const char *model,
 
 void op_events_free(struct op_events *c);
 
+/*
+ * The catalogue of CPU type "timer", built in (no events/ directory): the one
+ * event TIMER, count = period in ns between OP_TIMER_MIN_PERIOD_NS and
+ * OP_TIMER_MAX_PERIOD_NS, no unit mask, one counter. Free with
+ * op_events_free(). Returns 0 or -ENOMEM.
+ */
+int op_events_timer(struct op_events *c);
+
 /* The event called @name, or NULL. */
 const struct op_event *op_events_find(const struct op_events *c, const char *name);
 
@@ -114,7 +137,8 @@ struct op_event_spec {
  * are base 0 (0x.. hex, 0.. octal); a non-numeric um is a value name.
  * Returns 0 or -EINVAL with a message in @err: unknown event (with close
  * names), missing or bad count, count below the event's minimum, unit mask
- * not allowed (with the allowed values), kernel/user flag not 0 or 1.
+ * not allowed (with the allowed values), kernel/user flag not 0 or 1, count
+ * above the event's maximum (when it has one).
  */
 int op_parse_event_spec(const struct op_events *c, const char *spec, struct op_event_spec *out,
 			char *err, size_t err_len);

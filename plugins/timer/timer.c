@@ -15,6 +15,8 @@
  *
  * Arguments: --ext-feature=timer:freq=HZ or timer:period=NS (one of them),
  * or config plugins.timer.frequency / plugins.timer.period; arguments win.
+ * Every way of giving the rate has the same limit, at most 10 kHz per CPU
+ * (OP_TIMER_* in lib/op_events.h, which ophelp's TIMER event uses too).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,17 +26,18 @@
 
 #include "oprofile_sdk.h"
 #include "../common/plugin_util.h"
+#include "../../lib/op_events.h" /* the OP_TIMER_* limits only: nothing is linked */
 
 #define TIMER_CPU_TYPE_ID 4 /* OProfile's CPU_TIMER_INT */
-#define TIMER_EVENT "TIMER"
-#define TIMER_DEFAULT_HZ 4000u /* perf record's default */
-#define TIMER_MAX_HZ 10000u    /* freq= range: 1..10000 Hz */
-/* period= and event counts: the kernel floors cpu-clock at 10 us, header holds u32 */
-#define TIMER_MIN_PERIOD_NS UINT64_C(10000)
-#define TIMER_MAX_PERIOD_NS UINT64_C(1000000000)
-/* above 10 kHz each sample's ~20 us of interrupt cost (measured here) hurts */
-#define TIMER_WARN_PERIOD_NS UINT64_C(100000)
+#define TIMER_EVENT OP_TIMER_EVENT
+#define TIMER_DEFAULT_HZ OP_TIMER_DEFAULT_HZ
+/* freq= 1..10000 Hz; period= and event counts 100000..1000000000 ns: the same limit */
+#define TIMER_MAX_HZ OP_TIMER_MAX_HZ
+#define TIMER_MIN_PERIOD_NS OP_TIMER_MIN_PERIOD_NS
+#define TIMER_MAX_PERIOD_NS OP_TIMER_MAX_PERIOD_NS
 #define NSEC_PER_SEC UINT64_C(1000000000)
+_Static_assert(NSEC_PER_SEC / TIMER_MAX_HZ == TIMER_MIN_PERIOD_NS,
+	       "freq= and period= must have the same limit");
 
 /* perf_event_attr values (linux/perf_event.h) */
 #define TIMER_PERF_TYPE_SOFTWARE 1
@@ -52,17 +55,6 @@ struct timer_state {
 	uint64_t last_period_ns; /* period of the last encoded event, 0 = none */
 	bool last_freq;
 };
-
-static void timer_warn_rate(struct timer_state *st, uint64_t period_ns, const char *where)
-{
-	if (period_ns >= TIMER_WARN_PERIOD_NS)
-		return;
-	st->host->log(st->ctx, OP_LOG_WARN,
-		      "%s: %" PRIu64 " ns (%" PRIu64 " Hz per CPU) is above %u Hz: without a "
-		      "hardware PMU each sample costs the interrupted task ~20 us, so this "
-		      "slows the whole machine down by a quarter or more; 4000 Hz is the usual rate",
-		      where, period_ns, NSEC_PER_SEC / period_ns, TIMER_MAX_HZ);
-}
 
 static int timer_set_freq(struct timer_state *st, const char *text, uint64_t v, bool ok,
 			  const char *where)
@@ -84,14 +76,14 @@ static int timer_set_period(struct timer_state *st, const char *text, uint64_t v
 {
 	if (!ok || v < TIMER_MIN_PERIOD_NS || v > TIMER_MAX_PERIOD_NS) {
 		st->host->log(st->ctx, OP_LOG_ERR,
-			      "bad period '%s' in %s: expected %" PRIu64 "..%" PRIu64 " ns (a decimal number; "
-			      "the kernel does not tick cpu-clock faster than every 10 us)",
-			      text, where, TIMER_MIN_PERIOD_NS, TIMER_MAX_PERIOD_NS);
+			      "bad period '%s' in %s: expected %" PRIu64 "..%" PRIu64 " ns (a decimal "
+			      "number; at most %u Hz per CPU: without a hardware PMU each sample "
+			      "costs the interrupted task ~20 us)",
+			      text, where, TIMER_MIN_PERIOD_NS, TIMER_MAX_PERIOD_NS, TIMER_MAX_HZ);
 		return -EINVAL;
 	}
 	st->freq_hz = 0;
 	st->period_ns = v;
-	timer_warn_rate(st, v, where);
 	return 0;
 }
 
@@ -250,13 +242,12 @@ static int timer_encode(void *priv, const struct op_event_req *ev, struct op_per
 			snprintf(err, err_len,
 				 "timer: bad count %" PRIu64 " in TIMER:%" PRIu64
 				 ": the count is the period in ns, expected %" PRIu64 "..%" PRIu64 " "
-				 "(%" PRIu64 " = %u Hz)", ev->count, ev->count,
-				 TIMER_MIN_PERIOD_NS, TIMER_MAX_PERIOD_NS,
+				 "(at most %u Hz per CPU; %" PRIu64 " = %u Hz)", ev->count, ev->count,
+				 TIMER_MIN_PERIOD_NS, TIMER_MAX_PERIOD_NS, TIMER_MAX_HZ,
 				 NSEC_PER_SEC / TIMER_DEFAULT_HZ, TIMER_DEFAULT_HZ);
 			return -EINVAL;
 		}
 		period = ev->count;
-		timer_warn_rate(st, period, "event TIMER");
 	}
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);

@@ -732,6 +732,50 @@ static void test_lists(void **state)
 	op_events_free(&c);
 }
 
+/* ---- the built-in timer catalogue ------------------------------------ */
+
+/* the TIMER event of CPU type "timer": one limit, 10 kHz (the daemon's default
+ * TIMER:250000 validates; TIMER:10000 = 100 kHz does not) */
+static void test_timer(void **state)
+{
+	struct op_events c;
+	struct op_event_spec s[4];
+	size_t n = 0;
+	char err[512];
+	(void)state;
+
+	assert_int_equal(op_events_timer(&c), 0);
+	assert_string_equal(c.model, "timer");
+	assert_int_equal(c.nr_events, 1);
+	assert_int_equal(c.nr_counters, 1);
+	assert_non_null(op_events_find(&c, "TIMER"));
+	assert_true(c.events[0].minimum == 100000 && c.events[0].maximum == 1000000000);
+	assert_true(OP_TIMER_MIN_PERIOD_NS * OP_TIMER_MAX_HZ == 1000000000);
+
+	assert_int_equal(op_parse_event_list(&c, "TIMER:250000", s, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	assert_true(s[0].count == 250000);
+	assert_int_equal(s[0].um, 0);
+	assert_int_equal(s[0].counter, 0);
+	assert_int_equal(op_parse_event_spec(&c, "TIMER:100000:0:0:1", s, err, sizeof(err)), 0);
+	assert_false(s[0].kernel);
+	assert_int_equal(op_parse_event_spec(&c, "TIMER:1000000000", s, err, sizeof(err)), 0);
+
+	assert_int_equal(op_parse_event_spec(&c, "TIMER:99999", s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "event spec \"TIMER:99999\": count 99999 is below the minimum 100000 for TIMER");
+	assert_int_equal(op_parse_event_spec(&c, "TIMER:10000", s, err, sizeof(err)), -EINVAL);
+	assert_int_equal(op_parse_event_spec(&c, "TIMER:1000000001", s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "event spec \"TIMER:1000000001\": count 1000000001 is above the maximum "
+				 "1000000000 for TIMER");
+	assert_int_equal(op_parse_event_spec(&c, "TIMER:250000:1", s, err, sizeof(err)), -EINVAL);
+	assert_err_has(err, "unit mask 0x1 is not allowed for TIMER");
+	assert_int_equal(op_parse_event_spec(&c, "CPU_CLK_UNHALTED:100000", s, err, sizeof(err)), -EINVAL);
+	assert_err_has(err, "no event CPU_CLK_UNHALTED");
+	assert_int_equal(op_parse_event_list(&c, "TIMER:250000,TIMER:500000", s, 4, &n, err, sizeof(err)),
+			 -EINVAL);
+	op_events_free(&c);
+}
+
 /* ---- cpu types ------------------------------------------------------- */
 
 static void test_cpu(void **state)
@@ -771,6 +815,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load_errors, setup_tmp, teardown_tmp),
 		cmocka_unit_test(test_specs),
 		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_timer),
 		cmocka_unit_test(test_cpu),
 	};
 

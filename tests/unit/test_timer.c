@@ -56,8 +56,12 @@ static const struct args_case args_cases[] = {
 	{ "freq=3", 0, "TIMER:333333333", NULL },
 	{ "period=500000", 0, "TIMER:500000", NULL },
 	{ "period=1000000000", 0, "TIMER:1000000000", NULL },
-	{ "period=50000", 0, "TIMER:50000", "is above 10000 Hz" },
-	{ "period=10000", 0, "TIMER:10000", "(100000 Hz per CPU)" },
+	{ "period=100000", 0, "TIMER:100000", NULL },
+	/* one limit for every syntax: 10 kHz (freq=10000 = period=100000) */
+	{ "period=99999", -EINVAL, NULL,
+	  "bad period '99999' in --ext-feature=timer:period=99999: expected 100000..1000000000 ns" },
+	{ "period=50000", -EINVAL, NULL, "at most 10000 Hz" },
+	{ "period=10000", -EINVAL, NULL, "bad period '10000'" },
 	{ "freq=abc", -EINVAL, NULL,
 	  "bad frequency 'abc' in --ext-feature=timer:freq=abc: expected 1..10000 Hz" },
 	{ "freq=0", -EINVAL, NULL, "bad frequency '0'" },
@@ -68,7 +72,7 @@ static const struct args_case args_cases[] = {
 	{ "freq= 100", -EINVAL, NULL, "bad frequency ' 100'" },
 	{ "freq=99999999999999999999999", -EINVAL, NULL, "bad frequency" },
 	{ "period=9999", -EINVAL, NULL, "bad period '9999' in --ext-feature=timer:period=9999" },
-	{ "period=1000000001", -EINVAL, NULL, "expected 10000..1000000000 ns" },
+	{ "period=1000000001", -EINVAL, NULL, "expected 100000..1000000000 ns" },
 	{ "period=0x1000", -EINVAL, NULL, "bad period '0x1000'" },
 	{ "bogus=1", -EINVAL, NULL, "unknown argument 'bogus'" },
 	{ "freq", -EINVAL, NULL, "unknown argument 'freq'" },
@@ -141,6 +145,13 @@ static void test_config(void **state)
 	mock_host_free(mh);
 
 	mh = mock_host_new();
+	mock_host_set_config_int64(mh, "period", 50000);
+	assert_int_equal(mock_host_init(mh, &oprofile_ext_v1, ""), -EINVAL);
+	assert_true(mock_host_log_contains(mh, OP_LOG_ERR,
+					   "bad period '50000' in config plugins.timer.period"));
+	mock_host_free(mh);
+
+	mh = mock_host_new();
 	mock_host_set_config_int64(mh, "period", -1);
 	assert_int_equal(mock_host_init(mh, &oprofile_ext_v1, ""), -EINVAL);
 	assert_true(mock_host_log_contains(mh, OP_LOG_ERR, "bad period '-1'"));
@@ -177,14 +188,17 @@ static const struct encode_case encode_cases[] = {
 	{ "", "TIMER", 250000, 0, true, true, 0, true, 4000, NULL },
 	{ "", "TIMER", 1000000, 0, true, true, 0, false, 1000000, NULL },
 	{ "", "TIMER", 100000, 0, true, false, 0, false, 100000, NULL },
-	{ "", "TIMER", 50000, 0, true, true, 0, false, 50000, "above 10000 Hz" },
+	{ "", "TIMER", 50000, 0, true, true, -EINVAL, false, 0,
+	  "bad count 50000 in TIMER:50000: the count is the period in ns, expected 100000..1000000000" },
+	{ "", "TIMER", 99999, 0, true, true, -EINVAL, false, 0, "at most 10000 Hz" },
+	{ "", "TIMER", 10000, 0, true, true, -EINVAL, false, 0, "bad count 10000" },
 	{ "freq=1000", "TIMER", 0, 0, true, true, 0, true, 1000, NULL },
 	{ "freq=1000", "TIMER", 1000000, 0, true, true, 0, true, 1000, NULL },
 	{ "freq=1000", "TIMER", 500000, 0, false, true, 0, false, 500000, NULL },
 	{ "period=300000", "TIMER", 0, 0, true, true, 0, false, 300000, NULL },
 	{ "", "TIMER", 5000, 0, true, true, -EINVAL, false, 0,
 	  "bad count 5000 in TIMER:5000: the count is the period in ns" },
-	{ "", "TIMER", 2000000000, 0, true, true, -EINVAL, false, 0, "expected 10000..1000000000" },
+	{ "", "TIMER", 2000000000, 0, true, true, -EINVAL, false, 0, "expected 100000..1000000000" },
 	{ "", "CPU_CLK_UNHALTED", 100000, 0, true, true, -EINVAL, false, 0,
 	  "event 'CPU_CLK_UNHALTED' is not available" },
 	{ "", "timer", 0, 0, true, true, -EINVAL, false, 0, "the only event is TIMER" },
