@@ -1,7 +1,8 @@
 /*
  * ophelp.c - lists the events of a CPU type from the events/ catalogue
- * (OProfile's text format, parsed by lib/op_events), prints the detected CPU
- * type, and validates event specifications.
+ * (OProfile's text format, parsed by lib/op_events; CPU type "timer" has the
+ * built-in TIMER event), prints the detected CPU type, and validates event
+ * specifications.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -60,6 +61,11 @@ static const char *detect_cpu_type(void)
 	return type;
 }
 
+static uint64_t timer_default_period(void)
+{
+	return UINT64_C(1000000000) / OP_TIMER_DEFAULT_HZ;
+}
+
 static void explain_timer(FILE *f)
 {
 	fprintf(f,
@@ -69,10 +75,13 @@ static void explain_timer(FILE *f)
 		"oprofiled therefore uses timer mode: it samples on the kernel's cpu-clock\n"
 		"software event and writes the samples under the event name TIMER (CPU type\n"
 		"\"timer\"), which opreport reports as \"Profiling through timer interrupt\".\n"
-		"No event or unit mask can be chosen in timer mode; the sampling rate is set\n"
-		"with the timer plugin's arguments. Use --cpu-type=NAME (for example\n"
-		"--cpu-type=x86-64/generic) to list the events of another CPU type.\n",
-		PMU_DIR);
+		"TIMER is the one event, without unit mask; its count is the sampling period\n"
+		"in ns: at most %u Hz per CPU (TIMER:%llu), by default TIMER:%llu (%u Hz).\n"
+		"The timer plugin's freq=HZ and period=NS arguments have the same limit.\n"
+		"Use --cpu-type=NAME (for example --cpu-type=x86-64/generic) to list the\n"
+		"events of another CPU type.\n",
+		PMU_DIR, OP_TIMER_MAX_HZ, (unsigned long long)OP_TIMER_MIN_PERIOD_NS,
+		(unsigned long long)timer_default_period(), OP_TIMER_DEFAULT_HZ);
 }
 
 static void print_counters(FILE *f, const struct op_events *c, const struct op_event *e)
@@ -119,8 +128,11 @@ static void print_event(FILE *f, const struct op_events *c, const struct op_even
 {
 	fprintf(f, "%s: ", e->name);
 	print_counters(f, c, e);
-	fprintf(f, "\n\t%s (min count: %llu)\n", e->desc ? e->desc : "",
+	fprintf(f, "\n\t%s (min count: %llu", e->desc ? e->desc : "",
 		(unsigned long long)e->minimum);
+	if (e->maximum)
+		fprintf(f, ", max count: %llu", (unsigned long long)e->maximum);
+	fputs(")\n", f);
 	print_unit_mask(f, e->um);
 }
 
@@ -154,7 +166,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *type = NULL, *check = NULL, *um_event = NULL;
-	bool get_type = false, get_default = false;
+	bool get_type = false, get_default = false, timer;
 	struct op_events c;
 	int opt, ret = 1;
 
@@ -190,20 +202,16 @@ int main(int argc, char **argv)
 		printf("%s\n", type);
 		return 0;
 	}
-	if (!strcmp(type, "timer")) {
-		if (check || um_event || get_default || optind < argc) {
-			fprintf(stderr,
-				"ophelp error: CPU type \"timer\" has no selectable events (timer mode "
-				"samples on cpu-clock as event TIMER); use --cpu-type=NAME to check "
-				"another CPU type's events\n");
+	timer = !strcmp(type, "timer");
+	if (timer) {
+		/* no events/ directory: the timer plugin's one event, built in */
+		if (op_events_timer(&c)) {
+			fprintf(stderr, "ophelp error: out of memory\n");
 			return 1;
 		}
-		printf("oprofile: CPU type \"timer\" (timer interrupt mode)\n\n");
-		explain_timer(stdout);
-		return 0;
-	}
-	if (load(&c, type))
+	} else if (load(&c, type)) {
 		return 1;
+	}
 	if (check) {
 		struct op_event_spec specs[OP_MAX_COUNTERS * 2];
 		char err[1024] = "";
@@ -237,7 +245,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (get_default) {
-		const struct op_event *e = op_events_find(&c, "CPU_CLK_UNHALTED");
+		const struct op_event *e = op_events_find(&c, timer ? OP_TIMER_EVENT : "CPU_CLK_UNHALTED");
+		uint64_t count;
 
 		if (!e && c.nr_events)
 			e = &c.events[0];
@@ -245,8 +254,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ophelp error: CPU type %s has no events\n", type);
 			goto out;
 		}
-		printf("%s:%llu:0x%x:1:1\n", e->name,
-		       (unsigned long long)(e->minimum > 100000 ? e->minimum : 100000),
+		/* timer: what oprofiled uses without --events or plugin arguments */
+		count = timer ? timer_default_period() : e->minimum > 100000 ? e->minimum : 100000;
+		printf("%s:%llu:0x%x:1:1\n", e->name, (unsigned long long)count,
 		       e->um ? e->um->default_value : 0);
 		ret = 0;
 		goto out;
@@ -264,6 +274,11 @@ int main(int argc, char **argv)
 		}
 		ret = 0;
 		goto out;
+	}
+	if (timer) {
+		printf("oprofile: CPU type \"timer\" (timer interrupt mode)\n\n");
+		explain_timer(stdout);
+		putchar('\n');
 	}
 	printf("oprofile: available events for CPU type \"%s\"\n\n", type);
 	printf("Events are given as NAME:count[:unitmask[:kernel[:user]]]; unit masks may\n"
