@@ -23,6 +23,7 @@
 #endif
 
 #include "op_mangle.h"
+#include "session.h"
 #include "sfile.h"
 
 #define SFILE_MAX_ERRORS_LOGGED 20
@@ -106,6 +107,7 @@ int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
 	tab->reg = reg;
 	tab->stats = stats;
 	tab->log = log;
+	tab->strict = geteuid() == 0;
 	tab->nr_buckets = 2048;
 	tab->buckets = calloc(tab->nr_buckets, sizeof(*tab->buckets));
 	if (!tab->buckets)
@@ -504,6 +506,48 @@ out_err:
 	return nfd;
 }
 
+static const char sfile_advice[] =
+	"a root oprofiled writes only root-owned sample files that group and other cannot "
+	"write - remove it";
+
+/*
+ * Root: sample file @base below @dfd may be opened (it does not exist yet,
+ * or is a trusted one in a trusted directory). The directory is root's and
+ * no one else may write it: what fstatat sees is what odb_open opens.
+ */
+static int sfile_trusted_entry(int dfd, const char *base, char *err, size_t len)
+{
+	struct stat st;
+	int rc;
+
+	if (fstat(dfd, &st))
+		return -errno;
+	rc = session_trusted(&st, "its directory", err, len);
+	if (rc)
+		goto out_advise;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	rc = session_trusted(&st, "it", err, len);
+out_advise:
+	if (rc && strlen(err) + 2 < len)
+		snprintf(err + strlen(err), len - strlen(err), ": %s", sfile_advice);
+	return rc;
+}
+
+/* root: the file odb_open opened is a trusted one (checked on its fd) */
+static int sfile_trusted_fd(int fd, char *err, size_t len)
+{
+	struct stat st;
+	int rc;
+
+	if (fstat(fd, &st))
+		return -errno;
+	rc = session_trusted(&st, "it", err, len);
+	if (rc && strlen(err) + 2 < len)
+		snprintf(err + strlen(err), len - strlen(err), ": %s", sfile_advice);
+	return rc;
+}
+
 static int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
 			  uint32_t counter, const struct op_file_spec *spec)
 {
@@ -530,7 +574,14 @@ static int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *d
 		dfd = sfile_mkdirs(tab, name, &base);
 		if (dfd >= 0) {
 			err[0] = 0;
-			rc = odb_open(db, dfd, base, ODB_RDWR, err, sizeof(err));
+			rc = tab->strict ? sfile_trusted_entry(dfd, base, err, sizeof(err)) : 0;
+			if (!rc)
+				rc = odb_open(db, dfd, base, ODB_RDWR, err, sizeof(err));
+			if (!rc && tab->strict) {
+				rc = sfile_trusted_fd(db->fd, err, sizeof(err));
+				if (rc)
+					odb_close(db);
+			}
 			if (dfd != tab->cfg.current_dirfd)
 				close(dfd);
 		} else {

@@ -3,7 +3,9 @@
  * context that --separate makes distinct, each with one odb per counter
  * opened on first use, plugin slots and plugin-opened files; LRU-bounded
  * open files. Files are created below samples/current/ only, through
- * directory fds, never following symlinks.
+ * directory fds, never following symlinks; a root daemon refuses (logs and
+ * counts as lost) a file or directory there that another user owns or may
+ * write.
  *
  * Plugin sfile handlers: the core calls create when a set is made, close
  * when it is evicted or closed (SIGHUP, exit) and sync with every msync;
@@ -92,6 +94,10 @@ struct sfile_table {
 	struct op_sfile *pinned;       /* trans' current set: never evicted */
 	uint64_t gen;                  /* bumped whenever a set is freed (caches of sets check it) */
 	bool no_openat2;               /* openat2() refused (ENOSYS, EPERM): walk components */
+	/* euid 0 (sfile_init): a sample file, and its directory, must be root-owned
+	 * and not writable by group or other, the file with one link - one fstat
+	 * each per open, never per sample */
+	bool strict;
 	unsigned errors_logged;        /* in the current minute */
 	long long log_window;          /* start of that minute (time_t) */
 };

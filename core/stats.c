@@ -77,16 +77,38 @@ void stats_print(const struct op_stats *st, FILE *out)
 	fflush(out);
 }
 
+/*
+ * A file or directory found in stats/ (--append, a planted one) is written
+ * only if it is what we would have made: a regular file with one link or a
+ * directory, and as root, root's and not writable by group or other.
+ */
+static int stats_trusted(int fd, bool dir)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (dir ? !S_ISDIR(st.st_mode) : (!S_ISREG(st.st_mode) || st.st_nlink != 1))
+		return -EINVAL;
+	if (geteuid() == 0 && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))))
+		return -EPERM;
+	return 0;
+}
+
 static int stats_write_one(int dirfd, const char *name, uint64_t v)
 {
 	char buf[32];
-	int fd, n, rc = 0;
+	int fd, n, rc;
 
-	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* not O_TRUNC before the checks; O_NONBLOCK: a FIFO is refused, not waited on */
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
+	rc = stats_trusted(fd, false);
+	if (!rc && ftruncate(fd, 0))
+		rc = -errno;
 	n = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", v);
-	if (write(fd, buf, n) != n)
+	if (!rc && write(fd, buf, n) != n)
 		rc = -EIO;
 	close(fd);
 	return rc;
@@ -94,9 +116,19 @@ static int stats_write_one(int dirfd, const char *name, uint64_t v)
 
 static int stats_open_dir(int dirfd, const char *name)
 {
+	int fd, rc;
+
 	if (mkdirat(dirfd, name, 0755) && errno != EEXIST)
 		return -errno;
-	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = stats_trusted(fd, true);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	return fd;
 }
 
 int stats_write_files(const struct op_stats *st, int current_dirfd, const char *const *throttled)

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "odb.h"
@@ -93,6 +94,7 @@ int op_write_abi(int dirfd, const char *name)
 	};
 	char tmp[256], buf[2048];
 	size_t len = 0, i;
+	struct stat st;
 	int fd, rc = 0;
 
 	for (i = 0; i < sizeof(abi) / sizeof(abi[0]); i++)
@@ -101,9 +103,26 @@ int op_write_abi(int dirfd, const char *name)
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/*
+	 * Not O_TRUNC: a file found there is truncated only once it is known to
+	 * be a regular file with one link (and, as root, root's and not writable
+	 * by group or other); O_NONBLOCK: a FIFO there is refused, not waited on.
+	 */
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st))
+		rc = -errno;
+	else if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
+		rc = -EINVAL;
+	else if (geteuid() == 0 && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))))
+		rc = -EPERM;
+	else if (ftruncate(fd, 0))
+		rc = -errno;
+	if (rc) {
+		close(fd);
+		return rc;
+	}
 	for (i = 0; i < len;) {
 		ssize_t w = write(fd, buf + i, len - i);
 

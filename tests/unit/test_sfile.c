@@ -2,7 +2,9 @@
  * test_sfile.c - the sample-file hash: keys per --separate, names, LRU
  * eviction with a tiny max_open_files, EMFILE recovery, plugin sfile
  * handlers, and hostile process paths that must never create anything
- * outside samples/current (checked by walking the scratch tree).
+ * outside samples/current (checked by walking the scratch tree); as root,
+ * sample files (and their directories) another user owns or may write, or
+ * with a second link, are refused and left as they were.
  * SPDX-License-Identifier: MIT
  */
 #include <stdarg.h>
@@ -483,6 +485,105 @@ static void test_planted_symlink(void **state)
 	cfx_free(f);
 }
 
+/* the bytes of file @rel below @dfd (at most @len) */
+static size_t slurp(int dfd, const char *rel, char *buf, size_t len)
+{
+	int fd = openat(dfd, rel, O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, len);
+	close(fd);
+	assert_true(n > 0);
+	return (size_t)n;
+}
+
+/* log one sample to a fresh set of @v (as after SIGHUP): 0 or -errno */
+static int log_fresh(struct cfx *f, const struct op_trans_view *v)
+{
+	struct op_sfile *sf;
+
+	sfile_close_all(&f->sft);
+	sf = sfile_find(&f->sft, v);
+	assert_non_null(sf);
+	return sfile_log(&f->sft, sf, 0, 1, 1);
+}
+
+/*
+ * Root: an existing sample file another user owns or may write (or that has
+ * a second link), or whose directory is such, is refused - logged, counted
+ * as lost, left untouched; a non-root daemon keeps using its own files.
+ */
+static void test_root_refuses_others_files(void **state)
+{
+	struct cfx *f;
+	op_cookie_t app;
+	struct op_trans_view v;
+	char name[PATH_MAX], dir[PATH_MAX], before[8192], after[8192], msg[4096];
+	size_t n;
+	FILE *log;
+	uint64_t lost;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("test_root_refuses_others_files: skipped, needs root (chown)\n");
+		skip();
+	}
+	f = cfx_new(OP_SEP_LIB, 8);
+	app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	v = view(app, app, 5, 5, 0, 0);
+	log = tmpfile();
+	assert_non_null(log);
+	f->sft.log = log;
+	assert_true(f->sft.strict);
+	assert_int_equal(log_fresh(f, &v), 0);
+	assert_true(sfile_name(&f->sft, sfile_find(&f->sft, &v), 0, NULL, name, sizeof(name)) > 0);
+	strcpy(dir, name);
+	*strrchr(dir, '/') = 0;
+	sfile_close_all(&f->sft);
+	n = slurp(f->current_fd, name, before, sizeof(before));
+
+	/* the user's file */
+	assert_int_equal(fchownat(f->current_fd, name, 65534, 65534, 0), 0);
+	lost = f->st.v[STAT_LOST_SAMPLEFILE];
+	assert_true(log_fresh(f, &v) < 0);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], lost + 1);
+	/* a file anyone may write */
+	assert_int_equal(fchownat(f->current_fd, name, 0, 0, 0), 0);
+	assert_int_equal(fchmodat(f->current_fd, name, 0666, 0), 0);
+	assert_true(log_fresh(f, &v) < 0);
+	/* a second link (to a file elsewhere, say) */
+	assert_int_equal(fchmodat(f->current_fd, name, 0644, 0), 0);
+	assert_int_equal(linkat(f->current_fd, name, f->current_fd, "second-link", 0), 0);
+	assert_true(log_fresh(f, &v) < 0);
+	assert_int_equal(unlinkat(f->current_fd, "second-link", 0), 0);
+	/* the user's directory */
+	assert_int_equal(fchownat(f->current_fd, dir, 65534, 65534, 0), 0);
+	assert_true(log_fresh(f, &v) < 0);
+	sfile_close_all(&f->sft);
+	assert_int_equal(slurp(f->current_fd, name, after, sizeof(after)), n);
+	assert_memory_equal(before, after, n);
+	rewind(log);
+	n = fread(msg, 1, sizeof(msg) - 1, log);
+	msg[n] = 0;
+	assert_non_null(strstr(msg, "it is owned by uid 65534"));
+	assert_non_null(strstr(msg, "it is writable by group or other (mode 0666)"));
+	assert_non_null(strstr(msg, "it has 2 hard links"));
+	assert_non_null(strstr(msg, "its directory is owned by uid 65534"));
+
+	/* a non-root daemon: its own files whoever owns them (the kernel decides) */
+	f->sft.strict = false;
+	assert_int_equal(log_fresh(f, &v), 0);
+	f->sft.strict = true;
+	assert_true(log_fresh(f, &v) < 0);
+	/* root's again: used */
+	assert_int_equal(fchownat(f->current_fd, dir, 0, 0, 0), 0);
+	assert_int_equal(log_fresh(f, &v), 0);
+	f->sft.log = NULL;
+	fclose(log);
+	cfx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -492,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_plugin_handlers),
 		cmocka_unit_test(test_hostile_paths),
 		cmocka_unit_test(test_planted_symlink),
+		cmocka_unit_test(test_root_refuses_others_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
