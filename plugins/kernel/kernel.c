@@ -11,7 +11,8 @@
  *                  proc root (tests)
  * Config: plugins.kernel.vmlinux (string). Arguments win.
  *
- * Files written atomically, mode 0644:
+ * Files written atomically, readable as their directory is (0644 in a 0755
+ * session, 0600 in a root daemon's private one):
  *   <session>/samples/current/stats/modules   copy of /proc/modules (at init)
  *   <session>/samples/current/stats/kallsyms  text symbols, kallsyms format
  * The kallsyms pass (~40 ms here, nearly all the kernel formatting the
@@ -228,6 +229,7 @@ struct kernel_out {
 static int kernel_out_begin(struct kernel_state *st, struct kernel_out *o, int dirfd,
 			    const char *name)
 {
+	struct stat dst;
 	int fd;
 
 	o->dirfd = dirfd;
@@ -243,8 +245,12 @@ static int kernel_out_begin(struct kernel_state *st, struct kernel_out *o, int d
 			      strerror(e));
 		return -e;
 	}
-	/* the umask must not make the snapshot unreadable for the report tools */
-	if (fchmod(fd, 0644)) {
+	/*
+	 * As readable as its directory, whatever the umask: 0644 in a 0755
+	 * session, 0600 in a root daemon's private one, 0640 in a session_group's
+	 * (the real kernel addresses are no one else's business: kptr_restrict)
+	 */
+	if (fstat(dirfd, &dst) || fchmod(fd, dst.st_mode & 0666)) {
 		int e = errno;
 
 		close(fd);
