@@ -18,7 +18,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +38,7 @@ struct op_ext {
 	char *path;   /* the resolved file that was dlopen'd */
 	char *origin; /* "command line", "FILE:LINE" */
 	void *handle;
+	int fd;       /* the file handle was loaded through (ext_unload) */
 	struct op_ext_descriptor desc; /* min(size, sizeof) copy */
 	bool in_init;
 	bool initialized;
@@ -818,6 +818,7 @@ struct ext_probe {
 	char path[PATH_MAX]; /* <dir>/<name>.so as named */
 	char real[PATH_MAX]; /* the file it resolves to */
 	void *handle;
+	int fd;              /* the file, open while loaded (ext_unload) */
 	struct op_ext_descriptor desc;
 };
 
@@ -837,22 +838,149 @@ bool ext_name_valid(const char *name)
 	return true;
 }
 
-/* a file or directory anyone but its owner can write, or not root's for a root daemon */
+/*
+ * Who may write what a plugin is loaded through. Everyone's loader refuses
+ * a plugin file or plugin directory that group or others can write; a root
+ * loader also refuses one root does not own, and applies the same to every
+ * directory above the plugin directory, up to / (sshd's StrictModes): whoever
+ * can write any of them can put their own code into a root process.
+ * @what: "plugin file", "plugin directory", or NULL for a directory above it.
+ */
 static int ext_check_owner(const char *what, const char *path, const struct stat *st, char *why,
 			   size_t len)
 {
-	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(why, len, "%s %s is writable by %s (mode %04o) - run chmod go-w %s", what, path,
-			 (st->st_mode & S_IWOTH) ? "everyone" : "its group",
-			 (unsigned)(st->st_mode & 07777), path);
+	const char *by = (st->st_mode & S_IWOTH) ? "everyone" : "its group";
+	unsigned mode = (unsigned)(st->st_mode & 07777);
+
+	if (!what && (st->st_mode & S_IWOTH) && (st->st_mode & S_ISVTX)) {
+		snprintf(why, len, "directory %s (above the plugin directory) is writable by everyone "
+				   "(mode %04o): a root oprofiled does not load plugins from below a shared "
+				   "directory - install the plugins in a directory that only root can write "
+				   "(such as %s)",
+			 path, mode, OP_PLUGINDIR);
 		return -EPERM;
 	}
-	if (geteuid() == 0 && st->st_uid != 0) {
+	if (!what && (st->st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(why, len, "directory %s (above the plugin directory) is writable by %s (mode "
+				   "%04o): a root oprofiled loads plugins only through directories that root "
+				   "owns and only root can write - run chmod go-w %s, or install the plugins "
+				   "elsewhere",
+			 path, by, mode, path);
+		return -EPERM;
+	}
+	if (!what && st->st_uid != 0) {
+		snprintf(why, len, "directory %s (above the plugin directory) is owned by uid %u, but "
+				   "oprofiled runs as root: a root oprofiled loads plugins only through "
+				   "directories that root owns and only root can write - run chown root %s, "
+				   "or install the plugins elsewhere",
+			 path, (unsigned)st->st_uid, path);
+		return -EPERM;
+	}
+	if (what && (st->st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(why, len, "%s %s is writable by %s (mode %04o) - run chmod go-w %s", what, path,
+			 by, mode, path);
+		return -EPERM;
+	}
+	if (what && geteuid() == 0 && st->st_uid != 0) {
 		snprintf(why, len, "%s %s is owned by uid %u, but oprofiled runs as root - run chown root %s",
 			 what, path, (unsigned)st->st_uid, path);
 		return -EPERM;
 	}
 	return 0;
+}
+
+/*
+ * Open the plugin file @real (absolute and free of symlinks: realpath) one
+ * component at a time from "/", never following a symlink, and check every
+ * directory on the fd that the next step opens through: a directory renamed,
+ * exchanged or replaced by a symlink after realpath cannot redirect the
+ * open, and the file checked is the file opened. Directories from the plugin
+ * directory (@rdir_len bytes of @real) down are checked for everyone, those
+ * above it for a root loader only (a user's loader is the user's business).
+ * Returns the file's fd (O_RDONLY; O_NONBLOCK so that a FIFO cannot hang
+ * the daemon) with @st filled, or -errno with @why.
+ */
+static int ext_open_plugin(const char *real, size_t rdir_len, struct stat *st, char *why,
+			   size_t len)
+{
+	bool root = geteuid() == 0;
+	char dir[PATH_MAX], comp[NAME_MAX + 1];
+	const char *at = real + 1, *slash;
+	int dfd, fd, rc;
+	size_t n;
+
+	dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		rc = -errno;
+		snprintf(why, len, "cannot open /: %s", strerror(-rc));
+		return rc;
+	}
+	strcpy(dir, "/");
+	for (;;) {
+		if (fstat(dfd, st)) {
+			rc = -errno;
+			snprintf(why, len, "%s: %s", dir, strerror(-rc));
+			goto out_dir;
+		}
+		if (strlen(dir) >= rdir_len)
+			rc = ext_check_owner("plugin directory", dir, st, why, len);
+		else
+			rc = root ? ext_check_owner(NULL, dir, st, why, len) : 0;
+		if (rc)
+			goto out_dir;
+		slash = strchr(at, '/');
+		if (!slash)
+			break;
+		n = (size_t)(slash - at);
+		if (n > NAME_MAX) {
+			rc = -ENAMETOOLONG;
+			snprintf(why, len, "%.*s: %s", (int)(slash - real), real, strerror(-rc));
+			goto out_dir;
+		}
+		memcpy(comp, at, n);
+		comp[n] = '\0';
+		fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			snprintf(why, len, "cannot open directory %.*s: %s%s", (int)(slash - real), real,
+				 strerror(-rc), rc == -ELOOP || rc == -ENOTDIR || rc == -ENOENT
+					? " - it changed while oprofiled checked the path" : "");
+			goto out_dir;
+		}
+		close(dfd);
+		dfd = fd;
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - real), real);
+		at = slash + 1;
+	}
+	fd = openat(dfd, at, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(why, len, "cannot open %s: %s%s", real, strerror(-rc),
+			 rc == -ELOOP ? " - it changed while oprofiled checked the path" : "");
+		goto out_dir;
+	}
+	close(dfd);
+	if (fstat(fd, st)) {
+		rc = -errno;
+		snprintf(why, len, "%s: %s", real, strerror(-rc));
+		goto out_file;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		rc = -EINVAL;
+		snprintf(why, len, "%s is not a regular file - install the plugin's .so there", real);
+		goto out_file;
+	}
+	rc = ext_check_owner("plugin file", real, st, why, len);
+	if (rc)
+		goto out_file;
+	return fd;
+
+out_file:
+	close(fd);
+	return rc;
+out_dir:
+	close(dfd);
+	return rc;
 }
 
 #define EXT_ELF_CLASS (__SIZEOF_POINTER__ == 8 ? ELFCLASS64 : ELFCLASS32)
@@ -865,118 +993,266 @@ static int ext_check_owner(const char *what, const char *path, const struct stat
 #define EXT_ELF_MACHINE EM_386
 #endif
 
+/* bounds of the ELF reader: far above what a linker writes for a plugin */
+#define EXT_ELF_MAX_PHDRS 64
+#define EXT_ELF_MAX_DYN 1024
+#define EXT_ELF_MAX_CHAIN 65536
+
 /* what the descriptor's plain-integer head says, read from the file */
 struct ext_peek {
 	uint32_t major, minor, size, flags;
 	size_t symsize;
 };
 
-/*
- * Read the descriptor's version, size and flags straight from the ELF file,
- * so that a plugin built for another SDK is refused before dlopen runs any
- * of its code (constructors). Those four members hold no pointers, so the
- * file bytes are what the loaded object would hold. Returns 0 with @pk
- * filled, 1 when the file cannot tell (no section headers: the checks after
- * dlopen still apply), or a refusal (-ENOEXEC) with @why.
- */
-static int ext_elf_peek(const char *path, struct ext_peek *pk, char *why, size_t len)
-{
-	const ElfW(Shdr) *sh, *dynsym = NULL, *strtab, *sec;
-	const ElfW(Ehdr) *eh;
-	const ElfW(Sym) *sym;
-	const unsigned char *map;
-	size_t size, i, nsyms, off;
-	struct stat st;
-	int fd, rc = 1;
+/* a plugin file read through its fd, as ld.so would map it */
+struct ext_elf {
+	int fd;
+	uint64_t size;
+	ElfW(Phdr) load[EXT_ELF_MAX_PHDRS]; /* PT_LOAD segments */
+	size_t nr_load;
+	uint64_t symtab, strtab, strsz, hash, gnu_hash; /* from PT_DYNAMIC; 0 = absent */
+};
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, len, "cannot open: %s", strerror(errno));
-		return -errno;
+/* @n bytes at file offset @off; false when they are not all in the file */
+static bool ext_elf_read(const struct ext_elf *e, uint64_t off, void *buf, size_t n)
+{
+	if (off > e->size || n > e->size - off)
+		return false;
+	return pread(e->fd, buf, n, (off_t)off) == (ssize_t)n;
+}
+
+/* @n bytes at virtual address @va, from the file part of one PT_LOAD segment */
+static bool ext_elf_read_va(const struct ext_elf *e, uint64_t va, void *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr_load; i++) {
+		const ElfW(Phdr) *ph = &e->load[i];
+
+		if (va >= ph->p_vaddr && va - ph->p_vaddr <= ph->p_filesz &&
+		    n <= ph->p_filesz - (va - ph->p_vaddr))
+			return ext_elf_read(e, ph->p_offset + (va - ph->p_vaddr), buf, n);
 	}
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
-		close(fd);
+	return false;
+}
+
+/*
+ * Is dynamic symbol @idx the descriptor? 1 with @sym filled, 0 if not, -1
+ * if the tables lie outside the file.
+ */
+static int ext_elf_sym(const struct ext_elf *e, uint64_t idx, ElfW(Sym) *sym)
+{
+	char name[sizeof(OP_EXT_SYMBOL)];
+
+	if (!ext_elf_read_va(e, e->symtab + idx * sizeof(*sym), sym, sizeof(*sym)))
+		return -1;
+	if (sym->st_shndx == SHN_UNDEF || sym->st_name >= e->strsz ||
+	    e->strsz - sym->st_name < sizeof(name))
+		return 0;
+	if (!ext_elf_read_va(e, e->strtab + sym->st_name, name, sizeof(name)))
+		return -1;
+	return memcmp(name, OP_EXT_SYMBOL, sizeof(name)) == 0;
+}
+
+/* DT_GNU_HASH lookup (the default of GNU ld): as ld.so's, bounded */
+static int ext_elf_gnu_lookup(const struct ext_elf *e, ElfW(Sym) *sym)
+{
+	const unsigned char *s = (const unsigned char *)OP_EXT_SYMBOL;
+	uint32_t h = 5381, hdr[4], idx, c;
+	uint64_t buckets, chain;
+	unsigned n;
+	int rc;
+
+	while (*s)
+		h = h * 33 + *s++;
+	if (!ext_elf_read_va(e, e->gnu_hash, hdr, sizeof(hdr)))
+		return -1;
+	/* nbuckets, symoffset, bloom words, bloom shift */
+	if (!hdr[0])
+		return 0;
+	buckets = e->gnu_hash + sizeof(hdr) + (uint64_t)hdr[2] * sizeof(ElfW(Addr));
+	chain = buckets + (uint64_t)hdr[0] * 4;
+	if (!ext_elf_read_va(e, buckets + (uint64_t)(h % hdr[0]) * 4, &idx, 4))
+		return -1;
+	if (idx < hdr[1])
+		return 0;
+	for (n = 0; n < EXT_ELF_MAX_CHAIN; n++, idx++) {
+		if (!ext_elf_read_va(e, chain + (uint64_t)(idx - hdr[1]) * 4, &c, 4))
+			return -1;
+		if ((c | 1) == (h | 1)) {
+			rc = ext_elf_sym(e, idx, sym);
+			if (rc)
+				return rc;
+		}
+		if (c & 1)
+			return 0;
+	}
+	return -1;
+}
+
+/* DT_HASH lookup (--hash-style=sysv), bounded by the chain's length */
+static int ext_elf_sysv_lookup(const struct ext_elf *e, ElfW(Sym) *sym)
+{
+	const unsigned char *s = (const unsigned char *)OP_EXT_SYMBOL;
+	uint32_t h = 0, g, hdr[2], idx;
+	uint32_t n;
+	int rc;
+
+	while (*s) {
+		h = (h << 4) + *s++;
+		g = h & 0xf0000000u;
+		if (g)
+			h ^= g >> 24;
+		h &= ~g;
+	}
+	/* nbucket, nchain */
+	if (!ext_elf_read_va(e, e->hash, hdr, sizeof(hdr)))
+		return -1;
+	if (!hdr[0])
+		return 0;
+	if (!ext_elf_read_va(e, e->hash + sizeof(hdr) + (uint64_t)(h % hdr[0]) * 4, &idx, 4))
+		return -1;
+	for (n = 0; idx != STN_UNDEF; n++) {
+		if (idx >= hdr[1] || n >= hdr[1])
+			return -1;
+		rc = ext_elf_sym(e, idx, sym);
+		if (rc)
+			return rc;
+		if (!ext_elf_read_va(e, e->hash + sizeof(hdr) + ((uint64_t)hdr[0] + idx) * 4, &idx, 4))
+			return -1;
+	}
+	return 0;
+}
+
+/* PT_LOAD segments and the dynamic section's symbol-table entries */
+static int ext_elf_dynamic(struct ext_elf *e, const ElfW(Ehdr) *eh, char *why, size_t len)
+{
+	ElfW(Phdr) ph[EXT_ELF_MAX_PHDRS];
+	const ElfW(Phdr) *dynamic = NULL;
+	ElfW(Dyn) dyn;
+	uint64_t i;
+
+	if (eh->e_phentsize != sizeof(ph[0]) || !eh->e_phnum || eh->e_phnum > EXT_ELF_MAX_PHDRS ||
+	    !ext_elf_read(e, eh->e_phoff, ph, eh->e_phnum * sizeof(ph[0]))) {
+		snprintf(why, len, "damaged ELF file: %u program headers of %u bytes at offset %llu "
+				   "do not fit the file (%llu bytes) - rebuild or reinstall the plugin",
+			 (unsigned)eh->e_phnum, (unsigned)eh->e_phentsize,
+			 (unsigned long long)eh->e_phoff, (unsigned long long)e->size);
+		return -ENOEXEC;
+	}
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD)
+			e->load[e->nr_load++] = ph[i];
+		else if (ph[i].p_type == PT_DYNAMIC)
+			dynamic = &ph[i];
+	}
+	if (!dynamic) {
+		snprintf(why, len, "no dynamic segment: not a shared object - rebuild the plugin with "
+				   "-shared -fPIC");
+		return -ENOEXEC;
+	}
+	for (i = 0; i < dynamic->p_filesz / sizeof(dyn) && i < EXT_ELF_MAX_DYN; i++) {
+		if (!ext_elf_read(e, dynamic->p_offset + i * sizeof(dyn), &dyn, sizeof(dyn)))
+			break;
+		if (dyn.d_tag == DT_NULL)
+			break;
+		switch (dyn.d_tag) {
+		case DT_SYMTAB: e->symtab = dyn.d_un.d_ptr; break;
+		case DT_STRTAB: e->strtab = dyn.d_un.d_ptr; break;
+		case DT_STRSZ: e->strsz = dyn.d_un.d_val; break;
+		case DT_HASH: e->hash = dyn.d_un.d_ptr; break;
+		case DT_GNU_HASH: e->gnu_hash = dyn.d_un.d_ptr; break;
+		case DT_SYMENT:
+			if (dyn.d_un.d_val != sizeof(ElfW(Sym))) {
+				snprintf(why, len, "damaged ELF file: dynamic symbols of %llu bytes, "
+						   "expected %zu - rebuild the plugin",
+					 (unsigned long long)dyn.d_un.d_val, sizeof(ElfW(Sym)));
+				return -ENOEXEC;
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Read the descriptor's version, size and flags from the plugin file open
+ * at @fd, so that a plugin built for another SDK is refused before dlopen
+ * runs any of its code (constructors). The descriptor is found as ld.so
+ * finds symbols - program headers, dynamic segment, symbol hash table -
+ * never through section headers, which a stripped file may lack and which
+ * ld.so ignores. Those four members hold no pointers: the file bytes are what
+ * the loaded object holds. Returns 0 with @pk filled, or a refusal with @why.
+ */
+static int ext_elf_peek(int fd, struct ext_peek *pk, char *why, size_t len)
+{
+	struct ext_elf e = { .fd = fd };
+	unsigned char head[4 * sizeof(uint32_t)];
+	struct stat st = { 0 };
+	ElfW(Ehdr) eh;
+	ElfW(Sym) sym;
+	int rc;
+
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(eh) ||
+	    pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh)) {
 		snprintf(why, len, "not an ELF shared object (%lld bytes) - rebuild the plugin",
 			 (long long)st.st_size);
 		return -ENOEXEC;
 	}
-	size = (size_t)st.st_size;
-	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		snprintf(why, len, "cannot map: %s", strerror(errno));
-		return -errno;
-	}
-	eh = (const ElfW(Ehdr) *)map;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != EXT_ELF_CLASS ||
-	    eh->e_ident[EI_DATA] != EXT_ELF_DATA || eh->e_type != ET_DYN) {
+	e.size = (uint64_t)st.st_size;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != EXT_ELF_CLASS ||
+	    eh.e_ident[EI_DATA] != EXT_ELF_DATA || eh.e_type != ET_DYN) {
 		snprintf(why, len, "not an ELF shared object for this system (%s) - rebuild the plugin "
 				   "for this system with -shared -fPIC",
-			 memcmp(eh->e_ident, ELFMAG, SELFMAG) ? "no ELF header" : "other class, byte order or type");
-		rc = -ENOEXEC;
-		goto out;
+			 memcmp(eh.e_ident, ELFMAG, SELFMAG) ? "no ELF header" : "other class, byte order or type");
+		return -ENOEXEC;
 	}
 #ifdef EXT_ELF_MACHINE
-	if (eh->e_machine != EXT_ELF_MACHINE) {
+	if (eh.e_machine != EXT_ELF_MACHINE) {
 		snprintf(why, len, "built for ELF machine %u, this system is %u - rebuild the plugin "
 				   "for this system",
-			 (unsigned)eh->e_machine, (unsigned)EXT_ELF_MACHINE);
-		rc = -ENOEXEC;
-		goto out;
+			 (unsigned)eh.e_machine, (unsigned)EXT_ELF_MACHINE);
+		return -ENOEXEC;
 	}
 #endif
-	if (!eh->e_shoff || !eh->e_shnum || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-	    eh->e_shoff % _Alignof(ElfW(Shdr)) ||
-	    eh->e_shoff > size || (size - eh->e_shoff) / sizeof(ElfW(Shdr)) < eh->e_shnum)
-		goto out; /* no usable section headers: cannot tell */
-	sh = (const ElfW(Shdr) *)(map + eh->e_shoff);
-	for (i = 0; i < eh->e_shnum; i++)
-		if (sh[i].sh_type == SHT_DYNSYM)
-			dynsym = &sh[i];
-	if (!dynsym || dynsym->sh_entsize != sizeof(ElfW(Sym)) || dynsym->sh_link >= eh->e_shnum ||
-	    dynsym->sh_offset % _Alignof(ElfW(Sym)) ||
-	    dynsym->sh_offset > size || dynsym->sh_size > size - dynsym->sh_offset)
-		goto out;
-	strtab = &sh[dynsym->sh_link];
-	if (strtab->sh_offset > size || strtab->sh_size > size - strtab->sh_offset)
-		goto out;
-	nsyms = dynsym->sh_size / sizeof(ElfW(Sym));
-	sym = (const ElfW(Sym) *)(map + dynsym->sh_offset);
-	for (i = 0; i < nsyms; i++) {
-		const char *n = (const char *)map + strtab->sh_offset + sym[i].st_name;
-
-		if (sym[i].st_name >= strtab->sh_size || sym[i].st_shndx == SHN_UNDEF ||
-		    strnlen(n, strtab->sh_size - sym[i].st_name) == strtab->sh_size - sym[i].st_name ||
-		    strcmp(n, OP_EXT_SYMBOL))
-			continue;
-		break;
+	rc = ext_elf_dynamic(&e, &eh, why, len);
+	if (rc)
+		return rc;
+	rc = 0;
+	if (e.symtab && e.strtab && e.strsz && e.gnu_hash)
+		rc = ext_elf_gnu_lookup(&e, &sym);
+	else if (e.symtab && e.strtab && e.strsz && e.hash)
+		rc = ext_elf_sysv_lookup(&e, &sym);
+	if (rc < 0) {
+		snprintf(why, len, "damaged ELF file: its dynamic symbol tables lie outside the file "
+				   "(%llu bytes) - rebuild or reinstall the plugin",
+			 (unsigned long long)e.size);
+		return -ENOEXEC;
 	}
-	if (i == nsyms) {
+	if (rc == 0) {
 		snprintf(why, len, "does not export the descriptor \"%s\" - not an oprofiled plugin, or "
 				   "built without OP_EXT_DECLARE()",
 			 OP_EXT_SYMBOL);
-		rc = -ENOEXEC;
-		goto out;
+		return -ENOEXEC;
 	}
-	sym = &sym[i];
-	if (sym->st_shndx >= eh->e_shnum)
-		goto out;
-	sec = &sh[sym->st_shndx];
-	if (sec->sh_type == SHT_NOBITS || sym->st_value < sec->sh_addr ||
-	    sym->st_value - sec->sh_addr > sec->sh_size ||
-	    sec->sh_size - (sym->st_value - sec->sh_addr) < 4 * sizeof(uint32_t) ||
-	    sec->sh_offset > size || sec->sh_size > size - sec->sh_offset)
-		goto out;
-	off = sec->sh_offset + (sym->st_value - sec->sh_addr);
-	memcpy(&pk->major, map + off + offsetof(struct op_ext_descriptor, abi_major), 4);
-	memcpy(&pk->minor, map + off + offsetof(struct op_ext_descriptor, abi_minor), 4);
-	memcpy(&pk->size, map + off + offsetof(struct op_ext_descriptor, size), 4);
-	memcpy(&pk->flags, map + off + offsetof(struct op_ext_descriptor, flags), 4);
-	pk->symsize = sym->st_size;
-	rc = 0;
-out:
-	munmap((void *)map, size);
-	return rc;
+	if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT && ELF64_ST_TYPE(sym.st_info) != STT_NOTYPE) {
+		snprintf(why, len, "descriptor \"%s\" is not a data symbol (ELF symbol type %u) - "
+				   "declare it with OP_EXT_DECLARE()",
+			 OP_EXT_SYMBOL, (unsigned)ELF64_ST_TYPE(sym.st_info));
+		return -ENOEXEC;
+	}
+	if (!ext_elf_read_va(&e, sym.st_value, head, sizeof(head))) {
+		snprintf(why, len, "descriptor \"%s\" at 0x%llx is not initialised data of the file - "
+				   "declare it with OP_EXT_DECLARE()",
+			 OP_EXT_SYMBOL, (unsigned long long)sym.st_value);
+		return -ENOEXEC;
+	}
+	memcpy(&pk->major, head + offsetof(struct op_ext_descriptor, abi_major), 4);
+	memcpy(&pk->minor, head + offsetof(struct op_ext_descriptor, abi_minor), 4);
+	memcpy(&pk->size, head + offsetof(struct op_ext_descriptor, size), 4);
+	memcpy(&pk->flags, head + offsetof(struct op_ext_descriptor, flags), 4);
+	pk->symsize = sym.st_size;
+	return 0;
 }
 
 /* the version/size/flags rules; @symsize 0 = unknown */
@@ -1028,8 +1304,16 @@ int ext_descriptor_peek(const char *path, uint32_t *major, uint32_t *minor, uint
 			uint32_t *flags, char *why, size_t why_len)
 {
 	struct ext_peek pk = { 0 };
-	int rc = ext_elf_peek(path, &pk, why, why_len);
+	int fd, rc;
 
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(why, why_len, "cannot open %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	rc = ext_elf_peek(fd, &pk, why, why_len);
+	close(fd);
 	if (rc == 0) {
 		*major = pk.major;
 		*minor = pk.minor;
@@ -1041,26 +1325,85 @@ int ext_descriptor_peek(const char *path, uint32_t *major, uint32_t *minor, uint
 }
 
 /*
- * Find, check and dlopen plugin @name of @dir; fill @p. File and directory
- * checks and the descriptor's version/size/flags (read from the file) come
- * before dlopen; only a plugin that passed them gets its ELF constructors
- * run, and none gets ext_init called here. On refusal, @why says what was
- * expected, what was found and what to do.
+ * dlopen the file open at @fd through /proc/self/fd/N: the file that was
+ * checked, whatever its path names by now. Without /proc there is no such
+ * name, and no falling back to the path.
+ *
+ * ld.so returns an object already loaded under the name it is given before
+ * it opens anything, so no object may keep the name /proc/self/fd/N once fd
+ * N is closed and its number reused: the fd stays open while its plugin is
+ * loaded, and for good if the object outlives dlclose (ext_unload).
+ */
+static int ext_dlopen_fd(int fd, const struct stat *st, void **handle, char *why, size_t len)
+{
+	char proc[64];
+	struct stat pst;
+	const char *e;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (stat(proc, &pst) || pst.st_dev != st->st_dev || pst.st_ino != st->st_ino) {
+		snprintf(why, len, "/proc is not mounted (no %s): oprofiled loads plugins only through "
+				   "/proc/self/fd, never again by path - mount proc on /proc",
+			 proc);
+		return -ENOENT;
+	}
+	dlerror();
+	*handle = dlopen(proc, RTLD_NOW | RTLD_LOCAL);
+	if (*handle)
+		return 0;
+	e = dlerror();
+	snprintf(why, len, "cannot load: %s - rebuild the plugin for this system",
+		 e ? e : "unknown dlopen error");
+	return -ENOEXEC;
+}
+
+/*
+ * dlclose @handle, loaded through @fd (ext_dlopen_fd), and close @fd -
+ * unless ld.so still holds an object under its /proc/self/fd name (-z
+ * nodelete, C++ unique symbols, a dependency of another object): then @fd
+ * stays open for good, so that its number, and the name, never come back
+ * for another file.
+ */
+static void ext_unload(void *handle, int fd)
+{
+	char proc[64];
+	void *h;
+
+	if (handle)
+		dlclose(handle);
+	if (fd < 0)
+		return;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	h = handle ? dlopen(proc, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD) : NULL;
+	if (h)
+		dlclose(h);
+	else
+		close(fd);
+}
+
+/*
+ * Find, check and dlopen plugin @name of @dir; fill @p. The file is opened
+ * once, through directories checked on their fds (ext_open_plugin); its
+ * owner, mode and descriptor version/size/flags are checked on that fd, and
+ * that fd is what gets loaded. Only a plugin that passed gets its ELF
+ * constructors run, and none gets ext_init called here. On refusal, @why
+ * says what was expected, what was found and what to do.
  */
 static int ext_probe(const char *dir, const char *name, struct ext_probe *p, char *why, size_t len)
 {
-	char rdir[PATH_MAX], fdir[PATH_MAX], *slash;
-	const unsigned char *raw;
 	uint32_t major, minor, size, flags;
-	size_t symsize = 0, rdir_len;
 	struct ext_peek pk = { 0 };
-	struct stat st;
+	const unsigned char *raw;
+	char rdir[PATH_MAX];
+	size_t symsize = 0, rdir_len;
 	ElfW(Sym) *es = NULL;
+	struct stat st;
 	Dl_info info;
+	int rc, fd, i;
 	void *sym;
-	int rc, i;
 
 	memset(p, 0, sizeof(*p));
+	p->fd = -1;
 	snprintf(p->path, sizeof(p->path), "%s/%s.so", dir ? dir : "", name ? name : "");
 	if (!ext_name_valid(name)) {
 		snprintf(why, len, "invalid plugin name - expected 1..%d letters, digits, '_' or '-' "
@@ -1093,59 +1436,29 @@ static int ext_probe(const char *dir, const char *name, struct ext_probe *p, cha
 			 rdir, p->real);
 		return -EPERM;
 	}
-	if (stat(p->real, &st)) {
-		rc = -errno;
-		snprintf(why, len, "%s: %s", p->real, strerror(-rc));
-		return rc;
+	/*
+	 * The walk checks p->real from rdir down as the plugin directory; a
+	 * swap between the two realpath calls could have moved one of them.
+	 */
+	if (strncmp(p->real, rdir, rdir_len) || (rdir_len > 1 && p->real[rdir_len] != '/')) {
+		snprintf(why, len, "%s is not in the plugin directory %s - it changed while oprofiled "
+				   "checked the path",
+			 p->real, rdir);
+		return -EPERM;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(why, len, "%s is not a regular file - install the plugin's .so there", p->real);
-		return -EINVAL;
-	}
-	rc = ext_check_owner("plugin file", p->real, &st, why, len);
-	if (rc)
-		return rc;
-	strcpy(fdir, p->real);
-	slash = strrchr(fdir, '/');
-	if (slash)
-		*(slash == fdir ? slash + 1 : slash) = '\0';
-	if (stat(fdir, &st)) {
-		rc = -errno;
-		snprintf(why, len, "%s: %s", fdir, strerror(-rc));
-		return rc;
-	}
-	rc = ext_check_owner("plugin directory", fdir, &st, why, len);
-	if (rc)
-		return rc;
-	if (strcmp(fdir, rdir)) {
-		if (stat(rdir, &st)) {
-			rc = -errno;
-			snprintf(why, len, "%s: %s", rdir, strerror(-rc));
-			return rc;
-		}
-		rc = ext_check_owner("plugin directory", rdir, &st, why, len);
-		if (rc)
-			return rc;
-	}
-
-	rc = ext_elf_peek(p->real, &pk, why, len);
-	if (rc < 0)
-		return rc;
-	if (rc == 0) {
+	fd = ext_open_plugin(p->real, rdir_len, &st, why, len);
+	if (fd < 0)
+		return fd;
+	rc = ext_elf_peek(fd, &pk, why, len);
+	if (rc == 0)
 		rc = ext_check_head(pk.major, pk.minor, pk.size, pk.flags, pk.symsize, why, len);
-		if (rc)
-			return rc;
+	if (rc == 0)
+		rc = ext_dlopen_fd(fd, &st, &p->handle, why, len);
+	if (rc) {
+		close(fd);
+		return rc;
 	}
-
-	dlerror();
-	p->handle = dlopen(p->real, RTLD_NOW | RTLD_LOCAL);
-	if (!p->handle) {
-		const char *e = dlerror();
-
-		snprintf(why, len, "cannot load: %s - rebuild the plugin for this system",
-			 e ? e : "unknown dlopen error");
-		return -ENOEXEC;
-	}
+	p->fd = fd;
 	sym = dlsym(p->handle, OP_EXT_SYMBOL);
 	if (!sym) {
 		snprintf(why, len, "does not export the descriptor \"%s\" - not an oprofiled plugin, or "
@@ -1194,8 +1507,9 @@ static int ext_probe(const char *dir, const char *name, struct ext_probe *p, cha
 	return 0;
 
 out_close:
-	dlclose(p->handle);
+	ext_unload(p->handle, p->fd);
 	p->handle = NULL;
+	p->fd = -1;
 	return rc;
 }
 
@@ -1324,6 +1638,7 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 	if (!ctx->name || !ctx->path || !ctx->origin)
 		goto out_nomem;
 	ctx->handle = p.handle;
+	ctx->fd = p.fd;
 	ctx->desc = p.desc;
 
 	ext_bind(l);
@@ -1335,7 +1650,7 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 			   "above; everything it registered was rolled back",
 			name, ctx->path, rc, rc < 0 ? strerror(-rc) : "not a -errno value");
 		ext_unregister(&l->reg, ctx);
-		dlclose(ctx->handle);
+		ext_unload(ctx->handle, ctx->fd);
 		ext_ctx_free(ctx);
 		return rc < 0 ? rc : -EINVAL;
 	}
@@ -1351,7 +1666,7 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 out_nomem:
 	ext_msg(l, true, "plugin \"%s\": out of memory", name);
 	ext_ctx_free(ctx);
-	dlclose(p.handle);
+	ext_unload(p.handle, p.fd);
 	return -ENOMEM;
 }
 
@@ -1461,7 +1776,7 @@ int ext_list_plugins(const char *plugin_dir, FILE *out)
 		if (ext_probe(plugin_dir, names[i], &p, why, sizeof(why)) == 0) {
 			fprintf(out, "  %-12s %-8s SDK %u.%u  %s\n", names[i], p.desc.version,
 				p.desc.abi_major, p.desc.abi_minor, p.desc.summary);
-			dlclose(p.handle);
+			ext_unload(p.handle, p.fd);
 		} else {
 			fprintf(out, "  %-12s REFUSED: %s\n", names[i], why);
 		}
@@ -1484,7 +1799,7 @@ void ext_loader_free(struct ext_loader *l)
 	for (i = l->nr_plugins; i-- > 0;)
 		ext_unregister(&l->reg, l->plugins[i]);
 	for (i = l->nr_plugins; i-- > 0;) {
-		dlclose(l->plugins[i]->handle);
+		ext_unload(l->plugins[i]->handle, l->plugins[i]->fd);
 		ext_ctx_free(l->plugins[i]);
 	}
 	free(l->plugin_dir);

@@ -144,7 +144,10 @@ struct ext_loader *ext_loader_new(const char *plugin_dir, void *config,
 				  struct ext_core_services *core, FILE *log);
 /*
  * Load and initialise plugin @name with @args. Every refusal is logged with
- * plugin, path, expected vs found and what to do; returns -errno.
+ * plugin, path, expected vs found and what to do; returns -errno. The file
+ * is opened once through directories checked on their fds (as root: all of
+ * them up to / root's and writable by root alone), checked on its fd and
+ * loaded through /proc/self/fd (-ENOENT without /proc).
  */
 int ext_load(struct ext_loader *l, const char *name, const char *args, const char *origin);
 /* Load all requested features of @o, in order. Stops at the first failure. */
@@ -188,9 +191,10 @@ size_t ext_nr_plugins(const struct ext_loader *l);
 /* the loaded plugin @name, or NULL */
 op_ext_t *ext_plugin(struct ext_loader *l, const char *name);
 /*
- * Read the descriptor head of the plugin file @path without loading it and
- * apply the version/size/flags rules: 0 (values filled), 1 (the file has no
- * section headers to tell), or -errno with the reason in @why.
+ * Read the descriptor head of the plugin file @path without loading it (as
+ * ld.so finds symbols: program headers, dynamic segment, symbol hash table)
+ * and apply the version/size/flags rules: 0 (values filled) or -errno with
+ * the reason in @why.
  */
 int ext_descriptor_peek(const char *path, uint32_t *major, uint32_t *minor, uint32_t *size,
 			uint32_t *flags, char *why, size_t why_len);

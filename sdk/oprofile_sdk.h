@@ -55,9 +55,12 @@ extern "C" {
  *   the pointer and call through it (host->emit(...)); do not cache its
  *   function pointers, the host binds some of them after loading plugins.
  * - oprofiled reads the descriptor's version, size and flags from the file
- *   and refuses a mismatch before dlopen; the rest (name, reserved slots,
- *   ext_init) is checked after dlopen, when ELF constructors have already
- *   run. So keep constructors empty: do everything in ext_init().
+ *   and refuses a mismatch before dlopen; it finds the descriptor as ld.so
+ *   finds symbols (program headers, dynamic segment, DT_GNU_HASH or DT_HASH),
+ *   so a file without section headers is checked the same way. The rest
+ *   (name, reserved slots, ext_init) is checked after dlopen, when ELF
+ *   constructors have already run. So keep constructors empty: do
+ *   everything in ext_init().
  * - Two plugins registering the same escape-code name or number, the same
  *   hardware model name or the same counter name is an error (-EEXIST); the
  *   log names both plugins.
@@ -96,6 +99,12 @@ enum op_ext_flags {
  *     stays inside the plugin dir), and neither it nor its directory is
  *     writable by group or others (nor owned by anyone but root when
  *     oprofiled runs as root);
+ *   - when oprofiled runs as root, every directory above the plugin
+ *     directory, up to /, is owned by root and writable by root alone (no
+ *     group/other write, so no /tmp-like sticky directory on the way);
+ *   - the file is opened once, without following symlinks, every check is
+ *     made on that open file, and that file is what gets loaded (dlopen of
+ *     /proc/self/fd/N: /proc must be mounted);
  *   - abi_major == OP_SDK_MAJOR and abi_minor <= the daemon's OP_SDK_MINOR;
  *   - size >= OP_EXT_DESCRIPTOR_SIZE_V1_0 (and not beyond the symbol);
  *   - reserved[] all NULL, no unknown flags, ext_init set;

@@ -39,6 +39,9 @@ int fx_nodesc_entry(void)
 #if defined(FX_BAD_MAJOR)
 #define FX_NAME "fx_major"
 #define FX_MAJOR (OP_SDK_MAJOR + 1)
+#elif defined(FX_BAD_MAJOR_SYSV)
+#define FX_NAME "fx_major_sysv"
+#define FX_MAJOR (OP_SDK_MAJOR + 1)
 #elif defined(FX_BAD_MINOR)
 #define FX_NAME "fx_minor"
 #define FX_MINOR (OP_SDK_MINOR + 1)

@@ -2,22 +2,34 @@
  * test_ext.c - the plugin loader (core/ext.c) against real fixture plugins
  * (tests/plugins/fx_*.so) copied into private directories: descriptor and
  * file refusals, every registration kind, rollback, conflicts, core
- * services forwarding, --list-plugins.
+ * services forwarding, --list-plugins; the trust rules of a root loader
+ * (ancestors, files swapped between check and load, stripped section
+ * headers, no /proc).
  * SPDX-License-Identifier: MIT
  */
+#include "config.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ext.h"
@@ -567,6 +579,17 @@ static void patch_machine(const char *path, uint16_t machine)
 	fclose(f);
 }
 
+/* set byte @at of a file */
+static void patch_byte(const char *path, long at, unsigned char value)
+{
+	FILE *f = fopen(path, "r+b");
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, at, SEEK_SET), 0);
+	assert_int_equal(fputc(value, f), value);
+	fclose(f);
+}
+
 static void test_refusals(void **state)
 {
 	char dir[PATH_MAX], path[PATH_MAX], mark[PATH_MAX];
@@ -635,6 +658,13 @@ static void test_refusals(void **state)
 	assert_int_equal(truncate(strcat(strcpy(path, dir), "/cut.so"), 200), 0);
 	assert_int_equal(ext_load(l, "cut", "", "x"), -ENOEXEC);
 	assert_contains(log_text(&lb), "plugin \"cut\" (");
+	assert_contains(log_text(&lb), "): damaged ELF file: ");
+	assert_contains(log_text(&lb), "do not fit the file (200 bytes) - rebuild or reinstall the plugin");
+	/* a file the ELF reader accepts and ld.so does not (e_ident[EI_VERSION]) */
+	put(dir, "fx_all", "oldelf");
+	patch_byte(strcat(strcpy(path, dir), "/oldelf.so"), EI_VERSION, 0);
+	assert_int_equal(ext_load(l, "oldelf", "", "x"), -ENOEXEC);
+	assert_contains(log_text(&lb), "plugin \"oldelf\" (");
 	assert_contains(log_text(&lb), "cannot load: ");
 	ext_loader_free(l);
 	log_close(&lb);
@@ -817,7 +847,10 @@ static void test_echo_to_stderr(void **state)
 	assert_null(strstr(buf, "nosuch"));
 }
 
-/* the ELF reader survives damaged files: random bytes in headers and tables */
+/*
+ * The ELF reader survives damaged files: random bytes in the headers, the
+ * program headers and dynamic tables (the first 2 KB), anywhere; cut files.
+ */
 static void test_peek_damaged(void **state)
 {
 	char dir[PATH_MAX], path[PATH_MAX], why[512];
@@ -825,7 +858,7 @@ static void test_peek_damaged(void **state)
 	unsigned char *img;
 	long len;
 	FILE *f;
-	int i, k, ok = 0, refused = 0, unknown = 0;
+	int i, k, rc, ok = 0, refused = 0;
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
@@ -852,10 +885,10 @@ static void test_peek_damaged(void **state)
 
 		memcpy(bad, img, (size_t)len);
 		for (k = 0; k < 1 + rand() % 8; k++) {
-			/* the ELF header, or anywhere (section headers sit at the end) */
-			long at = rand() % 2 ? rand() % 64 : rand() % len;
+			int where = rand() % 3;
+			long at = where == 0 ? rand() % 64 : where == 1 ? rand() % 2048 : rand() % len;
 
-			bad[at] = (unsigned char)rand();
+			bad[at % len] = (unsigned char)rand();
 		}
 		if (i % 10 == 0)
 			cut = rand() % len;
@@ -864,17 +897,18 @@ static void test_peek_damaged(void **state)
 		assert_int_equal(fwrite(bad, 1, (size_t)cut, f), (size_t)cut);
 		fclose(f);
 		free(bad);
-		switch (ext_descriptor_peek(path, &major, &minor, &size, &flags, why, sizeof(why))) {
-		case 0: ok++; break;
-		case 1: unknown++; break;
-		default: refused++; break;
-		}
+		rc = ext_descriptor_peek(path, &major, &minor, &size, &flags, why, sizeof(why));
+		if (rc > 0)
+			fail_msg("damaged copy %d: peek returned %d: a file is accepted or refused", i, rc);
+		if (rc == 0)
+			ok++;
+		else
+			refused++;
 	}
 	free(img);
-	/* all three outcomes happen, none crashed */
+	/* both outcomes happen, none crashed */
 	assert_true(ok > 0);
 	assert_true(refused > 0);
-	assert_true(unknown > 0);
 }
 
 /* malformed payloads are refused one by one, with a message each */
@@ -1008,6 +1042,274 @@ static void test_permissions(void **state)
 	log_close(&lb);
 }
 
+/* zero the ELF header's section-header fields, as strip --strip-section-headers does */
+static void strip_section_headers(const char *path)
+{
+	ElfW(Ehdr) eh;
+	int fd = open(path, O_RDWR);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
+	eh.e_shoff = 0;
+	eh.e_shnum = 0;
+	eh.e_shstrndx = 0;
+	assert_int_equal(pwrite(fd, &eh, sizeof(eh), 0), sizeof(eh));
+	close(fd);
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * Without section headers the descriptor is found through the dynamic
+ * segment, as ld.so finds symbols: a bad one is refused before any plugin
+ * code runs, a good one loads (GNU and SysV hash tables).
+ */
+static void test_stripped_section_headers(void **state)
+{
+	static const struct {
+		const char *fx;
+		int rc;
+		const char *msg;
+	} cases[] = {
+		{ "fx_major", -ENOEXEC, "): built for SDK 2.0, oprofiled provides 1.0 - rebuild the plugin against SDK 1.x" },
+		{ "fx_major_sysv", -ENOEXEC, "): built for SDK 2.0, oprofiled provides 1.0" },
+		{ "fx_minor", -ENOEXEC, "built for SDK 1.1, oprofiled provides 1.0" },
+		{ "fx_small", -ENOEXEC, "descriptor size is 64 bytes" },
+		{ "fx_flags", -ENOEXEC, "descriptor flags 0x80000000 unknown to SDK 1.0" },
+		{ "fx_nodesc", -ENOEXEC, "does not export the descriptor \"oprofile_ext_v1\"" },
+		{ "fx_mark", 0, NULL },
+		{ "fx_mark_sysv", 0, NULL },
+	};
+	char dir[PATH_MAX], path[PATH_MAX], mark[PATH_MAX];
+	struct logbuf lb;
+	size_t i;
+	int strip, rc;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	snprintf(mark, sizeof(mark), "%s/ctor-mark", dir);
+	setenv("FX_CTOR_MARK", mark, 1);
+	log_open(&lb);
+	for (strip = 0; strip < 2; strip++)
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			put(dir, cases[i].fx, NULL);
+			snprintf(path, sizeof(path), "%s/%s.so", dir, cases[i].fx);
+			if (strip)
+				strip_section_headers(path);
+			unlink(mark);
+			rc = load_one(dir, cases[i].fx, &lb);
+			if (rc != cases[i].rc)
+				fail_msg("%s%s: expected %d, got %d:\n%s", cases[i].fx,
+					 strip ? " (no section headers)" : "", cases[i].rc, rc,
+					 log_text(&lb));
+			if (cases[i].msg)
+				assert_contains(log_text(&lb), cases[i].msg);
+			if (rc && exists(mark))
+				fail_msg("%s%s: its constructor ran before it was refused", cases[i].fx,
+					 strip ? " (no section headers)" : "");
+			if (!rc && !exists(mark))
+				fail_msg("%s: loaded, but its constructor did not run", cases[i].fx);
+		}
+	log_close(&lb);
+	unsetenv("FX_CTOR_MARK");
+}
+
+/*
+ * A file exchanged for another (renameat2 RENAME_EXCHANGE, by a process of
+ * the test) while the loader runs: the loader loads exactly the file it
+ * checked. The other file is an SDK 2.0 plugin whose constructor leaves a
+ * mark: if the check saw fx_all and dlopen the other file, the mark appears.
+ */
+static void test_swap_race(void **state)
+{
+	char dir[PATH_MAX], mark[PATH_MAX];
+	int i, rc, loaded = 0, refused = 0, status;
+	struct logbuf lb;
+	pid_t pid;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_all", NULL);
+	put(dir, "fx_major", "evil");
+	snprintf(mark, sizeof(mark), "%s/ctor-mark", dir);
+	unlink(mark);
+	setenv("FX_CTOR_MARK", mark, 1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		time_t end = time(NULL) + 60;
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+		unsigned long n = 0;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (dfd >= 0 && (n++ & 1023 || time(NULL) < end))
+			if (renameat2(dfd, "fx_all.so", dfd, "evil.so", RENAME_EXCHANGE))
+				_exit(1);
+		_exit(0);
+	}
+	log_open(&lb);
+	for (i = 0; i < 400 && !exists(mark); i++) {
+		rc = load_one(dir, "fx_all", &lb);
+		if (rc == 0) {
+			loaded++;
+		} else {
+			refused++;
+			assert_int_equal(rc, -ENOEXEC);
+			assert_contains(log_text(&lb), "built for SDK 2.0");
+		}
+		log_reset(&lb);
+		assert_int_equal(ext_list_plugins(dir, lb.f), 0);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	log_close(&lb);
+	unsetenv("FX_CTOR_MARK");
+	if (exists(mark))
+		fail_msg("after %d loads, code of a file swapped in after the checks ran", i);
+	/* the swap happened both ways: the loop tested something */
+	assert_true(loaded > 0);
+	assert_true(refused > 0);
+}
+
+/*
+ * Plugins are loaded as /proc/self/fd/N, and ld.so returns an object already
+ * loaded under that name: one that stays loaded after dlclose (-z nodelete)
+ * must not stand in for the next plugin opened on the same fd number.
+ */
+static void test_nodelete_fd_name(void **state)
+{
+	char dir[PATH_MAX];
+	struct logbuf lb;
+	int i;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_nodel", NULL);
+	put(dir, "fx_all", NULL);
+	log_open(&lb);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(load_one(dir, "fx_nodel", &lb), 0);
+		if (load_one(dir, "fx_all", &lb))
+			fail_msg("fx_all after fx_nodel:\n%s", log_text(&lb));
+	}
+	log_reset(&lb);
+	assert_int_equal(ext_list_plugins(dir, lb.f), 0);
+	assert_contains(log_text(&lb), "  fx_all       1.2.3    SDK 1.0");
+	assert_contains(log_text(&lb), "  fx_nodel     1.0      SDK 1.0");
+	log_close(&lb);
+}
+
+/* mkdir @path with @mode (whatever the umask), owned by @uid */
+static void mkdir_owned(const char *path, mode_t mode, uid_t uid)
+{
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chown(path, uid, 0), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/*
+ * As root, every directory from / to the plugin must be root's and
+ * writable by root alone (sshd's StrictModes): below a user's directory, or
+ * a group/other-writable or sticky one, a plugin is refused and none of its
+ * code runs. The rest of the tests run in the build tree, root's 0755 here.
+ */
+static void test_ancestors(void **state)
+{
+	static const struct {
+		mode_t mode;
+		uid_t uid;
+		const char *msg;
+	} cases[] = {
+		{ 0755, 65534, "(above the plugin directory) is owned by uid 65534, but oprofiled runs as root: "
+			       "a root oprofiled loads plugins only through directories that root owns and only root can write" },
+		{ 0775, 0, "(above the plugin directory) is writable by its group (mode 0775): a root oprofiled loads "
+			   "plugins only through directories that root owns and only root can write" },
+		{ 0757, 0, "(above the plugin directory) is writable by everyone (mode 0757)" },
+		{ 01777, 0, "(above the plugin directory) is writable by everyone (mode 1777): a root oprofiled "
+			    "does not load plugins from below a shared directory" },
+	};
+	char top[PATH_MAX], dir[PATH_MAX], mark[PATH_MAX], want[PATH_MAX + 256];
+	struct logbuf lb;
+	size_t i;
+
+	(void)state;
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_ancestors: needs root (the rules of a root loader): skipped\n");
+		skip();
+	}
+	snprintf(mark, sizeof(mark), "%s/ctor-mark", tmp_root);
+	setenv("FX_CTOR_MARK", mark, 1);
+	log_open(&lb);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(top, sizeof(top), "%s/anc%zu", tmp_root, i);
+		mkdir_owned(top, cases[i].mode, cases[i].uid);
+		snprintf(dir, sizeof(dir), "%s/sub", top);
+		mkdir_owned(dir, 0755, 0);
+		snprintf(dir, sizeof(dir), "%s/sub/plugins", top);
+		mkdir_owned(dir, 0755, 0);
+		put(dir, "fx_mark", NULL);
+		unlink(mark);
+		assert_int_equal(load_one(dir, "fx_mark", &lb), -EPERM);
+		snprintf(want, sizeof(want), "plugin \"fx_mark\" (%s/fx_mark.so): directory %s %s", dir,
+			 top, cases[i].msg);
+		assert_contains(log_text(&lb), want);
+		if (exists(mark))
+			fail_msg("%s: the constructor of a refused plugin ran", top);
+		log_reset(&lb);
+		assert_int_equal(ext_list_plugins(dir, lb.f), 0);
+		assert_contains(log_text(&lb), "fx_mark      REFUSED: directory ");
+		if (exists(mark))
+			fail_msg("%s: --list-plugins ran the constructor of a refused plugin", top);
+		/* made safe, the same tree loads */
+		assert_int_equal(chown(top, 0, 0), 0);
+		assert_int_equal(chmod(top, 0755), 0);
+		assert_int_equal(load_one(dir, "fx_mark", &lb), 0);
+		assert_true(exists(mark));
+	}
+	log_close(&lb);
+	unsetenv("FX_CTOR_MARK");
+}
+
+/* plugins are loaded through /proc/self/fd: without /proc, a clear refusal */
+static void test_no_proc(void **state)
+{
+	char dir[PATH_MAX];
+	struct logbuf lb;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_all", NULL);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* a private mount namespace (in a user namespace unless root) with a tmpfs over /proc */
+		if (unshare(CLONE_NEWNS | (geteuid() ? CLONE_NEWUSER : 0)) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("none", "/proc", "tmpfs", 0, NULL))
+			_exit(77);
+		log_open(&lb);
+		if (load_one(dir, "fx_all", &lb) != -ENOENT ||
+		    !strstr(log_text(&lb), "/proc is not mounted (no /proc/self/fd/"))  {
+			fprintf(stderr, "without /proc:\n%s", log_text(&lb));
+			_exit(1);
+		}
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77) {
+		fprintf(stderr, "test_no_proc: cannot mount over /proc in a new namespace: skipped\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* --list-plugins: good ones with version and SDK, refused ones with the reason */
 static void test_list_plugins(void **state)
 {
@@ -1057,6 +1359,11 @@ int main(void)
 		cmocka_unit_test(test_echo_to_stderr),
 		cmocka_unit_test(test_permissions),
 		cmocka_unit_test(test_list_plugins),
+		cmocka_unit_test(test_stripped_section_headers),
+		cmocka_unit_test(test_swap_race),
+		cmocka_unit_test(test_nodelete_fd_name),
+		cmocka_unit_test(test_ancestors),
+		cmocka_unit_test(test_no_proc),
 	};
 
 	return cmocka_run_group_tests_name("ext", tests, group_setup, group_teardown);
