@@ -30,6 +30,7 @@ struct conf_key {
 /* every top-level key oprofiled understands; keep conf/oprofiled.conf in step */
 static const struct conf_key conf_keys[] = {
 	{ "session_dir", K_STR, 0, 0 },
+	{ "session_group", K_STR, 0, 0 },
 	{ "events", K_STRLIST, 0, 0 },
 	{ "separate", K_STRLIST, 0, 0 },
 	{ "plugin_dir", K_STR, 0, 0 },
@@ -306,8 +307,27 @@ static void conf_apply(struct conf_ctx *c, const config_setting_t *s, const stru
 	}
 	}
 
-	if (!strcmp(n, "session_dir"))
-		conf_replace(&o->session_dir, str);
+	if (!strcmp(n, "session_dir")) {
+		/* "" would make the cwd the session: "/" under systemd */
+		if (str && !*str) {
+			conf_msg(c, s, true, "empty directory name - give a directory, or remove "
+					     "the line for the default");
+			free(str);
+		} else {
+			conf_replace(&o->session_dir, str);
+		}
+	} else if (!strcmp(n, "session_group")) {
+		int rc = str ? options_check_group(str) : -ENOMEM;
+
+		if (rc)
+			conf_msg(c, s, true, "\"%s\": %s - give an existing group, or remove the "
+					     "line to keep a root daemon's session private",
+				 str ? str : "", rc == -ENOENT ? "no such group" : strerror(-rc));
+		if (rc)
+			free(str);
+		else
+			conf_replace(&o->session_group, str);
+	}
 	else if (!strcmp(n, "events")) {
 		char where[PATH_MAX + 32];
 

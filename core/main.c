@@ -799,8 +799,14 @@ int main(int argc, char **argv)
 		options_free(&d->opts);
 		return 127; /* as a shell says for a command it cannot run */
 	}
-	rc = session_open(&d->sess, d->opts.session_dir, d->opts.append, log_file, err,
-			  sizeof(err));
+	{
+		const struct session_conf sc = { .dir = d->opts.session_dir,
+						 .append = d->opts.append,
+						 .log_file = log_file,
+						 .group = d->opts.session_group };
+
+		rc = session_open_conf(&d->sess, &sc, err, sizeof(err));
+	}
 	if (rc) {
 		fprintf(stderr, "oprofiled: %s\n", err);
 		options_free(&d->opts);

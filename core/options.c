@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ enum {
 	OPT_APPEND,
 	OPT_RING_PAGES,
 	OPT_RECORD,
+	OPT_RECORD_OVERWRITE,
 	OPT_REPLAY,
 	OPT_PROC_ROOT,
 	OPT_CPU_TYPE,
@@ -56,11 +58,13 @@ enum {
 	OPT_MAX_OPEN_FILES,
 	OPT_ROTATE,
 	OPT_ROTATE_KEEP,
+	OPT_SESSION_GROUP,
 	OPT_VERSION,
 };
 
 static const struct option opt_long[] = {
 	{ "session-dir", required_argument, NULL, OPT_SESSION_DIR },
+	{ "session-group", required_argument, NULL, OPT_SESSION_GROUP },
 	{ "events", required_argument, NULL, 'e' },
 	{ "separate", required_argument, NULL, OPT_SEPARATE },
 	{ "ext-feature", required_argument, NULL, OPT_EXT_FEATURE },
@@ -75,6 +79,7 @@ static const struct option opt_long[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "system-wide", no_argument, NULL, 'a' },
 	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "record-overwrite", no_argument, NULL, OPT_RECORD_OVERWRITE },
 	{ "replay", required_argument, NULL, OPT_REPLAY },
 	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 	{ "cpu-type", required_argument, NULL, OPT_CPU_TYPE },
@@ -106,6 +111,8 @@ static const char opt_usage[] =
 	"\n"
 	"  --session-dir=DIR        where samples go (default ./oprofile_data, or\n"
 	"                           /var/lib/oprofile with --system-wide)\n"
+	"  --session-group=GROUP    share the session with GROUP (directories 02750,\n"
+	"                           files 0640); else a root daemon's is private (0700/0600)\n"
 	"  -e, --events=EV,...      NAME:count[:unitmask[:kernel[:user]]] (default: the model's)\n"
 	"  --separate=LIST          none,lib,kernel,thread,cpu,all (comma list)\n"
 	"  --ext-feature=NAME[:ARGS]  load plugin NAME with ARGS (repeatable)\n"
@@ -119,7 +126,8 @@ static const char opt_usage[] =
 	"  --ring-pages=N           data pages per per-CPU ring (power of two)\n"
 	"  -p, --pid=PID[,PID...]   profile running processes\n"
 	"  -a, --system-wide        profile every process\n"
-	"  --record=FILE            also record the perf record stream to FILE\n"
+	"  --record=FILE            also record the perf record stream to FILE (a new file)\n"
+	"  --record-overwrite       with --record: replace FILE if it is a regular file\n"
 	"  --replay=FILE            process a recorded stream instead of the kernel's\n"
 	"  --proc-root=DIR          read process information below DIR (tests)\n"
 	"  --cpu-type=NAME          force the OProfile cpu type\n"
@@ -135,6 +143,20 @@ static const char opt_usage[] =
 	"  --check-config           print the effective configuration and exit\n"
 	"  -h, --help               this text\n"
 	"  --version                print the version\n";
+
+int options_check_group(const char *name)
+{
+	struct group gr, *res = NULL;
+	char buf[4096];
+	int rc;
+
+	if (!*name)
+		return -ENOENT;
+	rc = getgrnam_r(name, &gr, buf, sizeof(buf), &res);
+	if (rc)
+		return -rc;
+	return res ? 0 : -ENOENT;
+}
 
 static void opt_err(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -483,6 +505,15 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			}
 			rc = opt_strdup(&o->session_dir, arg);
 			break;
+		case OPT_SESSION_GROUP:
+			rc = options_check_group(arg);
+			if (rc) {
+				opt_err(err, "--session-group=%s: %s - give an existing group", arg,
+					rc == -ENOENT ? "no such group" : strerror(-rc));
+				return -EINVAL;
+			}
+			rc = opt_strdup(&o->session_group, arg);
+			break;
 		case 'e':
 			rc = opt_strdup(&o->events_spec, arg);
 			free(o->events_origin);
@@ -561,6 +592,9 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			break;
 		case OPT_RECORD:
 			rc = opt_strdup(&o->record_file, arg);
+			break;
+		case OPT_RECORD_OVERWRITE:
+			o->record_overwrite = true;
 			break;
 		case OPT_REPLAY:
 			rc = opt_strdup(&o->replay_file, arg);
@@ -676,6 +710,10 @@ static int opt_finish(struct op_options *o, int argc, char **argv, int cmd_start
 		opt_err(err, "--record and --replay together - choose one");
 		return -EINVAL;
 	}
+	if (o->record_overwrite && !o->record_file) {
+		opt_err(err, "--record-overwrite without --record - give --record=FILE too");
+		return -EINVAL;
+	}
 
 	if (!o->plugin_dir) {
 		env = getenv("OP_PLUGIN_DIR");
@@ -740,6 +778,7 @@ void options_free(struct op_options *o)
 	if (!o)
 		return;
 	free(o->session_dir);
+	free(o->session_group);
 	free(o->config_file);
 	free(o->plugin_dir);
 	free(o->events_spec);
@@ -821,10 +860,13 @@ void options_print(const struct op_options *o, FILE *out)
 		fputc('\n', out);
 	}
 	if (o->record_file)
-		fprintf(out, "# record: %s\n", o->record_file);
+		fprintf(out, "# record: %s%s\n", o->record_file,
+			o->record_overwrite ? " (replacing an existing file)" : "");
 	if (o->replay_file)
 		fprintf(out, "# replay: %s\n", o->replay_file);
 	opt_print_str(out, "session_dir", o->session_dir);
+	if (o->session_group)
+		opt_print_str(out, "session_group", o->session_group);
 	if (o->events_spec)
 		opt_print_str(out, "events", o->events_spec);
 	else

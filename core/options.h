@@ -34,6 +34,7 @@ enum op_mode { OP_MODE_LAUNCH, OP_MODE_PID, OP_MODE_SYSTEM, OP_MODE_REPLAY };
 struct op_options {
 	enum op_mode mode;
 	char *session_dir;        /* --session-dir */
+	char *session_group;      /* --session-group: share the session with it (NULL: private) */
 	char *config_file;        /* --config (NULL: none/default) */
 	char *plugin_dir;         /* --plugin-dir > config > $OP_PLUGIN_DIR > configure default */
 	char *events_spec;        /* --events=NAME:count[:um[:k[:u]]],... (NULL: default) */
@@ -50,6 +51,7 @@ struct op_options {
 	size_t nr_pids;
 	char **command;           /* launch mode: argv after "--" */
 	char *record_file;        /* --record */
+	bool record_overwrite;    /* --record-overwrite: replace an existing regular file */
 	char *replay_file;        /* --replay */
 	char *proc_root;          /* --proc-root (tests), default "/proc" */
 	char *cpu_type;           /* --cpu-type override */

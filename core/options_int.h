@@ -22,5 +22,7 @@ int options_set_image(struct op_options *o, const char *s);
  */
 int options_add_feature(struct op_options *o, const char *name, const char *args,
 			const char *origin, bool replace);
+/* session_group @name names a group of this system: 0, -ENOENT or -errno. */
+int options_check_group(const char *name);
 
 #endif /* OP_CORE_OPTIONS_INT_H */

@@ -597,7 +597,8 @@ static void write_events(struct perf_session *s)
 	}
 }
 
-int perf_record_to(struct perf_session *s, const char *path, char *err, size_t err_len)
+int perf_record_to(struct perf_session *s, const char *path, unsigned flags, char *err,
+		   size_t err_len)
 {
 	int ret = queue_ready(s);
 
@@ -605,7 +606,7 @@ int perf_record_to(struct perf_session *s, const char *path, char *err, size_t e
 		snprintf(err, err_len, "sample path: merge queue: %s", strerror(-ret));
 		return ret;
 	}
-	ret = replay_writer_open(&s->rec, path, s->q_bytes, s->q_entries, err, err_len);
+	ret = replay_writer_create(&s->rec, path, flags, s->q_bytes, s->q_entries, err, err_len);
 	if (ret)
 		return ret;
 	write_events(s);
@@ -1399,7 +1400,8 @@ int perf_open(struct perf_session **out, const struct perf_config *cfg, char *er
 		goto out_free;
 	}
 	if (o->record_file) {
-		ret = perf_record_to(s, o->record_file, err, err_len);
+		ret = perf_record_to(s, o->record_file, o->record_overwrite ? REPLAY_OVERWRITE : 0, err,
+				     err_len);
 		if (ret)
 			goto out_free;
 	}

@@ -190,8 +190,12 @@ int perf_add_synth(struct perf_session *s, const void *recs, size_t len);
  * (data_tail) at the end of the round.
  */
 int perf_round(struct perf_session *s);
-/* Start writing a record file now (perf_open does it for opts->record_file). */
-int perf_record_to(struct perf_session *s, const char *path, char *err, size_t err_len);
+/*
+ * Start writing a record file now (perf_open does it for opts->record_file).
+ * @flags: replay_writer_create's (REPLAY_OVERWRITE for --record-overwrite).
+ */
+int perf_record_to(struct perf_session *s, const char *path, unsigned flags, char *err,
+		   size_t err_len);
 /* Replay a file through this session (perf_open does it in OP_MODE_REPLAY). */
 int perf_replay_file(struct perf_session *s, const char *path, char *err, size_t err_len);
 /* The decoder (its trailer layout is what synthesized records must use). */

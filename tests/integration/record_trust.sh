@@ -5,7 +5,8 @@
 # followed (its target keeps its content), a fresh name records. As root
 # (else skipped with a note): a directory every user can write (1777, as
 # /tmp) is refused for the record file, with or without a symlink planted
-# in it. The writer's --record-overwrite cases: tests/unit/test_replay.c.
+# in it. --record-overwrite replaces a regular file with a new one (a hard
+# link keeps the old content); the writer's cases: tests/unit/test_replay.c.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -67,7 +68,16 @@ intact symlink-overwrite "$W/target" precious
 grep -q -- "--record-overwrite without --record" err0 && ok ||
 	{ bad "--record-overwrite without --record: message"; cat err0; }
 
-# 5. root: never into a directory every user can write. The symlink stands
+# 5. --record-overwrite replaces an existing regular file by a new one: the
+# recording is complete, and a hard link to the old file keeps "keep"
+ln "$W/old.oprec" "$W/old.hardlink"
+rec "$W/old.oprec" --record-overwrite && ok ||
+	{ bad "--record-overwrite over an existing file"; cat "err$n"; }
+[ "$(wc -c < "$W/old.oprec")" -gt 64 ] && ok ||
+	bad "--record-overwrite: $W/old.oprec holds no recording ($(wc -c < "$W/old.oprec") bytes)"
+intact overwrite-hardlink "$W/old.hardlink" keep
+
+# 6. root: never into a directory every user can write. The symlink stands
 # in for a user's (planted by root: followed whatever fs.protected_symlinks)
 if [ "$(id -u)" = 0 ]; then
 	T=$W/sticky

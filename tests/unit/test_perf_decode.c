@@ -887,7 +887,7 @@ static void live_run(const char *path, struct collect *c, struct perf_stats *st)
 		fake_ring_seek(&f[i], 5 * f[i].size - 24);
 		perf_attach_ring(s, f[i].mem, FAKE_PAGE, f[i].size);
 	}
-	assert_int_equal(perf_record_to(s, path, err, sizeof(err)), 0);
+	assert_int_equal(perf_record_to(s, path, 0, err, sizeof(err)), 0);
 	n = mk_comm(&r, 1, "init", false, 0);
 	assert_int_equal(perf_add_synth(s, r.b, n), 0);
 	test_now = 0;
