@@ -24,3 +24,4 @@ bin_PROGRAMS += tools/opcontrol
 tools_opcontrol_SOURCES = tools/opcontrol.c
 tools_opcontrol_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 tools_opcontrol_LDADD = $(LIBCONFIG_LIBS)
+EXTRA_DIST += tools/opcount.md

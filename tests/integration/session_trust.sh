@@ -193,6 +193,24 @@ run tighten --session-dir="$P" --events=TIMER:250000 -- "$HOT" 10 || bad "tighte
 grep -q "session directory $P was mode 0755: now 0700" "$P/samples/oprofiled.log" && ok ||
 	{ bad "no log line on the tightened session"; tail "$P/samples/oprofiled.log"; }
 
+# 7. session_group shares a root session with one group: directories 02750,
+# files 0640, all of that group; a member reads it, another user does not
+G=$W/grouped
+run grouped --session-dir="$G" --session-group="$OP_USER" --events=TIMER:250000 -- "$DD" \
+	if=/dev/zero of=/dev/null bs=512 count=100000 || { bad "grouped: exit $?"; cat grouped.err; }
+find "$G" -type d ! -perm 2750 > gdirs.open
+find "$G" -type f ! -perm 0640 ! -name lock > gfiles.open
+find "$G" ! -group "$OP_USER" > gforeign
+[ -s "$G/samples/current/stats/kallsyms" ] && [ ! -s gdirs.open ] && ok ||
+	{ bad "session_group: directories not 02750:"; xargs ls -ld < gdirs.open; }
+[ ! -s gfiles.open ] && ok || { bad "session_group: files not 0640:"; xargs ls -l < gfiles.open; }
+[ ! -s gforeign ] && ok || { bad "session_group: entries not of group $OP_USER:"; head gforeign; }
+if op_as_user cat "$G/samples/current/stats/kallsyms" > /dev/null 2>&1; then ok
+else bad "session_group: a member of $OP_USER cannot read the shared kallsyms snapshot"; fi
+if setpriv --reuid=65534 --regid=65534 --clear-groups -- ls "$G/samples" > /dev/null 2>&1; then
+	bad "session_group: a user outside the group lists the session"
+else ok; fi
+
 echo "$npass checks passed, $fail failed"
 if [ $fail -eq 0 ]; then
 	echo "PASS: session_trust.sh"
