@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "odb.h"
 #include "op_header.h"
 #include "op_mangle.h"
 
@@ -150,9 +151,13 @@ const char *symtab_strdup(struct rpt_symtab *t, const char *s);
 /* Sort, drop duplicates, bound each symbol by the next (or @limit if non-zero). */
 void symtab_finish(struct rpt_symtab *t);
 
-/* opreport_ksyms.c: kallsyms snapshot and /tmp/perf-PID.map. 0 or -errno. */
-int ksym_load_kernel(struct rpt_symtab *t, const char *kallsyms, const char *module,
-		     const char *modules_file, char *err, size_t err_len);
+/*
+ * opreport_ksyms.c: kallsyms snapshot and /tmp/perf-PID.map. 0 or -errno.
+ * ksym_load_kernel reads the snapshot from @fd and the module list from
+ * @modules_fd (-1: none); it closes both. @kallsyms names @fd in messages.
+ */
+int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const char *module,
+		     int modules_fd, char *err, size_t err_len);
 int ksym_load_perfmap(struct rpt_symtab *t, const char *map, uint64_t anon_start, char *err,
 		      size_t err_len);
 
@@ -206,8 +211,22 @@ struct rpt_group {
 	uint64_t *total;      /* per class */
 };
 
+/* A call-graph arc file found by the session walk */
+struct rpt_cgfile {
+	char *path;           /* full path */
+	size_t rel;           /* offset of the part relative to its session directory */
+};
+
 struct rpt_profile {
 	char *session_dir;
+	char *samples_root;   /* <session>/samples; set by rs_load */
+	int samples_fd;       /* open on it (-1 before), never through a symbolic link */
+	char *dcache;         /* the last directory opened below samples/ (rs_odb_open) */
+	int dcache_fd;
+	bool no_openat2;      /* openat2() refused: directories opened component by component */
+	struct strlist warned; /* entries and perf maps already warned about */
+	struct rpt_cgfile *cg_files;
+	size_t ncg_files;
 	char *samples_dir;    /* <session>/samples/<first selected session> */
 	char **session_names;
 	size_t nsessions;
@@ -247,8 +266,28 @@ const char *rs_image_refused(const struct op_image_name *n);
  */
 void rs_refuse_names(const char *path, struct op_parsed_name *pn);
 int rs_find_session(const char *opt_dir, char **out, char *err, size_t err_len);
+/*
+ * Walk the selected sessions below <session>/samples: no symbolic link is
+ * followed below the session directory itself; links, FIFOs, sockets,
+ * devices and directories nested deeper than any sample-file name are
+ * skipped with a warning naming them (and counted in nskipped).
+ */
 int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t err_len);
-void rs_warn_stats(const struct rpt_profile *p);
+/*
+ * Open @rel, relative to the first selected session directory
+ * ("stats/kallsyms"), never through a symbolic link: a regular file, or a
+ * directory with O_DIRECTORY in @flags; opened O_NONBLOCK (a FIFO is found
+ * without hanging). Returns the fd, -ENOENT quietly, or another -errno after
+ * a warning (once per entry) naming what was found there.
+ */
+int rs_open_session_file(struct rpt_profile *p, const char *rel, int flags);
+/*
+ * odb_open(ODB_RDONLY) of the sample file @path found by the walk, through
+ * directories opened without following a symbolic link (one kept open for
+ * the next file). 0 or -errno with a message in @err, as odb_open.
+ */
+int rs_odb_open(struct rpt_profile *p, odb_t *db, const char *path, char *err, size_t err_len);
+void rs_warn_stats(struct rpt_profile *p);
 void rs_free(struct rpt_profile *p);
 const char *rs_cpu_name(uint32_t cpu_type);
 

@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -255,7 +254,7 @@ static int cgr_read_arcs(struct cgr *g, const char *path, const struct op_parsed
 	int ret;
 
 	memset(&db, 0, sizeof(db));
-	ret = odb_open(&db, AT_FDCWD, path, ODB_RDONLY, err, sizeof(err));
+	ret = rs_odb_open(g->p, &db, path, err, sizeof(err));
 	if (!ret)
 		ret = odb_check(&db, err, sizeof(err));
 	if (ret) {
@@ -288,48 +287,25 @@ static int cgr_read_arcs(struct cgr *g, const char *path, const struct op_parsed
 	return ret;
 }
 
-static int cgr_walk(struct cgr *g, const char *dir, size_t rel_off, int depth)
+/* the arc files the session walk found (no symbolic link followed) */
+static int cgr_read_all_arcs(struct cgr *g)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct op_parsed_name *pn = malloc(sizeof(*pn));
 	int ret = 0;
 
-	if (!d || depth > 256) {
-		if (d)
-			closedir(d);
-		return 0;
-	}
-	while (!ret && (de = readdir(d))) {
-		struct op_parsed_name *pn;
-		struct stat st;
-		char *p;
+	if (!pn)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->p->ncg_files && !ret; i++) {
+		const struct rpt_cgfile *cf = &g->p->cg_files[i];
 
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		/* bad names were already reported by the walk */
+		if (op_parse_name(cf->path + cf->rel, pn, NULL, 0) || !pn->is_cg)
 			continue;
-		if (depth == 0 && (!strcmp(de->d_name, "stats") || !strcmp(de->d_name, CGS_DIR)))
-			continue;
-		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
-			ret = -ENOMEM;
-			break;
-		}
-		if (lstat(p, &st)) {
-			free(p);
-			continue;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			ret = cgr_walk(g, p, rel_off, depth + 1);
-		} else if (S_ISREG(st.st_mode) && (pn = malloc(sizeof(*pn)))) {
-			/* bad names were already reported by the flat walk */
-			if (!op_parse_name(p + rel_off, pn, NULL, 0) && pn->is_cg) {
-				rs_refuse_names(p, pn);
-				if (spec_match(&g->o->spec, pn))
-					ret = cgr_read_arcs(g, p, pn);
-			}
-			free(pn);
-		}
-		free(p);
+		rs_refuse_names(cf->path, pn);
+		if (spec_match(&g->o->spec, pn))
+			ret = cgr_read_arcs(g, cf->path, pn);
 	}
-	closedir(d);
+	free(pn);
 	return ret;
 }
 
@@ -400,9 +376,9 @@ static int cgr_load_stacks(struct cgr *g)
 
 	if (asprintf(&path, "%s/" CGS_DIR "/" CGS_FILE, g->p->samples_dir) < 0)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = rs_open_session_file(g->p, CGS_DIR "/" CGS_FILE, O_RDONLY);
 	if (fd < 0)
-		goto out; /* no stacks recorded: arcs only */
+		goto out; /* no stacks recorded (or refused, with a warning): arcs only */
 	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(*h)) {
 		cgr_bad_stack(g, path, "shorter than its header");
 		goto out;
@@ -873,7 +849,7 @@ int cgr_report(FILE *out, struct rpt_profile *p, const struct rpt_opts *o,
 	if (!ret && c->blocks) {
 		ret = cgr_load_self(&g);
 		if (!ret)
-			ret = cgr_walk(&g, p->samples_dir, strlen(p->samples_dir) + 1, 0);
+			ret = cgr_read_all_arcs(&g);
 		if (!ret)
 			cgr_fold_arcs(&g);
 	}

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opreport.h"
 
@@ -33,15 +34,18 @@ static int push(struct rpt_symtab *t, uint64_t addr, uint64_t size, const char *
 	return 0;
 }
 
-/* Base address of @module in a /proc/modules-format file, 0 if unknown. */
-static uint64_t module_base(const char *modules_file, const char *module)
+/* Base address of @module in a /proc/modules-format file (@fd, consumed), 0 if unknown. */
+static uint64_t module_base(int fd, const char *module)
 {
-	FILE *f = modules_file ? fopen(modules_file, "r") : NULL;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char line[1024], name[256], addr[64];
 	uint64_t base = 0;
 
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		/* name size refcount deps state address */
 		if (sscanf(line, "%255s %*s %*s %*s %*s %63s", name, addr) != 2)
@@ -55,10 +59,10 @@ static uint64_t module_base(const char *modules_file, const char *module)
 	return base;
 }
 
-int ksym_load_kernel(struct rpt_symtab *t, const char *kallsyms, const char *module,
-		     const char *modules_file, char *err, size_t err_len)
+int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const char *module,
+		     int modules_fd, char *err, size_t err_len)
 {
-	FILE *f = fopen(kallsyms, "r");
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char line[1024];
 	uint64_t start = 0, lowest = UINT64_MAX;
 	bool have_text = false, nonzero = false;
@@ -66,8 +70,12 @@ int ksym_load_kernel(struct rpt_symtab *t, const char *kallsyms, const char *mod
 	int ret = 0;
 
 	if (!f) {
-		ret = -errno;
-		snprintf(err, err_len, "kernel symbols: cannot open %s: %s", kallsyms, strerror(-ret));
+		ret = fd >= 0 ? -errno : -EBADF;
+		if (fd >= 0)
+			close(fd);
+		if (modules_fd >= 0)
+			close(modules_fd);
+		snprintf(err, err_len, "kernel symbols: cannot read %s: %s", kallsyms, strerror(-ret));
 		return ret;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -98,6 +106,11 @@ int ksym_load_kernel(struct rpt_symtab *t, const char *kallsyms, const char *mod
 			break;
 	}
 	fclose(f);
+	if (ret || !module) {
+		if (modules_fd >= 0)
+			close(modules_fd);
+		modules_fd = -1;
+	}
 	if (ret) {
 		snprintf(err, err_len, "kernel symbols: out of memory");
 		return ret;
@@ -105,18 +118,20 @@ int ksym_load_kernel(struct rpt_symtab *t, const char *kallsyms, const char *mod
 	if (bad)
 		txt_warn("%s: %u malformed line(s) ignored (expected \"address type name [module]\")",
 			 kallsyms, bad);
-	if (t->n && !nonzero) {
-		snprintf(err, err_len, "%s: all addresses are zero (snapshot taken without "
-			 "permission to read kernel addresses)", kallsyms);
-		return -EINVAL;
-	}
-	if (module && !t->n) {
+	if ((t->n && !nonzero) || (module && !t->n)) {
+		if (modules_fd >= 0)
+			close(modules_fd);
+		if (!nonzero && t->n) {
+			snprintf(err, err_len, "%s: all addresses are zero (snapshot taken without "
+				 "permission to read kernel addresses)", kallsyms);
+			return -EINVAL;
+		}
 		snprintf(err, err_len, "no symbols of module %s in the kernel symbol snapshot %s", module,
 			 kallsyms);
 		return -ENOENT;
 	}
 	if (module) {
-		start = module_base(modules_file, module);
+		start = module_base(modules_fd, module);
 		if (!start)
 			start = lowest;
 	} else if (!have_text) {

@@ -18,7 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#if defined(SYS_openat2) && __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#define RS_HAVE_OPENAT2 1
+#endif
 
 #include "odb.h"
 #include "op_cpu.h"
@@ -43,10 +49,15 @@ struct rs_file {
 struct rs_walk {
 	struct rs_file *v;
 	size_t n, cap;
+	struct rpt_profile *p;
 	const struct rpt_opts *o;
-	unsigned *nskipped;
 	int err;
 };
+
+/* deeper than any sample-file name oprofiled writes: not walked */
+#define RS_MAX_DEPTH 256
+#define RS_STR_(x) #x
+#define RS_STR(x) RS_STR_(x)
 
 static bool is_dir(const char *p)
 {
@@ -116,7 +127,48 @@ void rs_refuse_names(const char *path, struct op_parsed_name *pn)
 static void skip_file(struct rs_walk *w, const char *path, const char *why)
 {
 	txt_warn("skipping sample file %s: %s", path, why);
-	(*w->nskipped)++;
+	w->p->nskipped++;
+}
+
+/* what an entry that is not a regular file (or directory) is, for a warning */
+static const char *entry_kind(mode_t m)
+{
+	if (S_ISLNK(m))
+		return "a symbolic link, not followed (oprofiled writes none below samples/)";
+	if (S_ISFIFO(m))
+		return "a FIFO, not a regular file";
+	if (S_ISSOCK(m))
+		return "a socket, not a regular file";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device, not a regular file";
+	if (S_ISDIR(m))
+		return "a directory, not a regular file";
+	return "not a regular file";
+}
+
+/* warning about an entry below samples/, once per entry */
+static void skip_entry(struct rpt_profile *p, const char *path, const char *why)
+{
+	if (strlist_has(&p->warned, path))
+		return;
+	strlist_add(&p->warned, path);
+	txt_warn("skipping %s: %s", path, why);
+	p->nskipped++;
+}
+
+static int add_cg_file(struct rpt_profile *p, const char *path, size_t rel_off)
+{
+	struct rpt_cgfile *nv = realloc(p->cg_files, (p->ncg_files + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	p->cg_files = nv;
+	nv[p->ncg_files].path = strdup(path);
+	nv[p->ncg_files].rel = rel_off;
+	if (!nv[p->ncg_files].path)
+		return -ENOMEM;
+	p->ncg_files++;
+	return 0;
 }
 
 static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
@@ -139,7 +191,7 @@ static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
 	if (pn->is_cg) {
 		/* call-graph arc files are for a call-graph report, not this one */
 		free(pn);
-		return 0;
+		return add_cg_file(w->p, path, rel_off);
 	}
 	rs_refuse_names(path, pn);
 	if (w->o->exclude_dependent &&
@@ -171,44 +223,223 @@ static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
 	return f->path ? 0 : -ENOMEM;
 }
 
-/* Recursive walk below @dir; @rel_off: where the session-relative part starts. */
-static int walk(struct rs_walk *w, const char *dir, size_t rel_off, int depth)
+/*
+ * Recursive walk of the directory @dfd (consumed), @dir its path for
+ * messages; @rel_off: where the session-relative part of a path starts.
+ * Entries are looked at with fstatat(AT_SYMLINK_NOFOLLOW) and directories
+ * opened with O_NOFOLLOW relative to their parent: nothing is reached
+ * through a symbolic link, whatever is renamed meanwhile.
+ */
+static int walk(struct rs_walk *w, int dfd, const char *dir, size_t rel_off, int depth)
 {
-	DIR *d = opendir(dir);
+	DIR *d = fdopendir(dfd);
 	struct dirent *de;
 	int ret = 0;
 
 	if (!d) {
 		txt_warn("cannot read directory %s: %s", dir, strerror(errno));
-		return 0;
-	}
-	if (depth > 256) {
-		closedir(d);
+		close(dfd);
 		return 0;
 	}
 	while (!ret && (de = readdir(d))) {
-		char *p;
 		struct stat st;
+		char *p;
+		int nfd;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		/* stats/ holds counters, callgraph/ whole stacks: not sample files */
 		if (depth == 0 && (!strcmp(de->d_name, "stats") || !strcmp(de->d_name, "callgraph")))
 			continue;
-		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
-			return -ENOMEM;
-		if (lstat(p, &st)) {
+		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
 			free(p);
 			continue;
 		}
-		if (S_ISDIR(st.st_mode))
-			ret = walk(w, p, rel_off, depth + 1);
-		else if (S_ISREG(st.st_mode))
+		if (S_ISREG(st.st_mode)) {
 			ret = add_file(w, p, rel_off);
+		} else if (!S_ISDIR(st.st_mode)) {
+			skip_entry(w->p, p, entry_kind(st.st_mode));
+		} else if (depth + 1 > RS_MAX_DEPTH) {
+			skip_entry(w->p, p, "directories nested deeper than " RS_STR(RS_MAX_DEPTH)
+					    " levels, deeper than any sample-file name: not walked");
+		} else {
+			nfd = openat(dirfd(d), de->d_name,
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (nfd >= 0)
+				ret = walk(w, nfd, p, rel_off, depth + 1);
+			else if (errno == ELOOP || errno == ENOTDIR) /* swapped meanwhile */
+				skip_entry(w->p, p, entry_kind(S_IFLNK));
+			else
+				txt_warn("cannot read directory %s: %s", p, strerror(errno));
+		}
 		free(p);
 	}
 	closedir(d);
 	return ret;
+}
+
+/* a "." or ".." or empty component in @rel */
+static bool has_dot_component(const char *rel)
+{
+	for (const char *c = rel;; c += strcspn(c, "/") + 1) {
+		size_t n = strcspn(c, "/");
+
+		if (!n || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return true;
+		if (!c[n])
+			return false;
+	}
+}
+
+/*
+ * The directory @rel (relative to samples/) opened never through a symbolic
+ * link nor above samples/: openat2() with RESOLVE_BENEATH and
+ * RESOLVE_NO_SYMLINKS in one call, else one component at a time with
+ * O_NOFOLLOW. -errno (-ELOOP for a link, -EINVAL for a "." component).
+ */
+static int open_beneath(struct rpt_profile *p, char *rel)
+{
+	int dfd = p->samples_fd;
+	char *comp = rel, *slash;
+
+	if (has_dot_component(rel))
+		return -EINVAL;
+#ifdef RS_HAVE_OPENAT2
+	if (!p->no_openat2) {
+		struct open_how how = {
+			.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		long fd = syscall(SYS_openat2, p->samples_fd, rel, &how, sizeof(how));
+
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != ENOSYS && errno != EPERM)
+			return -errno;
+		p->no_openat2 = true; /* old kernel, or a seccomp filter */
+	}
+#endif
+	for (;;) {
+		int nfd;
+
+		slash = strchr(comp, '/');
+		if (slash)
+			*slash = 0;
+		nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (slash)
+			*slash = '/';
+		if (nfd < 0)
+			nfd = -errno;
+		if (dfd != p->samples_fd)
+			close(dfd);
+		if (nfd < 0 || !slash)
+			return nfd;
+		dfd = nfd;
+		comp = slash + 1;
+	}
+}
+
+/* The directory @rel (@len bytes) below samples/, kept open for the next call: do not close */
+static int open_dir(struct rpt_profile *p, const char *rel, size_t len)
+{
+	char *d;
+	int fd;
+
+	if (p->dcache && strlen(p->dcache) == len && !memcmp(p->dcache, rel, len))
+		return p->dcache_fd;
+	d = strndup(rel, len);
+	if (!d)
+		return -ENOMEM;
+	fd = open_beneath(p, d);
+	if (fd < 0) {
+		free(d);
+		return fd;
+	}
+	if (p->dcache_fd >= 0)
+		close(p->dcache_fd);
+	free(p->dcache);
+	p->dcache = d;
+	p->dcache_fd = fd;
+	return fd;
+}
+
+static const char *dir_error(int rc)
+{
+	return rc == -ELOOP || rc == -ENOTDIR ?
+		       "a directory on its path is a symbolic link (not followed) or not a "
+		       "directory" :
+		       strerror(-rc);
+}
+
+int rs_odb_open(struct rpt_profile *p, odb_t *db, const char *path, char *err, size_t err_len)
+{
+	size_t off = strlen(p->samples_root) + 1;
+	const char *rel = path + off, *base = strrchr(path, '/');
+	int dfd;
+
+	memset(db, 0, sizeof(*db));
+	db->fd = -1;
+	if (strncmp(path, p->samples_root, off - 1) || path[off - 1] != '/' || base < rel) {
+		snprintf(err, err_len, "not below %s", p->samples_root);
+		return -EINVAL;
+	}
+	dfd = open_dir(p, rel, (size_t)(base - rel));
+	if (dfd < 0) {
+		snprintf(err, err_len, "%s", dir_error(dfd));
+		return dfd;
+	}
+	return odb_open(db, dfd, base + 1, ODB_RDONLY, err, err_len);
+}
+
+int rs_open_session_file(struct rpt_profile *p, const char *rel, int flags)
+{
+	const bool want_dir = flags & O_DIRECTORY;
+	char *full = NULL, *path = NULL;
+	const char *base;
+	struct stat st;
+	int dfd, fd;
+
+	if (asprintf(&full, "%s/%s", p->session_names[0], rel) < 0 ||
+	    asprintf(&path, "%s/%s", p->samples_dir, rel) < 0) {
+		free(full);
+		return -ENOMEM;
+	}
+	base = strrchr(full, '/');
+	dfd = open_dir(p, full, (size_t)(base - full));
+	if (dfd < 0) {
+		fd = dfd;
+		if (fd != -ENOENT)
+			skip_entry(p, path, dir_error(fd));
+		goto out;
+	}
+	fd = openat(dfd, base + 1, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		if (fd == -ELOOP)
+			skip_entry(p, path, entry_kind(S_IFLNK));
+		else if (fd == -ENOTDIR && !fstatat(dfd, base + 1, &st, AT_SYMLINK_NOFOLLOW))
+			skip_entry(p, path, entry_kind(st.st_mode));
+		else if (fd != -ENOENT)
+			skip_entry(p, path, strerror(-fd));
+		goto out;
+	}
+	if (fstat(fd, &st)) {
+		skip_entry(p, path, strerror(errno));
+		close(fd);
+		fd = -EIO;
+	} else if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
+		skip_entry(p, path, entry_kind(st.st_mode));
+		close(fd);
+		fd = -EINVAL;
+	}
+out:
+	free(full);
+	free(path);
+	return fd;
 }
 
 static int32_t axis_value(const struct op_parsed_name *pn, int ax)
@@ -516,7 +747,7 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 	int ret;
 
 	memset(&db, 0, sizeof(db));
-	ret = odb_open(&db, AT_FDCWD, f->path, ODB_RDONLY, err, sizeof(err));
+	ret = rs_odb_open(p, &db, f->path, err, sizeof(err));
 	if (!ret)
 		ret = odb_check(&db, err, sizeof(err));
 	if (ret) {
@@ -582,65 +813,108 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * Open <session>/samples (the session directory as named, but no symbolic
+ * link below it) and list the session directories the spec selects.
+ */
+static int open_samples(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t err_len)
+{
+	struct dirent *de;
+	DIR *d;
+	int sfd, dfd, ret = 0;
+
+	sfd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sfd >= 0) {
+		p->samples_fd = openat(sfd, "samples", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		ret = p->samples_fd < 0 ? -errno : 0;
+		close(sfd);
+	} else {
+		ret = -errno;
+	}
+	if (ret) {
+		snprintf(err, err_len, "no samples in session %s: %s: %s", p->session_dir,
+			 p->samples_root,
+			 ret == -ELOOP ? "a symbolic link (not followed)" : strerror(-ret));
+		return -ENOENT;
+	}
+	dfd = dup(p->samples_fd);
+	d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		ret = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		snprintf(err, err_len, "no samples in session %s: %s: %s", p->session_dir,
+			 p->samples_root, strerror(-ret));
+		return -ENOENT;
+	}
+	while (!ret && (de = readdir(d))) {
+		struct stat st;
+		char *sd;
+
+		if (de->d_name[0] == '.' || !spec_match_session(&o->spec, de->d_name) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			ret = add_session_dir(p, de->d_name);
+		} else if (S_ISLNK(st.st_mode)) {
+			if (asprintf(&sd, "%s/%s", p->samples_root, de->d_name) < 0) {
+				ret = -ENOMEM;
+				break;
+			}
+			skip_entry(p, sd, entry_kind(st.st_mode));
+			free(sd);
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
 int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t err_len)
 {
-	struct rs_walk w = { .o = o, .nskipped = &p->nskipped };
-	char *samples = NULL;
-	DIR *d;
-	struct dirent *de;
+	struct rs_walk w = { .o = o, .p = p };
 	bool have_hdr = false;
 	size_t nsel = 0;
 	int ret = 0;
 
 	p->axis = -1;
-	if (asprintf(&samples, "%s/samples", p->session_dir) < 0)
+	p->samples_fd = p->dcache_fd = -1;
+	if (asprintf(&p->samples_root, "%s/samples", p->session_dir) < 0) {
+		p->samples_root = NULL;
 		return -ENOMEM;
-	d = opendir(samples);
-	if (!d) {
-		snprintf(err, err_len, "no samples in session %s: %s: %s", p->session_dir, samples,
-			 strerror(errno));
-		free(samples);
-		return -ENOENT;
 	}
-	while ((de = readdir(d))) {
-		char *sd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (asprintf(&sd, "%s/%s", samples, de->d_name) < 0) {
-			ret = -ENOMEM;
-			break;
-		}
-		if (is_dir(sd) && spec_match_session(&o->spec, de->d_name))
-			ret = add_session_dir(p, de->d_name);
-		free(sd);
-		if (ret)
-			break;
-	}
-	closedir(d);
+	ret = open_samples(p, o, err, err_len);
 	if (ret)
 		goto out;
 	if (!p->nsessions) {
-		snprintf(err, err_len, "no samples: %s has no %s session directory%s", samples,
-			 o->spec.session.n ? "matching" : "\"current\"",
+		snprintf(err, err_len, "no samples: %s has no %s session directory%s",
+			 p->samples_root, o->spec.session.n ? "matching" : "\"current\"",
 			 o->spec.session.n ? " (check the session: specification)" :
 					     " (profile something first)");
 		ret = -ENOENT;
 		goto out;
 	}
 	qsort(p->session_names, p->nsessions, sizeof(char *), name_cmp);
-	if (asprintf(&p->samples_dir, "%s/%s", samples, p->session_names[0]) < 0) {
+	if (asprintf(&p->samples_dir, "%s/%s", p->samples_root, p->session_names[0]) < 0) {
+		p->samples_dir = NULL;
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < p->nsessions && !ret; i++) {
 		char *sd;
+		int fd;
 
-		if (asprintf(&sd, "%s/%s", samples, p->session_names[i]) < 0) {
+		if (asprintf(&sd, "%s/%s", p->samples_root, p->session_names[i]) < 0) {
 			ret = -ENOMEM;
 			break;
 		}
-		ret = walk(&w, sd, strlen(sd) + 1, 0);
+		fd = openat(p->samples_fd, p->session_names[i],
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			ret = walk(&w, fd, sd, strlen(sd) + 1, 0);
+		else /* replaced since it was listed */
+			skip_entry(p, sd, errno == ELOOP || errno == ENOTDIR ?
+						  entry_kind(S_IFLNK) :
+						  strerror(errno));
 		free(sd);
 	}
 	if (ret)
@@ -715,78 +989,104 @@ out:
 		free(w.v[i].pn);
 	}
 	free(w.v);
-	free(samples);
 	return ret;
 }
 
-static uint64_t read_u64_file(const char *path, bool *ok)
+/* the number in the counter file @rel below the session (0 if missing or refused) */
+static uint64_t read_u64_file(struct rpt_profile *p, const char *rel)
 {
-	FILE *f = fopen(path, "r");
+	int fd = rs_open_session_file(p, rel, O_RDONLY);
 	unsigned long long v = 0;
+	FILE *f;
 
-	*ok = false;
-	if (!f)
+	if (fd < 0)
 		return 0;
-	if (fscanf(f, "%llu", &v) == 1)
-		*ok = true;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return 0;
+	}
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
 	fclose(f);
 	return v;
 }
 
-void rs_warn_stats(const struct rpt_profile *p)
+/* does the directory @rel below the session hold an entry? */
+static bool dir_has_entries(struct rpt_profile *p, const char *rel)
 {
-	char *stats, *path;
-	DIR *d;
+	int fd = rs_open_session_file(p, rel, O_RDONLY | O_DIRECTORY);
 	struct dirent *de;
-	uint64_t lost = 0, total = 0;
-	bool ok;
+	bool any = false;
+	DIR *d;
 
-	if (asprintf(&stats, "%s/stats", p->samples_dir) < 0)
-		return;
-	d = opendir(stats);
-	if (d) {
-		while ((de = readdir(d))) {
-			if (strncmp(de->d_name, "lost_", 5) &&
-			    strcmp(de->d_name, "total_samples"))
-				continue;
-			if (asprintf(&path, "%s/%s", stats, de->d_name) < 0)
-				break;
-			if (!strcmp(de->d_name, "total_samples"))
-				total = read_u64_file(path, &ok);
-			else
-				lost += read_u64_file(path, &ok);
-			free(path);
-		}
-		closedir(d);
+	if (fd < 0)
+		return false;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return false;
 	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			any = true;
+	closedir(d);
+	return any;
+}
+
+void rs_warn_stats(struct rpt_profile *p)
+{
+	uint64_t lost = 0, total = 0;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0;
+	DIR *d;
+	int fd;
+
+	/* the counters' names first: reading them moves the directory cache */
+	fd = rs_open_session_file(p, "stats", O_RDONLY | O_DIRECTORY);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (fd >= 0 && !d)
+		close(fd);
+	while (d && (de = readdir(d))) {
+		char **nv;
+
+		if (strncmp(de->d_name, "lost_", 5) && strcmp(de->d_name, "total_samples"))
+			continue;
+		nv = realloc(names, (n + 1) * sizeof(*nv));
+		if (!nv)
+			break;
+		names = nv;
+		if (asprintf(&names[n], "stats/%s", de->d_name) < 0)
+			break;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(names[i], "stats/total_samples"))
+			total = read_u64_file(p, names[i]);
+		else
+			lost += read_u64_file(p, names[i]);
+		free(names[i]);
+	}
+	free(names);
 	/* more than 0.01 % lost */
 	if (lost && (!total || lost * 10000 > total)) {
 		txt_msg("", "WARNING: Lost samples detected! %" PRIu64 " of %" PRIu64
 			" samples were lost (more than 0.01 %%).",
 			lost, total + lost);
-		txt_msg("", "See %s/samples/oprofiled.log and %s for details.", p->session_dir, stats);
+		txt_msg("", "See %s/samples/oprofiled.log and %s/stats for details.",
+			p->session_dir, p->samples_dir);
 	}
-	if (asprintf(&path, "%s/throttled", stats) >= 0) {
-		d = opendir(path);
-		if (d) {
-			bool any = false;
-
-			while ((de = readdir(d)))
-				if (de->d_name[0] != '.')
-					any = true;
-			closedir(d);
-			if (any) {
-				fputs("WARNING! Some of the events were throttled: the kernel lowered "
-				      "their sample rate\nbecause the initial rate caused too many "
-				      "interrupts. Use a lower sampling frequency\n",
-				      stderr);
-				txt_msg("", "(a larger count). The throttled events are listed in %s.",
-					path);
-			}
-		}
-		free(path);
+	if (dir_has_entries(p, "stats/throttled")) {
+		fputs("WARNING! Some of the events were throttled: the kernel lowered their sample "
+		      "rate\nbecause the initial rate caused too many interrupts. Use a lower "
+		      "sampling frequency\n",
+		      stderr);
+		txt_msg("", "(a larger count). The throttled events are listed in %s/stats/throttled.",
+			p->samples_dir);
 	}
-	free(stats);
 }
 
 void rs_free(struct rpt_profile *p)
@@ -814,6 +1114,18 @@ void rs_free(struct rpt_profile *p)
 	free(p->global_total);
 	free(p->samples_dir);
 	free(p->session_dir);
+	if (p->samples_root) { /* rs_load ran: the fds are set */
+		if (p->samples_fd >= 0)
+			close(p->samples_fd);
+		if (p->dcache_fd >= 0)
+			close(p->dcache_fd);
+	}
+	free(p->samples_root);
+	free(p->dcache);
+	strlist_free(&p->warned);
+	for (size_t i = 0; i < p->ncg_files; i++)
+		free(p->cg_files[i].path);
+	free(p->cg_files);
 }
 
 const char *rs_cpu_name(uint32_t cpu_type)

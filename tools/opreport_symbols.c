@@ -8,11 +8,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "opreport.h"
 
@@ -123,7 +125,7 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 {
 	char err[1024] = "";
 	int ret = -ENOENT;
-	char *kallsyms = NULL, *modules = NULL, *map = NULL;
+	char *kallsyms = NULL, *map = NULL;
 
 	img->syms_loaded = true;
 	if (img->is_kernel) {
@@ -138,14 +140,20 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 		 * Kernel images given by path ({root}/boot/vmlinux, /proc/kallsyms)
 		 * use the session's snapshot too: the keys are pc - _text either way.
 		 */
-		if (asprintf(&kallsyms, "%s/stats/kallsyms", p->samples_dir) < 0 ||
-		    asprintf(&modules, "%s/stats/modules", p->samples_dir) < 0)
+		int fd = rs_open_session_file(p, "stats/kallsyms", O_RDONLY);
+
+		if (asprintf(&kallsyms, "%s/stats/kallsyms", p->samples_dir) < 0) {
+			kallsyms = NULL;
+			if (fd >= 0)
+				close(fd);
 			goto out;
-		if (!regular(kallsyms))
+		}
+		if (fd < 0)
 			snprintf(err, sizeof(err), "no kernel symbol snapshot: %s is missing or not a "
 				 "regular file", kallsyms);
 		else
-			ret = ksym_load_kernel(&img->syms, kallsyms, mod, regular(modules) ? modules : NULL,
+			ret = ksym_load_kernel(&img->syms, fd, kallsyms, mod,
+					       mod ? rs_open_session_file(p, "stats/modules", O_RDONLY) : -1,
 					       err, sizeof(err));
 	} else if (img->kind == OP_IMAGE_ANON) {
 		/* without a map, addresses are still shown as anon_start + key */
@@ -185,7 +193,6 @@ out:
 		}
 	}
 	free(kallsyms);
-	free(modules);
 	free(map);
 }
 

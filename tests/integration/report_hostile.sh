@@ -3,7 +3,9 @@
 # hole 7): newlines, terminal escapes, C1 bytes and invalid UTF-8 in image,
 # symbol and source file names come out escaped (one record per line, no
 # byte a terminal acts on; XML stays well formed); a decoded "." or ".."
-# component is never opened (its samples go to "(unknown)").
+# component is never opened (its samples go to "(unknown)"); nothing below
+# samples/ is reached through a symbolic link, and FIFOs, symlinks and
+# over-deep directories are named as skipped.
 # SPDX-License-Identifier: MIT
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
@@ -135,6 +137,60 @@ if command -v strace >/dev/null; then
 	else
 		ok
 	fi
+fi
+
+# ---- symbolic links, FIFOs and deep directories below samples/ ----------------
+cat >"$W/fake.script" <<EOF
+dir${T}fake
+file${T}/opt/fake${T}/opt/fake${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}0x10${T}11
+EOF
+"$MKFIXTURE" "$W/other" <"$W/fake.script" || { echo "report_hostile: mkfixture failed"; exit 1; }
+# samples/current itself a symlink to a directory of fake sample files
+mkdir -p "$W/linked/samples"
+ln -s "$W/other/samples/fake" "$W/linked/samples/current"
+"$OPREPORT" --session-dir="$W/linked" >"$W/linked.out" 2>"$W/linked.err"
+rc=$?
+if [ "$rc" -eq 1 ] && ! grep -q fake "$W/linked.out" &&
+	grep -q "samples/current: .*symbolic link" "$W/linked.err"; then
+	ok
+else
+	bad "linked: samples/current -> elsewhere was walked (rc $rc)"; cat "$W/linked.out" "$W/linked.err"
+fi
+# a symlink, a FIFO and a too deep directory inside a real current
+cat >"$W/tree.script" <<EOF
+dir${T}current
+file${T}/opt/real${T}/opt/real${T}TIMER${T}0${T}0${T}all${T}all${T}all
+s${T}0x10${T}5
+file${T}/opt/real${T}{kern}no-vmlinux${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}1
+s${T}0x100${T}1
+EOF
+"$MKFIXTURE" "$W/tree" <"$W/tree.script" || { echo "report_hostile: mkfixture failed"; exit 1; }
+C=$W/tree/samples/current
+ln -s "$W/other/samples/fake/{root}" "$C/{root}x"
+mkdir -p "$C/{root}/opt/pipe/{dep}/{root}/opt/pipe"
+mkfifo "$C/{root}/opt/pipe/{dep}/{root}/opt/pipe/TIMER.0.0.all.all.all"
+deep=$C/{root}/deep
+i=0
+while [ $i -lt 300 ]; do deep=$deep/d; i=$((i + 1)); done
+mkdir -p "$deep"
+# stats: a symlinked kallsyms and a FIFO counter must not be read
+mkdir -p "$C/stats"
+printf 'ffffffff81000000 T _text\nffffffff81000100 T leaked_symbol\n' >"$W/kallsyms.real"
+ln -s "$W/kallsyms.real" "$C/stats/kallsyms"
+mkfifo "$C/stats/lost_kernel"
+timeout 20 "$OPREPORT" --session-dir="$W/tree" -l >"$W/tree.out" 2>"$W/tree.err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^5 .*real' "$W/tree.out" && ! grep -q -e fake -e leaked "$W/tree.out" &&
+	grep -q "current/{root}x: .*symbolic link" "$W/tree.err" &&
+	grep -q "pipe/TIMER.0.0.all.all.all: .*FIFO" "$W/tree.err" &&
+	grep -q "deep/d/d/.*: .*deeper than" "$W/tree.err" &&
+	grep -q "stats/kallsyms: .*symbolic link" "$W/tree.err" &&
+	grep -q "stats/lost_kernel: .*FIFO" "$W/tree.err"; then
+	ok
+else
+	bad "tree: expected the real samples only and a warning for each of the symlink, FIFO, deep dir, symlinked kallsyms and FIFO counter (rc $rc)"
+	cat "$W/tree.out" "$W/tree.err"
 fi
 
 echo "report_hostile: $npass passed, $fail failed"

@@ -80,6 +80,15 @@ static char *write_tmp(const char *text)
 	return path;
 }
 
+/* @path opened for reading (the loaders take and close an fd) */
+static int rd(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
 static void test_kallsyms(void **state)
 {
 	char *ks = write_tmp("ffffffff81000000 T _text\n"
@@ -95,7 +104,7 @@ static void test_kallsyms(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(ksym_load_kernel(&t, ks, NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(ksym_load_kernel(&t, rd(ks), ks, NULL, -1, err, sizeof(err)), 0);
 	/* keys are pc - _text; data symbols are not text */
 	assert_string_equal(sym_lookup(&t, 0x150)->name, "start_kernel");
 	assert_string_equal(sym_lookup(&t, 0x3ff)->name, "local_fn");
@@ -103,25 +112,27 @@ static void test_kallsyms(void **state)
 	assert_int_equal(sym_lookup(&t, 0x150)->vma, 0xffffffff81000100ull);
 	symtab_free(&t);
 
-	assert_int_equal(ksym_load_kernel(&t, ks, "mymod", mods, err, sizeof(err)), 0);
+	assert_int_equal(ksym_load_kernel(&t, rd(ks), ks, "mymod", rd(mods), err, sizeof(err)), 0);
 	assert_int_equal(t.n, 2);
 	assert_string_equal(sym_lookup(&t, 0x1090)->name, "mod_work"); /* pc - module base */
 	assert_null(sym_lookup(&t, 0x10));
 	symtab_free(&t);
 	/* a module the snapshot does not know: an error naming it */
-	assert_int_equal(ksym_load_kernel(&t, ks, "nosuchmod", mods, err, sizeof(err)), -ENOENT);
+	assert_int_equal(ksym_load_kernel(&t, rd(ks), ks, "nosuchmod", rd(mods), err, sizeof(err)),
+			 -ENOENT);
 	assert_non_null(strstr(err, "nosuchmod"));
 	symtab_free(&t);
 
-	assert_int_equal(ksym_load_kernel(&t, "/nonexistent/kallsyms", NULL, NULL, err, sizeof(err)),
-			 -ENOENT);
+	/* no snapshot to read: an error naming it */
+	assert_int_equal(ksym_load_kernel(&t, -1, "/nonexistent/kallsyms", NULL, -1, err, sizeof(err)),
+			 -EBADF);
 	assert_non_null(strstr(err, "/nonexistent/kallsyms"));
 	unlink(ks);
 	unlink(mods);
 	free(ks);
 	free(mods);
 	ks = write_tmp("0000000000000000 T _text\n0000000000000000 T start_kernel\n");
-	assert_int_equal(ksym_load_kernel(&t, ks, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(ksym_load_kernel(&t, rd(ks), ks, NULL, -1, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "zero"));
 	symtab_free(&t);
 	unlink(ks);
