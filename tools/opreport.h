@@ -158,8 +158,18 @@ void symtab_finish(struct rpt_symtab *t);
  */
 int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const char *module,
 		     int modules_fd, char *err, size_t err_len);
-int ksym_load_perfmap(struct rpt_symtab *t, const char *map, uint64_t anon_start, char *err,
-		      size_t err_len);
+/*
+ * Open the JIT map @map as perf does, a little stricter: never through a
+ * symbolic link (O_NOFOLLOW), a regular file (O_NONBLOCK: a FIFO does not
+ * hang), owned by root or by the user running opreport (the session does
+ * not record the uid of the profiled process); a root-owned map must not be
+ * group or world writable. Returns the fd, -ENOENT (no map, no message), or
+ * -ELOOP / -EINVAL / -EPERM / -errno with the reason in @err.
+ */
+int ksym_open_perfmap(const char *map, char *err, size_t err_len);
+/* Symbols of the perf map read from @fd (closed), named @map in messages. */
+int ksym_load_perfmap(struct rpt_symtab *t, int fd, const char *map, uint64_t anon_start,
+		      char *err, size_t err_len);
 
 /* op_bfd.c: libbfd. 0 or -errno with a message. */
 int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, bool want_lines,

@@ -8,10 +8,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "opreport.h"
@@ -147,15 +149,55 @@ int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const c
 	return 0;
 }
 
-int ksym_load_perfmap(struct rpt_symtab *t, const char *map, uint64_t anon_start, char *err,
-		      size_t err_len)
+int ksym_open_perfmap(const char *map, char *err, size_t err_len)
 {
-	FILE *f = fopen(map, "r");
+	int fd = open(map, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), rc;
+	uid_t me = geteuid();
+	struct stat st;
+
+	if (fd < 0) {
+		rc = -errno;
+		if (rc != -ENOENT)
+			snprintf(err, err_len, "%s",
+				 rc == -ELOOP ? "a symbolic link, not followed" : strerror(-rc));
+		return rc;
+	}
+	if (fstat(fd, &st)) {
+		rc = -errno;
+		snprintf(err, err_len, "%s", strerror(-rc));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		snprintf(err, err_len, "%s",
+			 S_ISFIFO(st.st_mode) ? "a FIFO, not a regular file" : "not a regular file");
+	} else if (st.st_uid && st.st_uid != me) {
+		rc = -EPERM;
+		snprintf(err, err_len,
+			 "owned by uid %u, neither root nor the user running opreport (uid %u)",
+			 (unsigned)st.st_uid, (unsigned)me);
+	} else if (!st.st_uid && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		rc = -EPERM;
+		snprintf(err, err_len, "owned by root but group or world writable (mode %04o)",
+			 (unsigned)(st.st_mode & 07777));
+	} else {
+		return fd;
+	}
+out_close:
+	close(fd);
+	return rc;
+}
+
+int ksym_load_perfmap(struct rpt_symtab *t, int fd, const char *map, uint64_t anon_start,
+		      char *err, size_t err_len)
+{
+	FILE *f = fdopen(fd, "r");
 	char line[4096];
 	int ret = 0;
 
 	if (!f) {
 		ret = -errno;
+		close(fd);
 		snprintf(err, err_len, "%s: %s", map, strerror(-ret));
 		return ret;
 	}

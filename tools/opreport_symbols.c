@@ -161,16 +161,29 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 		/* JIT symbol maps (perf's convention); the directory can be moved for tests */
 		const char *dir = getenv("OPREPORT_PERF_MAP_DIR");
 
-		if (asprintf(&map, "%s/perf-%d.map", dir && *dir ? dir : "/tmp", img->tgid) < 0)
-			goto out;
-		if (!regular(map)) {
-			/* anonymous memory without a JIT map has no symbols, quietly */
-			img->no_syms = true;
+		int fd;
+
+		if (asprintf(&map, "%s/perf-%d.map", dir && *dir ? dir : "/tmp", img->tgid) < 0) {
+			map = NULL;
 			goto out;
 		}
-		ret = ksym_load_perfmap(&img->syms, map, img->hdr.anon_start ? img->hdr.anon_start :
-									       img->start,
-					err, sizeof(err));
+		fd = ksym_open_perfmap(map, err, sizeof(err));
+		if (fd < 0) {
+			/* anonymous memory without a JIT map has no symbols, quietly */
+			img->no_syms = true;
+			if (fd != -ENOENT && !strlist_has(&p->warned, map)) {
+				strlist_add(&p->warned, map);
+				txt_warn("perf map %s: %s: not used, the anonymous memory of tgid %d "
+					 "is reported without its symbols",
+					 map, err, img->tgid);
+				p->nwarnings++;
+			}
+			ret = 0;
+			goto out;
+		}
+		ret = ksym_load_perfmap(&img->syms, fd, map,
+					img->hdr.anon_start ? img->hdr.anon_start : img->start, err,
+					sizeof(err));
 	} else if (img->path[0] != '/') {
 		/* RPT_UNKNOWN_IMAGE: a refused name, already warned about */
 		img->no_syms = true;

@@ -5,7 +5,8 @@
 # byte a terminal acts on; XML stays well formed); a decoded "." or ".."
 # component is never opened (its samples go to "(unknown)"); nothing below
 # samples/ is reached through a symbolic link, and FIFOs, symlinks and
-# over-deep directories are named as skipped.
+# over-deep directories are named as skipped; a perf map that is a symlink
+# or a FIFO is refused with a warning, without hanging.
 # SPDX-License-Identifier: MIT
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
@@ -191,6 +192,30 @@ if [ "$rc" -eq 0 ] && grep -q '^5 .*real' "$W/tree.out" && ! grep -q -e fake -e 
 else
 	bad "tree: expected the real samples only and a warning for each of the symlink, FIFO, deep dir, symlinked kallsyms and FIFO counter (rc $rc)"
 	cat "$W/tree.out" "$W/tree.err"
+fi
+
+# ---- perf maps: a symlink or a FIFO is refused (without hanging) -------------
+cat >"$W/jit.script" <<EOF
+dir${T}current
+file${T}/opt/jit${T}{anon:anon}4301:0x7f3000000000:0x7f3000000fff${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}0${T}0x7f3000000000
+s${T}0x10${T}3
+file${T}/opt/jit${T}{anon:anon}4302:0x7f4000000000:0x7f4000000fff${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}0${T}0x7f4000000000
+s${T}0x10${T}2
+file${T}/opt/jit${T}{anon:anon}4302:0x7f5000000000:0x7f5000000fff${T}TIMER${T}0${T}0${T}all${T}all${T}all${T}4${T}0${T}0x7f5000000000
+s${T}0x10${T}1
+EOF
+"$MKFIXTURE" "$W/jit" <"$W/jit.script" || { echo "report_hostile: mkfixture failed"; exit 1; }
+printf '7f3000000000 100 linked_jit_fn\n' >"$W/jit.map"
+ln -s "$W/jit.map" "$W/maps/perf-4301.map"
+mkfifo "$W/maps/perf-4302.map"
+timeout 20 "$OPREPORT" --session-dir="$W/jit" -l >"$W/jit.out" 2>"$W/jit.err"
+rc=$?
+if [ "$rc" -eq 0 ] && ! grep -q linked_jit_fn "$W/jit.out" &&
+	[ "$(grep -c 'perf-4301.map: .*symbolic link' "$W/jit.err")" -eq 1 ] &&
+	[ "$(grep -c 'perf-4302.map: .*FIFO' "$W/jit.err")" -eq 1 ]; then
+	ok
+else
+	bad "jit: expected each bad perf map refused with one warning (rc $rc)"; cat "$W/jit.out" "$W/jit.err"
 fi
 
 echo "report_hostile: $npass passed, $fail failed"

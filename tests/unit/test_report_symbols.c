@@ -149,13 +149,59 @@ static void test_perfmap(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(ksym_load_perfmap(&t, map, 0x7f0000000000ull, err, sizeof(err)), 0);
+	assert_int_equal(ksym_load_perfmap(&t, rd(map), map, 0x7f0000000000ull, err, sizeof(err)), 0);
 	assert_int_equal(t.n, 2);
 	assert_string_equal(sym_lookup(&t, 0x1010)->name, "jit_fn_a");
 	assert_string_equal(sym_lookup(&t, 0x1050)->name, "Lcom/x/Y;->run()V");
 	assert_null(sym_lookup(&t, 0x1060)); /* size from the map */
 	assert_int_equal(sym_key_vma(&t, 0x1010), 0x7f0000001010ull);
 	symtab_free(&t);
+	unlink(map);
+	free(map);
+}
+
+/* which perf maps are believed: perf's ownership rule, no links, no FIFOs */
+static void test_perfmap_trust(void **state)
+{
+	char *map = write_tmp("7f0000001000 40 jit_fn_a\n");
+	char link[64], fifo[64], err[512];
+	int fd;
+
+	(void)state;
+	/* a map of the user running the test (root: a root-owned 0644 one) */
+	assert_int_equal(chmod(map, 0644), 0);
+	fd = ksym_open_perfmap(map, err, sizeof(err));
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(ksym_open_perfmap("/nonexistent/perf-1.map", err, sizeof(err)), -ENOENT);
+	/* never through a symbolic link */
+	snprintf(link, sizeof(link), "%s.link", map);
+	assert_int_equal(symlink(map, link), 0);
+	assert_int_equal(ksym_open_perfmap(link, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "symbolic link"));
+	unlink(link);
+	/* a FIFO without a writer: refused at once, not waited on */
+	snprintf(fifo, sizeof(fifo), "%s.fifo", map);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	assert_int_equal(ksym_open_perfmap(fifo, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "FIFO"));
+	unlink(fifo);
+	if (geteuid() == 0) {
+		/* root: not a user's map, not a world-writable root one */
+		assert_int_equal(chown(map, 65534, 65534), 0);
+		assert_int_equal(ksym_open_perfmap(map, err, sizeof(err)), -EPERM);
+		assert_non_null(strstr(err, "uid 65534"));
+		assert_int_equal(chown(map, 0, 0), 0);
+		assert_int_equal(chmod(map, 0666), 0);
+		assert_int_equal(ksym_open_perfmap(map, err, sizeof(err)), -EPERM);
+		assert_non_null(strstr(err, "writable"));
+	} else {
+		/* a user's own map, whatever its mode */
+		assert_int_equal(chmod(map, 0666), 0);
+		fd = ksym_open_perfmap(map, err, sizeof(err));
+		assert_true(fd >= 0);
+		close(fd);
+	}
 	unlink(map);
 	free(map);
 }
@@ -251,7 +297,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symtab_bounds), cmocka_unit_test(test_kallsyms),
-		cmocka_unit_test(test_perfmap),       cmocka_unit_test(test_bfd_self),
+		cmocka_unit_test(test_perfmap),       cmocka_unit_test(test_perfmap_trust),
+		cmocka_unit_test(test_bfd_self),
 		cmocka_unit_test(test_demangle),
 	};
 
