@@ -10,9 +10,12 @@
 
 #include <bfd.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "opreport.h"
 
@@ -230,10 +233,27 @@ static void bfd_init_once(void)
 	}
 }
 
+/*
+ * Opened here, O_NONBLOCK and checked on the fd, then given to libbfd: a
+ * FIFO a user swaps in for a binary after the caller's stat() does not hang
+ * opreport (libbfd closes the fd, also when it fails).
+ */
 static bfd *open_object(const char *path, char *err, size_t err_len)
 {
-	bfd *abfd = bfd_openr(path, NULL);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	bfd *abfd;
 
+	if (fd < 0) {
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "%s: not a regular file", path);
+		close(fd);
+		return NULL;
+	}
+	abfd = bfd_fdopenr(path, NULL, fd);
 	if (!abfd) {
 		snprintf(err, err_len, "%s: %s", path, bfd_errmsg(bfd_get_error()));
 		return NULL;

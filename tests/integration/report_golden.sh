@@ -296,7 +296,7 @@ check shared_merged -l --merge=lib session:shared
 check shared_summary session:shared
 if command -v strace >/dev/null; then
 	strace -f -e trace=openat -o "$W/strace.out" "$OPREPORT" --session-dir="$S" -l session:shared >/dev/null 2>&1
-	n=$(grep -c -F "\"$B/libfx.so\", O_RDONLY)" "$W/strace.out")
+	n=$(grep -c -F "\"$B/libfx.so\", O_RDONLY" "$W/strace.out")
 	if [ "$n" -eq 1 ]; then npass=$((npass + 1))
 	else echo "FAIL shared: libfx.so opened $n times (expected once)"; fail=$((fail + 1)); fi
 fi
