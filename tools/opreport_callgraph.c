@@ -324,6 +324,8 @@ static void cgr_fold_arcs(struct cgr *g)
 {
 	size_t o = 0;
 
+	if (!g->narcs)
+		return; /* arcs is NULL: qsort must not see it */
 	qsort(g->arcs, g->narcs, sizeof(*g->arcs), cgr_arc_cmp);
 	for (size_t i = 0; i < g->narcs; i++) {
 		if (o && g->arcs[o - 1].from == g->arcs[i].from &&
