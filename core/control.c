@@ -447,7 +447,8 @@ int control_set_aside(struct control *c, const char *name, bool rotate, char *us
 
 	err[0] = 0;
 	if (rotate) {
-		rc = rotate_stamp_name(c->sess->samples_fd, time(NULL), stamp, sizeof(stamp));
+		rc = rotate_stamp_name(c->sess->samples_fd, time(NULL), &c->rotate_seq, stamp,
+				       sizeof(stamp));
 		if (rc) {
 			snprintf(err, err_len, "no free rotate-* name: %s", strerror(-rc));
 			return rc;

@@ -78,6 +78,7 @@ struct control {
 	unsigned rotate_interval;    /* seconds, 0: off */
 	unsigned rotate_keep;
 	uint64_t next_rotate_ms;     /* CLOCK_MONOTONIC */
+	uint64_t rotate_seq;         /* of the last rotate-* name given (rotate_stamp_name) */
 	struct op_stats before;      /* counters of the sessions already set aside */
 	unsigned nr_saves, nr_resets, nr_rotations, nr_refused, nr_requests;
 	char last_rotation[64];

@@ -1,6 +1,7 @@
 /*
  * rotate.c - moves samples/current aside (save, reset, timed rotation) and
- * keeps the number of rotate-* sessions bounded. Every path is relative to
+ * keeps the number of rotate-* sessions bounded, pruning by a sequence
+ * number in the name (never reused) rather than by the clock. Every path is relative to
  * the samples directory fd and never follows a symlink.
  * SPDX-License-Identifier: MIT
  */
@@ -9,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,28 +168,78 @@ int rotate_keep_snapshot(int samples_fd, const char *from)
 	return rc ? rc : n;
 }
 
-int rotate_stamp_name(int samples_fd, time_t t, char *buf, size_t len)
-{
-	char base[48];
-	struct tm tm;
-	int i;
+/* rotate- + YYYYMMDDTHHMMSSZ + - : then the sequence number */
+#define ROTATE_STAMP_LEN (sizeof(ROTATE_PREFIX) - 1 + 16 + 1)
+#define ROTATE_SEQ_MIN_DIGITS 6
+/* more digits is not a name of ours; 10^12 - 1 leaves no room for overflow */
+#define ROTATE_SEQ_MAX_DIGITS 12
 
-	if (!gmtime_r(&t, &tm))
-		return -EINVAL;
-	strftime(base, sizeof(base), ROTATE_PREFIX "%Y%m%dT%H%M%SZ", &tm);
-	if ((size_t)snprintf(buf, len, "%s", base) >= len)
-		return -ENAMETOOLONG;
-	for (i = 1; rotate_exists(samples_fd, buf); i++) {
-		if (i > 99)
-			return -EEXIST;
-		snprintf(buf, len, "%s-%02d", base, i);
+uint64_t rotate_seq(const char *name)
+{
+	static const char shape[] = "DDDDDDDDTDDDDDDZ-";
+	const char *p;
+	uint64_t v = 0;
+	size_t i;
+
+	if (strncmp(name, ROTATE_PREFIX, strlen(ROTATE_PREFIX)))
+		return 0;
+	p = name + strlen(ROTATE_PREFIX);
+	for (i = 0; shape[i]; i++, p++) {
+		if (shape[i] == 'D' ? (*p < '0' || *p > '9') : *p != shape[i])
+			return 0;
 	}
-	return 0;
+	for (i = 0; p[i]; i++) {
+		if (p[i] < '0' || p[i] > '9' || i == ROTATE_SEQ_MAX_DIGITS)
+			return 0;
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	}
+	return i >= ROTATE_SEQ_MIN_DIGITS ? v : 0;
 }
 
+int rotate_stamp_name(int samples_fd, time_t t, uint64_t *seq, char *buf, size_t len)
+{
+	uint64_t next = *seq;
+	struct tm tm;
+	char **v;
+	size_t n, i;
+	int rc;
+
+	/* four-digit years keep the stamp 16 characters long */
+	if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 1000)
+		return -EINVAL;
+	rc = rotate_list(samples_fd, &v, &n);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++)
+		if (rotate_seq(v[i]) > next)
+			next = rotate_seq(v[i]);
+	rotate_free_list(v, n);
+	if (len < ROTATE_STAMP_LEN + ROTATE_SEQ_MAX_DIGITS + 1)
+		return -ENAMETOOLONG;
+	strftime(buf, len, ROTATE_PREFIX "%Y%m%dT%H%M%SZ-", &tm);
+	/* rotate_list saw directories only: step over any other kind of file */
+	for (i = 0; i < 100; i++) {
+		if (++next >= 1000000000000ull)
+			return -EOVERFLOW;
+		snprintf(buf + ROTATE_STAMP_LEN, len - ROTATE_STAMP_LEN, "%0*" PRIu64,
+			 ROTATE_SEQ_MIN_DIGITS, next);
+		if (!rotate_exists(samples_fd, buf)) {
+			*seq = next;
+			return 0;
+		}
+	}
+	return -EEXIST;
+}
+
+/* oldest first: by sequence number, names without one before, by name */
 static int rotate_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	uint64_t sx = rotate_seq(x), sy = rotate_seq(y);
+
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return strcmp(x, y);
 }
 
 void rotate_free_list(char **names, size_t n)

@@ -1,8 +1,9 @@
 /*
  * rotate.h - setting samples/current aside below <session>/samples: save it
  * under a name, reset it (to samples/previous), timed rotation to
- * rotate-<UTC time> keeping the newest K. Directory work only, on the
- * samples directory fd; the caller closes and syncs the sample files first.
+ * rotate-<UTC time>-<sequence> keeping the newest K. Directory work only,
+ * on the samples directory fd; the caller closes and syncs the sample files
+ * first.
  * SPDX-License-Identifier: MIT
  */
 #ifndef OP_CORE_ROTATE_H
@@ -10,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #define ROTATE_PREFIX "rotate-"
@@ -40,14 +42,25 @@ int rotate_move_current(int samples_fd, const char *name, bool replace, char *er
 int rotate_keep_snapshot(int samples_fd, const char *from);
 
 /*
- * rotate-YYYYMMDDTHHMMSSZ for @t (UTC), with -01, -02, ... appended while
- * that name exists below @samples_fd. 0 or -errno.
+ * rotate-YYYYMMDDTHHMMSSZ-NNNNNN: @t in UTC, then a sequence number (six
+ * digits or more) above *@seq and above every one found below @samples_fd;
+ * *@seq becomes the number used. The caller keeps *@seq for the next call
+ * (0 at start-up), so a name is never given twice, not even once pruning
+ * has removed its directory, and the order of creation is known whatever
+ * the clock did. 0 or -errno.
  */
-int rotate_stamp_name(int samples_fd, time_t t, char *buf, size_t len);
+int rotate_stamp_name(int samples_fd, time_t t, uint64_t *seq, char *buf, size_t len);
 
 /*
- * The rotate-* directories below @samples_fd, oldest first (their names
- * sort by time). *@names is a malloc'd array of malloc'd strings; free with
+ * The sequence number of a rotate_stamp_name() name, or 0 for any other
+ * rotate-* name (an older daemon's rotate-TIME[-NN], or a save by hand).
+ */
+uint64_t rotate_seq(const char *name);
+
+/*
+ * The rotate-* directories below @samples_fd, oldest first: by sequence
+ * number, those without one (older) first and among themselves by name.
+ * *@names is a malloc'd array of malloc'd strings; free with
  * rotate_free_list. 0 or -errno.
  */
 int rotate_list(int samples_fd, char ***names, size_t *n);
