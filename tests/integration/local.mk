@@ -43,6 +43,11 @@ dist_check_SCRIPTS += tests/integration/report_live.sh
 if BUILD_REPORT
 TESTS += tests/integration/report_live.sh
 endif
+# issue 14 hole 7: opreport on hostile names, ".." paths, symlinks below samples/, perf maps
+dist_check_SCRIPTS += tests/integration/report_hostile.sh tests/integration/report_perfmap.sh
+if BUILD_REPORT
+TESTS += tests/integration/report_hostile.sh tests/integration/report_perfmap.sh
+endif
 # core: launch-mode profile of a 3:1 workload, checked through the sample files;
 # event choice and validation (core_events.sh)
 check_PROGRAMS += tests/integration/hot tests/integration/hot_check
@@ -113,3 +118,20 @@ TESTS += tests/integration/churn.sh
 check_PROGRAMS += tests/integration/sp_fixed
 tests_integration_sp_fixed_SOURCES = tests/integration/sp_fixed.c
 EXTRA_DIST += tests/bench/bench_sample_path.sh tests/bench/README.md
+# --- security (issue 14, hole 8): idle, slow and non-reading control clients
+# cannot stop the sampling nor delay SIGTERM
+dist_check_SCRIPTS += tests/integration/control_clients.sh
+TESTS += tests/integration/control_clients.sh
+EXTRA_DIST += tests/integration/ctl_clients.py
+# issue 14 hole 5: root's opcontrol refuses forged locks and control sockets (root only)
+dist_check_SCRIPTS += tests/integration/opcontrol_trust.sh
+TESTS += tests/integration/opcontrol_trust.sh
+# --- security (issue 14, holes 1, 2, 4, 9): what a root oprofiled trusts in a session directory
+dist_check_SCRIPTS += tests/integration/session_trust.sh
+TESTS += tests/integration/session_trust.sh
+# --- build (issue 15 item 18): configure silent beside the core/ build directory
+dist_check_SCRIPTS += tests/integration/configure_quiet.sh
+TESTS += tests/integration/configure_quiet.sh
+# issue 14 hole 6: --record creates its file, never through a symlink
+dist_check_SCRIPTS += tests/integration/record_trust.sh
+TESTS += tests/integration/record_trust.sh

@@ -174,10 +174,20 @@ check_PROGRAMS += tests/unit/test_report_symbols
 TESTS += tests/unit/test_report_symbols
 SANITIZER_TESTS += tests/unit/test_report_symbols
 tests_unit_test_report_symbols_SOURCES = tests/unit/test_report_symbols.c tools/opreport_symbols.c \
-	tools/opreport_ksyms.c tools/opreport_spec.c tools/op_bfd.c
+	tools/opreport_ksyms.c tools/opreport_spec.c tools/opreport_text.c tools/op_bfd.c \
+	tools/opreport_session.c
 tests_unit_test_report_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_unit_test_report_symbols_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -g
-tests_unit_test_report_symbols_LDADD = $(BFD_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_report_symbols_LDADD = lib/libopng.la $(BFD_LIBS) $(CMOCKA_LIBS)
+# issue 14 hole 7: escaping of names in text output, UTF-8 in SVG
+check_PROGRAMS += tests/unit/test_report_text
+TESTS += tests/unit/test_report_text
+SANITIZER_TESTS += tests/unit/test_report_text
+tests_unit_test_report_text_SOURCES = tests/unit/test_report_text.c tools/opreport_text.c \
+	tools/flamegraph.c
+tests_unit_test_report_text_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_test_report_text_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_report_text_LDADD = $(CMOCKA_LIBS)
 endif
 endif
 
@@ -258,4 +268,14 @@ tests_unit_test_rotate_SOURCES = tests/unit/test_rotate.c core/rotate.c core/rot
 tests_unit_test_rotate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_rotate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_rotate_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+endif
+# issue 14 hole 6: the --record writer's file creation (new file, no symlink, overwrite)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_replay
+TESTS += tests/unit/test_replay
+SANITIZER_TESTS += tests/unit/test_replay
+tests_unit_test_replay_SOURCES = tests/unit/test_replay.c
+tests_unit_test_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_replay_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_replay_LDADD = core/libopcore.la $(CMOCKA_LIBS)
 endif
