@@ -1,7 +1,10 @@
 /*
  * bench_odb.c - lib/odb hot path: ns per update of an existing key and per
- * insert of a new key (growth included), random keys, one pinned core.
- * Usage: bench_odb [updates=20000000] [dir=$TMPDIR or /tmp]
+ * insert of a new key (growth included), random keys, one pinned core;
+ * updates through odb_update() and through odb_update_hot() (the daemon's
+ * inline path).
+ * Usage: bench_odb [updates=20000000] [dir=$TMPDIR or /tmp] [runs=5]
+ * (runs=1 with few updates: a quick, deterministic workload for callgrind)
  * SPDX-License-Identifier: MIT
  */
 #ifdef HAVE_CONFIG_H
@@ -145,11 +148,11 @@ static void ref_close(struct ref *r)
 
 struct result {
 	uint32_t nodes;
-	double ins[RUNS], upd[RUNS];
+	double ins[RUNS], upd[RUNS], hot[RUNS];
 };
 
 /* one run: @keys new keys into a fresh file, then @updates from @stream */
-#define RUN(open_ok, update, close_, size_expr, out, r)                                   \
+#define RUN(open_ok, update, update_hot, close_, size_expr, out, r)                              \
 	do {                                                                              \
 		uint64_t t0;                                                              \
 		unsigned long i;                                                          \
@@ -166,6 +169,10 @@ struct result {
 		for (i = 0; i < updates; i++)                                             \
 			update(stream[i & (STREAM - 1)], 1);                              \
 		(out)->upd[r] = (double)(now_ns() - t0) / (double)updates;                \
+		t0 = now_ns();                                                            \
+		for (i = 0; i < updates; i++)                                             \
+			update_hot(stream[i & (STREAM - 1)], 1);                          \
+		(out)->hot[r] = (double)(now_ns() - t0) / (double)updates;                \
 		(out)->nodes = (size_expr);                                               \
 		close_;                                                                   \
 		unlinkat(dirfd, "bench", 0);                                              \
@@ -178,7 +185,7 @@ struct result {
  * Runs of lib/odb and of the reference alternate.
  */
 static int bench(int dirfd, unsigned long keys, unsigned long updates, unsigned hot_pct,
-		 uint64_t *stream, struct result *res, struct result *ref)
+		 int runs, uint64_t *stream, struct result *res, struct result *ref)
 {
 	unsigned long i, hot = keys / 100 ? keys / 100 : 1;
 	uint64_t x = 88172645463325252ull;
@@ -195,17 +202,20 @@ static int bench(int dirfd, unsigned long keys, unsigned long updates, unsigned 
 			stream[i] = key_of((x >> 8) % keys);
 	}
 #define DB_UPDATE(k, n) odb_update(&db, k, n)
+#define DB_HOT(k, n) odb_update_hot(&db, k, n)
 #define REF_UPDATE(k, n) ref_update(&rf, k, n)
-	for (r = 0; r < RUNS; r++) {
-		RUN(!odb_open(&db, dirfd, "bench", ODB_RDWR, err, sizeof(err)), DB_UPDATE,
+#define REF_HOT(k, n) (void)(k) /* libodb has one update path */
+	for (r = 0; r < runs; r++) {
+		RUN(!odb_open(&db, dirfd, "bench", ODB_RDWR, err, sizeof(err)), DB_UPDATE, DB_HOT,
 		    odb_close(&db), db.descr->size, res, r);
-		RUN(!ref_open(&rf, dirfd, "bench"), REF_UPDATE, ref_close(&rf), rf.descr->size, ref,
-		    r);
+		RUN(!ref_open(&rf, dirfd, "bench"), REF_UPDATE, REF_HOT, ref_close(&rf),
+		    rf.descr->size, ref, r);
 	}
-	qsort(res->ins, RUNS, sizeof(double), cmp_dbl);
-	qsort(res->upd, RUNS, sizeof(double), cmp_dbl);
-	qsort(ref->ins, RUNS, sizeof(double), cmp_dbl);
-	qsort(ref->upd, RUNS, sizeof(double), cmp_dbl);
+	qsort(res->ins, (size_t)runs, sizeof(double), cmp_dbl);
+	qsort(res->upd, (size_t)runs, sizeof(double), cmp_dbl);
+	qsort(res->hot, (size_t)runs, sizeof(double), cmp_dbl);
+	qsort(ref->ins, (size_t)runs, sizeof(double), cmp_dbl);
+	qsort(ref->upd, (size_t)runs, sizeof(double), cmp_dbl);
 	return 0;
 }
 
@@ -217,12 +227,17 @@ int main(int argc, char **argv)
 	} cases[] = { { 1000, 0 }, { 10000, 0 }, { 100000, 0 }, { 100000, 90 }, { 1000000, 0 } };
 	unsigned long updates = argc > 1 ? strtoul(argv[1], NULL, 0) : 20000000;
 	const char *tmp = argc > 2 ? argv[2] : getenv("TMPDIR");
+	int runs = argc > 3 ? atoi(argv[3]) : RUNS;
 	uint64_t *stream = malloc(STREAM * sizeof(uint64_t));
 	char dir[512];
 	cpu_set_t set;
 	int dirfd, cpu;
 	size_t c;
 
+	if (runs < 1 || runs > RUNS) {
+		fprintf(stderr, "bench_odb: runs must be 1..%d\n", RUNS);
+		return 1;
+	}
 	cpu = sched_getcpu();
 	CPU_ZERO(&set);
 	CPU_SET(cpu < 0 ? 0 : cpu, &set);
@@ -240,16 +255,16 @@ int main(int argc, char **argv)
 	}
 	printf("bench_odb: pinned to cpu %d, files in %s, %lu updates per run, %d runs, "
 	       "ns per call: median [min]\n",
-	       cpu, dir, updates, RUNS);
-	printf("%9s %-11s %9s %9s | %-29s | %-29s\n", "", "", "", "", "   insert new key (growth incl)",
+	       cpu, dir, updates, runs);
+	printf("%9s %-11s %9s %9s | %-29s | %-44s\n", "", "", "", "", "   insert new key (growth incl)",
 	       "   update existing key");
-	printf("%9s %-11s %9s %9s | %14s %14s | %14s %14s\n", "keys", "keys drawn", "nodes", "file",
-	       "lib/odb", "libodb-ref", "lib/odb", "libodb-ref");
+	printf("%9s %-11s %9s %9s | %14s %14s | %14s %14s %14s\n", "keys", "keys drawn", "nodes",
+	       "file", "lib/odb", "libodb-ref", "lib/odb", "lib/odb hot", "libodb-ref");
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct result res, ref;
 		char dist[32];
 
-		if (bench(dirfd, cases[c].keys, updates, cases[c].hot_pct, stream, &res, &ref)) {
+		if (bench(dirfd, cases[c].keys, updates, cases[c].hot_pct, runs, stream, &res, &ref)) {
 			fprintf(stderr, "bench_odb: failed: %s\n", strerror(errno));
 			return 1;
 		}
@@ -257,10 +272,12 @@ int main(int argc, char **argv)
 			snprintf(dist, sizeof(dist), "%u%% on 1%%", cases[c].hot_pct);
 		else
 			snprintf(dist, sizeof(dist), "uniform");
-		printf("%9lu %-11s %9u %9llu | %5.1f [%5.1f]  %5.1f [%5.1f] | %5.1f [%5.1f]  %5.1f [%5.1f]\n",
+		printf("%9lu %-11s %9u %9llu | %5.1f [%5.1f]  %5.1f [%5.1f] | %5.1f [%5.1f]  %5.1f "
+		       "[%5.1f]  %5.1f [%5.1f]\n",
 		       cases[c].keys, dist, res.nodes, (unsigned long long)ODB_FILE_SIZE(res.nodes),
-		       res.ins[RUNS / 2], res.ins[0], ref.ins[RUNS / 2], ref.ins[0],
-		       res.upd[RUNS / 2], res.upd[0], ref.upd[RUNS / 2], ref.upd[0]);
+		       res.ins[runs / 2], res.ins[0], ref.ins[runs / 2], ref.ins[0],
+		       res.upd[runs / 2], res.upd[0], res.hot[runs / 2], res.hot[0],
+		       ref.upd[runs / 2], ref.upd[0]);
 		fflush(stdout);
 	}
 	rmdir(dir);
