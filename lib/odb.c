@@ -2,6 +2,8 @@
  * odb.c - OProfile 1.x compatible sample files: open/create, validate,
  * update (the daemon's hot path), grow without SIGBUS on a full disk.
  * Layout: header | descr | nodes[size] | bucket heads[size] (see odb.h).
+ * A writer maps the file shared and trusts none of it: its own size and
+ * current_size bound every index.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -122,16 +124,19 @@ static int check_geometry(const void *base, uint64_t len, const char *path, char
 /*
  * O(nodes) hash checks: bucket heads and next indexes in 1..used, no cycles,
  * each key chained from its own bucket, every used node reachable. A bitmap of
- * visited nodes bounds the walk: no node is followed twice.
+ * visited nodes bounds the walk: no node is followed twice. *@descending
+ * (if not NULL) tells whether every chain is in the order writers make
+ * (each index below the one before), the order odb_update() relies on.
  */
 static int check_chains(const odb_t *db, uint32_t size, uint32_t cur, uint32_t *bad_index,
-			uint32_t *bad_bucket, char *err, size_t err_len)
+			uint32_t *bad_bucket, bool *descending, char *err, size_t err_len)
 {
 	const odb_index_t *hash = (const odb_index_t *)((const char *)db->nodes +
 							 (size_t)size * sizeof(struct odb_node));
 	const uint32_t used = cur - 1;
 	uint64_t *seen;
 	uint32_t b, i, reached = 0;
+	bool desc = true;
 	int rc = 0;
 
 	seen = calloc(cur / 64 + 1, sizeof(*seen));
@@ -176,8 +181,12 @@ static int check_chains(const odb_t *db, uint32_t size, uint32_t cur, uint32_t *
 			}
 			seen[i / 64] |= 1ull << (i % 64);
 			reached++;
+			if (prev && i >= prev)
+				desc = false;
 		}
 	}
+	if (descending)
+		*descending = desc;
 	if (!rc && reached != used) {
 		for (i = 1; i < cur; i++)
 			if (!(seen[i / 64] & (1ull << (i % 64))))
@@ -267,7 +276,15 @@ int odb_check(const odb_t *db, char *err, size_t err_len)
 		return rc;
 	if (db->mode == ODB_RDWR) {
 		rc = check_geometry(db->base, db->map_len, db->path, err, err_len, &size, &cur);
-		return rc ? rc : check_chains(db, size, cur, &bad, &bucket, err, err_len);
+		if (rc)
+			return rc;
+		if (size != db->size || cur != db->cur)
+			return fail(-EINVAL, err, err_len,
+				    "%s: descriptor says size %" PRIu32 ", current_size %" PRIu32
+				    " but the writer has %" PRIu32 ", %" PRIu32
+				    ": changed by another process",
+				    db->path, size, cur, db->size, db->cur);
+		return check_chains(db, size, cur, &bad, &bucket, NULL, err, err_len);
 	}
 	/*
 	 * A reader checks the table its mapping holds (the size seen at open),
@@ -275,15 +292,15 @@ int odb_check(const odb_t *db, char *err, size_t err_len)
 	 * that the writer changes meanwhile (insert, growth) may look broken:
 	 * that is not corruption, and the snapshot's nodes stay valid to read.
 	 */
-	size = db->ro_size;
-	cur = db->ro_current;
+	size = db->size;
+	cur = db->cur;
 	if (!growing(db) && __atomic_load_n(&db->descr->size, __ATOMIC_ACQUIRE) == size) {
 		uint32_t live = __atomic_load_n(&db->descr->current_size, __ATOMIC_ACQUIRE);
 
 		if (live > cur && live <= size)
 			cur = live;
 	}
-	rc = check_chains(db, size, cur, &bad, &bucket, err, err_len);
+	rc = check_chains(db, size, cur, &bad, &bucket, NULL, err, err_len);
 	if (rc == -EINVAL && writer_active(db, size, cur, bad, bucket))
 		rc = 0;
 	return rc;
@@ -482,6 +499,8 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 			db->descr->size = ODB_INITIAL_NODES;
 			db->descr->current_size = 1;
 			odb_set_pointers(db, ODB_INITIAL_NODES);
+			db->size = ODB_INITIAL_NODES;
+			db->cur = 1;
 			return 0;
 		}
 		if (db->map_len < sizeof(struct opd_header)) {
@@ -541,16 +560,24 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 		munmap(db->base, db->map_len);
 		db->base = NULL;
 	}
+	/* from here on, size and cur are the opener's own: never read back from the file */
 	odb_set_pointers(db, size);
-	db->ro_size = size;
-	db->ro_current = cur;
-	/* the writer walks chains: they must be sound before the first update */
+	db->size = size;
+	db->cur = cur;
 	if (rw) {
 		uint32_t bad, bucket;
+		bool descending;
 
-		rc = check_chains(db, size, cur, &bad, &bucket, err, err_len);
+		/* the writer walks chains: they must be sound before the first update */
+		rc = check_chains(db, size, cur, &bad, &bucket, &descending, err, err_len);
 		if (rc)
 			goto out_close;
+		/* odb_update() needs the writers' order; files of other writers may differ */
+		if (!descending) {
+			__atomic_store_n(&db->descr->padding[0], ODB_GROWING, __ATOMIC_RELEASE);
+			rebuild_hash(db, size, cur);
+			__atomic_store_n(&db->descr->padding[0], 0, __ATOMIC_RELEASE);
+		}
 	}
 	return 0;
 
@@ -576,8 +603,8 @@ const struct odb_node *odb_nodes(const odb_t *db, size_t *count)
 		*count = 0;
 		return NULL;
 	}
-	/* a reader stays within its snapshot: a writer may have grown the file */
-	*count = (db->mode == ODB_RDONLY ? db->ro_current : db->descr->current_size) - 1;
+	/* the opener's own count: a reader's snapshot, a writer's committed nodes */
+	*count = db->cur ? db->cur - 1 : 0;
 	return db->nodes + 1;
 }
 
@@ -600,7 +627,7 @@ int odb_sync(odb_t *db)
  */
 static __attribute__((noinline)) int odb_grow(odb_t *db)
 {
-	const uint32_t old_size = db->descr->size, cur = db->descr->current_size;
+	const uint32_t old_size = db->size, cur = db->cur;
 	uint32_t new_size;
 	uint64_t new_len;
 	void *nb;
@@ -628,6 +655,7 @@ static __attribute__((noinline)) int odb_grow(odb_t *db)
 	db->map_len = (size_t)new_len;
 	odb_set_pointers(db, new_size);
 	rebuild_hash(db, new_size, cur);
+	db->size = new_size;
 	__atomic_store_n(&db->descr->size, new_size, __ATOMIC_RELEASE);
 out_unmark:
 	__atomic_store_n(&db->descr->padding[0], 0, __ATOMIC_RELEASE);
@@ -642,24 +670,38 @@ static __attribute__((noinline, cold)) int odb_saturate(odb_t *db, struct odb_no
 	return 0;
 }
 
+/*
+ * The file was changed under the writer (an index out of order): stop using
+ * it. cur = 1 stops every later walk at its first index; inserts check broken.
+ */
+static __attribute__((noinline, cold)) int odb_changed(odb_t *db)
+{
+	db->broken = true;
+	db->cur = 1;
+	return -EIO;
+}
+
 static __attribute__((noinline)) int odb_insert(odb_t *db, odb_key_t key, odb_value_t n)
 {
 	struct odb_node *node;
-	uint32_t b, i;
+	uint32_t b, i = db->cur;
 	int rc;
 
-	if (__builtin_expect(db->descr->current_size >= db->descr->size, 0)) {
+	if (__builtin_expect(db->broken, 0))
+		return -EIO;
+	if (__builtin_expect(i >= db->size, 0)) {
 		rc = odb_grow(db);
 		if (rc)
 			return rc;
 	}
-	b = odb_hash(key, db->descr->size);
-	i = db->descr->current_size;
+	/* 1 <= i < size: node i and bucket b lie in the mapping, whatever the file says */
+	b = odb_hash(key, db->size);
 	node = &db->nodes[i];
 	node->key = key;
 	node->value = n;
 	node->next = db->hash[b];
 	db->hash[b] = i;
+	db->cur = i + 1;
 	/* commit: a concurrent reader sees the node only once it is complete */
 	__atomic_store_n(&db->descr->current_size, i + 1, __ATOMIC_RELEASE);
 	return 0;
@@ -668,9 +710,10 @@ static __attribute__((noinline)) int odb_insert(odb_t *db, odb_key_t key, odb_va
 int odb_update(odb_t *db, odb_key_t key, odb_value_t n)
 {
 	struct odb_node *nodes = db->nodes;
-	uint32_t i;
+	uint32_t i = db->hash[odb_hash(key, db->size)], bound = db->cur - 1;
 
-	for (i = db->hash[odb_hash(key, db->descr->size)]; i; i = nodes[i].next) {
+	/* each index below the one before (the first below cur): bounded, no cycle */
+	while (i - 1 < bound) {
 		if (nodes[i].key == key) {
 			uint32_t v = nodes[i].value + n;
 
@@ -679,6 +722,10 @@ int odb_update(odb_t *db, odb_key_t key, odb_value_t n)
 			nodes[i].value = v;
 			return 0;
 		}
+		bound = i - 1;
+		i = nodes[i].next;
 	}
+	if (__builtin_expect(i != 0, 0))
+		return odb_changed(db);
 	return odb_insert(db, key, n);
 }

@@ -59,13 +59,18 @@ typedef struct odb {
 	struct odb_descr *descr;
 	struct odb_node *nodes;  /* node array, node 0 unused */
 	odb_index_t *hash;       /* bucket heads */
-	uint64_t saturated;      /* updates that hit UINT32_MAX (count kept at UINT32_MAX) */
 	/*
-	 * ODB_RDONLY: size and current_size as validated at open. A running
-	 * writer may grow the file meanwhile; odb_nodes() and odb_check()
-	 * stay within this snapshot, so a reader never leaves its mapping.
+	 * The opener's own size and current_size. The file may be written by
+	 * others (a shared mapping): a writer never reads these fields back
+	 * from it, it keeps them here (set at open, insert and growth) and
+	 * bounds every index it reads from the file by them. A reader's are
+	 * the snapshot validated at open: a running writer may grow the file
+	 * meanwhile; odb_nodes() and odb_check() stay within it, so a reader
+	 * never leaves its mapping.
 	 */
-	uint32_t ro_size, ro_current;
+	uint32_t size, cur;
+	bool broken;             /* a writer found the file changed under it: no longer used */
+	uint64_t saturated;      /* updates that hit UINT32_MAX (count kept at UINT32_MAX) */
 } odb_t;
 
 /*
@@ -82,14 +87,18 @@ typedef struct odb {
  * ODB_RDONLY maps the file read-only and checks in O(1) the header (magic,
  * version) and the geometry (file size vs node capacity, current_size), so
  * odb_nodes() is safe afterwards. An empty file gives -EIO. The file may be
- * in use by a running writer: the reader keeps a snapshot (ro_size,
- * ro_current), maps again if the file grew since fstat(), and waits (up to
+ * in use by a running writer: the reader keeps a snapshot (db->size,
+ * db->cur), maps again if the file grew since fstat(), and waits (up to
  * ~2 s) for a growth in progress to finish. A writer is recognised by the
  * OFD write lock it holds on byte 0 (advisory) while the file is open.
  *
  * A writer that dies while doubling the table leaves a marker (descriptor
  * padding[0] = 1; 0 at rest, as in OProfile's files): readers then refuse the
  * file, and the next ODB_RDWR open repairs it to the state before the growth.
+ *
+ * ODB_RDWR checks the whole file like odb_check() before the first update;
+ * chains that are not in the order writers make them (each index smaller
+ * than the one before, see odb_update()) are relinked.
  *
  * Returns 0 or -errno. On failure @err (if not NULL) holds a one-line message
  * "<path>: <defect>"; -EINVAL means the file is not a valid sample file.
@@ -105,7 +114,8 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
  * file and the defect, or -ENOMEM. For an ODB_RDONLY reader, chain defects
  * that a running writer explains (it grew the table or inserted since the
  * snapshot, or is inserting now) are not reported: the nodes of the
- * snapshot remain valid to read.
+ * snapshot remain valid to read. For ODB_RDWR, a descriptor that differs
+ * from the writer's own size and current_size is a defect.
  */
 int odb_check(const odb_t *db, char *err, size_t err_len);
 
@@ -120,20 +130,31 @@ struct opd_header *odb_header(odb_t *db);
  * unchanged and still valid, and the sample is not recorded. Growth past
  * RLIMIT_FSIZE raises SIGXFSZ: a daemon should ignore that signal (then it
  * gets -EFBIG here).
+ *
+ * The file is not trusted: writers link a new node at the head of its chain,
+ * so along every chain each index is smaller than the one before, and the
+ * first is below db->cur. An index that breaks this (out of range, a cycle)
+ * means another process changed the file under the writer: -EIO, and the
+ * writer stops using the file (db->broken; every later update gives -EIO,
+ * the caller should count the sample lost and close the file; reopening it
+ * checks it in full and names the defect). Nothing read from the file makes
+ * the writer read or write outside its mapping.
  */
 int odb_update(odb_t *db, odb_key_t key, odb_value_t n);
 
 /*
  * odb_update() for the sample path, inline: a key already in the file is
  * counted here (no call into the library); anything else (a new key, a
- * count about to saturate) goes to odb_update().
+ * count about to saturate, an index out of order) goes to odb_update().
+ * One compare per index read bounds it (see odb_update()).
  */
 static inline int odb_update_hot(odb_t *db, odb_key_t key, odb_value_t n)
 {
 	struct odb_node *nodes = db->nodes;
-	odb_index_t i;
+	odb_index_t i = db->hash[odb_hash(key, db->size)], bound = db->cur - 1;
 
-	for (i = db->hash[odb_hash(key, db->descr->size)]; i; i = nodes[i].next) {
+	/* i in 1..bound: the end of the chain (0) and an index out of order fail alike */
+	while (i - 1 < bound) {
 		if (nodes[i].key == key) {
 			odb_value_t v = nodes[i].value + n;
 
@@ -142,11 +163,13 @@ static inline int odb_update_hot(odb_t *db, odb_key_t key, odb_value_t n)
 			nodes[i].value = v;
 			return 0;
 		}
+		bound = i - 1;
+		i = nodes[i].next;
 	}
 	return odb_update(db, key, n);
 }
 
-/* Used nodes: returns &nodes[1] and sets *count to current_size - 1. */
+/* Used nodes: returns &nodes[1] and sets *count to db->cur - 1 (0 once broken). */
 const struct odb_node *odb_nodes(const odb_t *db, size_t *count);
 
 /* msync(MS_ASYNC) of the whole mapping. Returns 0 or -errno. */

@@ -1,6 +1,7 @@
 /*
  * fuzz_odb.c - fuzz target for the lib/odb reader (open + check + iterate)
- * and, when a file is accepted, the writer (reopen, update, recheck).
+ * and, when a file is accepted, the writer (reopen, update, recheck), then
+ * the writer under hostile writes to its file (a second shared mapping).
  * Built with -DOP_LIBFUZZER by tests/fuzz/run-fuzz.sh (clang libFuzzer);
  * otherwise a TAP regression runner over tests/fuzz/corpus/odb
  * (make check; the corpus walk is in corpus_runner.c).
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -74,6 +76,61 @@ static int put_file(const uint8_t *data, size_t size)
 		done += (size_t)w;
 	}
 	return close(fd) ? -errno : 0;
+}
+
+/*
+ * Another process changes words of the file under an open writer (a second
+ * shared mapping): input bytes from the end, 6 at a time, give a word index
+ * (after the header, modulo the file) and its new value. The writer must not
+ * crash, hang or touch memory outside its mapping; an update counts or fails
+ * with -EIO, and after the first -EIO every update does.
+ */
+static const char *run_hostile(const uint8_t *data, size_t size, char *err, size_t err_len)
+{
+	odb_key_t keys[64];
+	const struct odb_node *nodes;
+	size_t n, nk, words, i, len;
+	const char *bad = NULL;
+	bool failed = false;
+	unsigned char *m;
+	odb_t db;
+	int fd;
+
+	if (odb_open(&db, tmpfd, IN_NAME, ODB_RDWR, err, err_len))
+		return "writer refused a file it wrote";
+	nodes = odb_nodes(&db, &n);
+	for (nk = 0; nk < n && nk < 64; nk++)
+		keys[nk] = nodes[nk].key;
+	fd = openat(tmpfd, IN_NAME, O_RDWR | O_CLOEXEC);
+	len = db.map_len; /* the writer's may grow meanwhile */
+	m = fd < 0 ? MAP_FAILED : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (m == MAP_FAILED) {
+		odb_close(&db);
+		return "cannot map the file a second time";
+	}
+	words = (len - sizeof(struct opd_header)) / 4;
+	for (i = 0; i + 6 <= size && i < 6 * 16; i += 6) {
+		const uint8_t *p = data + size - i - 6;
+		uint32_t v;
+
+		memcpy(&v, p + 2, 4);
+		memcpy(m + sizeof(struct opd_header) + 4 * ((p[0] | p[1] << 8) % words), &v, 4);
+	}
+	for (i = 0; i < 200 && !bad; i++) {
+		odb_key_t key = nk && i % 3 ? keys[i % nk] : (i < size ? data[i] : i) * 0x1000193ull;
+		int rc = i & 1 ? odb_update_hot(&db, key, 1) : odb_update(&db, key, 1);
+
+		if (rc && rc != -EIO)
+			bad = "update under hostile writes failed with an unexpected error";
+		else if (!rc && failed)
+			bad = "update succeeded after -EIO";
+		failed |= rc == -EIO;
+	}
+	munmap(m, len);
+	odb_close(&db);
+	return bad;
 }
 
 /*
@@ -139,7 +196,7 @@ static const char *run_input(const uint8_t *data, size_t size, bool *accepted, c
 	/* each update adds 1 unless the count is saturated */
 	if (sum_after > sum + 160)
 		return "counts grew by more than the updates";
-	return NULL;
+	return run_hostile(data, size, err, err_len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

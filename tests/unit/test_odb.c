@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "odb.h"
@@ -660,8 +662,8 @@ static void test_reader_snapshot(void **state)
 	for (i = 0; i < 100; i++)
 		assert_int_equal(odb_update(&w, 0x5000 + i, (uint32_t)i + 1), 0);
 	assert_int_equal(odb_open(&r, f->dirfd, "live", ODB_RDONLY, err, sizeof(err)), 0);
-	assert_int_equal(r.ro_size, 128);
-	assert_int_equal(r.ro_current, 101);
+	assert_int_equal(r.size, 128);
+	assert_int_equal(r.cur, 101);
 	for (i = 100; i < 5000; i++) /* 128 -> 8192 nodes: the reader's table is overwritten */
 		assert_int_equal(odb_update(&w, 0x5000 + i, (uint32_t)i + 1), 0);
 	assert_int_equal(w.descr->size, 8192);
@@ -689,6 +691,47 @@ static void write_at(struct fixture *f, const char *name, off_t off, const void 
 	assert_true(fd >= 0);
 	assert_int_equal(pwrite(fd, b, len, off), (ssize_t)len);
 	close(fd);
+}
+
+/*
+ * Chains in another order than writers make them (the older node first) are
+ * valid; a writer relinks them at open, since its bounds checks rely on the
+ * order (each index below the one before).
+ */
+static void test_writer_relinks_foreign_order(void **state)
+{
+	struct fixture *f = *state;
+	const uint64_t k1 = 5, k2 = (1ull << 32) | 4; /* same bucket: hi ^ lo = 5 */
+	const uint32_t b = odb_hash(k1, 128), one = 1, two = 2, zero = 0;
+	const struct odb_node *nodes;
+	char err[256];
+	size_t count;
+	odb_t db;
+
+	assert_int_equal(odb_hash(k2, 128), b);
+	assert_int_equal(odb_open(&db, f->dirfd, "order", ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&db));
+	assert_int_equal(odb_update(&db, k1, 1), 0);
+	assert_int_equal(odb_update(&db, k2, 1), 0);
+	odb_close(&db);
+	/* bucket -> node 1 -> node 2 */
+	write_at(f, "order", 104 + 16 * 128 + 4 * b, &one, 4);
+	write_at(f, "order", 104 + 16 * 1 + 12, &two, 4);
+	write_at(f, "order", 104 + 16 * 2 + 12, &zero, 4);
+	assert_int_equal(odb_open(&db, f->dirfd, "order", ODB_RDONLY, err, sizeof(err)), 0);
+	assert_int_equal(odb_check(&db, err, sizeof(err)), 0);
+	odb_close(&db);
+
+	assert_int_equal(odb_open(&db, f->dirfd, "order", ODB_RDWR, err, sizeof(err)), 0);
+	assert_chains_descending(&db);
+	assert_int_equal(odb_update_hot(&db, k1, 1), 0);
+	assert_int_equal(odb_update_hot(&db, k2, 1), 0);
+	assert_int_equal(odb_update(&db, k1, 1), 0);
+	nodes = odb_nodes(&db, &count);
+	assert_int_equal(count, 2);
+	assert_int_equal(nodes[0].value, 3);
+	assert_int_equal(nodes[1].value, 2);
+	odb_close(&db);
 }
 
 /* a writer that died while doubling the table: readers refuse, the next writer repairs */
@@ -809,6 +852,375 @@ static void test_concurrent_reader(void **state)
 	assert_true(max_seen >= 300000);
 }
 
+/*
+ * Hostile writes: another process that can write a sample file (a second
+ * shared mapping) changes the descriptor and the indexes under a writer.
+ * The writer must keep to its own size and current_size, never read or
+ * write outside its mapping, never loop, and stop using a file whose
+ * chains were broken (-EIO on every later update).
+ */
+#define HOSTILE_KEYS 300 /* size 512, current_size 301 */
+#define HOSTILE_NEW 400  /* enough new keys to grow to 1024 */
+
+static const char *hostile_case = "";
+
+static void hostile_alarm(int sig)
+{
+	static const char msg[] = "test_odb: writer hangs (endless chain walk) in case: ";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0 ||
+	    write(2, hostile_case, strlen(hostile_case)) < 0 || write(2, "\n", 1) < 0) {
+		/* dying anyway */
+	}
+	_exit(1);
+}
+
+static uint64_t hostile_key(uint32_t i)
+{
+	return 0x400000 + (uint64_t)i * 0x35;
+}
+
+/* the attacker's view: the descriptor, node i's next, bucket b's head */
+struct attacker {
+	unsigned char *m;
+	size_t len;
+};
+
+static uint32_t *a_word(struct attacker *a, size_t off)
+{
+	assert_true(off + 4 <= a->len);
+	return (uint32_t *)(a->m + off);
+}
+
+static uint32_t *a_size(struct attacker *a)
+{
+	return a_word(a, ODB_DESCR_OFFSET);
+}
+
+static uint32_t *a_cur(struct attacker *a)
+{
+	return a_word(a, ODB_DESCR_OFFSET + 4);
+}
+
+static uint32_t *a_next(struct attacker *a, uint32_t i)
+{
+	return a_word(a, ODB_NODE_OFFSET + 16 * (size_t)i + 12);
+}
+
+static uint32_t *a_head(struct attacker *a, uint32_t b)
+{
+	return a_word(a, ODB_NODE_OFFSET + 16 * 512 + 4 * (size_t)b);
+}
+
+/* first bucket (of 512) whose chain has at least @len nodes */
+static uint32_t a_bucket_with(struct attacker *a, uint32_t len)
+{
+	uint32_t b, i, n;
+
+	for (b = 0; b < 512; b++) {
+		for (n = 0, i = *a_head(a, b); i && n < len; i = *a_next(a, i))
+			n++;
+		if (n >= len)
+			return b;
+	}
+	fail_msg("no chain of %u nodes", len);
+	return 0;
+}
+
+/* each returns the bucket it damaged, or UINT32_MAX for the descriptor */
+static uint32_t h_size(struct attacker *a, uint32_t v)
+{
+	*a_size(a) = v;
+	return UINT32_MAX;
+}
+
+static uint32_t h_cur(struct attacker *a, uint32_t v)
+{
+	*a_cur(a) = v;
+	return UINT32_MAX;
+}
+
+static uint32_t h_head(struct attacker *a, uint32_t v)
+{
+	uint32_t b = a_bucket_with(a, 1);
+
+	*a_head(a, b) = v;
+	return b;
+}
+
+static uint32_t h_empty_head(struct attacker *a, uint32_t v)
+{
+	uint32_t b;
+
+	for (b = 0; *a_head(a, b); b++)
+		;
+	*a_head(a, b) = v;
+	return b;
+}
+
+/* the head's next (the second node is looked up through it) */
+static uint32_t h_next(struct attacker *a, uint32_t v)
+{
+	uint32_t b = a_bucket_with(a, 2);
+
+	*a_next(a, *a_head(a, b)) = v;
+	return b;
+}
+
+/* a next index that goes up instead of down, in range: no writer makes that */
+static uint32_t h_next_up(struct attacker *a, uint32_t v)
+{
+	(void)v;
+	return h_next(a, HOSTILE_KEYS); /* the newest node */
+}
+
+static uint32_t h_self_loop(struct attacker *a, uint32_t v)
+{
+	uint32_t b = a_bucket_with(a, 2), h = *a_head(a, b);
+
+	(void)v;
+	*a_next(a, h) = h;
+	return b;
+}
+
+static uint32_t h_cycle(struct attacker *a, uint32_t v)
+{
+	uint32_t b = a_bucket_with(a, 2), h = *a_head(a, b), s = *a_next(a, h);
+
+	(void)v;
+	*a_next(a, s) = h;
+	return b;
+}
+
+/* a key not in the file whose bucket is @b: its lookup walks the whole chain */
+static uint64_t probe_key(uint32_t b)
+{
+	uint64_t k;
+
+	for (k = 0x50000000;; k++)
+		if (odb_hash(k, 512) == b)
+			return k;
+}
+
+static void test_writer_hostile(void **state)
+{
+	static const struct {
+		const char *name;
+		uint32_t (*apply)(struct attacker *a, uint32_t v);
+		uint32_t v;
+		bool broken; /* chains broken: -EIO from then on; else the writer ignores it */
+	} t[] = {
+		{ "descr size 2^30", h_size, 1u << 30, false },
+		{ "descr size 2^31", h_size, 1u << 31, false },
+		{ "descr size 0", h_size, 0, false },
+		{ "descr size 2 (smaller)", h_size, 2, false },
+		{ "descr size 256 (smaller)", h_size, 256, false },
+		{ "descr size UINT32_MAX", h_size, UINT32_MAX, false },
+		{ "current_size 0", h_cur, 0, false },
+		{ "current_size 2", h_cur, 2, false },
+		{ "current_size = size", h_cur, 512, false },
+		{ "current_size UINT32_MAX", h_cur, UINT32_MAX, false },
+		{ "bucket head UINT32_MAX", h_head, UINT32_MAX, true },
+		{ "bucket head 2^28", h_head, 1u << 28, true },
+		{ "bucket head = current_size", h_head, HOSTILE_KEYS + 1, true },
+		{ "empty bucket head UINT32_MAX", h_empty_head, UINT32_MAX, true },
+		{ "next UINT32_MAX", h_next, UINT32_MAX, true },
+		{ "next 2^28", h_next, 1u << 28, true },
+		{ "next in unused slots", h_next, 511, true },
+		{ "next going up", h_next_up, 0, true },
+		{ "self loop", h_self_loop, 0, true },
+		{ "2-node cycle", h_cycle, 0, true },
+	};
+	struct fixture *f = *state;
+	char err[256], name[32];
+	size_t k;
+
+	signal(SIGALRM, hostile_alarm);
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		struct attacker a;
+		uint64_t want = 0, sum = 0;
+		const struct odb_node *nodes;
+		unsigned eio = 0, round;
+		size_t count, i;
+		uint32_t j, b;
+		odb_t db;
+		int fd;
+
+		hostile_case = t[k].name;
+		snprintf(name, sizeof(name), "hostile%zu", k);
+		assert_int_equal(odb_open(&db, f->dirfd, name, ODB_RDWR, err, sizeof(err)), 0);
+		op_header_init(odb_header(&db));
+		for (j = 0; j < HOSTILE_KEYS; j++) {
+			assert_int_equal(odb_update(&db, hostile_key(j), 1), 0);
+			want++;
+		}
+		fd = openat(f->dirfd, name, O_RDWR);
+		assert_true(fd >= 0);
+		a.len = db.map_len;
+		a.m = mmap(NULL, a.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		assert_true(a.m != MAP_FAILED);
+		close(fd);
+		b = t[k].apply(&a, t[k].v);
+
+		alarm(10);
+		if (b != UINT32_MAX) {
+			/* a walk of the whole damaged chain, first thing */
+			assert_int_equal(odb_update_hot(&db, probe_key(b), 1), -EIO);
+			eio++;
+		}
+		/* every key, old and new, through both paths, three times: walks every chain */
+		for (round = 0; round < 3; round++) {
+			for (j = 0; j < HOSTILE_KEYS + HOSTILE_NEW; j++) {
+				int rc = j & 1 ? odb_update_hot(&db, hostile_key(j), 1)
+					       : odb_update(&db, hostile_key(j), 1);
+
+				if (rc == -EIO)
+					eio++;
+				else if (rc)
+					fail_msg("%s: update returned %d", t[k].name, rc);
+				else if (eio)
+					fail_msg("%s: an update succeeded after -EIO", t[k].name);
+				else
+					want++;
+			}
+		}
+		alarm(0);
+		if (t[k].broken) {
+			if (!eio)
+				fail_msg("%s: never reported", t[k].name);
+			/* stopped using it: nothing reported as used any more */
+			odb_nodes(&db, &count);
+			assert_int_equal(count, 0);
+		} else {
+			if (eio)
+				fail_msg("%s: %u updates refused", t[k].name, eio);
+			/* the writer's own view: every count where it belongs */
+			nodes = odb_nodes(&db, &count);
+			assert_int_equal(count, HOSTILE_KEYS + HOSTILE_NEW);
+			for (i = 0; i < count; i++) {
+				assert_int_equal(nodes[i].key, hostile_key((uint32_t)i));
+				sum += nodes[i].value;
+			}
+			assert_int_equal(sum, want);
+		}
+		munmap(a.m, a.len);
+		odb_close(&db);
+	}
+	signal(SIGALRM, SIG_DFL);
+}
+
+/*
+ * The same as a race: a child puts random words into the descriptor, the
+ * bucket heads and the next indexes for a moment each (then puts the old
+ * word back) while the parent counts the keys of the file, reopening it
+ * whenever the writer gave up on it. No crash, no hang, only -EIO. (A chain
+ * redirected in range can make the writer insert a key twice, and the old
+ * word put back then loses that node: the file stays corrupt, and the
+ * parent writes the original back when an open refuses it.)
+ */
+static void test_writer_hostile_race(void **state)
+{
+	struct fixture *f = *state;
+	unsigned long updates = 0, eio = 0, reopen_refused = 0;
+	unsigned char *pristine;
+	char err[256];
+	size_t len;
+	uint32_t j;
+	odb_t db;
+	pid_t pid;
+	int status;
+
+	assert_int_equal(odb_open(&db, f->dirfd, "race", ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&db));
+	for (j = 0; j < HOSTILE_KEYS; j++)
+		assert_int_equal(odb_update(&db, hostile_key(j), 1), 0);
+	len = db.map_len;
+	odb_close(&db);
+	pristine = malloc(len);
+	assert_non_null(pristine);
+	assert_int_equal(read_all(f, "race", pristine, len), len);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+		int fd = openat(f->dirfd, "race", O_RDWR);
+		volatile uint32_t *w;
+		unsigned char *m;
+		unsigned n;
+		uint32_t old;
+		size_t off;
+
+		if (fd < 0)
+			_exit(2);
+		m = mmap(NULL, ODB_FILE_SIZE(512), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED)
+			_exit(3);
+		for (n = 0; n < 20000; n++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			switch (x & 3) {
+			case 0: /* size or current_size */
+				off = ODB_DESCR_OFFSET + 4 * ((x >> 2) & 1);
+				break;
+			case 1: /* a bucket head */
+				off = ODB_NODE_OFFSET + 16 * 512 + 4 * ((x >> 8) % 512);
+				break;
+			default: /* a next index */
+				off = ODB_NODE_OFFSET + 16 * (1 + (x >> 8) % HOSTILE_KEYS) + 12;
+				break;
+			}
+			w = (volatile uint32_t *)(m + off);
+			old = *w;
+			/* far out of range, or in range (cycles, wrong order) */
+			*w = (x >> 32) & 4 ? (uint32_t)(x >> 40) << 8 : (uint32_t)(x >> 40) % 600;
+			usleep(20);
+			*w = old;
+		}
+		_exit(0);
+	}
+	hostile_case = "race";
+	signal(SIGALRM, hostile_alarm);
+	alarm(30);
+	while (waitpid(pid, &status, WNOHANG) != pid) {
+		int rc = odb_open(&db, f->dirfd, "race", ODB_RDWR, err, sizeof(err));
+
+		if (rc) {
+			int fd = openat(f->dirfd, "race", O_WRONLY);
+
+			/* the check at open saw the damage: refused with a message */
+			if (rc != -EINVAL || strncmp(err, "race: ", 6))
+				fail_msg("open: %d %s", rc, err);
+			reopen_refused++;
+			assert_true(fd >= 0);
+			assert_int_equal(ftruncate(fd, (off_t)len), 0);
+			assert_int_equal(pwrite(fd, pristine, len, 0), (ssize_t)len);
+			close(fd);
+			continue;
+		}
+		for (j = 0; j < 100000; j++) {
+			uint64_t key = hostile_key(j % HOSTILE_KEYS);
+
+			rc = j & 1 ? odb_update_hot(&db, key, 1) : odb_update(&db, key, 1);
+			updates++;
+			if (rc == -EIO) {
+				eio++;
+				break;
+			}
+			if (rc)
+				fail_msg("update: %d", rc);
+		}
+		odb_close(&db);
+	}
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	print_message("%lu updates under a scribbler, %lu gave -EIO, %lu opens refused\n",
+		      updates, eio, reopen_refused);
+	assert_true(eio > 0);
+	free(pristine);
+}
+
 static void test_abi_file(void **state)
 {
 	static const char want[] =
@@ -879,7 +1291,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_growth_enospc_ext4, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth_crash_repair, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_relinks_foreign_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_reader, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_hostile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_hostile_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abi_file, setup, teardown),
 	};
 
