@@ -2,8 +2,8 @@
  * odb.c - OProfile 1.x compatible sample files: open/create, validate,
  * update (the daemon's hot path), grow without SIGBUS on a full disk.
  * Layout: header | descr | nodes[size] | bucket heads[size] (see odb.h).
- * A writer maps the file shared and trusts none of it: its own size and
- * current_size bound every index.
+ * A writer maps the file shared and trusts none of it (its own size and
+ * current_size bound every index); a reader works on a private copy.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,39 +228,45 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/*
- * Did a writer change the file under a reader's snapshot (or is it growing
- * it)? Asked twice around a yield. When the defect was the index of the node
- * right after the used ones and that node looks complete (its key belongs to
- * @bucket, its next is in range), it may be an insert in flight: the writer
- * links a node before it commits it, and may sleep in between on a write
- * fault. Then wait up to 300 ms for the commit.
- */
-static bool writer_active(const odb_t *db, uint32_t size, uint32_t cur, uint32_t bad,
-			  uint32_t bucket)
+/* the descriptor as the file holds it now (a reader's copy may be older) */
+static bool live_descr(const odb_t *db, struct odb_descr *d)
 {
-	const bool in_flight = bad == cur && cur < size &&
-			       odb_hash(db->nodes[cur].key, size) == bucket &&
-			       db->nodes[cur].next < cur;
-	const uint64_t end = mono_ms() + 300;
-	int i;
+	return pread(db->fd, d, sizeof(*d), (off_t)ODB_DESCR_OFFSET) == (ssize_t)sizeof(*d);
+}
 
-	if (!writer_present(db->fd))
+/* the file's descriptor moved away from @size/@cur (a growth, an insert) */
+static bool descr_moved(const odb_t *db, uint32_t size, uint32_t cur)
+{
+	struct odb_descr d;
+
+	return live_descr(db, &d) &&
+	       (d.padding[0] == ODB_GROWING || d.size != size || d.current_size != cur);
+}
+
+/*
+ * Did a writer change the file while a reader copied it (or is it growing
+ * it)? The copy is read in order, so its bucket heads can be newer than its
+ * descriptor and nodes; a descriptor that moved since explains any chain
+ * defect. When the defect was the index of the node right after the used
+ * ones, it may be an insert in flight: the writer links a node before it
+ * commits it, and may sleep in between on a write fault. Then, while a
+ * writer holds the file, wait up to 300 ms for the commit.
+ */
+static bool writer_active(const odb_t *db, uint32_t size, uint32_t cur, uint32_t bad)
+{
+	const bool in_flight = bad == cur && cur < size;
+	const uint64_t end = mono_ms() + 300;
+
+	if (descr_moved(db, size, cur))
+		return true;
+	if (!in_flight || !writer_present(db->fd))
 		return false;
-	for (i = 0;; i++) {
-		if (growing(db) || __atomic_load_n(&db->descr->size, __ATOMIC_ACQUIRE) != size ||
-		    __atomic_load_n(&db->descr->current_size, __ATOMIC_ACQUIRE) != cur)
-			return true;
-		if (!in_flight) {
-			if (i >= 2)
-				return false;
-			sched_yield();
-			continue;
-		}
-		if (mono_ms() >= end)
-			return false;
+	while (mono_ms() < end) {
 		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		if (descr_moved(db, size, cur))
+			return true;
 	}
+	return false;
 }
 
 int odb_check(const odb_t *db, char *err, size_t err_len)
@@ -287,21 +292,14 @@ int odb_check(const odb_t *db, char *err, size_t err_len)
 		return check_chains(db, size, cur, &bad, &bucket, NULL, err, err_len);
 	}
 	/*
-	 * A reader checks the table its mapping holds (the size seen at open),
-	 * including the nodes a running writer committed since then. Chains
-	 * that the writer changes meanwhile (insert, growth) may look broken:
-	 * that is not corruption, and the snapshot's nodes stay valid to read.
+	 * A reader checks its copy. Chains that a writer changed while the
+	 * copy was read (insert, growth) may look broken: that is not
+	 * corruption, and the copy's nodes stay valid to read.
 	 */
 	size = db->size;
 	cur = db->cur;
-	if (!growing(db) && __atomic_load_n(&db->descr->size, __ATOMIC_ACQUIRE) == size) {
-		uint32_t live = __atomic_load_n(&db->descr->current_size, __ATOMIC_ACQUIRE);
-
-		if (live > cur && live <= size)
-			cur = live;
-	}
 	rc = check_chains(db, size, cur, &bad, &bucket, NULL, err, err_len);
-	if (rc == -EINVAL && writer_active(db, size, cur, bad, bucket))
+	if (rc == -EINVAL && writer_active(db, size, cur, bad))
 		rc = 0;
 	return rc;
 }
@@ -346,10 +344,20 @@ static int reserve(int fd, uint64_t from, uint64_t to)
 	return rc;
 }
 
+/* unmap a writer's file or free a reader's copy */
+static void drop_view(odb_t *db)
+{
+	if (db->base && db->mode == ODB_RDONLY)
+		free(db->base);
+	else if (db->base && db->base != MAP_FAILED)
+		munmap(db->base, db->map_len);
+	db->base = NULL;
+	db->descr = NULL;
+}
+
 void odb_close(odb_t *db)
 {
-	if (db->base && db->base != MAP_FAILED)
-		munmap(db->base, db->map_len);
+	drop_view(db);
 	if (db->fd >= 0)
 		close(db->fd);
 	free(db->path);
@@ -403,11 +411,14 @@ static int repair_growth(odb_t *db)
 	return 0;
 }
 
-/* map the whole file; on failure db->base stays NULL */
-static int map_file(odb_t *db, size_t len, bool rw, char *err, size_t err_len)
+/* how long a reader waits for a writer to finish growing the file */
+#define ODB_GROWTH_WAIT_MS 2000
+
+/* a writer maps the whole file; on failure db->base stays NULL */
+static int map_file(odb_t *db, size_t len, char *err, size_t err_len)
 {
 	db->map_len = len;
-	db->base = mmap(NULL, len, rw ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, db->fd, 0);
+	db->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, db->fd, 0);
 	if (db->base == MAP_FAILED) {
 		db->base = NULL;
 		return fail(-errno, err, err_len, "%s: cannot map %zu bytes: %s", db->path, len,
@@ -417,8 +428,69 @@ static int map_file(odb_t *db, size_t len, bool rw, char *err, size_t err_len)
 	return 0;
 }
 
-/* how long a reader waits for a writer to finish growing the file */
-#define ODB_GROWTH_WAIT_MS 2000
+/*
+ * A reader copies the first @len bytes of the file into private memory:
+ * another process may truncate the file at any time, and a mapping would
+ * then fault (SIGBUS) on the pages past the new end. The header and
+ * descriptor come first, then the rest: nodes below the copied
+ * current_size were committed before they were read. A file that ends
+ * before @len gives -EIO. On failure db->base stays NULL.
+ */
+static int read_file(odb_t *db, size_t len, char *err, size_t err_len)
+{
+	const size_t first = len < ODB_NODE_OFFSET ? len : ODB_NODE_OFFSET;
+	size_t done = 0;
+	char *b = malloc(len ? len : 1);
+	int rc;
+
+	if (!b)
+		return fail(-ENOMEM, err, err_len, "%s: no memory to read %zu bytes", db->path,
+			    len);
+	while (done < len) {
+		ssize_t r = pread(db->fd, b + done, (done < first ? first : len) - done,
+				  (off_t)done);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? fail(-errno, err, err_len, "%s: cannot read: %s", db->path,
+					  strerror(errno))
+				   : fail(-EIO, err, err_len,
+					  "%s: file shrank while being read (%zu bytes, %zu "
+					  "expected): changed by another process",
+					  db->path, done, len);
+			free(b);
+			return rc;
+		}
+		done += (size_t)r;
+	}
+	db->base = b;
+	db->map_len = len;
+	db->descr = (struct odb_descr *)(b + ODB_DESCR_OFFSET);
+	return 0;
+}
+
+/*
+ * A reader met a file that a writer may be changing (its copy of @len bytes
+ * was short or inconsistent): wait for it (1 ms) and read it again, up to
+ * ODB_GROWTH_WAIT_MS from the first wait. Only while a writer holds the file
+ * or the file has grown since (a writer that grew it and exited). False:
+ * neither, or the time is up; then the defect found is reported.
+ */
+static bool reader_wait(odb_t *db, size_t len, int *waited, uint64_t *deadline)
+{
+	struct stat st;
+
+	if (!writer_present(db->fd) && (fstat(db->fd, &st) || (uint64_t)st.st_size <= len))
+		return false;
+	if (!(*waited)++)
+		*deadline = mono_ms() + ODB_GROWTH_WAIT_MS;
+	else if (mono_ms() >= *deadline)
+		return false;
+	drop_view(db);
+	nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	return true;
+}
 
 int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *err,
 	     size_t err_len)
@@ -491,9 +563,17 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 				  (intmax_t)st.st_size);
 			goto out_close;
 		}
-		rc = map_file(db, (size_t)st.st_size, rw, err, err_len);
-		if (rc)
-			goto out_unlink;
+		if (rw) {
+			rc = map_file(db, (size_t)st.st_size, err, err_len);
+			if (rc)
+				goto out_unlink;
+		} else {
+			rc = read_file(db, (size_t)st.st_size, err, err_len);
+			if (rc == -EIO && reader_wait(db, (size_t)st.st_size, &waited, &deadline))
+				continue;
+			if (rc)
+				goto out_close;
+		}
 		if (fresh) {
 			/* the new file is all zeros: header left to the caller */
 			db->descr->size = ODB_INITIAL_NODES;
@@ -510,16 +590,9 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 		if (!rw || !header_is_zero(db->base)) {
 			rc = op_header_check(db->base, path, err, err_len);
 			/* a writer that just created the file fills the header next */
-			if (rc && !rw && header_is_zero(db->base) && writer_present(db->fd)) {
-				if (!waited++)
-					deadline = mono_ms() + ODB_GROWTH_WAIT_MS;
-				if (mono_ms() < deadline) {
-					munmap(db->base, db->map_len);
-					db->base = NULL;
-					nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-					continue;
-				}
-			}
+			if (rc && !rw && header_is_zero(db->base) &&
+			    reader_wait(db, db->map_len, &waited, &deadline))
+				continue;
 			if (rc)
 				goto out_close;
 		}
@@ -536,29 +609,11 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 			break;
 		/*
 		 * A reader may meet a writer that grew the file since fstat()
-		 * (map it again) or is growing it now (wait for it).
+		 * (read it again) or is growing it now (wait for it).
 		 */
-		if (rw || db->map_len < ODB_NODE_OFFSET)
+		if (rw || db->map_len < ODB_NODE_OFFSET ||
+		    !reader_wait(db, db->map_len, &waited, &deadline))
 			goto out_close;
-		if (!waited++)
-			deadline = mono_ms() + ODB_GROWTH_WAIT_MS;
-		else if (mono_ms() >= deadline)
-			goto out_close;
-		if (!fstat(db->fd, &st) && (uint64_t)st.st_size != db->map_len) {
-			/* grown meanwhile (maybe still growing: then give it a moment) */
-			if (growing(db))
-				nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-		} else if (__atomic_load_n(&db->descr->size, __ATOMIC_ACQUIRE) != size) {
-			/* a growth was published since the check: look again */
-		} else if (growing(db) && is_pow2(size) && db->map_len > ODB_FILE_SIZE(size) &&
-			   db->map_len <= ODB_FILE_SIZE(2 * (uint64_t)size) &&
-			   writer_present(db->fd)) {
-			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-		} else {
-			goto out_close;
-		}
-		munmap(db->base, db->map_len);
-		db->base = NULL;
 	}
 	/* from here on, size and cur are the opener's own: never read back from the file */
 	odb_set_pointers(db, size);
@@ -612,6 +667,8 @@ int odb_sync(odb_t *db)
 {
 	if (!db->base)
 		return -EBADF;
+	if (db->mode == ODB_RDONLY)
+		return 0; /* a private copy: nothing to write back */
 	if (msync(db->base, db->map_len, MS_ASYNC))
 		return -errno;
 	return 0;

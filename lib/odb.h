@@ -54,8 +54,8 @@ typedef struct odb {
 	int fd;
 	enum odb_mode mode;
 	char *path;              /* as given to odb_open, for messages */
-	void *base;              /* mapping start (header) */
-	size_t map_len;          /* == file size */
+	void *base;              /* ODB_RDWR: the shared mapping; ODB_RDONLY: a private copy */
+	size_t map_len;          /* bytes at base: the file size */
 	struct odb_descr *descr;
 	struct odb_node *nodes;  /* node array, node 0 unused */
 	odb_index_t *hash;       /* bucket heads */
@@ -64,9 +64,7 @@ typedef struct odb {
 	 * others (a shared mapping): a writer never reads these fields back
 	 * from it, it keeps them here (set at open, insert and growth) and
 	 * bounds every index it reads from the file by them. A reader's are
-	 * the snapshot validated at open: a running writer may grow the file
-	 * meanwhile; odb_nodes() and odb_check() stay within it, so a reader
-	 * never leaves its mapping.
+	 * the snapshot its copy holds.
 	 */
 	uint32_t size, cur;
 	bool broken;             /* a writer found the file changed under it: no longer used */
@@ -84,13 +82,15 @@ typedef struct odb {
  * is validated like odb_check() except that an all-zero header (never filled)
  * is accepted.
  *
- * ODB_RDONLY maps the file read-only and checks in O(1) the header (magic,
- * version) and the geometry (file size vs node capacity, current_size), so
- * odb_nodes() is safe afterwards. An empty file gives -EIO. The file may be
- * in use by a running writer: the reader keeps a snapshot (db->size,
- * db->cur), maps again if the file grew since fstat(), and waits (up to
- * ~2 s) for a growth in progress to finish. A writer is recognised by the
- * OFD write lock it holds on byte 0 (advisory) while the file is open.
+ * ODB_RDONLY reads the whole file into private memory (pread, not a mapping:
+ * a file that another process truncates cannot fault the reader) and checks
+ * in O(1) the header (magic, version) and the geometry (file size vs node
+ * capacity, current_size), so odb_nodes() is safe afterwards. An empty file,
+ * or one that shrank while it was read, gives -EIO. The file may be in use by
+ * a running writer: the copy is a snapshot (db->size, db->cur); the reader
+ * reads again if the file grew since fstat(), and waits (up to ~2 s) for a
+ * growth in progress to finish. A writer is recognised by the OFD write lock
+ * it holds on byte 0 (advisory) while the file is open.
  *
  * A writer that dies while doubling the table leaves a marker (descriptor
  * padding[0] = 1; 0 at rest, as in OProfile's files): readers then refuse the
@@ -172,10 +172,13 @@ static inline int odb_update_hot(odb_t *db, odb_key_t key, odb_value_t n)
 /* Used nodes: returns &nodes[1] and sets *count to db->cur - 1 (0 once broken). */
 const struct odb_node *odb_nodes(const odb_t *db, size_t *count);
 
-/* msync(MS_ASYNC) of the whole mapping. Returns 0 or -errno. */
+/* msync(MS_ASYNC) of a writer's mapping (a reader has none). Returns 0 or -errno. */
 int odb_sync(odb_t *db);
 
-/* Unmap and close; idempotent. Does not sync (MAP_SHARED data is in the page cache). */
+/*
+ * Unmap (or free a reader's copy) and close; idempotent. Does not sync
+ * (MAP_SHARED data is in the page cache).
+ */
 void odb_close(odb_t *db);
 
 #endif /* OP_ODB_H */

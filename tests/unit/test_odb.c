@@ -1221,6 +1221,168 @@ static void test_writer_hostile_race(void **state)
 	free(pristine);
 }
 
+/* a reader's data stays readable after another process truncates the file (no SIGBUS) */
+static void test_reader_truncated_after_open(void **state)
+{
+	static const off_t cut[] = { 0, 4096, 100000 };
+	struct fixture *f = *state;
+	const struct odb_node *nodes;
+	char err[256];
+	size_t count, i, c;
+	uint64_t sum;
+	odb_t w, r;
+	uint32_t j;
+
+	assert_int_equal(odb_open(&w, f->dirfd, "cut", ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&w));
+	for (j = 0; j < 20000; j++)
+		assert_int_equal(odb_update(&w, hostile_key(j), 2), 0);
+	odb_close(&w);
+	for (c = 0; c < sizeof(cut) / sizeof(cut[0]); c++) {
+		int fd;
+		unsigned char *copy;
+		size_t len;
+
+		assert_int_equal(odb_open(&r, f->dirfd, "cut", ODB_RDONLY, err, sizeof(err)), 0);
+		len = r.map_len;
+		copy = malloc(len);
+		assert_non_null(copy);
+		assert_int_equal(read_all(f, "cut", copy, len), len);
+		fd = openat(f->dirfd, "cut", O_RDWR);
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, cut[c]), 0);
+		/* everything the reader does after open, on the truncated file */
+		assert_int_equal(odb_check(&r, err, sizeof(err)), 0);
+		assert_memory_equal(odb_header(&r), "DAE\n", 4);
+		nodes = odb_nodes(&r, &count);
+		assert_int_equal(count, 20000);
+		for (i = 0, sum = 0; i < count; i++)
+			sum += nodes[i].value;
+		assert_int_equal(sum, 40000);
+		odb_close(&r);
+		/* a later open: refused with a message naming the file */
+		assert_int_equal(odb_open(&r, f->dirfd, "cut", ODB_RDONLY, err, sizeof(err)),
+				 cut[c] ? -EINVAL : -EIO);
+		assert_int_equal(strncmp(err, "cut: ", 5), 0);
+		/* put it back */
+		assert_int_equal(pwrite(fd, copy, len, 0), (ssize_t)len);
+		close(fd);
+		free(copy);
+	}
+}
+
+/*
+ * A file that ends before its size said (it shrank between fstat and the
+ * read): a sysfs attribute, a regular file whose st_size is 4096, reads
+ * the same way. Refused with -EIO and a message naming it.
+ */
+static void test_reader_short_read(void **state)
+{
+	static const char path[] = "/sys/kernel/uevent_seqnum";
+	char err[256], want[256];
+	struct stat st;
+	odb_t r;
+
+	(void)state;
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size <= 32) {
+		print_message("%s: no sysfs attribute to read: short read test skipped\n", path);
+		skip();
+	}
+	assert_int_equal(odb_open(&r, AT_FDCWD, path, ODB_RDONLY, err, sizeof(err)), -EIO);
+	assert_null(r.base);
+	snprintf(want, sizeof(want), "%s: file shrank while being read (", path);
+	assert_int_equal(strncmp(err, want, strlen(want)), 0);
+	assert_non_null(strstr(err, " expected): changed by another process"));
+	odb_close(&r);
+}
+
+/*
+ * Readers while another process truncates the file and writes it back, over
+ * and over (opreport on a file that changes under it): each open either sees
+ * the whole file or refuses it with a message naming it; never a crash.
+ */
+static void test_reader_truncate_race(void **state)
+{
+	struct fixture *f = *state;
+	unsigned ok = 0, refused = 0, n;
+	unsigned char *copy;
+	char err[512];
+	size_t len;
+	odb_t w;
+	uint32_t j;
+	pid_t pid;
+	int status, pfd[2];
+
+	assert_int_equal(odb_open(&w, f->dirfd, "shrink", ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&w));
+	for (j = 0; j < 20000; j++)
+		assert_int_equal(odb_update(&w, hostile_key(j), 1), 0);
+	len = w.map_len;
+	odb_close(&w);
+	copy = malloc(len);
+	assert_non_null(copy);
+	assert_int_equal(read_all(f, "shrink", copy, len), len);
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = openat(f->dirfd, "shrink", O_RDWR);
+		uint64_t x = 88172645463325252ull;
+		char c;
+
+		close(pfd[1]);
+		if (fd < 0)
+			_exit(2);
+		fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+		/* until the parent closes the pipe */
+		while (read(pfd[0], &c, 1) < 0) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			if (ftruncate(fd, (off_t)((x >> 8) % len)))
+				_exit(3);
+			usleep((useconds_t)(x >> 40) % 200);
+			if (pwrite(fd, copy, len, 0) != (ssize_t)len)
+				_exit(4);
+			usleep((useconds_t)(x >> 20) % 1000);
+		}
+		_exit(0);
+	}
+	close(pfd[0]);
+	for (n = 0; n < 1500 && (ok < 50 || refused < 50 || n < 300); n++) {
+		const struct odb_node *nodes;
+		size_t count, i;
+		uint64_t sum = 0;
+		odb_t r;
+		int rc;
+
+		err[0] = 0;
+		rc = odb_open(&r, f->dirfd, "shrink", ODB_RDONLY, err, sizeof(err));
+		if (!rc)
+			rc = odb_check(&r, err, sizeof(err));
+		if (rc) {
+			if ((rc != -EINVAL && rc != -EIO) || strncmp(err, "shrink: ", 8))
+				fail_msg("open #%u: %d \"%s\"", n, rc, err);
+			refused++;
+			odb_close(&r);
+			continue;
+		}
+		nodes = odb_nodes(&r, &count);
+		for (i = 0; i < count; i++)
+			sum += nodes[i].value;
+		assert_int_equal(count, 20000);
+		assert_int_equal(sum, 20000);
+		odb_close(&r);
+		ok++;
+	}
+	close(pfd[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	free(copy);
+	print_message("%u reads of a file truncated meanwhile: %u whole, %u refused\n", n, ok,
+		      refused);
+	assert_true(ok > 0 && refused > 0);
+}
+
 static void test_abi_file(void **state)
 {
 	static const char want[] =
@@ -1295,6 +1457,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent_reader, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_hostile_race, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reader_truncated_after_open, setup, teardown),
+		cmocka_unit_test(test_reader_short_read),
+		cmocka_unit_test_setup_teardown(test_reader_truncate_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abi_file, setup, teardown),
 	};
 
