@@ -627,6 +627,36 @@ static int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *d
 	return 0;
 }
 
+/*
+ * A sample file changed under the writer (odb found an index out of order in
+ * its own mapping: another process wrote to it): say so once, close it and
+ * count its later samples as lost until the set is opened anew (SIGHUP,
+ * eviction), when the full check at open refuses or repairs the file.
+ */
+static void sfile_give_up(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
+			  uint32_t counter)
+{
+	char name[PATH_MAX];
+
+	if (sfile_name(tab, sf, counter, NULL, name, sizeof(name)) <= 0)
+		snprintf(name, sizeof(name), "%s", db->path ? db->path : "?");
+	sfile_logf(tab,
+		   "sample file %s changed by another process under the daemon (bad index in "
+		   "its hash chains): no longer written, its samples counted as lost",
+		   name);
+	odb_close(db);
+	db->fd = -1;
+	if (counter < OP_MAX_EVENTS) {
+		sf->failed |= 1u << counter;
+	} else {
+		uint32_t idx = counter - EXT_COUNTER_BASE;
+
+		sf->vfiles[idx] = NULL;
+		sf->vfailed[idx / 64] |= 1ull << (idx % 64);
+		free(db);
+	}
+}
+
 int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, uint64_t key,
 	      uint32_t count)
 {
@@ -677,8 +707,11 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 		return -EINVAL;
 	}
 	rc = odb_update(db, key, count);
-	if (rc)
+	if (rc) {
 		tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+		if (db->broken)
+			sfile_give_up(tab, sf, db, counter);
+	}
 	return rc;
 }
 
@@ -728,9 +761,23 @@ int sfile_file_add(struct op_sample_file *f, uint64_t key, uint32_t count)
 
 	if (!f)
 		return -EINVAL;
-	rc = odb_update(&f->db, key, count);
-	if (rc)
+	if (f->db.fd < 0) { /* given up: changed under the writer */
 		f->tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+		return -EIO;
+	}
+	rc = odb_update(&f->db, key, count);
+	if (rc) {
+		f->tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+		if (f->db.broken) {
+			sfile_logf(f->tab,
+				   "sample file %s changed by another process under the daemon "
+				   "(bad index in its hash chains): no longer written, its "
+				   "samples counted as lost",
+				   f->db.path ? f->db.path : "?");
+			odb_close(&f->db);
+			f->db.fd = -1;
+		}
+	}
 	return rc;
 }
 

@@ -240,9 +240,8 @@ static inline bool trans_count_open(struct trans_ctx *tr, struct op_sfile *sf, u
 	db = &sf->files[counter];
 	if (__builtin_expect(db->fd < 0, 0))
 		return false;
-	if (odb_update_hot(db, key, 1))
-		tr->stats->v[STAT_LOST_SAMPLEFILE]++;
-	return true;
+	/* a failure (no space to grow, file changed under us) is sfile_log's to handle */
+	return odb_update_hot(db, key, 1) == 0;
 }
 
 static void trans_sample_slow(struct trans_ctx *tr, uint64_t offset, uint64_t counter64)

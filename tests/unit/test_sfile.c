@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "core_fixture.h"
@@ -514,6 +515,64 @@ static int log_fresh(struct cfx *f, const struct op_trans_view *v)
  * a second link), or whose directory is such, is refused - logged, counted
  * as lost, left untouched; a non-root daemon keeps using its own files.
  */
+/*
+ * Another process writes into a sample file the daemon has open (a shared
+ * mapping): the writer's bounds checks find an index out of order (odb:
+ * -EIO, broken). sfile says so once in the log, closes the file, and counts
+ * that sample and the later ones as lost, without touching the file again.
+ */
+static void test_changed_under_writer(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB, 8);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	struct op_trans_view v = view(app, app, 5, 5, 0, 0);
+	char name[PATH_MAX], *logbuf = NULL;
+	size_t loglen = 0, len, i;
+	struct op_sfile *sf;
+	uint32_t *heads;
+	uint8_t *map;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	f->sft.log = open_memstream(&logbuf, &loglen);
+	assert_non_null(f->sft.log);
+	sf = sfile_find(&f->sft, &v);
+	assert_non_null(sf);
+	assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10, 1), 0);
+	assert_true(sfile_name(&f->sft, sf, 0, NULL, name, sizeof(name)) > 0);
+	/* the "attacker": every bucket head points past the used nodes */
+	fd = openat(f->current_fd, name, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	len = (size_t)st.st_size;
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(map != MAP_FAILED);
+	heads = (uint32_t *)(map + ODB_NODE_OFFSET + ODB_INITIAL_NODES * sizeof(struct odb_node));
+	for (i = 0; i < ODB_INITIAL_NODES; i++)
+		heads[i] = 0x7fffffff;
+	assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10, 1), -EIO);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 1);
+	assert_int_equal(sf->files[0].fd, -1);
+	/* later samples: lost, the file is not used again */
+	for (i = 0; i < 100; i++)
+		assert_true(sfile_log(&f->sft, sf, 0, 0x20 + i, 1) < 0);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 101);
+	for (i = 0; i < ODB_INITIAL_NODES; i++)
+		assert_int_equal(heads[i], 0x7fffffff);
+	fflush(f->sft.log);
+	assert_non_null(strstr(logbuf, "changed by another process under the daemon"));
+	assert_non_null(strstr(logbuf, name));
+	/* said once */
+	assert_null(strstr(strstr(logbuf, "changed by another") + 1, "changed by another"));
+	munmap(map, len);
+	close(fd);
+	fclose(f->sft.log);
+	f->sft.log = NULL;
+	free(logbuf);
+	cfx_free(f);
+}
+
 static void test_root_refuses_others_files(void **state)
 {
 	struct cfx *f;
@@ -593,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_plugin_handlers),
 		cmocka_unit_test(test_hostile_paths),
 		cmocka_unit_test(test_planted_symlink),
+		cmocka_unit_test(test_changed_under_writer),
 		cmocka_unit_test(test_root_refuses_others_files),
 	};
 
