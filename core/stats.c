@@ -1,5 +1,6 @@
 /*
- * stats.c - counter names, the log block and the operf-style stats/ files.
+ * stats.c - counter names, the log block and the operf-style stats/ files
+ * (added to an --append'ed session's, written whole or not at all).
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -9,6 +10,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,7 +30,9 @@ static const struct {
 	[STAT_LOST_NO_APP_USER] = { "Nr. user samples lost: no app info", "lost_no_app_for_user_sample" },
 	[STAT_LOST_NO_CONTEXT] = { "Nr. lost samples (no kernel/user)", NULL },
 	[STAT_LOST_INVALID_DOMAIN] = { "Nr. samples lost: hypervisor/guest/unknown mode", "lost_invalid_domain" },
-	[STAT_LOST_RECORDS] = { "Nr. records lost by the kernel (ring full)", "lost_records_by_kernel" },
+	[STAT_LOST_RECORDS] = { "Nr. records lost by the kernel (ring full), all kinds", NULL },
+	[STAT_KLOST_SAMPLES] = { "Nr. samples lost by the kernel (ring full)", "lost_samples_by_kernel" },
+	[STAT_KLOST_SIDEBAND] = { "Nr. mmap/comm/fork/exit records lost by the kernel", "lost_sideband_by_kernel" },
 	[STAT_LOST_SAMPLEFILE] = { "Nr. samples lost: sample file open failure", "lost_samplefile" },
 	[STAT_LOST_BAD_COUNTER] = { "Nr. samples lost: unknown counter", NULL },
 	[STAT_LOST_PLUGIN_FILE] = { "Nr. samples lost: plugin file refused", NULL },
@@ -77,8 +81,56 @@ void stats_print(const struct op_stats *st, FILE *out)
 	fflush(out);
 }
 
+static const char *const stats_files[STATS_F_NR] = {
+	[STATS_F_TOTAL] = "total_samples",
+	[STATS_F_LOST_KERNEL] = "lost_kernel",
+	[STATS_F_LOST_NO_MAPPING] = "lost_no_mapping",
+	[STATS_F_LOST_NO_APP_USER] = "lost_no_app_for_user_sample",
+	[STATS_F_LOST_INVALID_DOMAIN] = "lost_invalid_domain",
+	[STATS_F_LOST_SAMPLEFILE] = "lost_samplefile",
+	[STATS_F_KLOST_SAMPLES] = "lost_samples_by_kernel",
+	[STATS_F_KLOST_SIDEBAND] = "lost_sideband_by_kernel",
+	[STATS_F_KLOST_RECORDS] = "lost_records_by_kernel",
+};
+
+const char *stats_file(enum stats_file f)
+{
+	return f < STATS_F_NR ? stats_files[f] : NULL;
+}
+
+uint64_t stats_file_value(const struct op_stats *st, enum stats_file f)
+{
+	const uint64_t *v = st->v;
+	uint64_t known;
+
+	switch (f) {
+	case STATS_F_TOTAL:
+		return v[STAT_SAMPLES] + v[STAT_SOURCE_SAMPLES];
+	case STATS_F_LOST_KERNEL:
+		return v[STAT_LOST_KERNEL];
+	case STATS_F_LOST_NO_MAPPING:
+		return v[STAT_LOST_NO_MAPPING];
+	case STATS_F_LOST_NO_APP_USER:
+		return v[STAT_LOST_NO_APP_USER];
+	case STATS_F_LOST_INVALID_DOMAIN:
+		return v[STAT_LOST_INVALID_DOMAIN];
+	case STATS_F_LOST_SAMPLEFILE:
+		return v[STAT_LOST_SAMPLEFILE];
+	case STATS_F_KLOST_SAMPLES:
+		return v[STAT_KLOST_SAMPLES];
+	case STATS_F_KLOST_SIDEBAND:
+		return v[STAT_KLOST_SIDEBAND];
+	case STATS_F_KLOST_RECORDS:
+		/* what the kernel did not tell apart */
+		known = v[STAT_KLOST_SAMPLES] + v[STAT_KLOST_SIDEBAND];
+		return v[STAT_LOST_RECORDS] > known ? v[STAT_LOST_RECORDS] - known : 0;
+	default:
+		return 0;
+	}
+}
+
 /*
- * A file or directory found in stats/ (--append, a planted one) is written
+ * A file or directory found in stats/ (--append, a planted one) is used
  * only if it is what we would have made: a regular file with one link or a
  * directory, and as root, root's and not writable by group or other.
  */
@@ -95,22 +147,75 @@ static int stats_trusted(int fd, bool dir)
 	return 0;
 }
 
-static int stats_write_one(int dirfd, const char *name, uint64_t v)
+/* the count in stats/@name before this daemon wrote it; 0 if none or unusable */
+static uint64_t stats_read_one(int dirfd, const char *name)
 {
-	char buf[32];
-	int fd, n, rc;
+	char buf[32], *end;
+	unsigned long long v;
+	ssize_t n;
+	int fd;
 
-	/* not O_TRUNC before the checks; O_NONBLOCK: a FIFO is refused, not waited on */
-	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = stats_trusted(fd, false) ? -1 : read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || end == buf || buf[0] == '-' || (*end && strcmp(end, "\n")))
+		return 0;
+	return v;
+}
+
+#define STATS_TMP_PREFIX ".tmp."
+
+/*
+ * Write @v to stats/.tmp.@name, a new file (a leftover of a crash is
+ * replaced): every error of write, fsync and close is returned, so a full
+ * disk says ENOSPC and no old file is touched.
+ */
+static int stats_write_tmp(int dirfd, const char *name, uint64_t v)
+{
+	char tmp[64], buf[32];
+	int fd, n, rc = 0;
+	ssize_t w;
+
+	snprintf(tmp, sizeof(tmp), STATS_TMP_PREFIX "%s", name);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST && !unlinkat(dirfd, tmp, 0))
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	rc = stats_trusted(fd, false);
-	if (!rc && ftruncate(fd, 0))
-		rc = -errno;
 	n = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", v);
-	if (!rc && write(fd, buf, n) != n)
-		rc = -EIO;
-	close(fd);
+	w = write(fd, buf, (size_t)n);
+	if (w < 0)
+		rc = -errno;
+	else if (w != n)
+		rc = -ENOSPC; /* a short write of a few bytes: the disk is full */
+	if (!rc && fsync(fd))
+		rc = -errno;
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (rc)
+		unlinkat(dirfd, tmp, 0);
+	return rc;
+}
+
+static int stats_write_one(int dirfd, const char *name, uint64_t v)
+{
+	char tmp[64];
+	int rc = stats_write_tmp(dirfd, name, v);
+
+	if (rc)
+		return rc;
+	snprintf(tmp, sizeof(tmp), STATS_TMP_PREFIX "%s", name);
+	if (renameat(dirfd, tmp, dirfd, name)) {
+		rc = -errno;
+		unlinkat(dirfd, tmp, 0);
+	}
 	return rc;
 }
 
@@ -131,36 +236,66 @@ static int stats_open_dir(int dirfd, const char *name)
 	return fd;
 }
 
-int stats_write_files(const struct op_stats *st, int current_dirfd, const char *const *throttled)
+static uint64_t stats_add(uint64_t a, uint64_t b)
 {
-	bool any = false;
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+int stats_write_files(struct op_stats *st, int current_dirfd, const char *const *throttled)
+{
+	uint64_t v[STATS_F_NR];
+	bool any = false, made[STATS_F_NR] = { false };
+	char tmp[64];
 	int i, dfd, rc = 0;
 
-	for (i = 0; i < STAT_NR; i++)
-		if (stats_names[i].file && st->v[i])
-			any = true;
-	if (!any && !(throttled && throttled[0]) && !st->v[STAT_SAMPLES])
+	dfd = -1;
+	if (!st->base_read) {
+		/* --append: the earlier run's counts, before they are replaced */
+		dfd = openat(current_dirfd, "stats", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		for (i = 0; i < STATS_F_NR; i++)
+			st->base[i] = dfd >= 0 && !stats_trusted(dfd, true) ?
+					      stats_read_one(dfd, stats_files[i]) : 0;
+		if (dfd >= 0)
+			close(dfd);
+		st->base_read = true;
+	}
+	for (i = 0; i < STATS_F_NR; i++) {
+		v[i] = stats_add(st->base[i], stats_file_value(st, (enum stats_file)i));
+		any |= v[i] != 0;
+	}
+	if (!any && !(throttled && throttled[0]))
 		return 0;
 	dfd = stats_open_dir(current_dirfd, "stats");
 	if (dfd < 0)
 		return dfd;
-	for (i = 0; i < STAT_NR; i++) {
-		if (!stats_names[i].file || !st->v[i])
+	/* all or nothing: every file to its temporary name, then the renames */
+	for (i = 0; i < STATS_F_NR && !rc; i++) {
+		if (!v[i] && i != STATS_F_TOTAL)
 			continue;
-		if (stats_write_one(dfd, stats_names[i].file, st->v[i]))
-			rc = -EIO;
+		rc = stats_write_tmp(dfd, stats_files[i], v[i]);
+		made[i] = !rc;
 	}
-	if (stats_write_one(dfd, "total_samples", st->v[STAT_SAMPLES] + st->v[STAT_SOURCE_SAMPLES]))
-		rc = -EIO;
-	if (throttled && throttled[0]) {
+	for (i = 0; i < STATS_F_NR; i++) {
+		if (!made[i])
+			continue;
+		snprintf(tmp, sizeof(tmp), STATS_TMP_PREFIX "%s", stats_files[i]);
+		if (!rc && renameat(dfd, tmp, dfd, stats_files[i]))
+			rc = -errno;
+		if (rc)
+			unlinkat(dfd, tmp, 0);
+	}
+	if (!rc && throttled && throttled[0]) {
 		int tfd = stats_open_dir(dfd, "throttled");
 
 		if (tfd >= 0) {
 			for (i = 0; throttled[i]; i++) {
+				int r;
+
 				if (strchr(throttled[i], '/') || throttled[i][0] == '.')
 					continue;
-				if (stats_write_one(tfd, throttled[i], 1))
-					rc = -EIO;
+				r = stats_write_one(tfd, throttled[i], 1);
+				if (r && !rc)
+					rc = r;
 			}
 			close(tfd);
 		} else {

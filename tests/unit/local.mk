@@ -269,6 +269,16 @@ tests_unit_test_rotate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_rotate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_rotate_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
 endif
+# issue 15 item 5: the stats/ files (kinds of kernel losses, --append, full disk)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_stats
+TESTS += tests/unit/test_stats
+SANITIZER_TESTS += tests/unit/test_stats
+tests_unit_test_stats_SOURCES = tests/unit/test_stats.c
+tests_unit_test_stats_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_stats_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_stats_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+endif
 # issue 14 hole 6: the --record writer's file creation (new file, no symlink, overwrite)
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_replay
