@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "ext.h"
 #include "op_mangle.h"
 #include "oprofile_sdk.h"
 #include "options_int.h"
@@ -30,7 +31,6 @@
 #endif
 
 #define OPT_PID_MAX 4194304u /* Linux PID_MAX_LIMIT */
-#define ORIGIN_CMDLINE "command line"
 
 enum {
 	OPT_SESSION_DIR = 256,
@@ -123,7 +123,7 @@ static const char opt_usage[] =
 	"  --image=A,B,...          only profile these images\n"
 	"  --verbose[=LIST]         all,sfile,arcs,samples,module,misc,ext\n"
 	"  --append                 add to existing samples instead of starting anew\n"
-	"  --ring-pages=N           data pages per per-CPU ring (power of two)\n"
+	"  --ring-pages=N           data pages per per-CPU ring (power of two, 1..65536)\n"
 	"  -p, --pid=PID[,PID...]   profile running processes\n"
 	"  -a, --system-wide        profile every process\n"
 	"  --record=FILE            also record the perf record stream to FILE (a new file)\n"
@@ -140,7 +140,8 @@ static const char opt_usage[] =
 	"                           (seconds, or 30s, 5m, 1h, 1d; 0: off) and start afresh\n"
 	"  --rotate-keep=K          keep at most K rotate-* sessions (default 24)\n"
 	"  --list-plugins           list the plugins of the plugin directory and exit\n"
-	"  --check-config           print the effective configuration and exit\n"
+	"  --check-config           check what a start checks (plugins and their args,\n"
+	"                           events), print the effective configuration, exit\n"
 	"  -h, --help               this text\n"
 	"  --version                print the version\n";
 
@@ -537,14 +538,21 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 				free(name);
 				return -EINVAL;
 			}
+			/* the loader refuses it at start: --check-config says so too */
+			if (!ext_name_valid(name)) {
+				opt_err(err, "--ext-feature=%s: plugin name \"%.80s\" is not valid - "
+					     "expected " OPT_PLUGIN_NAME_RULE, arg, name);
+				free(name);
+				return -EINVAL;
+			}
 			for (i = 0; i < o->nr_features; i++)
 				if (!strcmp(o->features[i].name, name) &&
-				    !strcmp(o->features[i].origin, ORIGIN_CMDLINE)) {
+				    !strcmp(o->features[i].origin, OP_ORIGIN_CMDLINE)) {
 					opt_err(err, "--ext-feature=%s given twice - give each plugin once", name);
 					free(name);
 					return -EINVAL;
 				}
-			rc = options_add_feature(o, name, colon ? colon + 1 : "", ORIGIN_CMDLINE, true);
+			rc = options_add_feature(o, name, colon ? colon + 1 : "", OP_ORIGIN_CMDLINE, true);
 			if (rc == -ENOSPC)
 				opt_err(err, "--ext-feature=%s: more than %d plugins", name, OP_MAX_FEATURES);
 			free(name);
@@ -576,7 +584,7 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			o->append = true;
 			break;
 		case OPT_RING_PAGES:
-			if (opt_uint_arg("ring-pages", arg, 1, 1u << 20, &v, err))
+			if (opt_uint_arg("ring-pages", arg, 1, OP_MAX_RING_PAGES, &v, err))
 				return -EINVAL;
 			if (v & (v - 1)) {
 				opt_err(err, "--ring-pages=%s: not a power of two - use 1, 2, 4, ... pages", arg);

@@ -22,11 +22,16 @@
  */
 #define OP_DEFAULT_MAX_OPEN_FILES 2048
 #define OP_MAX_PIDS 64
+/* ring_pages / --ring-pages: a power of two up to this (perf_open refuses more) */
+#define OP_MAX_RING_PAGES 65536
+
+/* op_feature_req.origin of an --ext-feature */
+#define OP_ORIGIN_CMDLINE "command line"
 
 struct op_feature_req {
 	char *name;      /* exact plugin name */
 	char *args;      /* text after the first ':' ("" if none) */
-	const char *origin; /* "command line" or "file:line" for messages */
+	const char *origin; /* OP_ORIGIN_CMDLINE or "file:line" for messages */
 };
 
 enum op_mode { OP_MODE_LAUNCH, OP_MODE_PID, OP_MODE_SYSTEM, OP_MODE_REPLAY };

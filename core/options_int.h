@@ -11,6 +11,9 @@
 
 struct op_options;
 
+/* what a plugin name may be (ext_name_valid), for messages */
+#define OPT_PLUGIN_NAME_RULE "1..64 of [A-Za-z0-9_-]"
+
 /* Parse a --verbose value ("all", "sfile,arcs", ...) into @out (OP_VERBOSE_*). */
 int options_parse_verbose(const char *s, unsigned *out, char *err, size_t err_len);
 /* Replace o->image_filter by the comma list @s. 0 or -ENOMEM. */

@@ -158,6 +158,11 @@ static void test_type_and_range_errors(void **state)
 		{ "plugins = ( { name = \"a\"; },\n { name = \"a\"; } );\n",
 		  ":2: \"plugins[1]\": plugin \"a\" is configured twice" },
 		{ "plugins = { a = 1; };\n", "\"plugins.a\": expected a group of plugin settings, found an integer" },
+		/* start refused these with "not a power of two between 1 and 65536" */
+		{ "ring_pages = 1048576;\n", ":1: \"ring_pages\": 1048576 is out of range, expected 1..65536" },
+		{ "plugins = ( { name = \"bad/name\"; } );\n",
+		  ":1: \"plugins[0]\": plugin name \"bad/name\" is not valid - expected 1..64 of [A-Za-z0-9_-]" },
+		{ "plugins = { tim*er = { }; };\n", "\"plugins.tim*er\": plugin name \"tim*er\" is not valid" },
 	};
 	char path[PATH_MAX];
 	struct run r;
@@ -175,6 +180,70 @@ static void test_type_and_range_errors(void **state)
 		assert_null(r.o.config);
 		done(&r);
 	}
+}
+
+/*
+ * libconfig 1.5 reads an integer without an L suffix through an int:
+ * 4294967297 was taken as 1, 4294967356 as 60, and all of these ran.
+ */
+static void test_wide_integers(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "max_open_files = 4294967297;\n",
+		  "wide.conf:1: \"max_open_files\": 4294967297 is out of range, expected 1..1048576" },
+		{ "\nrotate_interval = 4294967356;\n",
+		  "wide.conf:2: \"rotate_interval\": 4294967356 is out of range, expected 0..31622400 seconds" },
+		{ "stats_interval = 99999999999999999999;\n",
+		  ":1: \"stats_interval\": 99999999999999999999 is out of range, expected 0..31536000" },
+		{ "sync_interval = -4294967297;\n", "\"sync_interval\": -4294967297 is out of range" },
+		{ "rotate_keep = 0x100000001;\n",
+		  "\"rotate_keep\": 4294967297 is out of range, expected 1..100000" },
+		{ "ring_pages = 4294967360;\n", "\"ring_pages\": 4294967360 is out of range" },
+		/* the key's line, the value below it; a comment and a string that look alike */
+		{ "# max_open_files = 64;\nmax_open_files /* = 64; */\n=\n4294967297; log_file = \"x = 1;\";\n",
+		  "wide.conf:2: \"max_open_files\": 4294967297 is out of range" },
+	};
+	char path[PATH_MAX], inc[PATH_MAX];
+	struct run r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_conf("wide.conf", cases[i].text, path, sizeof(path));
+		run_conf(&r, path, NULL);
+		if (r.rc != -EINVAL)
+			fail_msg("accepted: %s", cases[i].text);
+		assert_contains(r.err, cases[i].msg);
+		done(&r);
+	}
+
+	/* in an included file: named by that file's line */
+	write_conf("wide-inc.conf", "\n\nmax_open_files = 4294967297;\n", inc, sizeof(inc));
+	write_conf("wide-main.conf", "ring_pages = 8;\n@include \"wide-inc.conf\"\n", path,
+		   sizeof(path));
+	run_conf(&r, path, NULL);
+	assert_int_equal(r.rc, -EINVAL);
+	assert_contains(r.err, "wide-inc.conf:3: \"max_open_files\": 4294967297 is out of range");
+	done(&r);
+
+	/* values that fit are read as before, whatever surrounds them */
+	write_conf("fits.conf",
+		   "max_open_files = 65536; # max_open_files = 4294967297;\n"
+		   "log_file = \"rotate_keep = 4294967297;\"; rotate_keep = 0x10;\n"
+		   "ring_pages = 65536; sync_interval = 86400L;\n"
+		   "stats_interval = +7;\n",
+		   path, sizeof(path));
+	run_conf(&r, path, NULL);
+	if (r.rc)
+		fail_msg("%s", r.err);
+	assert_int_equal(r.o.max_open_files, 65536);
+	assert_int_equal(r.o.rotate_keep, 16);
+	assert_int_equal(r.o.ring_pages, 65536);
+	assert_int_equal(r.o.sync_interval, 86400);
+	assert_int_equal(r.o.stats_interval, 7);
+	done(&r);
 }
 
 static void test_unknown_keys(void **state)
@@ -317,6 +386,32 @@ static void test_plugin_getters(void **state)
 	assert_int_equal(conf_plugin_bool(r.o.config, "ibs", "small", &b, why, sizeof(why)), -EINVAL);
 	done(&r);
 
+	/* integers libconfig 1.5 would cut to 32 bits reach the plugin whole */
+	write_conf("wide.conf",
+		   "plugins = { timer = { frequency = 4294967396; mask = 0xFFFFFFFF; };\n"
+		   "  a = { n = 4294967297; }; b = { n = 1; }; c = { n = -4294967297; };\n"
+		   "  d = {\n    huge = 99999999999999999999; }; };\n",
+		   path, sizeof(path));
+	run_conf(&r, path, NULL);
+	if (r.rc)
+		fail_msg("%s", r.err);
+	assert_int_equal(conf_plugin_int64(r.o.config, "timer", "frequency", &v, why, sizeof(why)), 0);
+	assert_int_equal(v, 4294967396LL);
+	assert_int_equal(conf_plugin_int64(r.o.config, "timer", "mask", &v, why, sizeof(why)), 0);
+	assert_int_equal(v, 0xFFFFFFFFLL);
+	assert_int_equal(conf_plugin_int64(r.o.config, "a", "n", &v, why, sizeof(why)), 0);
+	assert_int_equal(v, 4294967297LL);
+	assert_int_equal(conf_plugin_int64(r.o.config, "b", "n", &v, why, sizeof(why)), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(conf_plugin_int64(r.o.config, "c", "n", &v, why, sizeof(why)), 0);
+	assert_int_equal(v, -4294967297LL);
+	v = 99;
+	assert_int_equal(conf_plugin_int64(r.o.config, "d", "huge", &v, why, sizeof(why)), -EINVAL);
+	assert_int_equal(v, 99);
+	assert_contains(why, "wide.conf:4: plugins.d.huge: 99999999999999999999 does not fit a 64-bit "
+			     "integer");
+	done(&r);
+
 	write_conf("group.conf",
 		   "plugins = {\n  ibs = { args = \"fetch\"; rate = 12; };\n  cg = { enabled = false; };\n"
 		   "  timer = { };\n};\n",
@@ -341,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_example_conf),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_type_and_range_errors),
+		cmocka_unit_test(test_wide_integers),
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_include_relative),
 		cmocka_unit_test(test_values_applied),

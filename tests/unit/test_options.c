@@ -287,6 +287,12 @@ static void test_features(void **state)
 	assert_int_equal(r.rc, -EINVAL);
 	assert_contains(r.err, "--ext-feature=ibs given twice");
 	done(&r);
+	/* names the loader would refuse only at start */
+	parse(&r, "--config=", "--ext-feature=../timer:freq=100", "-a", "--check-config", NULL);
+	assert_int_equal(r.rc, -EINVAL);
+	assert_contains(r.err, "--ext-feature=../timer:freq=100: plugin name \"../timer\" is not valid - "
+			       "expected 1..64 of [A-Za-z0-9_-]");
+	done(&r);
 }
 
 static void test_other_options(void **state)
@@ -341,7 +347,12 @@ static void test_other_options(void **state)
 	done(&r);
 	parse(&r, "--config=", "--ring-pages=0", "-a", NULL);
 	assert_int_equal(r.rc, -EINVAL);
-	assert_contains(r.err, "--ring-pages=0: expected a whole number 1..1048576");
+	assert_contains(r.err, "--ring-pages=0: expected a whole number 1..65536");
+	done(&r);
+	/* the daemon refused it only at start (perf: "between 1 and 65536") */
+	parse(&r, "--config=", "--ring-pages=131072", "-a", "--check-config", NULL);
+	assert_int_equal(r.rc, -EINVAL);
+	assert_contains(r.err, "--ring-pages=131072: expected a whole number 1..65536");
 	done(&r);
 	parse(&r, "--config=", "--stats-interval=soon", "-a", NULL);
 	assert_int_equal(r.rc, -EINVAL);
