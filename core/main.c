@@ -409,6 +409,7 @@ static int main_plugins(struct daemon *d)
 	struct op_cpuinfo ci;
 	const char *proc_root = d->opts.proc_root ? d->opts.proc_root : "/proc";
 	uint32_t id = 0;
+	size_t i;
 	int rc;
 
 	d->loader = ext_loader_new(d->opts.plugin_dir, d->opts.config, &d->core, d->log);
@@ -417,10 +418,21 @@ static int main_plugins(struct daemon *d)
 		return -ENOMEM;
 	}
 	ext_loader_set_verbose(d->loader, d->opts.verbose & OP_VERBOSE_EXT);
-	rc = ext_load_all(d->loader, &d->opts);
-	if (rc) {
-		main_err(d, "a requested plugin could not be loaded (see its messages above) - fix or "
-		       "remove its --ext-feature / plugins entry");
+	for (i = 0; i < d->opts.nr_features; i++) {
+		const struct op_feature_req *f = &d->opts.features[i];
+
+		rc = ext_load(d->loader, f->name, f->args, f->origin);
+		if (!rc)
+			continue;
+		/* the plugin's own message cannot tell an --ext-feature from a config line */
+		if (strcmp(f->origin, OP_ORIGIN_CMDLINE))
+			main_err(d, "%s: plugin \"%s\" could not be loaded (see its messages above) - "
+				 "fix its args or settings, or remove the plugins entry", f->origin,
+				 f->name);
+		else
+			main_err(d, "--ext-feature=%s%s%s: plugin \"%s\" could not be loaded (see its "
+				 "messages above) - fix or remove the option", f->name,
+				 *f->args ? ":" : "", f->args, f->name);
 		return rc;
 	}
 	if (!ext_plugin(d->loader, "kernel") && !main_plugin_disabled(d, "kernel")) {
@@ -745,6 +757,58 @@ static int main_sfiles(struct daemon *d)
 	return rc;
 }
 
+/* lines of the check's log that a start would only have logged: plugins' warnings */
+static void main_check_warnings(const char *log)
+{
+	const char *p, *nl;
+
+	for (p = log; p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		/* "oprofiled: ..." lines reached stderr already */
+		if (strncmp(p, "oprofiled: ", 11) && memmem(p, nl ? (size_t)(nl - p) : strlen(p),
+							   ": warning: ", 11))
+			fprintf(stderr, "oprofiled: %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+	}
+}
+
+/*
+ * --check-config: every check a start makes short of opening the session
+ * and the perf events. The plugins are loaded and initialised (their args
+ * and settings are checked by their own init, with no session directory,
+ * as under a test host), the model is chosen and the events are parsed and
+ * encoded for it, a command to launch must resolve. The log goes to memory:
+ * errors reach stderr as at start, plugins' warnings are repeated there.
+ */
+static int main_check_config(struct daemon *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	d->log = open_memstream(&text, &len);
+	if (!d->log)
+		return -ENOMEM;
+	rc = main_pipeline(d);
+	if (!rc)
+		rc = main_plugins(d);
+	if (!rc && d->opts.mode == OP_MODE_LAUNCH && !d->opts.replay_file)
+		rc = main_check_command(d->opts.command);
+	if (d->loader)
+		ext_loader_free(d->loader);
+	d->loader = NULL;
+	if (d->have_catalogue)
+		op_events_free(&d->catalogue);
+	d->have_catalogue = false;
+	sync_free(&d->sync);
+	evb_free(&d->w);
+	cookie_free(&d->cookies);
+	fclose(d->log);
+	d->log = NULL;
+	main_check_warnings(text);
+	free(text);
+	return rc;
+}
+
 static int main_exit_status(struct daemon *d, int rc)
 {
 	int ws;
@@ -785,9 +849,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (d->opts.check_config) {
-		options_print(&d->opts, stdout);
+		rc = main_check_config(d);
+		if (!rc)
+			options_print(&d->opts, stdout);
 		options_free(&d->opts);
-		return 0;
+		return rc ? 1 : 0;
 	}
 
 	/* the default log lives in samples/, opened relative to the session */

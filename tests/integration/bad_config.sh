@@ -1,10 +1,13 @@
 #!/bin/sh
 # bad_config.sh - a broken oprofiled.conf stops the daemon before it starts:
-# a syntax error, an unknown plugin, a bad event and a bad separate value
-# are each reported as FILE:LINE: what, the daemon (started as the systemd
-# unit starts it, --daemonize) exits non-zero and leaves no daemon, lock or
-# session behind; --check-config reports the same errors. A daemon whose
-# start fails after it detached reports the reason to the starting process.
+# a syntax error, an unknown or invalid plugin, bad events, bad plugin args
+# and settings, a bad separate value, out-of-range numbers (also those
+# libconfig 1.5 cuts to 32 bits) are each reported as FILE:LINE: what, the
+# daemon (started as the systemd unit starts it, --daemonize) exits non-zero
+# and leaves no daemon, lock or session behind; --check-config reports the
+# same errors and touches no session (the same for command-line options).
+# A daemon whose start fails after it detached reports the reason to the
+# starting process.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -34,24 +37,78 @@ check() {
 	} > "$f"
 	"$OPD" --config="$f" --system-wide --daemonize > "$name.out" 2> "$name.err"
 	rc=$?
-	[ $rc -ne 0 ] && ok || bad "$name: oprofiled started (exit 0)"
+	if [ $rc -ne 0 ]; then ok
+	else
+		bad "$name: oprofiled started (exit 0)"
+		# stop it: a failing run leaves no daemon behind either
+		[ -s "$sd/lock" ] && kill "$(cat "$sd/lock")" 2> /dev/null && sleep 1
+	fi
 	if grep -q "^oprofiled: $f:4: .*$what" "$name.err"; then ok
 	else bad "$name: no '$f:4: ...$what' message"; cat "$name.err"; fi
-	[ ! -e "$sd" ] && ok || bad "$name: the session $sd was left behind"
+	[ ! -e "$sd" ] && ok || { bad "$name: the session $sd was left behind"; rm -rf "$sd"; }
 	if [ "$4" = check ]; then
 		"$OPD" --config="$f" --system-wide --check-config > "$name.cc" 2>&1
 		rc=$?
-		[ $rc -ne 0 ] && grep -q "$f:4: .*$what" "$name.cc" && ok ||
+		[ $rc -ne 0 ] && grep -q "^oprofiled: $f:4: .*$what" "$name.cc" && ok ||
 			{ bad "$name: --check-config (exit $rc) did not report it"; cat "$name.cc"; }
+		[ ! -e "$sd" ] && ok || bad "$name: --check-config created the session $sd"
 	fi
 }
 
 check syntax 'separate = ;' 'syntax error' check
 check separate 'separate = "lib,bogus";' 'unknown --separate value "bogus"' check
 check plugin 'plugins = ( { name = "nosuch"; args = ""; } );' 'unknown plugin "nosuch"' check
-check event 'events = "NO_SUCH_EVENT:100000";' 'events: "NO_SUCH_EVENT:100000" cannot be used' run
+check event 'events = "NO_SUCH_EVENT:100000";' 'events: "NO_SUCH_EVENT:100000" cannot be used' check
 check type 'ring_pages = "many";' 'expected an integer' check
 check interval 'rotate_interval = "soon";' 'interval "soon"' check
+# what --check-config passed and a start refused (issue 15, item 3)
+check ev_bogus 'events = "BOGUS:5";' 'events: "BOGUS:5" cannot be used' check
+check ev_timer 'events = "TIMER:5";' 'events: "TIMER:5" cannot be used' check
+check ev_colons 'events = "::::::";' 'events: "::::::" cannot be used' check
+check cg_depth 'plugins = ( { name = "callgraph"; args = "depth=0"; } );' \
+	'plugin "callgraph" could not be loaded' check
+check timer_freq 'plugins = ( { name = "timer"; args = "freq=abc"; } );' \
+	'plugin "timer" could not be loaded' check
+check plugin_name 'plugins = ( { name = "../timer"; } );' 'plugin name "../timer" is not valid' check
+check ring_pages 'ring_pages = 1048576;' '"ring_pages": 1048576 is out of range, expected 1..65536' check
+# integers libconfig 1.5 cut to 32 bits: they ran as 1, 60 and 100 Hz (item 4)
+check open_files 'max_open_files = 4294967297;' \
+	'"max_open_files": 4294967297 is out of range, expected 1..1048576' check
+check rotate 'rotate_interval = 4294967356;' \
+	'"rotate_interval": 4294967356 is out of range, expected 0..31622400 seconds' check
+check timer_hz 'plugins = { timer = { frequency = 4294967396; }; };' \
+	'plugin "timer" could not be loaded' check
+if grep -q "bad frequency '4294967396' in config plugins.timer.frequency: expected 1..10000 Hz" \
+	timer_hz.cc; then ok
+else bad "timer_hz: the timer plugin did not see 4294967396"; cat timer_hz.cc; fi
+
+# the same from the command line: --check-config names the option
+opt_check() {
+	name=$1
+	shift
+	"$OPD" --config= --session-dir="$W/$name.sess" --check-config "$@" > "$name.cc" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && grep -q -- "$what" "$name.cc" && ok ||
+		{ bad "$name: --check-config $* (exit $rc) did not report it"; cat "$name.cc"; }
+	[ ! -e "$W/$name.sess" ] && ok || bad "$name: --check-config created the session"
+}
+what='--events=BOGUS:5: event BOGUS cannot be used\|event BOGUS cannot be used'
+opt_check cmd_event -a --events=BOGUS:5
+what='--ext-feature=timer:freq=abc: plugin "timer" could not be loaded'
+opt_check cmd_timer -a --ext-feature=timer:freq=abc
+what='--ext-feature=callgraph:depth=0: plugin "callgraph" could not be loaded'
+opt_check cmd_cg -a --ext-feature=callgraph:depth=0
+what='--ring-pages=1048576: expected a whole number 1..65536'
+opt_check cmd_ring -a --ring-pages=1048576
+what='cannot run /no/such/command'
+opt_check cmd_launch -- /no/such/command
+# a good configuration still passes, and prints itself
+if "$OPD" --config= --session-dir="$W/good.sess" -a --events=TIMER:1000000 \
+	--ext-feature=callgraph:depth=8 --check-config > good.cc 2> good.err &&
+	grep -q '{ name = "callgraph"; args = "depth=8"; }' good.cc && [ ! -s good.err ] &&
+	[ ! -e "$W/good.sess" ]
+then ok
+else bad "a good configuration: --check-config failed or printed to stderr"; cat good.cc good.err; fi
 
 # a start that fails after the daemon detached still reaches the starting process
 "$OPD" --session-dir="$W/late.sess" --events=TIMER:1000000 --pid=4194303 --daemonize \
