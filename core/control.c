@@ -37,7 +37,7 @@
 /* counters that are samples the profile does not show */
 static const enum op_stat control_lost[] = {
 	STAT_LOST_KERNEL,	STAT_LOST_NO_MAPPING,	 STAT_LOST_NO_APP_USER,
-	STAT_LOST_NO_CONTEXT,	STAT_LOST_INVALID_DOMAIN, STAT_LOST_RECORDS,
+	STAT_LOST_NO_CONTEXT,	STAT_LOST_INVALID_DOMAIN, STAT_KLOST_SAMPLES,
 	STAT_LOST_SAMPLEFILE,	STAT_LOST_BAD_COUNTER,	 STAT_LOST_PLUGIN_FILE,
 	STAT_INVALID_PC,	STAT_NO_MEMORY,
 };
@@ -430,6 +430,7 @@ static void control_dump(struct control *c)
 
 	control_drain(c);
 	sfile_sync_all(c->t.sfiles);
+	perf_lost_checkpoint(c->t.perf);
 	if (c->log && *c->log)
 		control_print_stats(c, *c->log, "control: dump ");
 	rc = stats_write_files(c->t.stats, c->sess->current_fd, NULL);
@@ -462,6 +463,8 @@ int control_set_aside(struct control *c, const char *name, bool rotate, char *us
 	}
 	/* everything on its way to the files lands, then no file stays open */
 	control_drain(c);
+	/* the kernel's lost counts up to here belong to the session being set aside */
+	perf_lost_checkpoint(c->t.perf);
 	sfile_sync_all(c->t.sfiles);
 	trans_forget_sfile(c->t.trans);
 	sfile_close_all(c->t.sfiles);
@@ -611,16 +614,18 @@ static uint64_t control_lost_sum(const struct op_stats *st)
 static void control_status(struct control *c, FILE *out)
 {
 	static const char *const modes[] = { "launch", "pid", "system-wide", "replay" };
-	const struct op_stats *st = c->t.stats;
-	uint64_t cur = st->v[STAT_SAMPLES] + st->v[STAT_SOURCE_SAMPLES];
-	uint64_t all = cur + c->before.v[STAT_SAMPLES] + c->before.v[STAT_SOURCE_SAMPLES];
-	uint64_t lost = control_lost_sum(st);
+	const struct op_stats *st = c->t.stats, *bf = &c->before;
+	uint64_t cur, all, lost;
 	const struct perf_stats *ps = c->t.perf ? perf_get_stats(c->t.perf) : NULL;
 	char since[64];
 	struct tm tm;
 	char **names;
 	size_t n, i;
 
+	perf_lost_checkpoint(c->t.perf); /* exact kernel losses up to now */
+	cur = st->v[STAT_SAMPLES] + st->v[STAT_SOURCE_SAMPLES];
+	all = cur + bf->v[STAT_SAMPLES] + bf->v[STAT_SOURCE_SAMPLES];
+	lost = control_lost_sum(st);
 	gmtime_r(&c->started, &tm);
 	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	fprintf(out, "ok\n");
@@ -631,10 +636,20 @@ static void control_status(struct control *c, FILE *out)
 	fprintf(out, "config: %s\n", c->opts->config_file ? c->opts->config_file : "none");
 	fprintf(out, "events: %s\n", c->opts->events_spec ? c->opts->events_spec : "the model's default");
 	fprintf(out, "samples: %" PRIu64 " (this session %" PRIu64 ")\n", all, cur);
-	fprintf(out, "lost: %" PRIu64 " (this session %" PRIu64 ")\n",
-		lost + control_lost_sum(&c->before), lost);
+	fprintf(out, "lost: %" PRIu64 " samples (this session %" PRIu64 ")\n",
+		lost + control_lost_sum(bf), lost);
+	fprintf(out, "kernel dropped: %" PRIu64 " samples, %" PRIu64 " mmap/comm/fork/exit "
+		"records, %" PRIu64 " records of unknown kind (this session %" PRIu64 ", %" PRIu64
+		", %" PRIu64 ")\n",
+		st->v[STAT_KLOST_SAMPLES] + bf->v[STAT_KLOST_SAMPLES],
+		st->v[STAT_KLOST_SIDEBAND] + bf->v[STAT_KLOST_SIDEBAND],
+		stats_file_value(st, STATS_F_KLOST_RECORDS) +
+			stats_file_value(bf, STATS_F_KLOST_RECORDS),
+		st->v[STAT_KLOST_SAMPLES], st->v[STAT_KLOST_SIDEBAND],
+		stats_file_value(st, STATS_F_KLOST_RECORDS));
 	if (ps)
-		fprintf(out, "kernel lost records: %" PRIu64 " (%" PRIu64 " samples)\n",
+		fprintf(out, "kernel LOST records: %" PRIu64 " (reporting %" PRIu64
+			" records of any kind)\n",
 			ps->lost_records, ps->lost);
 	fprintf(out, "open sample files: %u (sets %u, max_open_files %u)\n", c->t.sfiles->nr_open,
 		c->t.sfiles->nr_sfiles, c->opts->max_open_files);

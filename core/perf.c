@@ -55,9 +55,18 @@ struct perf_ring {
 	uint64_t last_time;  /* time of the last record queued this round */
 };
 
+/* what a descriptor's event writes, so its PERF_FORMAT_LOST count says what was lost */
+enum perf_fd_role {
+	PERF_FD_SAMPLES,   /* samples only */
+	PERF_FD_SIDEBAND,  /* the side-band dummy: mmap/comm/fork/exit/ksymbol only */
+	PERF_FD_BOTH,      /* samples and side-band (no dummy): lost records of either kind */
+};
+
 struct perf_fd {
 	int fd;
 	int ring;
+	enum perf_fd_role role;
+	uint64_t lost_seen;  /* its PERF_FORMAT_LOST count at the last checkpoint */
 };
 
 struct perf_session {
@@ -81,6 +90,8 @@ struct perf_session {
 
 	bool clock_ok;               /* perf time is comparable with cfg.clock */
 	bool fmt_lost;               /* read_format has PERF_FORMAT_LOST */
+	bool sb_event;               /* side-band records come from a dummy event of their own */
+	bool lost_split;             /* replay: REPLAY_LOST chunks carry the exact parts */
 	uint64_t slack;
 	uint64_t last_delivered;
 	bool stopped;
@@ -191,10 +202,14 @@ static inline __attribute__((always_inline)) void deliver_one(struct perf_sessio
 		count_undelivered(s, st);
 		return;
 	}
-	if (__builtin_expect(r.type == OP_REC_SAMPLE, 1))
+	if (__builtin_expect(r.type == OP_REC_SAMPLE, 1)) {
 		s->st.samples++;
-	else
+	} else {
 		count_sideband(s, &r);
+		/* the exact counts come from PERF_FORMAT_LOST (perf_lost_checkpoint) */
+		if (r.type == OP_REC_LOST && r.lost.kind == OP_LOST_RECORDS && s->fmt_lost)
+			r.lost.kind = OP_LOST_NOTICE;
+	}
 	if (r.time < s->last_delivered)
 		s->st.out_of_order++;
 	else
@@ -202,6 +217,31 @@ static inline __attribute__((always_inline)) void deliver_one(struct perf_sessio
 	s->st.records++;
 	if (s->cfg.deliver && s->cfg.deliver(s->cfg.arg, &r) < 0)
 		s->st.deliver_errors++;
+}
+
+/* an exact lost count (PERF_FORMAT_LOST), straight to the consumer */
+static void deliver_lost(struct perf_session *s, enum op_lost_kind kind, uint64_t n)
+{
+	struct op_record r = { .type = OP_REC_LOST, .time = s->last_delivered };
+
+	if (!n)
+		return;
+	r.lost.lost = n;
+	r.lost.kind = kind;
+	if (s->cfg.deliver && s->cfg.deliver(s->cfg.arg, &r) < 0)
+		s->st.deliver_errors++;
+}
+
+/* the parts of a REPLAY_LOST payload, and of perf_stats' exact counts */
+enum { LOST_SAMPLES, LOST_SIDEBAND, LOST_EITHER, LOST_PARTS };
+
+static void deliver_lost_parts(struct perf_session *s, const uint64_t d[LOST_PARTS])
+{
+	deliver_lost(s, OP_LOST_SAMPLES, d[LOST_SAMPLES]);
+	deliver_lost(s, OP_LOST_SIDEBAND, d[LOST_SIDEBAND]);
+	deliver_lost(s, OP_LOST_RECORDS, d[LOST_EITHER]);
+	s->st.lost_kernel_samples += d[LOST_SAMPLES];
+	s->st.lost_kernel_sideband += d[LOST_SIDEBAND];
 }
 
 /* pq_deliver_fn for forced flushes */
@@ -691,6 +731,9 @@ static int replay_deliver_all(struct perf_session *s)
 				return -EINVAL;
 			}
 			memcpy(&ep, p, sizeof(ep));
+			/* the recording read exact lost counts: LOST records are news only */
+			if (ep.read_format & PERF_FORMAT_LOST)
+				s->fmt_lost = true;
 			e = (struct pdec_event){ .sample_type = ep.sample_type,
 						 .read_format = ep.read_format,
 						 .counter = ep.counter, .source = ep.source };
@@ -742,6 +785,16 @@ static int replay_deliver_all(struct perf_session *s)
 				s->cfg.round_end(s->cfg.round_arg);
 			break;
 		case REPLAY_LOST:
+			if (c.len >= LOST_PARTS * sizeof(uint64_t)) {
+				uint64_t d[LOST_PARTS];
+
+				memcpy(d, p, sizeof(d));
+				deliver_lost_parts(s, d);
+				s->lost_split = true;
+			} else if (!s->lost_split && c.a > s->st.lost_kernel) {
+				/* an older recording: one total at the end, kind unknown */
+				deliver_lost(s, OP_LOST_RECORDS, c.a - s->st.lost_kernel);
+			}
 			s->st.lost_kernel = c.a;
 			break;
 		}
@@ -850,12 +903,32 @@ static void fill_attr(struct perf_session *s, const struct open_plan *pl, unsign
 		a->sample_max_stack = (uint16_t)(pl->max_stack > 65535 ? 65535 : pl->max_stack);
 }
 
+/*
+ * The side-band event: a software dummy that never samples and writes the
+ * mmap/comm/fork/exit/ksymbol records into the cpu's ring, so that each
+ * event's PERF_FORMAT_LOST count (kept per event by the kernel) tells
+ * dropped samples from dropped side-band records. Same trailer layout,
+ * read format, clock, inheritance and exclusions as the first event.
+ */
+static void fill_sideband_attr(struct perf_session *s, const struct open_plan *pl,
+			       struct perf_event_attr *a)
+{
+	fill_attr(s, pl, 0, a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->config1 = 0;
+	a->config2 = 0;
+	a->freq = 0;
+	a->sample_period = 0;
+	a->precise_ip = 0;
+}
+
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
 	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static int add_fd(struct perf_session *s, int fd, int ring)
+static int add_fd(struct perf_session *s, int fd, int ring, enum perf_fd_role role)
 {
 	if (s->nr_fds == s->cap_fds) {
 		size_t cap = s->cap_fds ? s->cap_fds * 2 : 64;
@@ -868,6 +941,8 @@ static int add_fd(struct perf_session *s, int fd, int ring)
 	}
 	s->fds[s->nr_fds].fd = fd;
 	s->fds[s->nr_fds].ring = ring;
+	s->fds[s->nr_fds].role = role;
+	s->fds[s->nr_fds].lost_seen = 0;
 	s->nr_fds++;
 	s->st.fds++;
 	return 0;
@@ -894,17 +969,23 @@ static int open_target(struct perf_session *s, struct open_plan *pl, pid_t pid,
 		       bool may_vanish, char *err, size_t err_len)
 {
 	int c;
-	unsigned e;
+	unsigned k;
 
 	for (c = 0; c < pl->nr_cpus; c++) {
-		for (e = 0; e < pl->nr; e++) {
+		/* k 0 is the side-band dummy (if used), opened first: it owns the ring */
+		for (k = s->sb_event ? 0 : 1; k <= pl->nr; k++) {
 			struct perf_event_attr a;
-			bool owner = pl->cpu_ring[c] < 0;
+			bool owner = pl->cpu_ring[c] < 0, sb = k == 0;
+			unsigned e = sb ? 0 : k - 1;
 			int fd, ring, ret;
 			uint64_t id;
 
-			fill_attr(s, pl, e, &a);
-			if (e == 0) { /* one side-band event per (task, cpu) */
+			if (sb)
+				fill_sideband_attr(s, pl, &a);
+			else
+				fill_attr(s, pl, e, &a);
+			/* one side-band event per (task, cpu) */
+			if (sb || (e == 0 && !s->sb_event)) {
 				a.mmap = 1;
 				a.mmap2 = 1;
 				a.comm = 1;
@@ -945,6 +1026,14 @@ static int open_target(struct perf_session *s, struct open_plan *pl, pid_t pid,
 				}
 				if (fd >= 0)
 					a = b;
+			}
+			if (fd < 0 && sb && s->nr_fds == 0 &&
+			    (errno == EINVAL || errno == ENOENT || errno == EOPNOTSUPP)) {
+				/* no dummy event (old kernel): the first event carries side-band */
+				plog(s, "perf_event_open: no dummy software event (%s): side-band records come with the samples, their losses cannot be told apart",
+				     strerror(errno));
+				s->sb_event = false;
+				continue;
 			}
 			if (fd < 0) {
 				char hint[300], who[32];
@@ -1002,11 +1091,15 @@ static int open_target(struct perf_session *s, struct open_plan *pl, pid_t pid,
 					return -en;
 				}
 			}
-			ret = add_fd(s, fd, ring);
+			ret = add_fd(s, fd, ring,
+				     sb ? PERF_FD_SIDEBAND :
+				     e == 0 && !s->sb_event ? PERF_FD_BOTH : PERF_FD_SAMPLES);
 			if (ret) {
 				close(fd);
 				return ret;
 			}
+			if (sb) /* never samples: its id maps to no event kind */
+				continue;
 			if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
 				int en = errno;
 
@@ -1309,6 +1402,7 @@ int perf_open(struct perf_session **out, const struct perf_config *cfg, char *er
 	}
 	proc_root = o->proc_root ? o->proc_root : "/proc";
 	s->fmt_lost = true;
+	s->sb_event = true;
 	pl = calloc(1, sizeof(*pl));
 	if (!pl) {
 		ret = -ENOMEM;
@@ -1528,6 +1622,31 @@ int perf_poll(struct perf_session *s, int timeout_ms)
 	return ret;
 }
 
+int perf_lost_checkpoint(struct perf_session *s)
+{
+	uint64_t d[LOST_PARTS] = { 0 };
+	size_t i;
+
+	if (!s || s->replaying || s->stopped || !s->fmt_lost)
+		return 0;
+	for (i = 0; i < s->nr_fds; i++) {
+		struct perf_fd *f = &s->fds[i];
+		uint64_t v[3]; /* value, id, lost */
+
+		if (read(f->fd, v, sizeof(v)) != (ssize_t)sizeof(v) || v[2] <= f->lost_seen)
+			continue;
+		d[f->role == PERF_FD_SAMPLES	 ? LOST_SAMPLES :
+		  f->role == PERF_FD_SIDEBAND ? LOST_SIDEBAND :
+						LOST_EITHER] += v[2] - f->lost_seen;
+		f->lost_seen = v[2];
+	}
+	s->st.lost_kernel += d[LOST_SAMPLES] + d[LOST_SIDEBAND] + d[LOST_EITHER];
+	deliver_lost_parts(s, d);
+	/* a = the running total (what older readers take), payload = the parts since the last */
+	record_chunk(s, REPLAY_LOST, s->st.lost_kernel, 0, d, sizeof(d), NULL, 0);
+	return 0;
+}
+
 int perf_stop(struct perf_session *s)
 {
 	size_t i;
@@ -1541,18 +1660,10 @@ int perf_stop(struct perf_session *s)
 		err = perf_round(s);
 		flush_to(s, UINT64_MAX);
 	}
-	if (s->fmt_lost) {
-		uint64_t total = 0;
-
-		for (i = 0; i < s->nr_fds; i++) {
-			uint64_t v[3]; /* value, id, lost */
-
-			if (read(s->fds[i].fd, v, sizeof(v)) == (ssize_t)sizeof(v))
-				total += v[2];
-		}
-		s->st.lost_kernel = total;
-	}
-	record_chunk(s, REPLAY_LOST, s->st.lost_kernel, 0, NULL, 0, NULL, 0);
+	if (s->fmt_lost)
+		perf_lost_checkpoint(s);
+	else
+		record_chunk(s, REPLAY_LOST, 0, 0, NULL, 0, NULL, 0);
 	record_chunk(s, REPLAY_END, 0, 0, NULL, 0, NULL, 0);
 	if (s->rec) {
 		s->st.record_bytes = replay_writer_bytes(s->rec);
@@ -1625,6 +1736,8 @@ void perf_print_stats(const struct perf_session *s, FILE *out)
 	P(lost_records);
 	P(lost);
 	P(lost_kernel);
+	P(lost_kernel_samples);
+	P(lost_kernel_sideband);
 	P(throttle);
 	P(unthrottle);
 	P(bad_records);

@@ -94,8 +94,11 @@ struct perf_stats {
 	uint64_t records;         /* records delivered */
 	uint64_t samples, mmaps, comms, forks, exits, ksymbols;
 	uint64_t lost_records;    /* PERF_RECORD_LOST (+LOST_SAMPLES) records */
-	uint64_t lost;            /* sum of their counts */
-	uint64_t lost_kernel;     /* PERF_FORMAT_LOST total read at stop */
+	uint64_t lost;            /* sum of their counts (records of any kind) */
+	uint64_t lost_kernel;     /* PERF_FORMAT_LOST total of every event, read at
+				   * each perf_lost_checkpoint and at stop; of it: */
+	uint64_t lost_kernel_samples;  /* of events that write samples only */
+	uint64_t lost_kernel_sideband; /* of the side-band dummy event */
 	uint64_t throttle, unthrottle;
 	uint64_t bad_records;     /* malformed records skipped */
 	uint64_t resyncs;         /* impossible size / head: rest of a ring span dropped */
@@ -159,6 +162,20 @@ int perf_watch_fd(struct perf_session *s, int fd);
  * exact lost count and finish the record file. Idempotent.
  */
 int perf_stop(struct perf_session *s);
+
+/*
+ * Read the kernel's exact lost counts (PERF_FORMAT_LOST, kept per event)
+ * and deliver what was lost since the last call as OP_REC_LOST records:
+ * OP_LOST_SAMPLES for events that write samples only, OP_LOST_SIDEBAND for
+ * the side-band dummy event, OP_LOST_RECORDS for an event writing both
+ * (kernels without the dummy). Meanwhile PERF_RECORD_LOST records are
+ * delivered as OP_LOST_NOTICE, so nothing is counted twice. Call it before
+ * writing a session's statistics (save, rotation, dump); perf_stop calls
+ * it. No-op without PERF_FORMAT_LOST (LOST records are then the counts),
+ * in replay (the recorded checkpoints are delivered) and after perf_stop.
+ * One read() per descriptor. Returns 0.
+ */
+int perf_lost_checkpoint(struct perf_session *s);
 
 /* Unmap, close, reap/kill the launched command, free. NULL is fine. */
 void perf_close(struct perf_session *s);

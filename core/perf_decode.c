@@ -444,6 +444,7 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 		out->type = OP_REC_LOST;
 		out->lost.id = ld64(q);
 		out->lost.lost = ld64(q + 8);
+		out->lost.kind = OP_LOST_RECORDS;
 		return PDEC_OK;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (body < 8)
@@ -452,6 +453,7 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 		if (d->trailer_type & PERF_SAMPLE_IDENTIFIER)
 			out->lost.id = ld64(end + d->trailer_size - 8);
 		out->lost.lost = ld64(q);
+		out->lost.kind = OP_LOST_SAMPLES;
 		return PDEC_OK;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:

@@ -23,6 +23,22 @@ enum op_rec_type {
 	OP_REC_KSYMBOL,
 };
 
+/* what an OP_REC_LOST counts */
+enum op_lost_kind {
+	/* PERF_RECORD_LOST: records the kernel dropped, samples and side-band
+	 * alike (it does not say which) */
+	OP_LOST_RECORDS,
+	/* samples dropped: PERF_RECORD_LOST_SAMPLES, or the kernel's
+	 * PERF_FORMAT_LOST count of events that write samples only */
+	OP_LOST_SAMPLES,
+	/* mmap/comm/fork/exit/ksymbol records dropped: the PERF_FORMAT_LOST
+	 * count of the event that writes side-band records only */
+	OP_LOST_SIDEBAND,
+	/* a PERF_RECORD_LOST when the exact counts above follow (perf.c reads
+	 * PERF_FORMAT_LOST): news of a loss, not to be added to them */
+	OP_LOST_NOTICE,
+};
+
 struct op_record {
 	enum op_rec_type type;
 	uint64_t time;   /* perf time (ns), 0 for synthesized records */
@@ -52,6 +68,7 @@ struct op_record {
 		} task;                    /* FORK and EXIT */
 		struct {
 			uint64_t id, lost;
+			enum op_lost_kind kind;
 		} lost;
 		struct {
 			uint64_t id;

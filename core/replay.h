@@ -13,7 +13,10 @@
  *     REPLAY_DATA   a = ring index (REPLAY_RING_SYNTH for synthesized
  *                   records), b = bytes; payload = records as read
  *     REPLAY_ROUND  a = watermark: deliver queued records with time <= a
- *     REPLAY_LOST   a = the kernel's lost-record figure (PERF_FORMAT_LOST)
+ *     REPLAY_LOST   a = the kernel's lost-record total so far (PERF_FORMAT_LOST);
+ *                   payload (absent in older files) = 3 u64, the records
+ *                   lost since the previous REPLAY_LOST: samples, side-band
+ *                   records, records of either kind (perf_lost_checkpoint)
  *     REPLAY_END    last chunk of a complete file
  */
 #ifndef OP_CORE_REPLAY_H

@@ -609,6 +609,32 @@ static void sync_pid_changed(struct sync_ctx *s, uint32_t pid)
 	s->pid_gen[pid & (SYNC_PID_GENS - 1)]++;
 }
 
+static void sync_add(uint64_t *v, uint64_t n)
+{
+	*v = *v > UINT64_MAX - n ? UINT64_MAX : *v + n;
+}
+
+/*
+ * STAT_LOST_RECORDS counts every record the kernel dropped; the parts it
+ * told apart also go to their own counter (stats.h, stats/ files)
+ */
+static void sync_count_lost(struct op_stats *st, const struct op_record *r)
+{
+	switch (r->lost.kind) {
+	case OP_LOST_SAMPLES:
+		sync_add(&st->v[STAT_KLOST_SAMPLES], r->lost.lost);
+		break;
+	case OP_LOST_SIDEBAND:
+		sync_add(&st->v[STAT_KLOST_SIDEBAND], r->lost.lost);
+		break;
+	case OP_LOST_NOTICE:
+		return;
+	default:
+		break;
+	}
+	sync_add(&st->v[STAT_LOST_RECORDS], r->lost.lost);
+}
+
 int sync_record(struct sync_ctx *s, const struct op_record *r)
 {
 	/* most samples: a small frame, the rest out of line */
@@ -665,7 +691,7 @@ static int sync_other(struct sync_ctx *s, const struct op_record *r)
 		}
 		break;
 	case OP_REC_LOST:
-		s->stats->v[STAT_LOST_RECORDS] += r->lost.lost;
+		sync_count_lost(s->stats, r);
 		break;
 	case OP_REC_THROTTLE:
 		s->stats->v[STAT_THROTTLE]++;

@@ -73,6 +73,30 @@ check "$O" lost_in_records -gt 0 "lost: LOST records delivered and summed"
 check "$O" lost_records -gt 0 "lost: LOST records counted"
 check "$O" lost_kernel -ge "$(val lost_in_records "$O")" "lost: PERF_FORMAT_LOST total >= sum of LOST records"
 check "$O" bad_records -eq 0 "lost: no malformed records under overflow"
+# the sampling event's own PERF_FORMAT_LOST count: dropped samples, told apart
+# from dropped side-band records (a dummy event of their own), all accounted
+check "$O" lost_exact_samples -gt 0 "lost: the kernel's exact count of dropped samples delivered"
+check "$O" lost_kernel -eq $(($(val lost_exact_samples "$O") + $(val lost_exact_sideband "$O"))) \
+	"lost: every lost record is a sample or a side-band record (none of unknown kind)"
+# 1 s of CPU at 4 kHz: received + lost samples cannot be much more than 4000
+check "$O" samples -le $((4600 - $(val lost_exact_samples "$O"))) \
+	"lost: samples received + samples lost fit 1 s of CPU at 4 kHz"
+
+# 1c. side-band records lost: a shell runs 300 short commands (fork, exec,
+# mmap, exit records) beside the spinner while the reader stalls; recorded,
+# the replay gives the same exact counts
+SB=$work/lostsb.out
+run "$SB" launch --freq 4000 --pages 1 --stall-ms 600 --record "$work/lostsb.oprec" -- \
+	/bin/sh -c 'i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i + 1)); done & exec "$0" spin 1.0' "$probe"
+check "$SB" lost_exact_sideband -gt 0 "lost: dropped mmap/comm/fork/exit records counted apart"
+check "$SB" lost_exact_samples -gt 0 "lost: dropped samples counted apart"
+check "$SB" lost_kernel -eq $(($(val lost_exact_samples "$SB") + $(val lost_exact_sideband "$SB"))) \
+	"lost: samples + side-band records = the kernel's total"
+SBR=$work/lostsb_replay.out
+run "$SBR" replay "$work/lostsb.oprec"
+check "$SBR" lost_exact_samples -eq "$(val lost_exact_samples "$SB")" "lost replay: same dropped samples"
+check "$SBR" lost_exact_sideband -eq "$(val lost_exact_sideband "$SB")" "lost replay: same dropped side-band records"
+check "$SBR" lost_in_records -eq "$(val lost_in_records "$SB")" "lost replay: same LOST records"
 
 # 2. replay of that recording: same records, same order
 R=$work/replay.out

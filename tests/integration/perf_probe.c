@@ -118,6 +118,7 @@ struct probe {
 	uint64_t samples, watch_samples, watch_user, unmapped_user, src_other;
 	uint64_t binary_mmap_at, first_watch_sample_at; /* record index + 1 */
 	uint64_t synth_binary_mmaps, comm_exec, exit_seen, lost, out_of_order, last_time;
+	uint64_t lost_samples, lost_sideband; /* exact counts (perf_lost_checkpoint) */
 	uint32_t tids[64];
 	unsigned nr_tids;
 	unsigned stall_ms;
@@ -270,7 +271,13 @@ static int deliver(void *arg, const struct op_record *r)
 		break;
 	case OP_REC_LOST:
 		v[4] = r->lost.lost;
-		p->lost += r->lost.lost;
+		v[5] = r->lost.kind;
+		if (r->lost.kind == OP_LOST_SAMPLES)
+			p->lost_samples += r->lost.lost;
+		else if (r->lost.kind == OP_LOST_SIDEBAND)
+			p->lost_sideband += r->lost.lost;
+		else
+			p->lost += r->lost.lost;
 		break;
 	default:
 		break;
@@ -298,6 +305,8 @@ static void report(const struct probe *p, struct perf_session *s)
 	printf("comm_exec=%" PRIu64 "\n", p->comm_exec);
 	printf("exit_seen=%" PRIu64 "\n", p->exit_seen);
 	printf("lost_in_records=%" PRIu64 "\n", p->lost);
+	printf("lost_exact_samples=%" PRIu64 "\n", p->lost_samples);
+	printf("lost_exact_sideband=%" PRIu64 "\n", p->lost_sideband);
 	printf("out_of_order=%" PRIu64 "\n", p->out_of_order);
 	printf("other_source_samples=%" PRIu64 "\n", p->src_other);
 	printf("callchain_samples=%" PRIu64 "\n", p->chain_samples);

@@ -379,6 +379,7 @@ static void test_decode_sideband(void **state)
 	assert_int_equal(o.type, OP_REC_LOST);
 	assert_int_equal(o.lost.lost, 17);
 	assert_int_equal(o.lost.id, ID_CORE);
+	assert_int_equal(o.lost.kind, OP_LOST_RECORDS); /* samples or side-band: not said */
 
 	rb_start(&r);
 	rb64(&r, 5);
@@ -388,6 +389,7 @@ static void test_decode_sideband(void **state)
 	assert_int_equal(o.type, OP_REC_LOST);
 	assert_int_equal(o.lost.lost, 5);
 	assert_int_equal(o.lost.id, ID_SRC);
+	assert_int_equal(o.lost.kind, OP_LOST_SAMPLES);
 
 	for (int type = PERF_RECORD_THROTTLE; type <= PERF_RECORD_UNTHROTTLE; type++) {
 		rb_start(&r);
