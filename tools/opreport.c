@@ -294,6 +294,16 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* the call graph has no XML or JSON form yet: say so rather than print text */
+	if (o.format != FMT_TEXT && (cgo.blocks || cgo.folded)) {
+		const char *cg = cgo.blocks ? "-c" : "--callgraph-output=folded";
+		const char *fmt = o.format == FMT_XML ? "-X" : "--json";
+
+		txt_error("%s has no %s form yet: drop %s for the text call graph, or %s for the "
+			  "flat %s report",
+			  cg, o.format == FMT_XML ? "XML" : "JSON", fmt, cg, fmt);
+		goto out;
+	}
 	for (int i = optind; i < argc; i++) {
 		if (spec_add(&o.spec, argv[i], cwd, err, sizeof(err))) {
 			txt_error("%s", err);
@@ -312,11 +322,13 @@ int main(int argc, char **argv)
 	}
 	rsym_sort(&rows, &o);
 	if (outfile) {
-		out = fopen(outfile, "w");
-		if (!out) {
-			txt_error("cannot write %s: %s", outfile, strerror(errno));
+		FILE *f = fopen(outfile, "w");
+
+		if (!f) {
+			txt_error("-o %s: cannot open for writing: %s", outfile, strerror(errno));
 			goto out_free;
 		}
+		out = f;
 	}
 	cgr = cgr_report(out, &p, &o, &cgo);
 	if (cgr < 0)

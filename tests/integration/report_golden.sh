@@ -290,6 +290,33 @@ for args in "--session-dir=$W/none" "--session-dir=$S session:nosuch" "--session
 	fi
 done
 
+# -o FILE that cannot be opened: an error naming FILE and errno, exit 1, in every
+# output form (fclose(NULL) crashed here before)
+for args in "" --json -X -c --callgraph-output=folded; do
+	# shellcheck disable=SC2086
+	"$OPREPORT" --session-dir="$S" $args -o /nonexistent/dir/x >"$W/o.out" 2>"$W/o.err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "opreport error: -o /nonexistent/dir/x: .*No such file or directory" "$W/o.err" &&
+		[ ! -s "$W/o.out" ]; then
+		npass=$((npass + 1))
+	else
+		echo "FAIL -o unwritable ($args): exit $rc"; cat "$W/o.err"; fail=$((fail + 1))
+	fi
+done
+
+# the call graph has no XML/JSON form: -X/--json with -c or folded is an error, not text
+for args in "-X -c" "--json -c" "-X --callgraph-output=folded" "--json --callgraph-output=folded"; do
+	# shellcheck disable=SC2086
+	if "$OPREPORT" --session-dir="$S" $args >"$W/cgfmt.out" 2>"$W/cgfmt.err"; then
+		echo "FAIL '$args': exit 0"; fail=$((fail + 1))
+	elif ! grep -q "opreport error: .* has no \(XML\|JSON\) form" "$W/cgfmt.err" || [ -s "$W/cgfmt.out" ]; then
+		echo "FAIL '$args': expected an error saying the call graph has no such form"
+		cat "$W/cgfmt.err"; fail=$((fail + 1))
+	else
+		npass=$((npass + 1))
+	fi
+done
+
 # inverted profile: a library three applications use is opened once
 check shared -l session:shared
 check shared_merged -l --merge=lib session:shared
