@@ -992,26 +992,6 @@ out:
 	return ret;
 }
 
-/* the number in the counter file @rel below the session (0 if missing or refused) */
-static uint64_t read_u64_file(struct rpt_profile *p, const char *rel)
-{
-	int fd = rs_open_session_file(p, rel, O_RDONLY);
-	unsigned long long v = 0;
-	FILE *f;
-
-	if (fd < 0)
-		return 0;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return 0;
-	}
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
-}
-
 /* does the directory @rel below the session hold an entry? */
 static bool dir_has_entries(struct rpt_profile *p, const char *rel)
 {
@@ -1034,51 +1014,151 @@ static bool dir_has_entries(struct rpt_profile *p, const char *rel)
 	return any;
 }
 
-void rs_warn_stats(struct rpt_profile *p)
+/*
+ * The counter files of stats/ (core/stats.h writes them, one decimal count
+ * and a newline each) and what they count.
+ */
+enum rs_stat_kind {
+	RS_TOTAL,        /* samples received */
+	RS_UNATTRIBUTED, /* received, not attributed: part of RS_TOTAL */
+	RS_KSAMPLES,     /* samples the kernel dropped: not received */
+	RS_KSIDEBAND,    /* mmap/comm/fork/exit records the kernel dropped */
+	RS_KRECORDS,     /* records the kernel dropped, kind unknown */
+	RS_NKINDS
+};
+
+static const struct {
+	const char *name;
+	enum rs_stat_kind kind;
+} rs_stat_files[] = {
+	{ "total_samples", RS_TOTAL },
+	{ "lost_kernel", RS_UNATTRIBUTED },
+	{ "lost_no_mapping", RS_UNATTRIBUTED },
+	{ "lost_no_app_for_user_sample", RS_UNATTRIBUTED },
+	{ "lost_invalid_domain", RS_UNATTRIBUTED },
+	{ "lost_samplefile", RS_UNATTRIBUTED },
+	{ "lost_samples_by_kernel", RS_KSAMPLES },
+	{ "lost_sideband_by_kernel", RS_KSIDEBAND },
+	{ "lost_records_by_kernel", RS_KRECORDS },
+};
+
+/*
+ * No count can be larger: 2^52 is 100 kHz on 1024 CPUs for well over a
+ * year. Below it, the sums of a few counts cannot overflow.
+ */
+#define RS_STAT_MAX (1ull << 52)
+
+/*
+ * The count in stats/@name of the first selected session into *@v: 0 if
+ * there is none (a missing file is 0); -1 with a warning naming the file
+ * if it is empty, unreadable or damaged (rs_open_session_file names the
+ * files it refuses).
+ */
+static int read_stat_file(struct rpt_profile *p, const char *name, uint64_t *v)
 {
-	uint64_t lost = 0, total = 0;
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0;
-	DIR *d;
+	char rel[64], buf[40], *end;
+	unsigned long long n;
+	ssize_t len;
 	int fd;
 
-	/* the counters' names first: reading them moves the directory cache */
-	fd = rs_open_session_file(p, "stats", O_RDONLY | O_DIRECTORY);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (fd >= 0 && !d)
+	*v = 0;
+	snprintf(rel, sizeof(rel), "stats/%s", name);
+	fd = rs_open_session_file(p, rel, O_RDONLY);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	if (len < 0) {
+		txt_warn("%s/%s: cannot read it: %s - the lost-sample figures are unknown",
+			 p->samples_dir, rel, strerror(errno));
 		close(fd);
-	while (d && (de = readdir(d))) {
-		char **nv;
+		return -1;
+	}
+	close(fd);
+	buf[len] = 0;
+	if (len == 0) {
+		txt_warn("%s/%s is empty: the daemon could not write it (a full disk?) - the "
+			 "lost-sample figures are unknown", p->samples_dir, rel);
+		return -1;
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	errno = 0;
+	n = strtoull(buf, &end, 10);
+	if (buf[0] < '0' || buf[0] > '9' || *end || len > (ssize_t)strlen(buf) + 1) {
+		txt_warn("%s/%s: damaged stats file: expected a decimal count, found \"%.32s\"%s - "
+			 "its figures are not used", p->samples_dir, rel, buf,
+			 len > (ssize_t)strlen(buf) + 1 || strlen(buf) > 32 ? "..." : "");
+		return -1;
+	}
+	if (errno || n > RS_STAT_MAX) {
+		txt_warn("%s/%s: damaged stats file: %s is more than any profile holds (at most "
+			 "2^52) - its figures are not used", p->samples_dir, rel, buf);
+		return -1;
+	}
+	*v = n;
+	return 0;
+}
 
-		if (strncmp(de->d_name, "lost_", 5) && strcmp(de->d_name, "total_samples"))
-			continue;
-		nv = realloc(names, (n + 1) * sizeof(*nv));
-		if (!nv)
-			break;
-		names = nv;
-		if (asprintf(&names[n], "stats/%s", de->d_name) < 0)
-			break;
-		n++;
-	}
-	if (d)
-		closedir(d);
-	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(names[i], "stats/total_samples"))
-			total = read_u64_file(p, names[i]);
+/* "N dropped by the kernel, M received but not attributed" (the parts that are not 0) */
+static void lost_parts(char *buf, size_t len, uint64_t kernel, uint64_t unattributed)
+{
+	int n = 0;
+
+	buf[0] = 0;
+	if (kernel)
+		n = snprintf(buf, len, "%" PRIu64 " dropped by the kernel (a ring was full)", kernel);
+	if (unattributed && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%s%" PRIu64 " received but not attributed to "
+			 "any binary", n ? ", " : "", unattributed);
+}
+
+void rs_warn_stats(struct rpt_profile *p)
+{
+	uint64_t sum[RS_NKINDS] = { 0 }, v;
+	bool bad[RS_NKINDS] = { false }, said = false;
+	char parts[160];
+
+	for (size_t i = 0; i < sizeof(rs_stat_files) / sizeof(rs_stat_files[0]); i++) {
+		if (read_stat_file(p, rs_stat_files[i].name, &v))
+			bad[rs_stat_files[i].kind] = true;
 		else
-			lost += read_u64_file(p, names[i]);
-		free(names[i]);
+			sum[rs_stat_files[i].kind] += v;
 	}
-	free(names);
-	/* more than 0.01 % lost */
-	if (lost && (!total || lost * 10000 > total)) {
-		txt_msg("", "WARNING: Lost samples detected! %" PRIu64 " of %" PRIu64
-			" samples were lost (more than 0.01 %%).",
-			lost, total + lost);
+	if (!bad[RS_TOTAL] && !bad[RS_UNATTRIBUTED] && sum[RS_UNATTRIBUTED] > sum[RS_TOTAL]) {
+		txt_warn("%s/stats: damaged: %" PRIu64 " received samples not attributed (lost_*), "
+			 "more than the %" PRIu64 " received (total_samples) - the figures are not "
+			 "used", p->samples_dir, sum[RS_UNATTRIBUTED], sum[RS_TOTAL]);
+		bad[RS_TOTAL] = bad[RS_UNATTRIBUTED] = true;
+	}
+	/* samples: the received ones (total_samples) plus those the kernel dropped */
+	if (!bad[RS_TOTAL] && !bad[RS_UNATTRIBUTED] && !bad[RS_KSAMPLES]) {
+		uint64_t lost = sum[RS_UNATTRIBUTED] + sum[RS_KSAMPLES];
+		uint64_t all = sum[RS_TOTAL] + sum[RS_KSAMPLES];
+
+		/* more than 0.01 % lost */
+		if (lost && lost * 10000 > all) {
+			lost_parts(parts, sizeof(parts), sum[RS_KSAMPLES], sum[RS_UNATTRIBUTED]);
+			txt_msg("", "WARNING: Lost samples detected! %" PRIu64 " of %" PRIu64
+				" samples were lost (more than 0.01 %%): %s.", lost, all, parts);
+			said = true;
+		}
+	}
+	if (!bad[RS_KSIDEBAND] && sum[RS_KSIDEBAND]) {
+		txt_msg("", "WARNING: the kernel dropped %" PRIu64 " mmap/comm/fork/exit records (a "
+			"ring was full): samples of the processes concerned may be counted under the "
+			"wrong binary or lost.", sum[RS_KSIDEBAND]);
+		said = true;
+	}
+	if (!bad[RS_KRECORDS] && sum[RS_KRECORDS]) {
+		txt_msg("", "WARNING: the kernel dropped %" PRIu64 " records of unknown kind (samples "
+			"or mmap/comm/fork/exit records; a ring was full): up to %" PRIu64
+			" more samples may be missing.", sum[RS_KRECORDS], sum[RS_KRECORDS]);
+		said = true;
+	}
+	if (said)
 		txt_msg("", "See %s/samples/oprofiled.log and %s/stats for details.",
 			p->session_dir, p->samples_dir);
-	}
 	if (dir_has_entries(p, "stats/throttled")) {
 		fputs("WARNING! Some of the events were throttled: the kernel lowered their sample "
 		      "rate\nbecause the initial rate caused too many interrupts. Use a lower "
