@@ -136,7 +136,7 @@ struct rpt_symtab {
 	size_t n;
 	struct opbfd *bfd;    /* kept open for line numbers and vma of details */
 	uint64_t vma_bias;    /* vma = key + bias for kernel / anon images */
-	char **strs;          /* owned strings */
+	char **strs;          /* owned strings and allocations (symtab_keep) */
 	size_t nstrs, capstrs;
 };
 
@@ -148,6 +148,8 @@ uint64_t sym_key_vma(const struct rpt_symtab *t, uint64_t key);
 bool sym_key_line(const struct rpt_symtab *t, uint64_t key, const char **file, unsigned *line);
 void symtab_free(struct rpt_symtab *t);
 const char *symtab_strdup(struct rpt_symtab *t, const char *s);
+/* Keep @mem (malloc'd) until symtab_free; @mem, or NULL (not kept) when out of memory. */
+void *symtab_keep(struct rpt_symtab *t, void *mem);
 /* Sort, drop duplicates, bound each symbol by the next (or @limit if non-zero). */
 void symtab_finish(struct rpt_symtab *t);
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,8 @@
 
 #include "opreport.h"
 
-const char *symtab_strdup(struct rpt_symtab *t, const char *s)
+void *symtab_keep(struct rpt_symtab *t, void *mem)
 {
-	char *d;
-
 	if (t->nstrs == t->capstrs) {
 		size_t ncap = t->capstrs ? t->capstrs * 2 : 256;
 		char **nv = realloc(t->strs, ncap * sizeof(*nv));
@@ -31,9 +30,18 @@ const char *symtab_strdup(struct rpt_symtab *t, const char *s)
 		t->strs = nv;
 		t->capstrs = ncap;
 	}
-	d = strdup(s);
-	if (d)
-		t->strs[t->nstrs++] = d;
+	t->strs[t->nstrs++] = mem;
+	return mem;
+}
+
+const char *symtab_strdup(struct rpt_symtab *t, const char *s)
+{
+	char *d = strdup(s);
+
+	if (d && !symtab_keep(t, d)) {
+		free(d);
+		return NULL;
+	}
 	return d;
 }
 
@@ -121,6 +129,51 @@ static bool regular(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* any symbol but the synthetic PLT ones, which even a stripped binary has */
+static bool has_own_symbols(const struct rpt_symtab *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const char *at = strstr(t->v[i].name, "@plt");
+
+		if (!at || at[4])
+			return true;
+	}
+	return false;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/*
+ * A sample of an ELF binary that no symbol covers gets a symbol of its own,
+ * "IMAGE+0xOFFSET" (the key, a file offset), as perf shows unresolved
+ * addresses; kept in @t's owned allocations.
+ */
+static const struct rpt_sym *addr_sym(struct rpt_symtab *t, const char *path, uint64_t key)
+{
+	struct rpt_sym *sym = calloc(1, sizeof(*sym));
+	char name[PATH_MAX + 32];
+
+	if (!sym)
+		return NULL;
+	if (!symtab_keep(t, sym)) {
+		free(sym);
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "%s+0x%" PRIx64, base_name(path), key);
+	sym->name = symtab_strdup(t, name);
+	if (!sym->name)
+		return NULL;
+	sym->start = key;
+	sym->end = key + 1;
+	sym->vma = sym_key_vma(t, key);
+	return sym;
+}
+
 static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img)
 {
 	char err[1024] = "";
@@ -195,6 +248,14 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 		snprintf(err, sizeof(err), "%s is not a regular file", img->file);
 	} else {
 		ret = opbfd_load(&img->syms, img->file, o->demangle, o->debug_info, err, sizeof(err));
+		if (!ret && !has_own_symbols(&img->syms) && !strlist_has(&p->warned, img->path)) {
+			/* a stripped binary: its samples are shown per address (rsym_build) */
+			strlist_add(&p->warned, img->path);
+			txt_warn("no symbols for %s: no symbols (stripped?); its samples are reported "
+				 "per address as %s+0xOFFSET (file offset)",
+				 img->path, base_name(img->path));
+			p->nwarnings++;
+		}
 	}
 out:
 	if (ret) {
@@ -301,6 +362,13 @@ int rsym_build(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_rows 
 			const struct rpt_sample *s = &g->s[i];
 			const struct rpt_sym *sym = img->no_syms ? NULL : sym_lookup(&img->syms, s->key);
 
+			if (!sym && img->syms.bfd) {
+				/* samples are sorted by key: one address row per key */
+				if (have_last && last && last->start == s->key && last->end == s->key + 1)
+					sym = last;
+				else if (!(sym = addr_sym(&img->syms, img->path, s->key)))
+					return -ENOMEM;
+			}
 			if (!have_last || sym != last) {
 				/*
 				 * Samples are sorted by key and a symbol covers one key

@@ -317,6 +317,27 @@ for args in "-X -c" "--json -c" "-X --callgraph-output=folded" "--json --callgra
 	fi
 done
 
+# a stripped binary without dynamic symbols: one warning naming it, and one row
+# per sampled address as IMAGE+0xOFFSET, sorted and cut by --threshold as symbols
+strip -o "$B/fx_s" "$B/fx_c"
+toff=$(readelf -SW "$B/fx_s" | awk '$2 == ".text" { print $5; exit }')
+k1=$(printf '0x%x' $((0x$toff + 16))); k2=$(printf '0x%x' $((0x$toff + 32))); k3=$(printf '0x%x' $((0x$toff + 36)))
+printf 'file\t%s\t%s\tTIMER\t0\t0\tall\tall\tall\ns\t%s\t20\ns\t%s\t50\ns\t%s\t1\n' \
+	"$B/fx_s" "$B/fx_s" "$k1" "$k2" "$k3" | "$MKFIXTURE" "$W/stripsession" || fail=$((fail + 1))
+"$OPREPORT" --session-dir="$W/stripsession" -l >"$W/strip.out" 2>"$W/strip.err"
+"$OPREPORT" --session-dir="$W/stripsession" -l --threshold=5 >"$W/strip5.out" 2>/dev/null
+nwarn=$(grep -c "no symbols for $B/fx_s: no symbols (stripped?)" "$W/strip.err")
+if [ "$nwarn" -eq 1 ] && ! grep -q "(no symbols)" "$W/strip.out" &&
+	grep -A3 '^samples' "$W/strip.out" | awk 'NR == 2 && $1 == 50 && $3 == "fx_s+'"$k2"'" { a = 1 }
+		NR == 3 && $1 == 20 && $3 == "fx_s+'"$k1"'" { b = 1 }
+		NR == 4 && $1 == 1 && $3 == "fx_s+'"$k3"'" { c = 1 } END { exit !(a && b && c) }' &&
+	grep -q "fx_s+$k1\$" "$W/strip5.out" && ! grep -q "fx_s+$k3" "$W/strip5.out"; then
+	npass=$((npass + 1))
+else
+	echo "FAIL stripped: expected one 'no symbols (stripped?)' warning and fx_s+0xOFFSET rows"
+	cat "$W/strip.err" "$W/strip.out" "$W/strip5.out"; fail=$((fail + 1))
+fi
+
 # inverted profile: a library three applications use is opened once
 check shared -l session:shared
 check shared_merged -l --merge=lib session:shared
