@@ -9,6 +9,7 @@ bin_PROGRAMS += tools/opreport
 tools_opreport_SOURCES = tools/opreport.c tools/opreport.h tools/opreport_spec.c \
 	tools/opreport_session.c tools/opreport_symbols.c tools/opreport_ksyms.c \
 	tools/opreport_output.c tools/opreport_text.c tools/op_bfd.c \
+	tools/op_demangle.c tools/op_demangle.h \
 	tools/opreport_callgraph.c tools/opreport_callgraph.h tools/flamegraph.c tools/flamegraph.h
 tools_opreport_LDADD = lib/libopng.la $(BFD_LIBS)
 endif

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_demangle.h"
 #include "opreport.h"
 
 /* from libiberty's demangle.h, which binutils-dev does not ship */
@@ -91,27 +92,6 @@ bool opbfd_key_line(struct opbfd *b, uint64_t key, const char **file, unsigned *
 	return true;
 }
 
-static void smart_simplify(char *s)
-{
-	static const char *const pats[][2] = {
-		{ "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
-		  "std::string" },
-		{ "std::basic_string<char, std::char_traits<char>, std::allocator<char> >",
-		  "std::string" },
-		{ "std::__cxx11::", "std::" },
-	};
-
-	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
-		size_t pl = strlen(pats[i][0]), rl = strlen(pats[i][1]);
-		char *p;
-
-		while ((p = strstr(s, pats[i][0]))) {
-			memcpy(p, pats[i][1], rl);
-			memmove(p + rl, p + pl, strlen(p + pl) + 1);
-		}
-	}
-}
-
 char *opbfd_demangle(const char *name, enum rpt_demangle dm)
 {
 	char *d;
@@ -120,8 +100,14 @@ char *opbfd_demangle(const char *name, enum rpt_demangle dm)
 	if (dm == DEMANGLE_NONE || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return NULL;
 	d = bfd_demangle(NULL, name, OP_DMGL_PARAMS | OP_DMGL_ANSI);
-	if (d && dm == DEMANGLE_SMART)
-		smart_simplify(d);
+	if (d && dm == DEMANGLE_SMART) {
+		char *smart = demangle_smart(d);
+
+		if (smart) {
+			free(d);
+			d = smart;
+		}
+	}
 	return d;
 }
 

@@ -175,7 +175,7 @@ TESTS += tests/unit/test_report_symbols
 SANITIZER_TESTS += tests/unit/test_report_symbols
 tests_unit_test_report_symbols_SOURCES = tests/unit/test_report_symbols.c tools/opreport_symbols.c \
 	tools/opreport_ksyms.c tools/opreport_spec.c tools/opreport_text.c tools/op_bfd.c \
-	tools/opreport_session.c
+	tools/op_demangle.c tools/opreport_session.c
 tests_unit_test_report_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_unit_test_report_symbols_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -g
 tests_unit_test_report_symbols_LDADD = lib/libopng.la $(BFD_LIBS) $(CMOCKA_LIBS)
