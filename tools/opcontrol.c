@@ -51,6 +51,7 @@ static const char ctl_usage[] =
 	"  --hup               send SIGHUP: close sample files, reopen the log\n"
 	"  --pid               print the daemon's pid\n"
 	"  --wait=SEC          with --stop: how long to wait (default 60)\n"
+	"  --version           the package version\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"As root, opcontrol believes only a session directory, lock and socket that root\n"
@@ -456,6 +457,7 @@ int main(int argc, char **argv)
 		{ "pid", no_argument, NULL, 'P' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctl c = { .dir = NULL, .dirfd = -1 };
@@ -479,6 +481,9 @@ int main(int argc, char **argv)
 			if (!wait_s)
 				wait_s = 1;
 			break;
+		case 'V':
+			printf("opcontrol " PACKAGE_VERSION "\n");
+			return CTL_EXIT_OK;
 		case 'h':
 			fputs(ctl_usage, stdout);
 			return CTL_EXIT_OK;

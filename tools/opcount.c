@@ -67,6 +67,7 @@ static void opc_usage(FILE *f)
 		"  -o, --output=FILE      write counts to FILE (default: stderr; CSV and JSON\n"
 		"                         on stderr are written whole when counting ends)\n"
 		"  -l, --list             list the built-in event names\n"
+		"      --version          the package version\n"
 		"  -h, --help             this text\n"
 		"Without a command, --pid/--tid/--system-wide count until the target exits or\n"
 		"SIGINT/SIGTERM.  An event this machine cannot count (no PMU) is shown as\n"
@@ -676,6 +677,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opc o = { .events = OPC_DEFAULT_EVENTS, .out = stderr };
@@ -729,6 +731,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			return opc_list();
+		case 'V':
+			printf("opcount " PACKAGE_VERSION "\n");
+			return 0;
 		case 'h':
 			opc_usage(stdout);
 			return 0;

@@ -28,6 +28,7 @@ static void usage(FILE *f)
 	      "  -c, --check-events=SPEC    validate NAME:count[:um[:kernel[:user]]][,...]\n"
 	      "  -d, --get-default-event    print the default event of the CPU type\n"
 	      "  -u, --unit-mask=EVENT      print the default unit mask of EVENT\n"
+	      "      --version              the package version\n"
 	      "  -h, --help                 this help\n"
 	      "With EVENT names, only those events are described.\n"
 	      "The catalogue is read from $OPROFILE_EVENTS_DIR, else " OP_DATADIR "/events.\n",
@@ -163,6 +164,7 @@ int main(int argc, char **argv)
 		{ "get-default-event", no_argument, NULL, 'd' },
 		{ "unit-mask", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *type = NULL, *check = NULL, *um_event = NULL;
@@ -188,6 +190,9 @@ int main(int argc, char **argv)
 		case 'u':
 			um_event = optarg;
 			break;
+		case 'V':
+			printf("ophelp " PACKAGE_VERSION "\n");
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

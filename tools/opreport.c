@@ -46,6 +46,7 @@ static void usage(FILE *f)
 	      "  -c, --callgraph          call graph: callers, self/inclusive samples, callees\n"
 	      "  --callgraph-output=folded  one \"main;a;b N\" line per stack (flamegraph.pl)\n"
 	      "  --flamegraph=FILE.svg    write a flame graph of the whole stacks\n"
+	      "      --version            the package version\n"
 	      "  -h, --help               this help\n"
 	      "profile specification: session:, session-exclude:, image:, image-exclude:,\n"
 	      "lib-image:, event:, count:, unit-mask:, tid:, tgid:, cpu: (comma lists, globs),\n"
@@ -167,6 +168,7 @@ int main(int argc, char **argv)
 		{ "image-path", required_argument, NULL, 'p' },
 		{ "root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "callgraph", no_argument, NULL, 'c' },
 		{ "callgraph-output", required_argument, NULL, OPT_CG_OUTPUT },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
@@ -285,6 +287,10 @@ int main(int argc, char **argv)
 		case OPT_FLAMEGRAPH:
 			cgo.flamegraph = optarg;
 			break;
+		case 'V':
+			printf("opreport " PACKAGE_VERSION "\n");
+			ret = 0;
+			goto out;
 		case 'h':
 			usage(stdout);
 			ret = 0;

@@ -338,6 +338,16 @@ else
 	cat "$W/strip.err" "$W/strip.out" "$W/strip5.out"; fail=$((fail + 1))
 fi
 
+# --version on every tool: the package version of config.h, exit 0
+ver=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$OP_BUILDDIR/config.h")
+for t in tools/opreport tools/ophelp tools/opcount tools/opcontrol core/oprofiled; do
+	if out=$("$OP_BUILDDIR/$t" --version 2>&1) && [ -n "$ver" ] && printf '%s\n' "$out" | grep -qF " $ver"; then
+		npass=$((npass + 1))
+	else
+		echo "FAIL $t --version: expected version $ver and exit 0, got: $out"; fail=$((fail + 1))
+	fi
+done
+
 # inverted profile: a library three applications use is opened once
 check shared -l session:shared
 check shared_merged -l --merge=lib session:shared
