@@ -820,10 +820,12 @@ static void test_real_proc(void **state)
 		assert_int_equal(img.start, text);
 		assert_true(img.end > text + 0x10);
 	} else {
-		/* not privileged: kptr_restrict hides addresses */
-		assert_true(mock_host_log_contains(mh, OP_LOG_WARN, "shows zero addresses"));
+		/* not privileged: kptr_restrict hides addresses. The kallsyms
+		 * pass runs on a helper thread and its messages are logged when
+		 * it is joined, here at the first kernel address resolved */
 		assert_int_equal(resolve(mh, 0xffffffff81000010ull, &img), 0);
 		assert_int_equal(img.start, KERNEL_HALF_START);
+		assert_true(mock_host_log_contains(mh, OP_LOG_WARN, "shows zero addresses"));
 	}
 	assert_string_equal(mock_host_cookie_path(mh, img.cookie), "vmlinux");
 	assert_int_equal(stat_of(mh, "kallsyms_bad_lines"), 0);

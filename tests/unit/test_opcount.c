@@ -571,7 +571,17 @@ static void test_skip_unsupported(void **state)
 	assert_int_equal(oc_open(&s, &self, "page-faults,cycles", OC_SKIP_UNSUPPORTED | OC_START,
 				 &err), 0);
 	assert_int_equal(oc_nevents(s), 2);
-	assert_string_equal(oc_event_name(s, 1), "cycles");
+	/* unprivileged under perf_event_paranoid >= 2 both fall back to user
+	 * space only and say so (":u", as perf stat); the kernel refuses the
+	 * kernel-mode count before it looks for the PMU, so an unsupported
+	 * "cycles" is named "cycles:u" then too */
+	if (strstr(oc_event_name(s, 0), ":u")) {
+		assert_string_equal(oc_event_name(s, 0), "page-faults:u");
+		assert_string_equal(oc_event_name(s, 1), "cycles:u");
+	} else {
+		assert_string_equal(oc_event_name(s, 0), "page-faults");
+		assert_string_equal(oc_event_name(s, 1), "cycles");
+	}
 	assert_true(oc_event_supported(s, 0, &why));
 	assert_string_equal(why, "");
 	touch_pages(100);
