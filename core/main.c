@@ -311,11 +311,48 @@ out_range:
 	return -EINVAL;
 }
 
+/* field @i (0: name, 3: kernel) of NAME[:count[:um[:kernel[:user]]]] is given, non-empty */
+static bool main_event_field_given(const char *item, int i)
+{
+	const char *p = item;
+
+	while (i-- > 0) {
+		p = strchr(p, ':');
+		if (!p)
+			return false;
+		p++;
+	}
+	return *p && *p != ':';
+}
+
+/*
+ * A user the kernel will not give kernel samples (perf_event_paranoid 2 or
+ * more, not root) profiling their own command or processes: as perf record
+ * does, an event whose kernel field was not given samples user space only,
+ * where asking for the kernel would make the start fail.
+ */
+static bool main_kernel_refused(const struct daemon *d)
+{
+	char v[32] = "";
+	FILE *f;
+
+	if (geteuid() == 0 || (d->opts.mode != OP_MODE_LAUNCH && d->opts.mode != OP_MODE_PID))
+		return false;
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	if (!f)
+		return false;
+	if (!fgets(v, sizeof(v), f))
+		v[0] = 0;
+	fclose(f);
+	return atoi(v) >= 2;
+}
+
 static int main_choose_events(struct daemon *d)
 {
 	const struct ext_model *m = d->model;
 	const char *spec = d->opts.events_spec ? d->opts.events_spec : m->desc.default_event;
 	char *list, *item, *save = NULL;
+	bool user_only_said = false;
 	char err[512];
 	int rc = 0;
 
@@ -369,6 +406,14 @@ static int main_choose_events(struct daemon *d)
 			req.kernel = spec.kernel;
 			req.user = spec.user;
 			req.counter_mask = spec.ev->counter_mask;
+		}
+		if (req.kernel && !main_event_field_given(item_copy, 3) && main_kernel_refused(d)) {
+			if (!user_only_said)
+				main_err(d, "note: perf_event_paranoid is 2 or more and oprofiled is not "
+				       "root: sampling user space only (give NAME:count:um:1:1 to ask "
+				       "for kernel samples too, as root or with CAP_PERFMON)");
+			user_only_said = true;
+			req.kernel = false;
 		}
 		for (i = 0; i < d->nr_events; i++) {
 			if (!strcmp(d->events[i].name, req.name) && d->events[i].um == req.um) {
