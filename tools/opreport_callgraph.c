@@ -38,7 +38,9 @@ struct cgr_stack {
 	size_t *nodes;             /* root first */
 	size_t n;
 	uint64_t count;
-	bool truncated;
+	struct rpt_image *app;     /* the process's executable; NULL: unknown */
+	bool truncated;            /* callers beyond the depth limit are missing */
+	bool nostack;              /* flat samples no stack accounts for */
 };
 
 struct cgr {
@@ -53,6 +55,10 @@ struct cgr {
 	struct cgr_stack *stacks;
 	size_t nstacks, capstacks;
 	uint64_t self_total, stack_total, stack_overflow, stack_truncated;
+	uint64_t nostack_total;    /* in [no stack] stacks (cgr_fill_nostack) */
+	uint64_t budget;           /* of the table (version 2), bytes */
+	uint64_t stack_samples;    /* samples with a chain, stored or not (the table's count) */
+	uint32_t version;          /* of the table */
 	bool have_stacks;
 	unsigned nbad;
 };
@@ -361,63 +367,98 @@ static void cgr_bad_stack(struct cgr *g, const char *path, const char *why)
 			 path, why);
 }
 
-static int cgr_load_stacks(struct cgr *g)
+/* a new stack of @n nodes (filled by the caller, root first), or NULL on ENOMEM */
+static struct cgr_stack *cgr_new_stack(struct cgr *g, size_t n)
 {
-	const struct cgs_header *h;
-	const struct cgs_image *imgs;
-	const struct cgs_stack *stacks;
-	const struct cgs_frame *frames;
-	const char *strs;
-	struct rpt_image **map = NULL;
-	struct cgs_layout l;
-	char *path = NULL;
-	uint32_t nimg;
-	struct stat st;
-	void *base = MAP_FAILED;
-	int fd = -1, ret = 0;
+	struct cgr_stack *cs;
 
-	if (asprintf(&path, "%s/" CGS_DIR "/" CGS_FILE, g->p->samples_dir) < 0)
+	if (g->nstacks == g->capstacks) {
+		size_t ncap = g->capstacks ? 2 * g->capstacks : 256;
+		struct cgr_stack *nv = realloc(g->stacks, ncap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		g->stacks = nv;
+		g->capstacks = ncap;
+	}
+	cs = &g->stacks[g->nstacks];
+	memset(cs, 0, sizeof(*cs));
+	cs->nodes = calloc(n ? n : 1, sizeof(*cs->nodes));
+	if (!cs->nodes)
+		return NULL;
+	cs->n = n;
+	return cs;
+}
+
+/* the stack just filled in counts: totals, and each node's inclusive count once */
+static void cgr_count_stack(struct cgr *g)
+{
+	struct cgr_stack *cs = &g->stacks[g->nstacks++];
+
+	g->stack_total += cs->count;
+	if (cs->truncated)
+		g->stack_truncated += cs->count;
+	for (size_t j = 0; j < cs->n; j++) {
+		struct cgr_node *nd = &g->nodes[cs->nodes[j]];
+
+		if (nd->mark != g->nstacks) {
+			nd->mark = g->nstacks;
+			nd->incl += cs->count;
+		}
+	}
+}
+
+/*
+ * A stack read from the table: @depth frames leaf first (image index + 1 into
+ * @map, key), @count samples of application @app. Left out when an image
+ * filter names none of its images. 0 or -ENOMEM.
+ */
+static int cgr_take_stack(struct cgr *g, struct rpt_image **map, uint32_t nimg, uint32_t app,
+			  bool truncated, uint64_t count, const struct cgs_frame *fr, uint32_t depth)
+{
+	bool wanted = !g->o->spec.image.n;
+	struct cgr_stack *cs;
+
+	if (!wanted && app)
+		wanted = cgr_image_wanted(g, map[app]);
+	for (uint32_t j = 0; j < depth && !wanted; j++)
+		if (fr[j].image <= nimg)
+			wanted = cgr_image_wanted(g, map[fr[j].image]);
+	if (!wanted)
+		return 0;
+	cs = cgr_new_stack(g, depth);
+	if (!cs)
 		return -ENOMEM;
-	fd = rs_open_session_file(g->p, CGS_DIR "/" CGS_FILE, O_RDONLY);
-	if (fd < 0)
-		goto out; /* no stacks recorded (or refused, with a warning): arcs only */
-	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(*h)) {
-		cgr_bad_stack(g, path, "shorter than its header");
-		goto out;
+	cs->count = count;
+	cs->truncated = truncated;
+	cs->app = app <= nimg ? map[app] : NULL;
+	/* kept root first; frames above the leaf are return addresses: the call is before */
+	for (uint32_t j = 0; j < depth; j++) {
+		struct rpt_image *img = fr[j].image <= nimg ? map[fr[j].image] : NULL;
+		size_t k = cgr_node_of(g, img, j && fr[j].key ? fr[j].key - 1 : fr[j].key);
+
+		if (k == CGR_NONE) {
+			free(cs->nodes);
+			return -ENOMEM;
+		}
+		cs->nodes[depth - 1 - j] = k;
 	}
-	base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED)
-		goto out;
-	h = base;
-	if (memcmp(h->magic, CGS_MAGIC, 8) || h->version != CGS_VERSION ||
-	    h->header_size != sizeof(*h) || !h->stacks_max ||
-	    (h->stacks_max & (h->stacks_max - 1))) {
-		cgr_bad_stack(g, path, "not a version 1 stack table (bad magic, version or sizes)");
-		goto out;
-	}
-	cgs_layout(h->images_max, h->strings_size, h->stacks_max, h->frames_max, &l);
-	if (l.size > (uint64_t)st.st_size || h->images_off != l.images_off ||
-	    h->strings_off != l.strings_off) {
-		cgr_bad_stack(g, path, "its areas do not fit the file");
-		goto out;
-	}
-	g->have_stacks = true;
-	g->stack_overflow = h->overflow_samples;
-	imgs = (const void *)((const char *)base + l.images_off);
-	strs = (const char *)base + l.strings_off;
-	stacks = (const void *)((const char *)base + l.stacks_off);
-	frames = (const void *)((const char *)base + l.frames_off);
-	nimg = h->images_used <= h->images_max ? h->images_used : h->images_max;
-	map = calloc(nimg + 1, sizeof(*map));
-	if (!map) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < nimg; i++) {
+	cgr_count_stack(g);
+	return 0;
+}
+
+/* the table's images as the profile's (map[0] = NULL: no image), NULL on ENOMEM */
+static struct rpt_image **cgr_image_map(struct cgr *g, const char *path,
+					const struct cgs_image *imgs, uint32_t nimg,
+					const char *strs, uint32_t strings_size)
+{
+	struct rpt_image **map = calloc(nimg + 1, sizeof(*map));
+
+	for (uint32_t i = 0; map && i < nimg; i++) {
 		const struct cgs_image *ci = &imgs[i];
 		struct op_image_name n = { 0 };
 
-		if ((uint64_t)ci->name_off + ci->name_len >= h->strings_size ||
+		if ((uint64_t)ci->name_off + ci->name_len >= strings_size ||
 		    strs[ci->name_off + ci->name_len] || ci->kind > CGS_IMG_ANON) {
 			cgr_bad_stack(g, path, "an image entry points outside its name area");
 			continue;
@@ -437,14 +478,45 @@ static int cgr_load_stacks(struct cgr *g)
 		}
 		map[i + 1] = cgr_image(g, &n);
 		if (!map[i + 1]) {
-			ret = -ENOMEM;
-			goto out;
+			free(map);
+			return NULL;
 		}
 	}
+	return map;
+}
+
+/* version 1: a fixed hash table of stacks, frames in a pool */
+static int cgr_load_v1(struct cgr *g, const char *path, const char *base, size_t size)
+{
+	const struct cgs_header *h = (const void *)base;
+	const struct cgs_stack *stacks;
+	const struct cgs_frame *frames;
+	struct rpt_image **map;
+	struct cgs_layout l;
+	uint32_t nimg;
+	int ret = 0;
+
+	if (size < sizeof(*h) || h->header_size != sizeof(*h) || !h->stacks_max ||
+	    (h->stacks_max & (h->stacks_max - 1))) {
+		cgr_bad_stack(g, path, "not a version 1 stack table (bad sizes)");
+		return 0;
+	}
+	cgs_layout(h->images_max, h->strings_size, h->stacks_max, h->frames_max, &l);
+	if (l.size > size || h->images_off != l.images_off || h->strings_off != l.strings_off) {
+		cgr_bad_stack(g, path, "its areas do not fit the file");
+		return 0;
+	}
+	g->have_stacks = true;
+	g->stack_overflow = h->overflow_samples;
+	nimg = h->images_used <= h->images_max ? h->images_used : h->images_max;
+	map = cgr_image_map(g, path, (const void *)(base + l.images_off), nimg,
+			    base + l.strings_off, h->strings_size);
+	if (!map)
+		return -ENOMEM;
+	stacks = (const void *)(base + l.stacks_off);
+	frames = (const void *)(base + l.frames_off);
 	for (uint32_t i = 0; i < h->stacks_max && !ret; i++) {
 		const struct cgs_stack *s = &stacks[i];
-		struct cgr_stack *cs;
-		bool wanted = !g->o->spec.image.n;
 
 		if (!s->id || !s->count)
 			continue;
@@ -453,70 +525,228 @@ static int cgr_load_stacks(struct cgr *g)
 			cgr_bad_stack(g, path, "a stack's frames lie outside the frame pool");
 			continue;
 		}
-		if (!wanted && s->app)
-			wanted = cgr_image_wanted(g, map[s->app]);
-		for (uint32_t j = 0; j < s->depth && !wanted; j++)
-			if (frames[s->frame_off + j].image <= nimg)
-				wanted = cgr_image_wanted(g, map[frames[s->frame_off + j].image]);
-		if (!wanted)
-			continue;
-		if (g->nstacks == g->capstacks) {
-			size_t ncap = g->capstacks ? 2 * g->capstacks : 256;
-			struct cgr_stack *nv = realloc(g->stacks, ncap * sizeof(*nv));
+		ret = cgr_take_stack(g, map, nimg, s->app, s->flags & CGS_STACK_TRUNCATED, s->count,
+				     &frames[s->frame_off], s->depth);
+	}
+	free(map);
+	return ret;
+}
 
-			if (!nv) {
-				ret = -ENOMEM;
-				break;
-			}
-			g->stacks = nv;
-			g->capstacks = ncap;
+/* version 2: a tree of nodes; a stack is a node with a count, read up to its root */
+static int cgr_load_v2(struct cgr *g, const char *path, const char *base, size_t size)
+{
+	const struct cgs_header2 *h = (const void *)base;
+	struct cgs_frame fr[CGS_MAX_DEPTH];
+	const struct cgs_node *nodes;
+	struct rpt_image **map;
+	struct cgs_layout2 l;
+	uint64_t nnodes;
+	uint32_t nimg;
+	int ret = 0;
+
+	if (size < sizeof(*h) || h->header_size != sizeof(*h)) {
+		cgr_bad_stack(g, path, "not a version 2 stack table (bad header size)");
+		return 0;
+	}
+	cgs_layout2(h->images_max, h->strings_size, &l);
+	if (l.nodes_off > size || h->images_off != l.images_off ||
+	    h->strings_off != l.strings_off || h->nodes_off != l.nodes_off) {
+		cgr_bad_stack(g, path, "its areas do not fit the file");
+		return 0;
+	}
+	g->have_stacks = true;
+	g->stack_overflow = h->overflow_samples;
+	g->stack_samples = h->total_samples;
+	g->budget = h->budget;
+	/* the nodes written and still in the file (a reader's copy may be shorter) */
+	nnodes = (size - l.nodes_off) / sizeof(*nodes);
+	if (h->nodes_max < nnodes)
+		nnodes = h->nodes_max;
+	if (h->nodes_used < nnodes)
+		nnodes = h->nodes_used;
+	nimg = h->images_used <= h->images_max ? h->images_used : h->images_max;
+	map = cgr_image_map(g, path, (const void *)(base + l.images_off), nimg,
+			    base + l.strings_off, h->strings_size);
+	if (!map)
+		return -ENOMEM;
+	nodes = (const void *)(base + l.nodes_off);
+	for (uint64_t i = 0; i < nnodes && !ret; i++) {
+		uint64_t k = i;
+		uint32_t depth = 0;
+
+		if (!nodes[i].count || !nodes[i].parent)
+			continue;
+		/* parents come first: each step goes down, so the walk ends */
+		while (nodes[k].parent && depth < CGS_MAX_DEPTH && nodes[k].parent - 1 < k) {
+			fr[depth].image = nodes[k].image;
+			fr[depth++].key = nodes[k].key;
+			k = nodes[k].parent - 1;
 		}
-		cs = &g->stacks[g->nstacks];
-		cs->nodes = calloc(s->depth, sizeof(*cs->nodes));
-		if (!cs->nodes) {
+		if (nodes[k].parent || nodes[k].image > nimg) {
+			cgr_bad_stack(g, path, "a stack's nodes do not lead back to a root");
+			continue;
+		}
+		ret = cgr_take_stack(g, map, nimg, nodes[k].image,
+				     (nodes[k].key >> 32) & CGS_STACK_TRUNCATED, nodes[i].count, fr,
+				     depth);
+	}
+	free(map);
+	return ret;
+}
+
+/*
+ * The whole file in private memory, read with pread: another process may
+ * cut it meanwhile (a mapping would die of SIGBUS), then what was read
+ * counts. NULL on ENOMEM or a read error.
+ */
+static char *cgr_read_whole(int fd, size_t *got)
+{
+	struct stat st;
+	size_t len, off = 0;
+	char *buf;
+
+	if (fstat(fd, &st) || st.st_size < 0 || (uint64_t)st.st_size > SIZE_MAX - 1)
+		return NULL;
+	len = (size_t)st.st_size;
+	buf = malloc(len + 1);
+	while (buf && off < len) {
+		ssize_t r = pread(fd, buf + off, len - off, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		off += (size_t)r;
+	}
+	*got = off;
+	return buf;
+}
+
+static int cgr_load_stacks(struct cgr *g)
+{
+	const struct cgs_header *h;
+	char *path = NULL, *base = NULL;
+	size_t size = 0;
+	int fd, ret = 0;
+
+	if (asprintf(&path, "%s/" CGS_DIR "/" CGS_FILE, g->p->samples_dir) < 0)
+		return -ENOMEM;
+	/* no symbolic link, FIFO nor device: a warning names what is refused */
+	fd = rs_open_session_file(g->p, CGS_DIR "/" CGS_FILE, O_RDONLY);
+	if (fd < 0)
+		goto out; /* no stacks recorded (or refused, with a warning): arcs only */
+	base = cgr_read_whole(fd, &size);
+	if (!base) {
+		ret = errno == ENOMEM ? -ENOMEM : 0;
+		if (!ret)
+			cgr_bad_stack(g, path, "cannot be read");
+		goto out;
+	}
+	h = (const void *)base;
+	if (size < 16 || memcmp(h->magic, CGS_MAGIC, 8)) {
+		cgr_bad_stack(g, path, "not a stack table (shorter than its header, or bad magic)");
+		goto out;
+	}
+	g->version = h->version;
+	if (h->version == CGS_VERSION)
+		ret = cgr_load_v2(g, path, base, size);
+	else if (h->version == CGS_VERSION1)
+		ret = cgr_load_v1(g, path, base, size);
+	else
+		cgr_bad_stack(g, path, "a stack table of an unknown version (a newer oprofiled?)");
+out:
+	if (fd >= 0)
+		close(fd);
+	free(base);
+	free(path);
+	return ret;
+}
+
+/*
+ * Samples the stacks do not account for: a symbol's flat (self) samples
+ * beyond those of the stacks ending in it become a stack [no stack];SYMBOL,
+ * so that no view shows inclusive < self (the table was full, or no chain
+ * was recorded). Needs the flat samples (cgr_load_self).
+ */
+static int cgr_fill_nostack(struct cgr *g)
+{
+	size_t nn = g->nnodes;
+	uint64_t *leaf = calloc(nn + 1, sizeof(*leaf));
+	int ret = 0;
+
+	if (!leaf)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->nstacks; i++) {
+		const struct cgr_stack *s = &g->stacks[i];
+
+		if (s->n && s->nodes[s->n - 1] < nn)
+			leaf[s->nodes[s->n - 1]] += s->count;
+	}
+	for (size_t k = 0; k < nn && !ret; k++) {
+		struct cgr_stack *cs;
+
+		if (g->nodes[k].self <= leaf[k])
+			continue;
+		cs = cgr_new_stack(g, 1);
+		if (!cs) {
 			ret = -ENOMEM;
 			break;
 		}
-		cs->n = s->depth;
-		cs->count = s->count;
-		cs->truncated = s->flags & CGS_STACK_TRUNCATED;
-		/* stored leaf first; kept root first. Frames above the leaf are return addresses */
-		for (uint32_t j = 0; j < s->depth; j++) {
-			const struct cgs_frame *f = &frames[s->frame_off + j];
-			struct rpt_image *img = f->image <= nimg ? map[f->image] : NULL;
-			size_t k = cgr_node_of(g, img, j && f->key ? f->key - 1 : f->key);
-
-			if (k == CGR_NONE) {
-				ret = -ENOMEM;
-				break;
-			}
-			cs->nodes[s->depth - 1 - j] = k;
-		}
-		if (ret) {
-			free(cs->nodes);
-			break;
-		}
-		g->nstacks++;
-		g->stack_total += s->count;
-		if (cs->truncated)
-			g->stack_truncated += s->count;
-		for (size_t j = 0; j < cs->n; j++) {
-			struct cgr_node *nd = &g->nodes[cs->nodes[j]];
-
-			if (nd->mark != g->nstacks) {
-				nd->mark = g->nstacks;
-				nd->incl += cs->count;
-			}
-		}
+		cs->nodes[0] = k;
+		cs->count = g->nodes[k].self - leaf[k];
+		cs->nostack = true;
+		g->nostack_total += cs->count;
+		cgr_count_stack(g);
 	}
-out:
-	if (base != MAP_FAILED)
-		munmap(base, (size_t)st.st_size);
-	if (fd >= 0)
-		close(fd);
-	free(map);
-	free(path);
+	free(leaf);
 	return ret;
+}
+
+/*
+ * A budget (MiB) for a table that would have held every stack: the budget
+ * scaled by all samples over those stored, a power of two, at least twice
+ * the budget and at most the plugin's limit (16384).
+ */
+static uint64_t cgr_budget_hint(const struct cgr *g)
+{
+	uint64_t mb = g->budget >> 20 ? g->budget >> 20 : 1, hint = 2 * mb;
+	double need = (double)mb * (double)g->stack_samples /
+		      (double)(g->stack_samples > g->stack_overflow ?
+				       g->stack_samples - g->stack_overflow : 1);
+
+	while ((double)hint < need && hint < 16384)
+		hint *= 2;
+	return hint < 16384 ? hint : 16384;
+}
+
+/* "N of M samples have no stack ...: why, and what fixes it" into @buf ("" when none) */
+static const char *cgr_nostack_note(const struct cgr *g, char *buf, size_t len)
+{
+	int n;
+
+	buf[0] = '\0';
+	if (!g->nostack_total)
+		return buf;
+	n = snprintf(buf, len,
+		     "%" PRIu64 " of %" PRIu64 " samples have no stack (shown as [no stack];SYMBOL)",
+		     g->nostack_total, g->self_total);
+	if (n < 0 || (size_t)n >= len)
+		return buf;
+	if (g->stack_overflow && g->version == CGS_VERSION1)
+		snprintf(buf + n, len - (size_t)n,
+			 ": the fixed-size stack table of the oprofiled that wrote this session "
+			 "was full for %" PRIu64 " samples - profile again: the table now grows up "
+			 "to --ext-feature=callgraph:max_mb=N",
+			 g->stack_overflow);
+	else if (g->stack_overflow)
+		snprintf(buf + n, len - (size_t)n,
+			 ": the stack table was full for %" PRIu64 " samples - profile with "
+			 "--ext-feature=callgraph:max_mb=%" PRIu64 " (this session had %" PRIu64
+			 " MiB)",
+			 g->stack_overflow, cgr_budget_hint(g), g->budget >> 20);
+	else
+		snprintf(buf + n, len - (size_t)n, ": no call chain was recorded for them");
+	return buf;
 }
 
 /* ------------------------------------------------------------------ */
@@ -659,10 +889,15 @@ static int cgr_blocks(FILE *f, struct cgr *g)
 		g->self_total, g->stack_total);
 	if (!g->have_stacks)
 		fputs("(no whole stacks in this session: inclusive counts are not known)\n", f);
-	if (g->stack_overflow || g->stack_truncated)
-		fprintf(f, "(%" PRIu64 " samples had a stack too many for the table; %" PRIu64
-			   " were cut at the depth limit)\n",
-			g->stack_overflow, g->stack_truncated);
+	if (g->nostack_total) {
+		char note[512];
+
+		fprintf(f, "(%s)\n", cgr_nostack_note(g, note, sizeof(note)));
+	}
+	if (g->stack_truncated)
+		fprintf(f, "(%" PRIu64 " samples had their stack cut at the depth limit: their outer "
+			   "callers are not counted; profile with --ext-feature=callgraph:depth=N)\n",
+			g->stack_truncated);
 	fprintf(f, "\nself      %%         incl.     incl. %%   image name                symbol name\n");
 	for (size_t r = 0; r < nord; r++) {
 		size_t i = order[r];
@@ -716,16 +951,50 @@ static int cgr_line_cmp(const void *a, const void *b)
 	return strcmp(((const struct cgr_line *)a)->text, ((const struct cgr_line *)b)->text);
 }
 
-/* root-first names of stack @s into @names (buffers in @bufs) */
+/* the process of a stack: its executable's base name */
+static const char *cgr_proc_name(const struct rpt_image *app)
+{
+	const char *base;
+
+	if (!app || !app->path[0])
+		return "[unknown process]";
+	base = strrchr(app->path, '/');
+	return base && base[1] ? base + 1 : app->path;
+}
+
+/*
+ * Root-first names of stack @s into @names (@s->n + 2 of them, buffers in
+ * @bufs) and their kinds into @kinds (or not, when NULL): the process, or
+ * [no stack] for flat samples no stack accounts for; [truncated] when its
+ * outer callers are missing; the frames, a run of [unknown] (code without
+ * frame pointers) as one.
+ */
 static size_t cgr_names(const struct cgr *g, const struct cgr_stack *s, const char **names,
-			char (*bufs)[256])
+			char (*bufs)[256], enum fg_kind *kinds)
 {
 	size_t k = 0;
 
-	if (s->truncated)
+	names[k] = s->nostack ? "[no stack]" : cgr_proc_name(s->app);
+	if (kinds)
+		kinds[k] = s->nostack ? FG_OTHER : FG_PROC;
+	k++;
+	if (s->truncated) {
+		if (kinds)
+			kinds[k] = FG_OTHER;
 		names[k++] = "[truncated]";
-	for (size_t j = 0; j < s->n; j++, k++)
-		names[k] = cgr_sym_name(&g->nodes[s->nodes[j]], bufs[k], sizeof(bufs[k]));
+	}
+	for (size_t j = 0; j < s->n; j++) {
+		const struct cgr_node *nd = &g->nodes[s->nodes[j]];
+
+		if (!nd->img && j && !g->nodes[s->nodes[j - 1]].img)
+			continue;
+		names[k] = cgr_sym_name(nd, bufs[k], sizeof(bufs[k]));
+		if (kinds)
+			kinds[k] = !nd->img ? FG_OTHER :
+				   nd->img->is_kernel || nd->img->kind == OP_IMAGE_KERNEL ? FG_KERNEL :
+											   FG_USER;
+		k++;
+	}
 	return k;
 }
 
@@ -739,8 +1008,8 @@ static int cgr_folded(FILE *f, const struct cgr *g)
 		return -ENOMEM;
 	for (size_t i = 0; i < g->nstacks; i++) {
 		const struct cgr_stack *s = &g->stacks[i];
-		const char **names = calloc(s->n + 1, sizeof(*names));
-		char(*bufs)[256] = calloc(s->n + 1, sizeof(*bufs));
+		const char **names = calloc(s->n + 2, sizeof(*names));
+		char(*bufs)[256] = calloc(s->n + 2, sizeof(*bufs));
 		size_t n, len = 1;
 		char *t;
 
@@ -750,17 +1019,22 @@ static int cgr_folded(FILE *f, const struct cgr *g)
 			ret = -ENOMEM;
 			break;
 		}
-		n = cgr_names(g, s, names, bufs);
+		n = cgr_names(g, s, names, bufs, NULL);
 		for (size_t j = 0; j < n; j++)
 			len += strlen(names[j]) + 1;
 		t = malloc(len);
 		if (t) {
-			t[0] = '\0';
+			char *e = t;
+
 			for (size_t j = 0; j < n; j++) {
+				size_t l = strlen(names[j]);
+
 				if (j)
-					strcat(t, ";");
-				strcat(t, names[j]);
+					*e++ = ';';
+				memcpy(e, names[j], l);
+				e += l;
 			}
+			*e = '\0';
 			lines[nl].text = t;
 			lines[nl++].count = s->count;
 		}
@@ -771,7 +1045,8 @@ static int cgr_folded(FILE *f, const struct cgr *g)
 			break;
 		}
 	}
-	qsort(lines, nl, sizeof(*lines), cgr_line_cmp);
+	if (nl)
+		qsort(lines, nl, sizeof(*lines), cgr_line_cmp);
 	for (size_t i = 0; i < nl; i++) {
 		if (o && !strcmp(lines[o - 1].text, lines[i].text)) {
 			lines[o - 1].count += lines[i].count;
@@ -795,7 +1070,7 @@ static int cgr_folded(FILE *f, const struct cgr *g)
 static int cgr_svg(const struct cgr *g, const char *file)
 {
 	struct flamegraph *fg = fg_new();
-	char title[512];
+	char title[512], note[512];
 	FILE *f;
 	int ret = 0;
 
@@ -803,16 +1078,21 @@ static int cgr_svg(const struct cgr *g, const char *file)
 		return -ENOMEM;
 	for (size_t i = 0; i < g->nstacks && !ret; i++) {
 		const struct cgr_stack *s = &g->stacks[i];
-		const char **names = calloc(s->n + 1, sizeof(*names));
-		char(*bufs)[256] = calloc(s->n + 1, sizeof(*bufs));
+		const char **names = calloc(s->n + 2, sizeof(*names));
+		char(*bufs)[256] = calloc(s->n + 2, sizeof(*bufs));
+		enum fg_kind *kinds = calloc(s->n + 2, sizeof(*kinds));
 
-		if (names && bufs)
-			ret = fg_add(fg, names, cgr_names(g, s, names, bufs), s->count);
+		if (names && bufs && kinds)
+			ret = fg_add_kinds(fg, names, kinds, cgr_names(g, s, names, bufs, kinds),
+					   s->count);
 		else
 			ret = -ENOMEM;
 		free(names);
 		free(bufs);
+		free(kinds);
 	}
+	if (!ret)
+		ret = fg_set_note(fg, cgr_nostack_note(g, note, sizeof(note)));
 	if (ret)
 		goto out;
 	f = fopen(file, "w");
@@ -848,10 +1128,18 @@ int cgr_report(FILE *out, struct rpt_profile *p, const struct rpt_opts *o,
 	if (!c->blocks && !c->folded && !c->flamegraph)
 		return 0;
 	ret = cgr_load_stacks(&g);
-	if (!ret && c->blocks) {
+	/* self counts: the -c blocks, and what the stacks miss for every view */
+	if (!ret && (c->blocks || g.have_stacks))
 		ret = cgr_load_self(&g);
-		if (!ret)
-			ret = cgr_read_all_arcs(&g);
+	if (!ret && g.have_stacks)
+		ret = cgr_fill_nostack(&g);
+	if (!ret && g.nostack_total) {
+		char note[512];
+
+		txt_warn("%s", cgr_nostack_note(&g, note, sizeof(note)));
+	}
+	if (!ret && c->blocks) {
+		ret = cgr_read_all_arcs(&g);
 		if (!ret)
 			cgr_fold_arcs(&g);
 	}

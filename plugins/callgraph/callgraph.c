@@ -17,9 +17,24 @@
  *   key = (caller key << 32) | (callee key & 0xffffffff) (oprofile-format §3.3)
  * through the sfile handlers (get_file opens, close invalidates the cache).
  *
- * Arguments: --ext-feature=callgraph[:depth=N][,stacks=N][,frames=N]; config
- * plugins.callgraph.depth / .max_stacks / .max_frames (arguments win).
+ * Whole stacks go to a tree of nodes in the session's stack table
+ * (cg_format.h), appended through a shared mmap and found again through an
+ * index in memory. The file starts at 1.5 MiB of nodes and doubles (by 64
+ * MiB at most a step) when 3/4 full, ahead of time at the periodic sync,
+ * else on the sample that needs the room, up to max_mb; then new stacks are
+ * counted (stacks_overflow) and opreport shows their samples as [no stack].
+ * The index doubles when 3/4 full (1/2 at a sync): the new one is zeroed
+ * lazily by the kernel and the old one's slots move into it 8 per new node,
+ * so no step costs more than a few milliseconds.
+ *
+ * Arguments: --ext-feature=callgraph[:depth=N][,max_mb=N]; config
+ * plugins.callgraph.depth / .max_mb (arguments win). stacks=N / frames=N
+ * (.max_stacks / .max_frames) sized the fixed table of version 1: still
+ * checked, then ignored with a warning.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* mremap, fallocate */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -37,8 +52,12 @@
 
 #define CG_DEFAULT_DEPTH 64u
 #define CG_MAX_DEPTH 254u       /* the kernel's perf_event_max_stack is 127 by default */
-#define CG_DEFAULT_STACKS 16384u
-#define CG_DEFAULT_FRAMES 262144u
+#define CG_DEFAULT_MAX_MB 1024u /* the table file's budget, MiB */
+#define CG_MAX_MB 16384u        /* index slots stay below 2^31 */
+#define CG_FIRST_NODES 65536u   /* a new table's room for nodes (1.5 MiB) */
+#define CG_IX_FIRST 131072u     /* a new table's index slots (power of two) */
+#define CG_IX_MOVE 8u           /* old index slots moved per new node while the index grows */
+#define CG_GROW_STEP ((64u << 20) / sizeof(struct cgs_node)) /* the file grows by at most 64 MiB */
 #define CG_IMAGES_MAX 2048u
 #define CG_STRINGS_SIZE (256u * 1024u)
 #define CG_CACHE_SIZE 1024u     /* arc-file cache slots (power of two) */
@@ -77,7 +96,8 @@ struct cg_img_ent {
 struct cg_state {
 	op_ext_t *ctx;
 	const struct op_host *host;
-	uint32_t depth, stacks_max, frames_max;
+	uint32_t depth;
+	uint64_t budget;             /* bytes the stack table file may grow to */
 	uint32_t code;
 
 	/* trans side */
@@ -90,11 +110,23 @@ struct cg_state {
 	int fd;
 	void *map;
 	size_t map_len;
-	struct cgs_header *hdr;
+	struct cgs_header2 *hdr;
 	struct cgs_image *imgs;
 	char *strs;
-	struct cgs_stack *stacks;
-	struct cgs_frame *frames;
+	struct cgs_node *nodes;
+	uint32_t *ix;                /* node index + 1 by (parent, image, key); in memory */
+	uint32_t ix_mask;            /* slots - 1 */
+	uint32_t *ix_old;            /* the index moving into ix while it grows, else NULL */
+	uint32_t ix_old_mask;
+	uint64_t ix_old_pos;         /* its next slot to move */
+	bool full_logged;            /* this table's "no room" is in the log */
+	/*
+	 * The table's counts as this writer keeps them: written to the header
+	 * for readers, never read back from the shared mapping (whoever else
+	 * writes the file cannot steer the writes).
+	 */
+	uint32_t nodes_used, nodes_max, images_used, strings_used, stacks_used;
+	uint64_t nodes_off;
 	struct cg_img_ent imgmap[2 * CG_IMAGES_MAX];
 	struct timespec last_sync;
 	char path[4096];             /* of the open table */
@@ -111,7 +143,7 @@ struct cg_state {
 	/* statistics */
 	uint64_t samples, samples_with_chain, frames_walked, truncated, unmapped;
 	uint64_t emit_errors, bad_records, arcs, arcs_unmapped, arcs_lost, sets;
-	uint64_t stacks_lost;
+	uint64_t stacks_lost, table_grows;
 };
 
 /* ctx -> state, for ext_deinit (one instance per loaded plugin) */
@@ -283,14 +315,39 @@ static op_sample_file_t *cg_arc_file(struct cg_state *st, const struct op_trans_
 /* the stack table                                                     */
 /* ------------------------------------------------------------------ */
 
+static void cg_table_point(struct cg_state *st, void *map, size_t len)
+{
+	struct cgs_layout2 l;
+
+	cgs_layout2(CG_IMAGES_MAX, CG_STRINGS_SIZE, &l);
+	st->map = map;
+	st->map_len = len;
+	st->hdr = map;
+	st->imgs = (struct cgs_image *)((char *)map + l.images_off);
+	st->strs = (char *)map + l.strings_off;
+	st->nodes = (struct cgs_node *)((char *)map + l.nodes_off);
+}
+
 static void cg_stacks_close(struct cg_state *st)
 {
 	if (st->map) {
+		uint64_t used = st->nodes_off + (uint64_t)st->nodes_used * sizeof(struct cgs_node);
+
+		/* a table no longer written keeps only what it uses */
+		if (used < st->map_len)
+			st->hdr->nodes_max = st->nodes_max = st->nodes_used;
 		msync(st->map, st->map_len, MS_SYNC);
 		munmap(st->map, st->map_len);
+		if (used < st->map_len && st->fd >= 0 && ftruncate(st->fd, (off_t)used))
+			st->host->log(st->ctx, OP_LOG_WARN, "%s: cannot cut the stack table to %" PRIu64
+				      " bytes: %s (it stays %zu bytes; readers are not affected)",
+				      st->path, used, strerror(errno), st->map_len);
 	}
 	if (st->fd >= 0)
 		close(st->fd);
+	free(st->ix);
+	free(st->ix_old);
+	st->ix = st->ix_old = NULL;
 	st->map = NULL;
 	st->hdr = NULL;
 	st->fd = -1;
@@ -319,14 +376,195 @@ static void cg_stacks_check(struct cg_state *st)
 	}
 }
 
-static bool cg_header_fits(const struct cgs_header *h, const struct cg_state *st)
+/* a version 2 table of this plugin's layout, its counts within the @size bytes of the file */
+static bool cg_header_fits(const struct cgs_header2 *h, uint64_t size)
 {
+	struct cgs_layout2 l;
+
+	cgs_layout2(CG_IMAGES_MAX, CG_STRINGS_SIZE, &l);
 	return !memcmp(h->magic, CGS_MAGIC, 8) && h->version == CGS_VERSION &&
 	       h->header_size == sizeof(*h) && h->images_max == CG_IMAGES_MAX &&
-	       h->strings_size == CG_STRINGS_SIZE && h->stacks_max == st->stacks_max &&
-	       h->frames_max == st->frames_max && h->images_used <= h->images_max &&
-	       h->strings_used <= h->strings_size && h->frames_used <= h->frames_max &&
-	       h->stacks_used <= h->stacks_max;
+	       h->strings_size == CG_STRINGS_SIZE && h->images_off == l.images_off &&
+	       h->strings_off == l.strings_off && h->nodes_off == l.nodes_off &&
+	       h->images_used <= h->images_max && h->strings_used <= h->strings_size &&
+	       h->nodes_used <= h->nodes_max && h->stacks_used <= h->nodes_used &&
+	       l.nodes_off + (uint64_t)h->nodes_max * sizeof(struct cgs_node) <= size;
+}
+
+/* Extend the file from @from to @to bytes with its blocks allocated. 0 or -errno. */
+static int cg_file_extend(int fd, uint64_t from, uint64_t to)
+{
+	/*
+	 * Blocks allocated now: a page of a shared mapping that finds no room on
+	 * a full disk when first written kills the daemon with SIGBUS.
+	 */
+	if (!fallocate(fd, 0, (off_t)from, (off_t)(to - from)))
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return -errno;
+	return ftruncate(fd, (off_t)to) ? -errno : 0;
+}
+
+static uint64_t cg_node_hash(uint32_t parent, uint32_t image, uint64_t key)
+{
+	return cg_mix(cg_mix(key, parent), image);
+}
+
+/* node index + 1 of (parent, image, key) in @ix, or 0 and in *slot the free slot for it */
+static uint32_t cg_ix_probe(const struct cg_state *st, const uint32_t *ix, uint32_t mask,
+			    uint32_t parent, uint32_t image, uint64_t key, uint32_t *slot)
+{
+	uint32_t s = (uint32_t)cg_node_hash(parent, image, key) & mask;
+
+	for (;; s = (s + 1) & mask) {
+		uint32_t i = ix[s];
+		const struct cgs_node *n;
+
+		if (!i) {
+			*slot = s;
+			return 0;
+		}
+		n = &st->nodes[i - 1];
+		if (n->key == key && n->parent == parent && n->image == image)
+			return i;
+	}
+}
+
+/* node index + 1 of (parent, image, key) in either index, 0 if in none */
+static uint32_t cg_ix_find(const struct cg_state *st, uint32_t parent, uint32_t image,
+			   uint64_t key)
+{
+	uint32_t slot, i = cg_ix_probe(st, st->ix, st->ix_mask, parent, image, key, &slot);
+
+	if (!i && st->ix_old)
+		i = cg_ix_probe(st, st->ix_old, st->ix_old_mask, parent, image, key, &slot);
+	return i;
+}
+
+static void cg_ix_put(struct cg_state *st, uint32_t i)
+{
+	const struct cgs_node *n = &st->nodes[i - 1];
+	uint32_t s = (uint32_t)cg_node_hash(n->parent, n->image, n->key) & st->ix_mask;
+
+	while (st->ix[s])
+		s = (s + 1) & st->ix_mask;
+	st->ix[s] = i;
+}
+
+/* Move up to @slots slots of the old index into the new one; free it once empty. */
+static void cg_ix_move(struct cg_state *st, uint64_t slots)
+{
+	uint64_t size = (uint64_t)st->ix_old_mask + 1, end = st->ix_old_pos + slots;
+
+	if (!st->ix_old)
+		return;
+	if (end > size || end < slots)
+		end = size;
+	for (; st->ix_old_pos < end; st->ix_old_pos++)
+		if (st->ix_old[st->ix_old_pos])
+			cg_ix_put(st, st->ix_old[st->ix_old_pos]);
+	if (st->ix_old_pos == size) {
+		free(st->ix_old);
+		st->ix_old = NULL;
+	}
+}
+
+/*
+ * Start doubling the index: the new one (zero pages until touched) takes new
+ * nodes at once, the old one is still searched until its slots have moved
+ * (cg_ix_move). 0 or -ENOMEM.
+ */
+static int cg_ix_grow(struct cg_state *st)
+{
+	uint64_t slots = 2 * ((uint64_t)st->ix_mask + 1);
+	uint32_t *ix;
+
+	cg_ix_move(st, UINT64_MAX); /* the last move, if any, ends first (not expected) */
+	ix = calloc(slots, sizeof(*ix));
+	if (!ix)
+		return -ENOMEM;
+	st->ix_old = st->ix;
+	st->ix_old_mask = st->ix_mask;
+	st->ix_old_pos = 0;
+	st->ix = ix;
+	st->ix_mask = (uint32_t)(slots - 1);
+	return 0;
+}
+
+/* A new index of @slots slots (a power of two, more than the nodes) over every node. */
+static int cg_ix_build(struct cg_state *st, uint64_t slots)
+{
+	uint32_t *ix = calloc(slots, sizeof(*ix)), used = st->nodes_used;
+
+	if (!ix)
+		return -ENOMEM;
+	free(st->ix);
+	free(st->ix_old);
+	st->ix_old = NULL;
+	st->ix = ix;
+	st->ix_mask = (uint32_t)(slots - 1);
+	for (uint32_t i = 0; i < used; i++)
+		cg_ix_put(st, i + 1);
+	return 0;
+}
+
+/*
+ * Room for @more nodes beyond those used: the file doubles (by CG_GROW_STEP
+ * at most a step; more steps if asked) up to the budget and is mapped
+ * again. 0, -ENOSPC past the budget, -errno.
+ */
+static int cg_table_grow(struct cg_state *st, uint64_t more)
+{
+	uint64_t cap = (st->budget - st->nodes_off) / sizeof(struct cgs_node);
+	uint64_t want = (uint64_t)st->nodes_used + more, n = st->nodes_max ? st->nodes_max : 1;
+	uint64_t len;
+	void *m;
+	int rc;
+
+	if (want <= st->nodes_max)
+		return 0;
+	if (cap > UINT32_MAX / 2)
+		cap = UINT32_MAX / 2;
+	if (want > cap)
+		return -ENOSPC;
+	while (n < want)
+		n += n < CG_GROW_STEP ? n : CG_GROW_STEP;
+	if (n > cap)
+		n = cap;
+	len = st->nodes_off + n * sizeof(struct cgs_node);
+	if (len > st->map_len) {
+		rc = cg_file_extend(st->fd, st->map_len, len);
+		if (rc)
+			return rc;
+		m = mremap(st->map, st->map_len, len, MREMAP_MAYMOVE);
+		if (m == MAP_FAILED)
+			return -errno; /* the file is longer than nodes_max says: harmless */
+		cg_table_point(st, m, len);
+	}
+	st->hdr->nodes_max = st->nodes_max = (uint32_t)n;
+	st->table_grows++;
+	return 0;
+}
+
+/* "no room" once per table, with what it costs and what fixes it */
+static void cg_table_full(struct cg_state *st, int rc)
+{
+	if (st->full_logged)
+		return;
+	st->full_logged = true;
+	if (rc == -ENOSPC)
+		st->host->log(st->ctx, OP_LOG_WARN,
+			      "%s: the stack table reached its budget of %" PRIu64 " MiB (%u stacks, "
+			      "%u nodes): samples with a new stack are counted as stacks_overflow and "
+			      "opreport shows them as [no stack] - raise it with "
+			      "--ext-feature=callgraph:max_mb=N (config plugins.callgraph.max_mb)",
+			      st->path, st->budget >> 20, st->stacks_used, st->nodes_used);
+	else
+		st->host->log(st->ctx, OP_LOG_WARN,
+			      "%s: the stack table cannot grow past %zu bytes: %s; samples with a "
+			      "new stack are counted as stacks_overflow and shown by opreport as "
+			      "[no stack] - check the session's file system",
+			      st->path, st->map_len, strerror(-rc));
 }
 
 static void cg_imgmap_put(struct cg_state *st, op_cookie_t cookie, uint32_t kind, int32_t tgid,
@@ -335,14 +573,12 @@ static void cg_imgmap_put(struct cg_state *st, op_cookie_t cookie, uint32_t kind
 /* continuing a table (--append): map its image names back to this run's cookies */
 static void cg_relearn_images(struct cg_state *st)
 {
-	const struct cgs_header *h = st->hdr;
-
 	memset(st->imgmap, 0, sizeof(st->imgmap));
-	for (uint32_t i = 0; i < h->images_used; i++) {
+	for (uint32_t i = 0; i < st->images_used; i++) {
 		const struct cgs_image *ci = &st->imgs[i];
 		op_cookie_t c;
 
-		if ((uint64_t)ci->name_off + ci->name_len >= h->strings_size ||
+		if ((uint64_t)ci->name_off + ci->name_len >= CG_STRINGS_SIZE ||
 		    st->strs[ci->name_off + ci->name_len])
 			continue;
 		c = st->host->cookie_intern(st->ctx, st->strs + ci->name_off,
@@ -356,18 +592,23 @@ static void cg_relearn_images(struct cg_state *st)
 static void cg_stacks_open(struct cg_state *st)
 {
 	const char *sd = st->host->session_dir(st->ctx);
-	struct cgs_layout l;
+	uint64_t len, slots = CG_IX_FIRST;
+	struct cgs_header2 hc;
+	struct cgs_layout2 l;
 	char path[4096];
 	struct stat sb;
 	bool fresh;
+	void *m;
+	int rc;
 
 	st->stacks_tried = true;
+	st->full_logged = false;
 	if (!sd) {
 		st->host->log(st->ctx, OP_LOG_WARN,
 			      "no session directory: whole stacks are not recorded (arcs still are)");
 		return;
 	}
-	cgs_layout(CG_IMAGES_MAX, CG_STRINGS_SIZE, st->stacks_max, st->frames_max, &l);
+	cgs_layout2(CG_IMAGES_MAX, CG_STRINGS_SIZE, &l);
 	snprintf(path, sizeof(path), "%s/samples/current/" CGS_DIR, sd);
 	if (mkdir(path, 0755) && errno != EEXIST)
 		goto out_err;
@@ -378,40 +619,73 @@ static void cg_stacks_open(struct cg_state *st)
 	memcpy(st->path, path, sizeof(st->path));
 	st->dev = sb.st_dev;
 	st->ino = sb.st_ino;
-	fresh = (uint64_t)sb.st_size != l.size;
-	if (fresh && (ftruncate(st->fd, 0) || ftruncate(st->fd, (off_t)l.size)))
-		goto out_err;
-	st->map_len = l.size;
-	st->map = mmap(NULL, st->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, st->fd, 0);
-	if (st->map == MAP_FAILED) {
-		st->map = NULL;
-		goto out_err;
+	fresh = (uint64_t)sb.st_size < l.nodes_off;
+	if (!fresh) {
+		len = (uint64_t)sb.st_size;
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, st->fd, 0);
+		if (m == MAP_FAILED)
+			goto out_err;
+		cg_table_point(st, m, len);
+		memcpy(&hc, st->hdr, sizeof(hc)); /* checked and used as one copy */
+		if (!cg_header_fits(&hc, len)) {
+			/* a version 1 table, another layout or a damaged file: start over */
+			st->host->log(st->ctx, OP_LOG_INFO,
+				      "%s is not a version %u stack table of this plugin: starting a "
+				      "new one",
+				      path, CGS_VERSION);
+			munmap(m, len);
+			st->map = NULL;
+			fresh = true;
+		}
 	}
-	st->hdr = st->map;
-	if (!fresh && !cg_header_fits(st->hdr, st)) {
-		/* another layout or a damaged file: start over */
-		memset(st->map, 0, l.stacks_off);
-		memset((char *)st->map + l.stacks_off, 0, l.size - l.stacks_off);
-		fresh = true;
-	}
-	st->imgs = (struct cgs_image *)((char *)st->map + l.images_off);
-	st->strs = (char *)st->map + l.strings_off;
-	st->stacks = (struct cgs_stack *)((char *)st->map + l.stacks_off);
-	st->frames = (struct cgs_frame *)((char *)st->map + l.frames_off);
 	if (fresh) {
-		struct cgs_header *h = st->hdr;
+		struct cgs_header2 *h;
+		uint64_t n = (st->budget - l.nodes_off) / sizeof(struct cgs_node);
 
+		if (n > CG_FIRST_NODES)
+			n = CG_FIRST_NODES;
+		len = l.nodes_off + n * sizeof(struct cgs_node);
+		if (ftruncate(st->fd, 0))
+			goto out_err;
+		rc = cg_file_extend(st->fd, 0, len);
+		if (rc) {
+			errno = -rc;
+			goto out_err;
+		}
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, st->fd, 0);
+		if (m == MAP_FAILED)
+			goto out_err;
+		cg_table_point(st, m, len);
+		h = st->hdr;
 		h->version = CGS_VERSION;
 		h->header_size = sizeof(*h);
 		h->images_max = CG_IMAGES_MAX;
 		h->strings_size = CG_STRINGS_SIZE;
-		h->stacks_max = st->stacks_max;
-		h->frames_max = st->frames_max;
+		h->nodes_max = (uint32_t)n;
 		h->images_off = (uint32_t)l.images_off;
 		h->strings_off = (uint32_t)l.strings_off;
+		h->nodes_off = (uint32_t)l.nodes_off;
+		h->budget = st->budget;
 		memcpy(h->magic, CGS_MAGIC, 8); /* last: the header is complete */
+		st->nodes_used = st->images_used = st->strings_used = st->stacks_used = 0;
+		st->nodes_max = (uint32_t)n;
 	} else {
+		/* checked against the file by cg_header_fits; from here on ours */
+		st->nodes_used = hc.nodes_used;
+		st->nodes_max = hc.nodes_max;
+		st->images_used = hc.images_used;
+		st->strings_used = hc.strings_used;
+		st->stacks_used = hc.stacks_used;
+		st->hdr->budget = st->budget;
 		cg_relearn_images(st);
+	}
+	st->nodes_off = l.nodes_off;
+	/* at most half full after a (re)build */
+	while (slots < 2 * (uint64_t)st->nodes_used)
+		slots *= 2;
+	if (cg_ix_build(st, slots)) {
+		errno = ENOMEM;
+		goto out_err;
 	}
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &st->last_sync);
 	return;
@@ -458,7 +732,6 @@ static uint32_t cg_image_kind(const struct cg_frame *f)
 static uint32_t cg_image_index(struct cg_state *st, const struct cg_frame *f, int32_t tgid)
 {
 	uint32_t kind = cg_image_kind(f), i, slot;
-	struct cgs_header *h = st->hdr;
 	struct cg_img_ent *e;
 	const char *name;
 	size_t len;
@@ -478,42 +751,84 @@ static uint32_t cg_image_index(struct cg_state *st, const struct cg_frame *f, in
 		    e->anon_start == f->anon_start)
 			return e->idx + 1;
 	}
-	if (i == 2 * CG_IMAGES_MAX || h->images_used >= h->images_max)
+	if (i == 2 * CG_IMAGES_MAX || st->images_used >= CG_IMAGES_MAX)
 		return 0;
 	name = st->host->cookie_path(st->ctx, f->cookie);
 	if (!name)
 		name = "?";
 	len = strlen(name);
-	if (len + 1 > h->strings_size - h->strings_used)
+	if (len + 1 > CG_STRINGS_SIZE - st->strings_used)
 		return 0;
-	memcpy(st->strs + h->strings_used, name, len + 1);
-	st->imgs[h->images_used] = (struct cgs_image){
-		.name_off = h->strings_used,
+	memcpy(st->strs + st->strings_used, name, len + 1);
+	st->imgs[st->images_used] = (struct cgs_image){
+		.name_off = st->strings_used,
 		.name_len = (uint32_t)len,
 		.kind = kind,
 		.tgid = tgid,
 		.anon_start = f->anon_start,
 		.anon_end = f->anon_end,
 	};
-	h->strings_used += (uint32_t)len + 1;
+	st->strings_used += (uint32_t)len + 1;
+	st->hdr->strings_used = st->strings_used;
 	e->used = true;
 	e->cookie = f->cookie;
 	e->kind = kind;
 	e->tgid = tgid;
 	e->anon_start = f->anon_start;
-	e->idx = h->images_used;
-	__atomic_store_n(&h->images_used, h->images_used + 1, __ATOMIC_RELEASE);
+	e->idx = st->images_used++;
+	__atomic_store_n(&st->hdr->images_used, st->images_used, __ATOMIC_RELEASE);
 	return e->idx + 1;
+}
+
+/*
+ * Node index + 1 of (parent, image, key), appended when missing with room
+ * for the @below nodes still to come under it; 0 when there is no room.
+ */
+static uint32_t cg_node_get(struct cg_state *st, uint32_t parent, uint32_t image, uint64_t key,
+			    uint32_t below)
+{
+	uint32_t slot, i = cg_ix_find(st, parent, image, key), idx;
+	struct cgs_node *n;
+	int rc;
+
+	if (i)
+		return i;
+	/* rare steps (the sync handler usually takes them first): the file, the index grow */
+	if (st->nodes_used + (uint64_t)below + 1 > st->nodes_max) {
+		rc = cg_table_grow(st, (uint64_t)below + 1);
+		if (rc) {
+			cg_table_full(st, rc);
+			return 0;
+		}
+	}
+	if ((uint64_t)(st->nodes_used + 1) * 4 > ((uint64_t)st->ix_mask + 1) * 3) {
+		rc = cg_ix_grow(st);
+		if (rc) {
+			cg_table_full(st, rc);
+			return 0;
+		}
+	}
+	cg_ix_move(st, CG_IX_MOVE);
+	cg_ix_probe(st, st->ix, st->ix_mask, parent, image, key, &slot);
+	idx = st->nodes_used++;
+	n = &st->nodes[idx];
+	n->key = key;
+	n->count = 0;
+	n->parent = parent;
+	n->image = image;
+	st->hdr->nodes_max = st->nodes_max; /* published again: the header is only ever written */
+	__atomic_store_n(&st->hdr->nodes_used, st->nodes_used, __ATOMIC_RELEASE);
+	st->ix[slot] = idx + 1;
+	return idx + 1;
 }
 
 static void cg_stack_add(struct cg_state *st, const struct op_trans_view *t,
 			 const struct cg_frame *fr, uint32_t n, bool trunc, uint32_t counter)
 {
-	struct cgs_header *h;
 	struct cg_frame app = { 0 };
-	uint32_t app_idx, i, slot;
+	uint32_t app_idx, i, cur;
 	uint16_t flags = trunc ? CGS_STACK_TRUNCATED : 0;
-	uint64_t id;
+	struct cgs_node *leaf;
 
 	if (st->recheck) {
 		st->recheck = false;
@@ -521,57 +836,29 @@ static void cg_stack_add(struct cg_state *st, const struct op_trans_view *t,
 	}
 	if (!st->stacks_tried)
 		cg_stacks_open(st);
-	h = st->hdr;
-	if (!h)
+	if (!st->hdr)
 		return;
-	h->total_samples++;
+	st->hdr->total_samples++;
 	app.cookie = t->app_cookie ? t->app_cookie : 0;
 	app.in_kernel = 0;
 	app_idx = cg_image_index(st, &app, -1);
-	id = cg_mix(cg_mix(counter, app_idx), (uint64_t)n << 16 | flags);
 	for (i = 0; i < n; i++) {
 		st->sframes[i].image = cg_image_index(st, &fr[i], t->tgid);
-		st->sframes[i].reserved = 0;
 		st->sframes[i].key = fr[i].key;
-		id = cg_mix(id, st->sframes[i].key ^ (uint64_t)st->sframes[i].image << 40);
 	}
-	if (!id)
-		id = 1;
-	for (i = 0; i < h->stacks_max; i++) {
-		struct cgs_stack *s;
-
-		slot = (uint32_t)(id + i) & (h->stacks_max - 1);
-		s = &st->stacks[slot];
-		if (!s->id)
-			break;
-		if (s->id == id && s->counter == counter && s->app == app_idx && s->depth == n &&
-		    s->flags == flags && s->frame_off <= h->frames_max - n &&
-		    !memcmp(&st->frames[s->frame_off], st->sframes, n * sizeof(st->sframes[0]))) {
-			s->count++;
-			return;
-		}
-	}
-	/* a new stack: keep the table at most 3/4 full so probes stay short */
-	if (i == h->stacks_max || h->stacks_used >= h->stacks_max / 4 * 3 ||
-	    n > h->frames_max - h->frames_used) {
-		h->overflow_samples++;
+	/* from the stack's root (event, application) out to the leaf */
+	cur = cg_node_get(st, 0, app_idx, counter | (uint64_t)flags << 32, n);
+	for (i = n; cur && i-- > 0;)
+		cur = cg_node_get(st, cur, st->sframes[i].image, st->sframes[i].key, i);
+	if (!cur) {
+		st->hdr->overflow_samples++;
 		st->stacks_lost++;
 		return;
 	}
-	{
-		struct cgs_stack *s = &st->stacks[slot];
-
-		memcpy(&st->frames[h->frames_used], st->sframes, n * sizeof(st->sframes[0]));
-		s->count = 1;
-		s->frame_off = h->frames_used;
-		s->depth = (uint16_t)n;
-		s->flags = flags;
-		s->counter = counter;
-		s->app = app_idx;
-		__atomic_store_n(&s->id, id, __ATOMIC_RELEASE);
-		h->frames_used += n;
-		h->stacks_used++;
-	}
+	leaf = &st->nodes[cur - 1];
+	if (!leaf->count)
+		st->hdr->stacks_used = ++st->stacks_used;
+	leaf->count++;
 }
 
 /* ------------------------------------------------------------------ */
@@ -698,6 +985,12 @@ static int cg_sf_sync(void *priv, op_sfile_t *sf, void *sf_priv)
 	cg_stacks_check(st);
 	if (!st->map)
 		return 0;
+	/* room ahead of the samples: a file 3/4 full grows, an index half full doubles */
+	if (st->nodes_used > st->nodes_max / 4 * 3)
+		cg_table_grow(st, (uint64_t)st->nodes_max - st->nodes_used + 1);
+	if (!st->ix_old && st->nodes_used > ((uint64_t)st->ix_mask + 1) / 2)
+		cg_ix_grow(st);
+	cg_ix_move(st, 1u << 18); /* a few milliseconds at most */
 	return msync(st->map, st->map_len, MS_ASYNC) ? -errno : 0;
 }
 
@@ -732,7 +1025,10 @@ static void cg_print_stats(void *priv, const struct op_stats_sink *sink)
 	sink->counter(sink, "arcs_lost", st->arcs_lost);
 	sink->counter(sink, "emit_errors", st->emit_errors);
 	sink->counter(sink, "bad_records", st->bad_records);
-	sink->counter(sink, "stacks_distinct", st->hdr ? st->hdr->stacks_used : 0);
+	sink->counter(sink, "stacks_distinct", st->hdr ? st->stacks_used : 0);
+	sink->counter(sink, "stack_nodes", st->hdr ? st->nodes_used : 0);
+	sink->counter(sink, "stack_table_bytes", st->hdr ? st->map_len : 0);
+	sink->counter(sink, "stack_table_grows", st->table_grows);
 	sink->counter(sink, "stacks_overflow", st->stacks_lost);
 }
 
@@ -768,26 +1064,36 @@ static int cg_set(struct cg_state *st, const char *key, uint64_t v, bool ok, con
 			return -EINVAL;
 		}
 		st->depth = (uint32_t)v;
-	} else if (!strcmp(key, "stacks") || !strcmp(key, "max_stacks")) {
-		if (!ok || v < 16 || v > (1u << 24) || (v & (v - 1))) {
+	} else if (!strcmp(key, "max_mb")) {
+		if (!ok || v < 1 || v > CG_MAX_MB) {
 			st->host->log(st->ctx, OP_LOG_ERR,
-				      "bad stack table size '%s' in %s: expected a power of two "
-				      "16..16777216",
+				      "bad stack table budget '%s' in %s: expected 1..%u MiB (the file "
+				      "grows up to it; the default is %u)",
+				      text, where, CG_MAX_MB, CG_DEFAULT_MAX_MB);
+			return -EINVAL;
+		}
+		st->budget = v << 20;
+	} else if (!strcmp(key, "stacks") || !strcmp(key, "max_stacks") ||
+		   !strcmp(key, "frames") || !strcmp(key, "max_frames")) {
+		bool stacks = strstr(key, "stacks");
+
+		/* the sizes of the version 1 table: checked as they were, then ignored */
+		if (!ok || (stacks && (v < 16 || v > (1u << 24) || (v & (v - 1)))) ||
+		    (!stacks && (v < 256 || v > (1u << 26)))) {
+			st->host->log(st->ctx, OP_LOG_ERR,
+				      stacks ? "bad stack table size '%s' in %s: expected a power of "
+					       "two 16..16777216" :
+					       "bad frame pool size '%s' in %s: expected 256..67108864",
 				      text, where);
 			return -EINVAL;
 		}
-		st->stacks_max = (uint32_t)v;
-	} else if (!strcmp(key, "frames") || !strcmp(key, "max_frames")) {
-		if (!ok || v < 256 || v > (1u << 26)) {
-			st->host->log(st->ctx, OP_LOG_ERR,
-				      "bad frame pool size '%s' in %s: expected 256..67108864",
-				      text, where);
-			return -EINVAL;
-		}
-		st->frames_max = (uint32_t)v;
+		st->host->log(st->ctx, OP_LOG_WARN,
+			      "%s is ignored: the stack table grows as needed up to max_mb (%" PRIu64
+			      " MiB) - set max_mb=N instead",
+			      where, st->budget >> 20);
 	} else {
 		st->host->log(st->ctx, OP_LOG_ERR,
-			      "unknown argument '%s' in %s: expected depth=N, stacks=N or frames=N",
+			      "unknown argument '%s' in %s: expected depth=N or max_mb=N",
 			      key, where);
 		return -EINVAL;
 	}
@@ -796,7 +1102,7 @@ static int cg_set(struct cg_state *st, const char *key, uint64_t v, bool ok, con
 
 static int cg_read_config(struct cg_state *st)
 {
-	static const char *const keys[] = { "depth", "max_stacks", "max_frames" };
+	static const char *const keys[] = { "depth", "max_mb", "max_stacks", "max_frames" };
 	char text[32], where[64];
 	bool found;
 	int64_t v;
@@ -828,7 +1134,7 @@ static int cg_parse_args(struct cg_state *st, const char *args)
 	if (strlen(args) >= sizeof(buf)) {
 		st->host->log(st->ctx, OP_LOG_ERR,
 			      "arguments too long in --ext-feature=callgraph:... (%zu bytes, at "
-			      "most %zu): expected depth=N,stacks=N,frames=N",
+			      "most %zu): expected depth=N,max_mb=N",
 			      strlen(args), sizeof(buf) - 1);
 		return -EINVAL;
 	}
@@ -871,8 +1177,7 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	st->host = host;
 	st->fd = -1;
 	st->depth = CG_DEFAULT_DEPTH;
-	st->stacks_max = CG_DEFAULT_STACKS;
-	st->frames_max = CG_DEFAULT_FRAMES;
+	st->budget = (uint64_t)CG_DEFAULT_MAX_MB << 20;
 	rc = cg_read_config(st);
 	if (!rc)
 		rc = cg_parse_args(st, args);
@@ -906,8 +1211,9 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		goto out_free;
 	}
 	host->log(ctx, OP_LOG_INFO,
-		  "call graphs: chains up to %u frames, %u stacks / %u frames kept per session",
-		  st->depth, st->stacks_max, st->frames_max);
+		  "call graphs: chains up to %u frames, stack table up to %" PRIu64
+		  " MiB per session",
+		  st->depth, st->budget >> 20);
 	return 0;
 
 out_reg:

@@ -89,7 +89,7 @@ if "$R" --session-dir="$W/s" --flamegraph="$W/fg.svg" >"$W/fg.out" 2>&1 && grep 
 	ok
 	# width of the widest box titled NAME (a sample taken before a prologue set up
 	# the frame pointer loses one caller and gives a second, thin box)
-	width_of() { awk -v s="<g><title>$2 (" 'index($0, s) == 1 { sub(/.*width="/, ""); sub(/".*/, "");
+	width_of() { awk -v s="><title>$2 (" 'index($0, s) { sub(/.*width="/, ""); sub(/".*/, "");
 		if ($0 + 0 > w) w = $0 + 0 } END { if (w) print w }' "$1"; }
 	wb=$(width_of "$W/fg.svg" leaf_b) wc=$(width_of "$W/fg.svg" leaf_c)
 	if [ -n "$wb" ] && [ -n "$wc" ] && ratio3 "$wb" "$wc"; then ok
@@ -109,18 +109,22 @@ if "$D" --session-dir="$W/t" --ext-feature=callgraph:depth=2 -- "$P" 800 >"$W/t.
 	awk -v t="${tr:-0}" -v c="${ch:-0}" 'BEGIN { exit !(c > 100 && t >= 0.9 * c) }' && ok ||
 		bad "depth=2: $tr of $ch chains counted as truncated"
 	"$R" --session-dir="$W/t" --callgraph-output=folded >"$W/t.folded" 2>/dev/null
-	grep -q '^\[truncated\];mid;leaf_b ' "$W/t.folded" && ok || { bad "depth=2: no [truncated];mid;leaf_b stack"; head "$W/t.folded"; }
-	awk -F';' 'NF > 3 { exit 1 }' "$W/t.folded" && ok || bad "depth=2: a stack has more than 2 frames"
+	grep -q '^cg_tree;\[truncated\];mid;leaf_b ' "$W/t.folded" && ok || { bad "depth=2: no cg_tree;[truncated];mid;leaf_b stack"; head "$W/t.folded"; }
+	# the process, [truncated], 2 frames
+	awk -F';' 'NF > 4 { exit 1 }' "$W/t.folded" && ok || bad "depth=2: a stack has more than 2 frames"
 	"$R" --session-dir="$W/t" -c 2>/dev/null | grep -q 'cut at the depth limit' && ok || bad "opreport -c does not mention truncated stacks"
 else
 	bad "oprofiled depth=2 failed: $(cat "$W/t.out")"
 fi
 
 # 7b. the plugins.callgraph config group, under the --ext-feature arguments
-printf 'plugins = ( { name = "callgraph"; args = ""; depth = 3; max_stacks = 1024; } );\n' >"$W/cg.conf"
+printf 'plugins = ( { name = "callgraph"; args = ""; depth = 3; max_mb = 64; max_stacks = 1024; } );\n' >"$W/cg.conf"
 if "$D" --config="$W/cg.conf" --session-dir="$W/cf" -- "$P" 300 >"$W/cf.out" 2>&1; then
-	grep -q 'chains up to 3 frames, 1024 stacks' "$W/cf/samples/oprofiled.log" && ok ||
-		bad "config plugins.callgraph.depth/max_stacks not applied: $(grep callgraph: "$W/cf/samples/oprofiled.log")"
+	grep -q 'chains up to 3 frames, stack table up to 64 MiB' "$W/cf/samples/oprofiled.log" && ok ||
+		bad "config plugins.callgraph.depth/max_mb not applied: $(grep callgraph: "$W/cf/samples/oprofiled.log")"
+	# the fixed table's size of old configs: accepted, said to be ignored
+	grep -q 'plugins.callgraph.max_stacks is ignored' "$W/cf/samples/oprofiled.log" && ok ||
+		bad "config plugins.callgraph.max_stacks: no warning that it is ignored"
 else
 	bad "oprofiled with plugins.callgraph config failed: $(cat "$W/cf.out")"
 fi

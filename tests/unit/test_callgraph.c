@@ -426,17 +426,16 @@ static void test_no_chain_and_bad_records(void **state)
 struct tab {
 	void *base;
 	size_t len;
-	const struct cgs_header *h;
+	const struct cgs_header2 *h;
 	const struct cgs_image *imgs;
 	const char *strs;
-	const struct cgs_stack *stacks;
-	const struct cgs_frame *frames;
+	const struct cgs_node *nodes;
 };
 
 static void tab_open(const struct fx *f, struct tab *t)
 {
 	char path[128];
-	struct cgs_layout l;
+	struct cgs_layout2 l;
 	struct stat st;
 	int fd;
 
@@ -450,34 +449,52 @@ static void tab_open(const struct fx *f, struct tab *t)
 	assert_true(t->base != MAP_FAILED);
 	t->h = t->base;
 	assert_memory_equal(t->h->magic, CGS_MAGIC, 8);
-	cgs_layout(t->h->images_max, t->h->strings_size, t->h->stacks_max, t->h->frames_max, &l);
-	assert_true(l.size <= t->len);
+	assert_int_equal(t->h->version, CGS_VERSION);
+	cgs_layout2(t->h->images_max, t->h->strings_size, &l);
+	assert_int_equal(t->h->nodes_off, l.nodes_off);
+	assert_true(l.nodes_off + (uint64_t)t->h->nodes_max * sizeof(struct cgs_node) <= t->len);
+	assert_true(t->h->nodes_used <= t->h->nodes_max);
 	t->imgs = (const void *)((const char *)t->base + l.images_off);
 	t->strs = (const char *)t->base + l.strings_off;
-	t->stacks = (const void *)((const char *)t->base + l.stacks_off);
-	t->frames = (const void *)((const char *)t->base + l.frames_off);
+	t->nodes = (const void *)((const char *)t->base + l.nodes_off);
 }
 
-static const struct cgs_stack *tab_find(const struct tab *t, uint32_t depth, uint64_t leaf_key)
+/* leaf-first frames of the stack ending at node @i (parents always come first); its root */
+static uint32_t tab_frames(const struct tab *t, uint32_t i, const struct cgs_node **fr,
+			   const struct cgs_node **root)
 {
-	for (uint32_t i = 0; i < t->h->stacks_max; i++) {
-		const struct cgs_stack *s = &t->stacks[i];
+	uint32_t n = 0;
 
-		if (s->id && s->depth == depth && t->frames[s->frame_off].key == leaf_key)
-			return s;
+	while (t->nodes[i].parent) {
+		assert_true(t->nodes[i].parent - 1 < i);
+		fr[n++] = &t->nodes[i];
+		i = t->nodes[i].parent - 1;
 	}
+	*root = &t->nodes[i];
+	return n;
+}
+
+/* the stack of @depth frames whose leaf has key @leaf_key */
+static const struct cgs_node *tab_find(const struct tab *t, uint32_t depth, uint64_t leaf_key)
+{
+	const struct cgs_node *fr[CGS_MAX_DEPTH + 1], *root;
+
+	for (uint32_t i = 0; i < t->h->nodes_used; i++)
+		if (t->nodes[i].count && t->nodes[i].parent && t->nodes[i].key == leaf_key &&
+		    tab_frames(t, i, fr, &root) == depth)
+			return &t->nodes[i];
 	return NULL;
 }
 
 static void test_stack_table(void **state)
 {
-	struct fx *f = fx_new("depth=4,stacks=16", true);
+	struct fx *f = fx_new("depth=4", true);
 	const uint64_t a[] = { OP_CONTEXT_USER, LIB_START + 0x50, APP_START + 0x20, APP_START + 0x10 };
 	const uint64_t b[] = { OP_CONTEXT_USER, APP_START + 0x30, APP_START + 0x10 };
 	const uint64_t deep[] = { OP_CONTEXT_USER, APP_START + 0x40, APP_START + 0x41, APP_START + 0x42,
 				  APP_START + 0x43, APP_START + 0x44 };
 	struct op_trans_view t = fx_view(f, f->lib, 0);
-	const struct cgs_stack *s;
+	const struct cgs_node *s, *fr[CGS_MAX_DEPTH + 1], *root;
 	struct tab tb;
 
 	(void)state;
@@ -497,44 +514,188 @@ static void test_stack_table(void **state)
 	assert_int_equal(tb.h->total_samples, 5);
 	assert_int_equal(tb.h->overflow_samples, 0);
 	assert_int_equal(tb.h->images_used, 2); /* app, libc */
+	/* a and b share their root and caller 0x10: 1 + 3, + 1 (b's leaf), + 1 + 4 (cut: own root) */
+	assert_int_equal(tb.h->nodes_used, 10);
 	s = tab_find(&tb, 3, 0x50 + LIB_PGOFF);
 	assert_non_null(s);
 	assert_int_equal(s->count, 3);
-	assert_int_equal(s->flags, 0);
 	/* leaf first: libc, then the app frames; image names through the dictionary */
+	assert_int_equal(tab_frames(&tb, (uint32_t)(s - tb.nodes), fr, &root), 3);
 	{
-		const struct cgs_frame *fr = &tb.frames[s->frame_off];
-		const struct cgs_image *li = &tb.imgs[fr[0].image - 1];
-		const struct cgs_image *ai = &tb.imgs[fr[1].image - 1];
+		const struct cgs_image *li = &tb.imgs[fr[0]->image - 1];
+		const struct cgs_image *ai = &tb.imgs[fr[1]->image - 1];
 
 		assert_string_equal(tb.strs + li->name_off, "/usr/lib/libc.so.6");
 		assert_string_equal(tb.strs + ai->name_off, "/usr/bin/app");
-		assert_int_equal(fr[1].key, 0x20);
-		assert_int_equal(fr[2].key, 0x10);
-		assert_int_equal(s->app, fr[1].image);
+		assert_int_equal(fr[1]->key, 0x20);
+		assert_int_equal(fr[2]->key, 0x10);
+		assert_int_equal(fr[1]->count, 0); /* only leaves count */
+		assert_int_equal(root->image, fr[1]->image); /* the application */
+		assert_int_equal(root->key, 0);              /* counter 0, not cut */
 	}
 	s = tab_find(&tb, 4, 0x40);
 	assert_non_null(s);
-	assert_int_equal(s->flags, CGS_STACK_TRUNCATED);
+	tab_frames(&tb, (uint32_t)(s - tb.nodes), fr, &root);
+	assert_int_equal(root->key >> 32, CGS_STACK_TRUNCATED);
 	munmap(tb.base, tb.len);
-
-	/* 16 slots keep at most 12 stacks; the rest is counted */
-	for (uint64_t i = 0; i < 20; i++) {
-		const uint64_t c[] = { OP_CONTEXT_USER, APP_START + 0x1000 + i, APP_START + 0x10 };
-
-		fx_sample(f, OP_CPUMODE_USER, c, 3);
-		assert_int_equal(fx_trans(f, &t), 0);
-	}
-	tab_open(f, &tb);
-	assert_int_equal(tb.h->stacks_used, 12);
-	assert_int_equal(tb.h->overflow_samples, 11);
-	assert_int_equal(tb.h->total_samples, 25);
-	munmap(tb.base, tb.len);
-	assert_int_equal(fx_stat(f, "stacks_overflow"), 11);
-	assert_int_equal(fx_stat(f, "stacks_distinct"), 12);
+	assert_int_equal(fx_stat(f, "stacks_distinct"), 3);
+	assert_int_equal(fx_stat(f, "stack_nodes"), 10);
 	/* the sync handler flushes without complaint */
 	assert_int_equal(f->mh->sfile[0].ops.sync(f->mh->sfile[0].priv, NULL, NULL), 0);
 	fx_free(f);
+}
+
+/* one-frame stacks (no arcs) of leaf key @key, straight into the escape handler */
+static void tab_add_leaf(struct fx *f, uint64_t key)
+{
+	const struct mock_reg_escape *e = mock_host_escape(f->mh, "callgraph-chain");
+	struct op_trans_view t = fx_view(f, f->app, 0);
+	uint64_t rec[] = { 1, f->app, key };
+
+	assert_int_equal(e->desc.handler(e->priv, &t, rec, 3), 0);
+}
+
+/*
+ * Many distinct stacks: the table grows (no overflow where a fixed table of
+ * 12,288 stacks dropped them) up to max_mb, then counts what does not fit,
+ * says so once, still counts stacks it holds, and is cut to its use at close.
+ */
+static void test_stack_table_grows(void **state)
+{
+	struct fx *f = fx_new("depth=4,max_mb=4", true);
+	struct cgs_layout2 l;
+	uint64_t cap, over;
+	char path[128];
+	struct stat st;
+	struct tab tb;
+
+	(void)state;
+	cgs_layout2(2048, 256 * 1024, &l);
+	cap = ((UINT64_C(4) << 20) - l.nodes_off) / sizeof(struct cgs_node);
+	for (uint64_t k = 0; k < 100000; k++)
+		tab_add_leaf(f, 0x1000 + k);
+	/* the index doubled at 98,304 nodes and still moves its old slots: both are searched */
+	for (uint64_t k = 0; k < 100000; k += 997)
+		tab_add_leaf(f, 0x1000 + k);
+	tab_open(f, &tb);
+	assert_int_equal(tb.h->stacks_used, 100000);
+	assert_int_equal(tb.h->nodes_used, 100001); /* one root */
+	assert_int_equal(tab_find(&tb, 1, 0x1000 + 997)->count, 2);
+	assert_int_equal(tb.h->overflow_samples, 0);
+	assert_true(tb.h->nodes_max > 65536); /* grew from its first size */
+	assert_true(tb.len <= (UINT64_C(4) << 20));
+	assert_int_equal(tb.h->budget, UINT64_C(4) << 20);
+	munmap(tb.base, tb.len);
+	assert_true(fx_stat(f, "stack_table_grows") >= 1);
+	assert_int_equal(fx_stat(f, "stacks_overflow"), 0);
+	assert_false(mock_host_log_contains(f->mh, OP_LOG_WARN, "budget"));
+
+	/* past the budget: counted, said once, known stacks still count */
+	for (uint64_t k = 100000; k < 200000; k++)
+		tab_add_leaf(f, 0x1000 + k);
+	tab_add_leaf(f, 0x1000);
+	tab_open(f, &tb);
+	assert_int_equal(tb.h->nodes_used, cap);
+	assert_int_equal(tb.h->nodes_max, cap);
+	assert_int_equal(tb.len, l.nodes_off + cap * sizeof(struct cgs_node));
+	over = 200000 - (cap - 1);
+	assert_int_equal(tb.h->overflow_samples, over);
+	assert_int_equal(tb.h->total_samples, 200001 + 101);
+	assert_int_equal(tab_find(&tb, 1, 0x1000)->count, 3);
+	munmap(tb.base, tb.len);
+	assert_int_equal(fx_stat(f, "stacks_overflow"), over);
+	assert_int_equal(mock_host_log_count(f->mh, OP_LOG_WARN, "budget of 4 MiB"), 1);
+	assert_true(mock_host_log_contains(f->mh, OP_LOG_WARN, "max_mb=N"));
+
+	/* a small table is cut to what it uses when the plugin lets it go */
+	fx_free(f);
+	f = fx_new("depth=4", true);
+	for (uint64_t k = 0; k < 1000; k++)
+		tab_add_leaf(f, 0x1000 + k);
+	snprintf(path, sizeof(path), "%s/samples/current/" CGS_DIR "/" CGS_FILE, f->dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, l.nodes_off + 65536 * sizeof(struct cgs_node));
+	mock_host_deinit(f->mh);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, l.nodes_off + 1001 * sizeof(struct cgs_node));
+	tab_open(f, &tb);
+	assert_int_equal(tb.h->nodes_max, 1001);
+	assert_int_equal(tb.h->stacks_used, 1000);
+	munmap(tb.base, tb.len);
+	fx_free(f);
+}
+
+/* the writer keeps its own counts: counts scribbled into the file's header steer nothing */
+static void test_stack_table_scribbled(void **state)
+{
+	struct fx *f = fx_new("depth=4", true);
+	const uint32_t junk = UINT32_MAX;
+	static const size_t offs[] = { offsetof(struct cgs_header2, images_used),
+				       offsetof(struct cgs_header2, strings_used),
+				       offsetof(struct cgs_header2, nodes_max),
+				       offsetof(struct cgs_header2, nodes_used),
+				       offsetof(struct cgs_header2, stacks_used) };
+	char path[128];
+	struct tab tb;
+	int fd;
+
+	(void)state;
+	for (uint64_t k = 0; k < 10; k++)
+		tab_add_leaf(f, 0x1000 + k);
+	snprintf(path, sizeof(path), "%s/samples/current/" CGS_DIR "/" CGS_FILE, f->dir);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+		assert_int_equal(pwrite(fd, &junk, sizeof(junk), (off_t)offs[i]), (ssize_t)sizeof(junk));
+	close(fd);
+	for (uint64_t k = 10; k < 20; k++)
+		tab_add_leaf(f, 0x1000 + k);
+	/* a new image and name land where the writer's counts say */
+	{
+		const struct mock_reg_escape *e = mock_host_escape(f->mh, "callgraph-chain");
+		struct op_trans_view t = fx_view(f, f->lib, 0);
+		uint64_t rec[] = { 1, f->lib, 0x77 };
+
+		assert_int_equal(e->desc.handler(e->priv, &t, rec, 3), 0);
+	}
+	tab_open(f, &tb);
+	assert_int_equal(tb.h->nodes_used, 22);
+	assert_int_equal(tb.h->images_used, 2);
+	assert_int_equal(tb.h->strings_used, sizeof("/usr/bin/app") + sizeof("/usr/lib/libc.so.6"));
+	assert_string_equal(tb.strs + tb.imgs[1].name_off, "/usr/lib/libc.so.6");
+	assert_int_equal(tb.h->stacks_used, 21);
+	assert_non_null(tab_find(&tb, 1, 0x1000 + 19));
+	munmap(tb.base, tb.len);
+	fx_free(f);
+}
+
+/* the version 1 sizes are checked, then ignored with a warning; max_mb is bounded */
+static void test_table_args(void **state)
+{
+	static const char *const bad[] = { "max_mb=0", "max_mb=16385", "max_mb=x", "stacks=1000" };
+	struct mock_host *mh;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mh = mock_host_new();
+		assert_int_equal(mock_host_init(mh, &oprofile_ext_v1, bad[i]), -EINVAL);
+		assert_true(mock_host_log_contains(mh, OP_LOG_ERR, "expected"));
+		mock_host_free(mh);
+	}
+	mh = mock_host_new();
+	assert_int_equal(mock_host_init(mh, &oprofile_ext_v1, "stacks=1024,frames=4096,max_mb=64"), 0);
+	assert_int_equal(mock_host_log_count(mh, OP_LOG_WARN, "is ignored"), 2);
+	assert_true(mock_host_log_contains(mh, OP_LOG_INFO, "stack table up to 64 MiB"));
+	mock_host_free(mh);
+	mh = mock_host_new();
+	mock_host_set_config_int64(mh, "max_mb", 3);
+	assert_int_equal(mock_host_init(mh, &oprofile_ext_v1, ""), 0);
+	assert_true(mock_host_log_contains(mh, OP_LOG_INFO, "stack table up to 3 MiB"));
+	mock_host_free(mh);
+	mh = mock_host_new();
+	assert_int_equal(mock_host_init(mh, &oprofile_ext_v1, ""), 0);
+	assert_true(mock_host_log_contains(mh, OP_LOG_INFO, "stack table up to 1024 MiB"));
+	mock_host_free(mh);
 }
 
 /* a daemon restarted on the same session (--append) continues the table */
@@ -621,7 +782,8 @@ static void test_stack_table_reset(void **state)
 	assert_int_equal(tb.h->total_samples, 1);
 	assert_int_equal(tb.h->images_used, 1); /* indexes of the old table are not reused */
 	assert_non_null(tab_find(&tb, 2, 0x30));
-	assert_int_equal(tab_find(&tb, 2, 0x30)->app, 1);
+	assert_int_equal(tb.nodes[0].parent, 0); /* the root: the application is image 1 */
+	assert_int_equal(tb.nodes[0].image, 1);
 	munmap(tb.base, tb.len);
 	fx_free(f);
 }
@@ -637,6 +799,9 @@ int main(void)
 		cmocka_unit_test(test_unmapped_frames),
 		cmocka_unit_test(test_no_chain_and_bad_records),
 		cmocka_unit_test(test_stack_table),
+		cmocka_unit_test(test_stack_table_grows),
+		cmocka_unit_test(test_stack_table_scribbled),
+		cmocka_unit_test(test_table_args),
 		cmocka_unit_test(test_stack_table_reopen),
 		cmocka_unit_test(test_stack_table_reset),
 	};
