@@ -843,7 +843,9 @@ bool ext_name_valid(const char *name)
  * a plugin file or plugin directory that group or others can write; a root
  * loader also refuses one root does not own, and applies the same to every
  * directory above the plugin directory, up to / (sshd's StrictModes): whoever
- * can write any of them can put their own code into a root process.
+ * can write any of them can put their own code into a root process. A
+ * root-owned sticky directory (/tmp) on the way is the one exception: its
+ * entries can be renamed only by their owners, and the next one must be root's.
  * @what: "plugin file", "plugin directory", or NULL for a directory above it.
  */
 static int ext_check_owner(const char *what, const char *path, const struct stat *st, char *why,
@@ -852,14 +854,15 @@ static int ext_check_owner(const char *what, const char *path, const struct stat
 	const char *by = (st->st_mode & S_IWOTH) ? "everyone" : "its group";
 	unsigned mode = (unsigned)(st->st_mode & 07777);
 
-	if (!what && (st->st_mode & S_IWOTH) && (st->st_mode & S_ISVTX)) {
-		snprintf(why, len, "directory %s (above the plugin directory) is writable by everyone "
-				   "(mode %04o): a root oprofiled does not load plugins from below a shared "
-				   "directory - install the plugins in a directory that only root can write "
-				   "(such as %s)",
-			 path, mode, OP_PLUGINDIR);
-		return -EPERM;
-	}
+	/*
+	 * A root-owned sticky directory (/tmp): others may write in it, but
+	 * not rename or replace an entry they do not own, so the path goes on
+	 * safely when its next component is root's and writable by root alone
+	 * (checked next, as every directory on the way). The same rule as for
+	 * a root daemon's session directory.
+	 */
+	if (!what && st->st_uid == 0 && (st->st_mode & S_ISVTX))
+		return 0;
 	if (!what && (st->st_mode & (S_IWGRP | S_IWOTH))) {
 		snprintf(why, len, "directory %s (above the plugin directory) is writable by %s (mode "
 				   "%04o): a root oprofiled loads plugins only through directories that root "

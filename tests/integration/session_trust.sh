@@ -129,6 +129,20 @@ else bad "a root session in a sticky directory refused"; cat sticky-root.err; fi
 op_as_user mkdir sticky/usersess
 refused sticky-user "is owned by uid $OP_UID" --session-dir="$W/sticky/usersess" -- "$HOT" 10
 
+# the common case keeps working: the user profiles their own command into their
+# own directory with the default event (at perf_event_paranoid >= 2 the kernel
+# gives a user no kernel samples: the daemon samples user space only, and says so)
+op_as_user mkdir sticky/mine
+if op_as_user env OP_PLUGIN_DIR="$OP_PLUGIN_DIR" "$OPD" --session-dir="$W/sticky/mine/s" \
+	-- "$HOT" 100 > user-own.out 2> user-own.err; then ok
+else bad "a user profiling their own command in their own directory: exit $?"; cat user-own.err; fi
+[ -n "$(find "$W/sticky/mine/s/samples/current" -name 'TIMER.*' 2>/dev/null)" ] && ok ||
+	bad "a user's own profile holds no sample file"
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+	grep -q "sampling user space only" user-own.err && ok ||
+		{ bad "user at paranoid >= 2: no note on user-space-only sampling"; cat user-own.err; }
+fi
+
 # 5. a root session; then one entry at a time made the user's: refused, left as it was
 S=$W/s
 run good --session-dir="$S" --events=TIMER:250000 -- "$HOT" 200 ||

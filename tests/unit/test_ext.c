@@ -1213,23 +1213,25 @@ static void mkdir_owned(const char *path, mode_t mode, uid_t uid)
 /*
  * As root, every directory from / to the plugin must be root's and
  * writable by root alone (sshd's StrictModes): below a user's directory, or
- * a group/other-writable or sticky one, a plugin is refused and none of its
- * code runs. The rest of the tests run in the build tree, root's 0755 here.
+ * a group/other-writable one, a plugin is refused and none of its code runs.
+ * A root-owned sticky directory (/tmp) is passed through when the entry in
+ * it is root's (others cannot rename it); a user's entry there is refused.
+ * The rest of the tests run in the build tree, root's 0755 here.
  */
 static void test_ancestors(void **state)
 {
 	static const struct {
 		mode_t mode;
-		uid_t uid;
+		uid_t uid, sub_uid;
 		const char *msg;
 	} cases[] = {
-		{ 0755, 65534, "(above the plugin directory) is owned by uid 65534, but oprofiled runs as root: "
+		{ 0755, 65534, 0, "(above the plugin directory) is owned by uid 65534, but oprofiled runs as root: "
 			       "a root oprofiled loads plugins only through directories that root owns and only root can write" },
-		{ 0775, 0, "(above the plugin directory) is writable by its group (mode 0775): a root oprofiled loads "
+		{ 0775, 0, 0, "(above the plugin directory) is writable by its group (mode 0775): a root oprofiled loads "
 			   "plugins only through directories that root owns and only root can write" },
-		{ 0757, 0, "(above the plugin directory) is writable by everyone (mode 0757)" },
-		{ 01777, 0, "(above the plugin directory) is writable by everyone (mode 1777): a root oprofiled "
-			    "does not load plugins from below a shared directory" },
+		{ 0757, 0, 0, "(above the plugin directory) is writable by everyone (mode 0757)" },
+		/* sticky and root's: refused only because the entry in it is the user's */
+		{ 01777, 0, 65534, "(above the plugin directory) is owned by uid 65534, but oprofiled runs as root" },
 	};
 	char top[PATH_MAX], dir[PATH_MAX], mark[PATH_MAX], want[PATH_MAX + 256];
 	struct logbuf lb;
@@ -1247,14 +1249,14 @@ static void test_ancestors(void **state)
 		snprintf(top, sizeof(top), "%s/anc%zu", tmp_root, i);
 		mkdir_owned(top, cases[i].mode, cases[i].uid);
 		snprintf(dir, sizeof(dir), "%s/sub", top);
-		mkdir_owned(dir, 0755, 0);
+		mkdir_owned(dir, 0755, cases[i].sub_uid);
 		snprintf(dir, sizeof(dir), "%s/sub/plugins", top);
 		mkdir_owned(dir, 0755, 0);
 		put(dir, "fx_mark", NULL);
 		unlink(mark);
 		assert_int_equal(load_one(dir, "fx_mark", &lb), -EPERM);
-		snprintf(want, sizeof(want), "plugin \"fx_mark\" (%s/fx_mark.so): directory %s %s", dir,
-			 top, cases[i].msg);
+		snprintf(want, sizeof(want), "plugin \"fx_mark\" (%s/fx_mark.so): directory %s%s %s",
+			 dir, top, cases[i].sub_uid ? "/sub" : "", cases[i].msg);
 		assert_contains(log_text(&lb), want);
 		if (exists(mark))
 			fail_msg("%s: the constructor of a refused plugin ran", top);
@@ -1263,9 +1265,13 @@ static void test_ancestors(void **state)
 		assert_contains(log_text(&lb), "fx_mark      REFUSED: directory ");
 		if (exists(mark))
 			fail_msg("%s: --list-plugins ran the constructor of a refused plugin", top);
-		/* made safe, the same tree loads */
+		/* made safe, the same tree loads (a root sticky top stays as it is) */
+		snprintf(dir, sizeof(dir), "%s/sub", top);
+		assert_int_equal(chown(dir, 0, 0), 0);
+		snprintf(dir, sizeof(dir), "%s/sub/plugins", top);
 		assert_int_equal(chown(top, 0, 0), 0);
-		assert_int_equal(chmod(top, 0755), 0);
+		if (!(cases[i].mode & S_ISVTX))
+			assert_int_equal(chmod(top, 0755), 0);
 		assert_int_equal(load_one(dir, "fx_mark", &lb), 0);
 		assert_true(exists(mark));
 	}
