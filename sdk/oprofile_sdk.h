@@ -101,7 +101,8 @@ enum op_ext_flags {
  *     oprofiled runs as root);
  *   - when oprofiled runs as root, every directory above the plugin
  *     directory, up to /, is owned by root and writable by root alone (no
- *     group/other write, so no /tmp-like sticky directory on the way);
+ *     group/other write; a root-owned sticky directory such as /tmp is
+ *     passed through when the entry in it is root's);
  *   - the file is opened once, without following symlinks, every check is
  *     made on that open file, and that file is what gets loaded (dlopen of
  *     /proc/self/fd/N: /proc must be mounted);
