@@ -723,8 +723,12 @@ static void control_request(struct control *c, char *line, FILE *out)
 		}
 		c->rotate_interval = secs;
 		c->next_rotate_ms = control_now_ms() + (uint64_t)secs * 1000;
-		control_log(c, "control: rotation every %u s (0: off), keeping %u", secs,
-			    c->rotate_keep);
+		if (!secs) {
+			control_log(c, "control: rotation off");
+			fprintf(out, "ok\nrotation off\n");
+			return;
+		}
+		control_log(c, "control: rotation every %u s, keeping %u", secs, c->rotate_keep);
 		fprintf(out, "ok\nrotation every %u s, keeping %u\n", secs, c->rotate_keep);
 	} else if (!strcmp(line, "keep") && arg) {
 		char *end;

@@ -441,6 +441,45 @@ static int ctl_wait_exit(struct ctl *c, unsigned secs)
 	return 1;
 }
 
+/*
+ * The interval grammar of oprofiled's options_parse_interval (seconds, or
+ * N with s/m/h/d, at most a year), checked here so a bad value is a usage
+ * error before any session is looked at or anything is sent.
+ */
+static bool ctl_interval_ok(const char *s)
+{
+	unsigned long long v, mult = 1;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || (*end && end[1]))
+		return false;
+	switch (*end) {
+	case 0: case 's': mult = 1; break;
+	case 'm': mult = 60; break;
+	case 'h': mult = 3600; break;
+	case 'd': mult = 86400; break;
+	default: return false;
+	}
+	return v <= 86400ull * 366 / mult;
+}
+
+/* --rotate-keep: 1..100000, as the daemon's keep request */
+static bool ctl_keep_ok(const char *s)
+{
+	unsigned long k;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	k = strtoul(s, &end, 10);
+	return !errno && !*end && k >= 1 && k <= 100000;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -509,6 +548,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "opcontrol: --save=%s: not a session name\n", arg);
 		return CTL_EXIT_USAGE;
 	}
+	if (cmd == 'r' && arg && !ctl_interval_ok(arg)) {
+		fprintf(stderr, "opcontrol: --rotate=%s: not an interval - expected seconds or a "
+			"number with an s, m, h or d suffix (30s, 5m, 1h, 1d; 0: off), at most a "
+			"year\n", arg);
+		return CTL_EXIT_USAGE;
+	}
+	if (cmd == 'k' && !ctl_keep_ok(arg)) {
+		fprintf(stderr, "opcontrol: --rotate-keep=%s: expected a count from 1 to 100000\n",
+			arg);
+		return CTL_EXIT_USAGE;
+	}
 	if (!c.dir) {
 		rc = ctl_config_dir(config ? config : OP_SYSCONFIGFILE, config != NULL, cfg_dir,
 				    sizeof(cfg_dir));
@@ -548,10 +598,6 @@ int main(int argc, char **argv)
 		snprintf(req, sizeof(req), "save %s\n", arg);
 		break;
 	case 'r':
-		if (arg && (!*arg || strchr(arg, '\n') || strlen(arg) > 200)) {
-			fprintf(stderr, "opcontrol: --rotate=%s: not an interval\n", arg);
-			return CTL_EXIT_USAGE;
-		}
 		if (arg)
 			snprintf(req, sizeof(req), "rotate %s\n", arg);
 		else

@@ -173,7 +173,8 @@ enough() {
 	[ "$(rotations)" -ge 5 ]
 }
 if poll enough; then ok; else bad "fewer than 5 rotations in ${T} s ($(rotations))"; fi
-C --rotate=0 > /dev/null 2>&1
+C --rotate=0 > rot0.out 2>&1 && grep -qx "rotation off" rot0.out && ok ||
+	{ bad "opcontrol --rotate=0 does not say 'rotation off'"; cat rot0.out; }
 k=$(nrot)
 [ "$k" = 2 ] && [ "$max" -le 2 ] && ok || bad "rotate-* sessions: $k now, $max at most, expected 2"
 C --rotate > rot1.out 2>&1 && grep -q "^saved samples/rotate-" rot1.out && ok || { bad "opcontrol --rotate"; cat rot1.out; }
@@ -219,6 +220,19 @@ gone && ok || bad "daemon $pid still runs after --stop"
 grep -q "profiling stopped" "$SD/samples/oprofiled.log" && ok || bad "no 'profiling stopped' in the log"
 C --status > /dev/null 2>&1
 [ $? -eq 3 ] && ok || bad "opcontrol --status without a daemon does not exit 3"
+# bad --rotate / --rotate-keep values are usage errors (exit 2) found before the
+# session is looked at: no daemon here, which would be exit 3
+for a in --rotate=abc --rotate=-5 --rotate=5x --rotate= --rotate=400d --rotate-keep=abc \
+	--rotate-keep=-1 --rotate-keep=0 --rotate-keep=; do
+	C "$a" > badrot.out 2>&1
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q "opcontrol: ${a%%=*}=.*: .*expected" badrot.out; then ok
+	else bad "opcontrol $a: exit $rc (expected 2 and a message)"; cat badrot.out; fi
+done
+for a in --rotate=0 --rotate=30s --rotate-keep=3; do
+	C "$a" > goodrot.out 2>&1
+	[ $? -eq 3 ] && ok || { bad "opcontrol $a without a daemon: not exit 3"; cat goodrot.out; }
+done
 
 echo "deploy: $npass passed, $fail failed"
 [ $fail -eq 0 ] || exit 1
