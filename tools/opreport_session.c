@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(SYS_openat2) && __has_include(<linux/openat2.h>)
@@ -49,6 +50,7 @@ struct rs_file {
 struct rs_walk {
 	struct rs_file *v;
 	size_t n, cap;
+	size_t nfound; /* sample files found, before any filter */
 	struct rpt_profile *p;
 	const struct rpt_opts *o;
 	int err;
@@ -171,6 +173,17 @@ static int add_cg_file(struct rpt_profile *p, const char *path, size_t rel_off)
 	return 0;
 }
 
+/* @t as ISO 8601 in UTC (2026-11-25T19:30:00Z), or the raw number if gmtime cannot */
+static const char *rs_utc_time(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "%" PRId64, t);
+	return buf;
+}
+
 static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
 {
 	struct op_parsed_name *pn = malloc(sizeof(*pn));
@@ -193,6 +206,7 @@ static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
 		free(pn);
 		return add_cg_file(w->p, path, rel_off);
 	}
+	w->nfound++;
 	rs_refuse_names(path, pn);
 	if (w->o->exclude_dependent &&
 	    (pn->app.kind != pn->image.kind ||
@@ -671,9 +685,12 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts 
 		struct stat st;
 
 		if (stat(img->file, &st) == 0 && (uint64_t)st.st_mtime != h->mtime) {
-			txt_warn("the binary %s was modified after it was profiled (sample file mtime "
-				 "%" PRIu64 ", binary mtime %lld): its symbols may not match the samples",
-				 img->file, h->mtime, (long long)st.st_mtime);
+			char then[32], now[32];
+
+			txt_warn("the binary %s was modified after it was profiled (profiled %s, "
+				 "binary modified %s): its symbols may not match the samples",
+				 img->file, rs_utc_time((int64_t)h->mtime, then, sizeof(then)),
+				 rs_utc_time((int64_t)st.st_mtime, now, sizeof(now)));
 			p->nwarnings++;
 		}
 	}
@@ -921,6 +938,19 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		goto out;
 	for (size_t i = 0; i < w.n; i++)
 		nsel += w.v[i].selected;
+	if (!w.nfound) {
+		/* as perf report on an empty perf.data: an error, not a filter miss */
+		if (p->nsessions == 1)
+			snprintf(err, err_len, "session %s holds no samples%s", p->samples_dir,
+				 p->nskipped ? " (some files were skipped, see above)" :
+					       " (profile something first)");
+		else
+			snprintf(err, err_len, "the %zu selected sessions in %s hold no samples%s",
+				 p->nsessions, p->samples_root,
+				 p->nskipped ? " (some files were skipped, see above)" : "");
+		ret = -ENOENT;
+		goto out;
+	}
 	if (!nsel) {
 		snprintf(err, err_len,
 			 "no sample files in %s match the profile specification%s",

@@ -276,6 +276,32 @@ else
 	echo "FAIL mtime: expected a modified-binary warning"; cat "$W/mod.err"; fail=$((fail + 1))
 fi
 
+# the modified-binary warning gives both times as ISO 8601 dates in UTC
+touch -d @1795635000 "$W/fx_mod"
+"$OPREPORT" --session-dir="$W/modsession" -l >/dev/null 2>"$W/mod2.err"
+if grep -Eq "was modified after it was profiled \(profiled [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z, binary modified 2026-11-25T19:30:00Z\)" "$W/mod2.err"; then
+	npass=$((npass + 1))
+else
+	echo "FAIL mtime dates: expected ISO 8601 UTC dates"; cat "$W/mod2.err"; fail=$((fail + 1))
+fi
+
+# an empty session says so; files that the specification excludes say that
+mkdir -p "$W/emptysession/samples/current"
+"$OPREPORT" --session-dir="$W/emptysession" >"$W/empty.out" 2>"$W/empty.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -qx "opreport error: session $W/emptysession/samples/current holds no samples (profile something first)" "$W/empty.err"; then
+	npass=$((npass + 1))
+else
+	echo "FAIL empty session: exit $rc"; cat "$W/empty.err"; fail=$((fail + 1))
+fi
+"$OPREPORT" --session-dir="$S" image:nosuchimage >/dev/null 2>"$W/nomatch.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "no sample files in $S/samples/current match the profile specification" "$W/nomatch.err"; then
+	npass=$((npass + 1))
+else
+	echo "FAIL no match: exit $rc"; cat "$W/nomatch.err"; fail=$((fail + 1))
+fi
+
 # errors: no session, no samples, bad specification
 for args in "--session-dir=$W/none" "--session-dir=$S session:nosuch" "--session-dir=$S bogus:1" \
 	"--session-dir=$S tid:abc" "--session-dir=$S image:nosuchimage" "--session-dir=$S --merge=foo" \
