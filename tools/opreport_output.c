@@ -337,6 +337,14 @@ static const char *line_str(char *buf, size_t len, const char *file, unsigned li
 	return buf;
 }
 
+/* a name column: OProfile's @min, or wider than its longest name, so the next column lines up */
+static int col_width(int w, const char *s)
+{
+	size_t n = txt_escape(NULL, 0, s) + 1;
+
+	return n > (size_t)w ? (int)n : w;
+}
+
 static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
 			 const struct rpt_rows *rows)
 {
@@ -345,6 +353,8 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 	uint64_t *cum = calloc(p->ncls, sizeof(uint64_t));
 	bool multi_image = false;
 	char b[64], lb[4096], nb[4096];
+	/* 16 hex digits and a space; -d rows indent theirs by two */
+	int vma_w = o->details ? 19 : 17, line_w = 28, img_w = 25, app_w = 25;
 
 	/* as OProfile: the image name column only when the rows span several images */
 	for (size_t i = 1; i < rows->n; i++)
@@ -352,8 +362,23 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 			multi_image = true;
 	if (!cum)
 		return;
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct rpt_symrow *r = &rows->v[i];
+
+		if (!row_visible(p, o, r))
+			continue;
+		if (o->debug_info)
+			line_w = col_width(line_w, line_str(lb, sizeof(lb), r->sym ? r->sym->file : NULL,
+							    r->sym ? r->sym->line : 0,
+							    o->long_filenames));
+		if (multi_image)
+			img_w = col_width(img_w, out_image_name(r->g->img, o->long_filenames, nb,
+								sizeof(nb)));
+		if (p->multiple_apps)
+			app_w = col_width(app_w, app_name(r->g->app, o->long_filenames));
+	}
 	if (vma)
-		pad(f, "vma", 9); /* OProfile's width: 16-digit vmas run over it */
+		pad(f, "vma", vma_w);
 	for (size_t c = 0; c < p->ncls; c++) {
 		pad(f, "samples", 9);
 		if (o->accumulated)
@@ -363,11 +388,11 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 			pad(f, "cum. %", 11);
 	}
 	if (o->debug_info)
-		pad(f, "linenr info", 28);
+		pad(f, "linenr info", line_w);
 	if (multi_image)
-		pad(f, "image name", 25);
+		pad(f, "image name", img_w);
 	if (p->multiple_apps)
-		pad(f, "app name", 25);
+		pad(f, "app name", app_w);
 	fputs("symbol name\n", f);
 
 	for (size_t i = 0; i < rows->n; i++) {
@@ -376,7 +401,7 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 		if (!row_visible(p, o, r))
 			continue;
 		if (vma)
-			fprintf(f, "%016" PRIx64 " ", row_vma(r));
+			fprintf(f, "%016" PRIx64 "%*s", row_vma(r), vma_w - 16, "");
 		for (size_t c = 0; c < p->ncls; c++) {
 			char num[32];
 
@@ -393,11 +418,11 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 		}
 		if (o->debug_info)
 			pad(f, line_str(lb, sizeof(lb), r->sym ? r->sym->file : NULL,
-					r->sym ? r->sym->line : 0, o->long_filenames), 28);
+					r->sym ? r->sym->line : 0, o->long_filenames), line_w);
 		if (multi_image)
-			pad(f, out_image_name(r->g->img, o->long_filenames, nb, sizeof(nb)), 25);
+			pad(f, out_image_name(r->g->img, o->long_filenames, nb, sizeof(nb)), img_w);
 		if (p->multiple_apps)
-			pad(f, app_name(r->g->app, o->long_filenames), 25);
+			pad(f, app_name(r->g->app, o->long_filenames), app_w);
 		txt_put(f, r->sym ? r->sym->name : "(no symbols)");
 		fputc('\n', f);
 		if (!o->details)

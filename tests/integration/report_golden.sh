@@ -276,6 +276,28 @@ else
 	echo "FAIL mtime: expected a modified-binary warning"; cat "$W/mod.err"; fail=$((fail + 1))
 fi
 
+# -w/-d columns line up with 16-digit kernel vmas and long anon names: each
+# column of every row starts where its header does (detail rows: samples, %)
+for args in "-l -w" "-l -d" "-l -w -g"; do
+	# shellcheck disable=SC2086
+	"$OPREPORT" --session-dir="$S" $args >"$W/align.out" 2>/dev/null
+	bad=$(awk '
+	/^vma / { h = $0; ns = split("samples|%|linenr info|image name|app name|symbol name", c, "|")
+		for (i = 1; i <= ns; i++) { at[i] = index(h, c[i]); if (c[i] == "%") at[i] = index(h, " % ") + 1 }
+		next }
+	!h { next }
+	{ last = /^  [0-9a-f]/ ? 2 : ns
+	  for (i = 1; i <= last; i++)
+		if (at[i] && (substr($0, at[i] - 1, 1) != " " || substr($0, at[i], 1) == " ")) {
+			print NR ": " c[i] " not at column " at[i] ": " $0; exit } }
+	END { if (!h) print "no header" }' "$W/align.out")
+	if [ -z "$bad" ] && grep -q "^ffffffff81001000 " "$W/align.out" && grep -q "anon (tgid:4243" "$W/align.out"; then
+		npass=$((npass + 1))
+	else
+		echo "FAIL align: opreport $args: $bad"; cat "$W/align.out"; fail=$((fail + 1))
+	fi
+done
+
 # the modified-binary warning gives both times as ISO 8601 dates in UTC
 touch -d @1795635000 "$W/fx_mod"
 "$OPREPORT" --session-dir="$W/modsession" -l >/dev/null 2>"$W/mod2.err"
