@@ -298,6 +298,14 @@ for args in "-l -w" "-l -d" "-l -w -g"; do
 	fi
 done
 
+# --record is documented as oprofiled's own format, not the perf record stream
+if "$OP_BUILDDIR/core/oprofiled" --help 2>&1 | grep -q "oprofiled's own format for --replay (not perf.data)" &&
+	! "$OP_BUILDDIR/core/oprofiled" --help 2>&1 | grep -q "perf record stream"; then
+	npass=$((npass + 1))
+else
+	echo "FAIL record help: --record not described as oprofiled's own format"; fail=$((fail + 1))
+fi
+
 # the modified-binary warning gives both times as ISO 8601 dates in UTC
 touch -d @1795635000 "$W/fx_mod"
 "$OPREPORT" --session-dir="$W/modsession" -l >/dev/null 2>"$W/mod2.err"
