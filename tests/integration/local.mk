@@ -48,6 +48,11 @@ dist_check_SCRIPTS += tests/integration/report_hostile.sh tests/integration/repo
 if BUILD_REPORT
 TESTS += tests/integration/report_hostile.sh tests/integration/report_perfmap.sh
 endif
+# issue 15 item 5: lost-sample figures from the stats/ files to opreport (--append, kinds, damage)
+dist_check_SCRIPTS += tests/integration/report_stats.sh
+if BUILD_REPORT
+TESTS += tests/integration/report_stats.sh
+endif
 # core: launch-mode profile of a 3:1 workload, checked through the sample files;
 # event choice and validation (core_events.sh)
 check_PROGRAMS += tests/integration/hot tests/integration/hot_check
@@ -70,6 +75,15 @@ tests_integration_cg_tree_CFLAGS = $(AM_CFLAGS) -g -fno-omit-frame-pointer -fno-
 	-fno-optimize-sibling-calls -falign-functions=64 -falign-loops=64
 dist_check_SCRIPTS += tests/integration/callgraph.sh
 TESTS += tests/integration/callgraph.sh
+# --- callgraph (issue 15): 2^16 distinct stacks then a new function; [no stack] accounting,
+# the growing stack table and its budget, the flame graph (process, kernel, zoom/search), FIFO
+check_PROGRAMS += tests/integration/cg_many
+tests_integration_cg_many_SOURCES = tests/integration/cg_many.c
+tests_integration_cg_many_CFLAGS = $(AM_CFLAGS) -g -fno-omit-frame-pointer -fno-inline \
+	-fno-optimize-sibling-calls
+dist_check_SCRIPTS += tests/integration/callgraph_stacks.sh tests/integration/cg_table.py
+EXTRA_DIST += tests/integration/fg_script.js
+TESTS += tests/integration/callgraph_stacks.sh
 # --- ibs: synthetic IBS sessions replayed through oprofiled; IBS absent on this machine ---
 check_PROGRAMS += tests/integration/ibs_gen
 tests_integration_ibs_gen_SOURCES = tests/integration/ibs_gen.c tests/integration/ibs_rules.h
