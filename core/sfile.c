@@ -548,6 +548,33 @@ static int sfile_trusted_fd(int fd, char *err, size_t len)
 	return rc;
 }
 
+/*
+ * A process path for a log line: control bytes as '?' (a path is any bytes
+ * but a NUL: it must not forge a line of the log), and a long one cut in the
+ * middle with "..." so that both ends show.
+ */
+static void sfile_show_path(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path), i, o = 0, head = n, tail = 0;
+
+	if (n >= len) {
+		head = (len - 4) / 2;
+		tail = len - 4 - head;
+	}
+	for (i = 0; i < n && o + 1 < len; i++) {
+		unsigned char c = (unsigned char)path[i];
+
+		if (i == head && tail) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			i = n - tail;
+			c = (unsigned char)path[i];
+		}
+		out[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	out[o] = 0;
+}
+
 static int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
 			  uint32_t counter, const struct op_file_spec *spec)
 {
@@ -563,9 +590,17 @@ static int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *d
 	err[0] = 0;
 	rc = sfile_name(tab, sf, counter, spec, name, sizeof(name));
 	if (rc < 0) {
+		const struct cookie_ent *img = cookie_get(tab->cookies, sf->key.cookie);
+		char shown[200];
+
 		tab->stats->v[STAT_BAD_PATH]++;
-		sfile_logf(tab, "cannot name the sample file of counter %u: %s", counter,
-			   strerror(-rc));
+		sfile_show_path(img ? img->path : "?", shown, sizeof(shown));
+		sfile_logf(tab, "cannot name the sample file of %s (counter %u): %s%s", shown, counter,
+			   strerror(-rc),
+			   rc == -ENAMETOOLONG ? " - the binary's path is too long once mangled into "
+						 "a sample-file name (PATH_MAX): its samples are "
+						 "counted as lost (stats/lost_samplefile)"
+					       : "");
 		return rc;
 	}
 	if (tab->nr_open >= tab->cfg.max_open_files)

@@ -573,6 +573,49 @@ static void test_changed_under_writer(void **state)
 	cfx_free(f);
 }
 
+/*
+ * A binary whose path is too long once mangled into a sample-file name: its
+ * samples are lost (lost_samplefile), and the log line names the binary (cut
+ * in the middle, no raw control bytes) and says why.
+ */
+static void test_path_too_long(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB, 8);
+	char longp[PATH_MAX + 64], *logbuf = NULL;
+	size_t loglen = 0, n;
+	struct op_trans_view v;
+	struct op_sfile *sf;
+	op_cookie_t img;
+
+	(void)state;
+	strcpy(longp, "/opt/vendor-app/");
+	n = strlen(longp);
+	while (n < PATH_MAX - 200) {
+		memcpy(longp + n, "deep/dir/", 9);
+		n += 9;
+	}
+	strcpy(longp + n, "very-long-tail\nforged-binary");
+	img = cfx_ck(f, longp, OP_IMAGE_USER);
+	v = view(img, img, 5, 5, 0, 0);
+	f->sft.log = open_memstream(&logbuf, &loglen);
+	assert_non_null(f->sft.log);
+	sf = sfile_find(&f->sft, &v);
+	assert_non_null(sf);
+	assert_int_equal(sfile_log(&f->sft, sf, 0, 1, 1), -ENAMETOOLONG);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 1);
+	fflush(f->sft.log);
+	assert_non_null(strstr(logbuf, "cannot name the sample file of /opt/vendor-app/deep/dir/"));
+	assert_non_null(strstr(logbuf, "..."));
+	assert_non_null(strstr(logbuf, "/very-long-tail?forged-binary (counter 0)"));
+	assert_non_null(strstr(logbuf, "too long once mangled"));
+	assert_non_null(strstr(logbuf, "stats/lost_samplefile"));
+	assert_null(strstr(logbuf, "\nforged"));
+	fclose(f->sft.log);
+	f->sft.log = NULL;
+	free(logbuf);
+	cfx_free(f);
+}
+
 static void test_root_refuses_others_files(void **state)
 {
 	struct cfx *f;
@@ -653,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_paths),
 		cmocka_unit_test(test_planted_symlink),
 		cmocka_unit_test(test_changed_under_writer),
+		cmocka_unit_test(test_path_too_long),
 		cmocka_unit_test(test_root_refuses_others_files),
 	};
 
