@@ -544,6 +544,9 @@ static void main_print_stats(struct daemon *d)
 
 	if (!d->log)
 		return;
+	/* the kernel's lost counts up to now (else only a status, save or stop reads them) */
+	if (d->perf)
+		perf_lost_checkpoint(d->perf);
 	d->stats.v[STAT_EVB_TOO_LONG] = d->w.too_long;
 	fprintf(d->log, "\n%s", ctime(&t));
 	stats_print(&d->stats, d->log);
@@ -990,15 +993,8 @@ int main(int argc, char **argv)
 
 	profiling = true;
 	rc = main_loop(d);
-	perf_stop(d->perf);
+	perf_stop(d->perf); /* delivers the kernel's exact lost counts since the last checkpoint */
 	main_drain(d);
-	{
-		const struct perf_stats *ps = perf_get_stats(d->perf);
-
-		/* the kernel's exact count beats the sum of LOST records */
-		if (ps && ps->lost_kernel > d->stats.v[STAT_LOST_RECORDS])
-			d->stats.v[STAT_LOST_RECORDS] = ps->lost_kernel;
-	}
 	sfile_sync_all(&d->sfiles);
 	{
 		time_t t = time(NULL);

@@ -138,5 +138,28 @@ done
 if grep -q "$((ks + un)) of $((tot + ks)) samples were lost" "$W/lossy.err"; then ok
 else bad "stopped daemon: expected '$((ks + un)) of $((tot + ks)) samples were lost'"; cat "$W/lossy.err"; fi
 
+# --- losses, then a save: the losses stay with the saved session -------------
+# (the daemon copied its lifetime lost count into the last session at stop)
+R=$W/rotated
+"$OPD" --config= --session-dir="$R" -e TIMER:250000 --ring-pages=1 -- "$PROBE" spin 2.5 \
+	>"$W/rot.log" 2>&1 &
+dpid=$!
+sleep 0.4
+kill -STOP $dpid
+sleep 0.6
+kill -CONT $dpid
+sleep 0.3
+"$OP_BUILDDIR/tools/opcontrol" --session-dir="$R" --save=lossy >"$W/rot.save" 2>&1 ||
+	bad "opcontrol --save=lossy: $(cat "$W/rot.save")"
+wait $dpid
+saved=$(cat "$R/samples/lossy/stats/lost_samples_by_kernel" 2>/dev/null)
+after=0
+for f in lost_samples_by_kernel lost_records_by_kernel lost_sideband_by_kernel; do
+	[ -e "$R/samples/current/stats/$f" ] && after=$((after + $(cat "$R/samples/current/stats/$f")))
+done
+if [ "${saved:-0}" -gt 0 ] && [ "$after" -lt "${saved:-0}" ]; then ok
+else bad "losses before a save: saved session lost_samples_by_kernel '${saved:-}', the new current $after (the saved losses counted again)"
+	ls "$R/samples/lossy/stats" "$R/samples/current/stats"; tail -5 "$W/rot.log"; fi
+
 echo "report_stats: $npass passed, $fail failed"
 [ $fail -eq 0 ]
