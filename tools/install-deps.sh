@@ -4,7 +4,8 @@
 # SPDX-License-Identifier: MIT
 # librsvg2-bin: rsvg-convert, which tests/integration/callgraph.sh uses to render the flame graph
 # logrotate: tests/integration/deploy.sh runs conf/oprofiled.logrotate
-pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev librsvg2-bin logrotate"
+# libxml2-utils: xmllint checks the flame-graph SVG and opreport -X; python3: the tests' JSON/CSV checks
+pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev librsvg2-bin logrotate libxml2-utils python3"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
