@@ -333,7 +333,8 @@ int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, boo
 			goto out_err;
 	}
 
-	qsort(c, nc, sizeof(*c), cand_cmp);
+	if (nc) /* c is NULL without any symbol: qsort's argument must not be */
+		qsort(c, nc, sizeof(*c), cand_cmp);
 	for (size_t i = 0; i < nc; i++) {
 		struct rpt_sym *ns;
 		char *dem;

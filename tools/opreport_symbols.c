@@ -68,7 +68,8 @@ void symtab_finish(struct rpt_symtab *t)
 {
 	size_t o = 0;
 
-	qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
+	if (t->n) /* an empty table has no array: qsort's argument must not be NULL */
+		qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
 	for (size_t i = 0; i < t->n; i++) {
 		if (o && t->v[o - 1].start == t->v[i].start)
 			continue;
@@ -290,7 +291,8 @@ static void fold_samples(struct rpt_group *g)
 {
 	size_t o = 0;
 
-	qsort(g->s, g->n, sizeof(*g->s), sample_cmp);
+	if (g->n)
+		qsort(g->s, g->n, sizeof(*g->s), sample_cmp);
 	for (size_t i = 0; i < g->n; i++) {
 		if (o && g->s[o - 1].key == g->s[i].key && g->s[o - 1].cls == g->s[i].cls) {
 			g->s[o - 1].count += g->s[i].count;

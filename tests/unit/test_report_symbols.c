@@ -70,6 +70,18 @@ static void test_symtab_bounds(void **state)
 	symtab_free(&t);
 }
 
+/* an image without any symbol: an empty table (no array) is finished and looked up safely */
+static void test_symtab_empty(void **state)
+{
+	struct rpt_symtab t = { 0 };
+
+	(void)state;
+	symtab_finish(&t); /* qsort(NULL, 0): UBSan's nonnull check failed before */
+	assert_int_equal(t.n, 0);
+	assert_null(sym_lookup(&t, 0x1000));
+	symtab_free(&t);
+}
+
 static char *write_tmp(const char *text)
 {
 	char *path = strdup("report_symbols_XXXXXX");
@@ -437,7 +449,8 @@ static void test_demangle_smart(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_symtab_bounds), cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_symtab_bounds), cmocka_unit_test(test_symtab_empty),
+		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_perfmap),       cmocka_unit_test(test_perfmap_trust),
 		cmocka_unit_test(test_bfd_self),
 		cmocka_unit_test(test_demangle),
