@@ -663,8 +663,10 @@ static int replay_open(struct perf_session *s, const char *path, char *err, size
 
 	if (ret)
 		return ret;
+	/* a recording's queue has bytes / 32 entries (queue_ready): more is a corrupt file
+	 * asking for gigabytes of index (found by fuzz_perf) */
 	if (s->rd.hdr.queue_bytes < (1u << 20) || s->rd.hdr.queue_bytes > (256u << 20) ||
-	    s->rd.hdr.queue_entries < 16 || s->rd.hdr.queue_entries > s->rd.hdr.queue_bytes) {
+	    s->rd.hdr.queue_entries < 16 || s->rd.hdr.queue_entries > s->rd.hdr.queue_bytes / 32) {
 		snprintf(err, err_len,
 			 "replay file %s: offset 16: merge queue geometry %" PRIu64 " bytes / %" PRIu64
 			 " entries is impossible - the file is corrupt",
