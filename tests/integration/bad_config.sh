@@ -102,13 +102,16 @@ what='--ring-pages=1048576: expected a whole number 1..65536'
 opt_check cmd_ring -a --ring-pages=1048576
 what='cannot run /no/such/command'
 opt_check cmd_launch -- /no/such/command
-# a good configuration still passes, and prints itself
+# a good configuration still passes, and prints itself (as a user, the kernel
+# plugin's warning that /proc/kallsyms hides the addresses is the one line allowed)
 if "$OPD" --config= --session-dir="$W/good.sess" -a --events=TIMER:1000000 \
-	--ext-feature=callgraph:depth=8 --check-config > good.cc 2> good.err &&
+	--ext-feature=callgraph:depth=8 --check-config > good.cc 2> good.all &&
+	{ if [ "$(id -u)" = 0 ]; then cp good.all good.err
+	  else grep -v 'kallsyms shows zero addresses' good.all > good.err || true; fi; } &&
 	grep -q '{ name = "callgraph"; args = "depth=8"; }' good.cc && [ ! -s good.err ] &&
 	[ ! -e "$W/good.sess" ]
 then ok
-else bad "a good configuration: --check-config failed or printed to stderr"; cat good.cc good.err; fi
+else bad "a good configuration: --check-config failed or printed to stderr"; cat good.cc good.all; fi
 
 # a start that fails after the daemon detached still reaches the starting process
 "$OPD" --session-dir="$W/late.sess" --events=TIMER:1000000 --pid=4194303 --daemonize \
