@@ -22,6 +22,7 @@
 
 #include "ext.h"
 #include "op_mangle.h"
+#include "op_interval.h"
 #include "options.h"
 #include "options_int.h"
 
@@ -689,7 +690,7 @@ static void conf_apply(struct conf_ctx *c, const config_setting_t *s, const stru
 
 		/* seconds as an integer, or a string with a unit ("5m", "1h") */
 		if (config_setting_type(s) == CONFIG_TYPE_STRING) {
-			if (options_parse_interval(config_setting_get_string(s), &secs, err,
+			if (op_parse_interval(config_setting_get_string(s), &secs, err,
 						   sizeof(err))) {
 				conf_msg(c, s, true, "%s", err);
 				return;

@@ -26,6 +26,7 @@
 #include "control.h"
 #include "evbuf.h"
 #include "ext.h"
+#include "op_interval.h"
 #include "options.h"
 #include "perf.h"
 #include "rotate.h"
@@ -717,7 +718,7 @@ static void control_request(struct control *c, char *line, FILE *out)
 			control_rotate(c, out);
 			return;
 		}
-		if (options_parse_interval(arg, &secs, err, sizeof(err))) {
+		if (op_parse_interval(arg, &secs, err, sizeof(err))) {
 			fprintf(out, "error: %s\n", err);
 			return;
 		}

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include "op_interval.h"
 #include "options.h"
 
 #include <errno.h>
@@ -254,37 +255,6 @@ int options_parse_separate(const char *s, unsigned *out, char *err, size_t err_l
 	return opt_parse_names("--separate", s, opt_sep_names,
 			       sizeof(opt_sep_names) / sizeof(opt_sep_names[0]),
 			       "none,lib,kernel,thread,cpu,all", false, out, err, err_len);
-}
-
-int options_parse_interval(const char *s, unsigned *secs, char *err, size_t err_len)
-{
-	unsigned long long v, mult = 1;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		goto out_bad;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		goto out_bad;
-	if (*end && end[1])
-		goto out_bad;
-	switch (*end) {
-	case 0: case 's': mult = 1; break;
-	case 'm': mult = 60; break;
-	case 'h': mult = 3600; break;
-	case 'd': mult = 86400; break;
-	default: goto out_bad;
-	}
-	if (v > 86400ull * 366 / mult)
-		goto out_bad;
-	*secs = (unsigned)(v * mult);
-	return 0;
-
-out_bad:
-	snprintf(err, err_len, "interval \"%s\": expected seconds or a number with an s, m, h or d "
-		 "suffix (30s, 5m, 1h, 1d), at most a year", s ? s : "");
-	return -EINVAL;
 }
 
 int options_parse_verbose(const char *s, unsigned *out, char *err, size_t err_len)
@@ -644,7 +614,7 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 		case OPT_ROTATE: {
 			unsigned secs;
 
-			if (options_parse_interval(arg, &secs, ebuf, sizeof(ebuf))) {
+			if (op_parse_interval(arg, &secs, ebuf, sizeof(ebuf))) {
 				opt_err(err, "--rotate=%s: %s", arg, ebuf);
 				return -EINVAL;
 			}

@@ -94,11 +94,6 @@ int options_parse_f(struct op_options *o, int argc, char **argv, FILE *err);
 void options_free(struct op_options *o);
 /* Print the effective configuration (for --check-config). */
 void options_print(const struct op_options *o, FILE *out);
-/*
- * Parse a duration: seconds, or a number with an s, m, h or d suffix
- * ("90", "30s", "5m", "1h", "1d"), at most one year. 0 or -EINVAL.
- */
-int options_parse_interval(const char *s, unsigned *secs, char *err, size_t err_len);
 /* Parse a --separate value ("none", "lib,thread", ...) into @out. */
 int options_parse_separate(const char *s, unsigned *out, char *err, size_t err_len);
 

@@ -7,6 +7,8 @@ lib_libopng_la_LDFLAGS = -version-info 1:0:0 -no-undefined
 EXTRA_DIST += lib/opcount.pc.in
 # names: sample-file names, events/ catalogue parser, cpu types
 lib_libopng_la_SOURCES += lib/op_mangle.c lib/op_events.h lib/op_events.c lib/op_cpu.h lib/op_cpu.c
+# the rotation interval grammar (oprofiled's option, config and control; opcontrol)
+lib_libopng_la_SOURCES += lib/op_interval.h lib/op_interval.c
 # opcount: virtual per-process counters library (issue 8)
 lib_LTLIBRARIES += lib/libopcount.la
 lib_libopcount_la_SOURCES = lib/opcount.c lib/opcount.h

@@ -24,5 +24,5 @@ tools_ophelp_LDADD = lib/libopng.la
 bin_PROGRAMS += tools/opcontrol
 tools_opcontrol_SOURCES = tools/opcontrol.c
 tools_opcontrol_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
-tools_opcontrol_LDADD = $(LIBCONFIG_LIBS)
+tools_opcontrol_LDADD = lib/libopng.la $(LIBCONFIG_LIBS)
 EXTRA_DIST += tools/opcount.md

@@ -26,6 +26,8 @@
 
 #include <libconfig.h>
 
+#include "op_interval.h"
+
 #ifndef OP_SYSCONFIGFILE
 #define OP_SYSCONFIGFILE "/usr/local/etc/oprofiled.conf"
 #endif
@@ -441,32 +443,6 @@ static int ctl_wait_exit(struct ctl *c, unsigned secs)
 	return 1;
 }
 
-/*
- * The interval grammar of oprofiled's options_parse_interval (seconds, or
- * N with s/m/h/d, at most a year), checked here so a bad value is a usage
- * error before any session is looked at or anything is sent.
- */
-static bool ctl_interval_ok(const char *s)
-{
-	unsigned long long v, mult = 1;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || (*end && end[1]))
-		return false;
-	switch (*end) {
-	case 0: case 's': mult = 1; break;
-	case 'm': mult = 60; break;
-	case 'h': mult = 3600; break;
-	case 'd': mult = 86400; break;
-	default: return false;
-	}
-	return v <= 86400ull * 366 / mult;
-}
-
 /* --rotate-keep: 1..100000, as the daemon's keep request */
 static bool ctl_keep_ok(const char *s)
 {
@@ -503,7 +479,7 @@ int main(int argc, char **argv)
 	const char *config = NULL;
 	char cfg_dir[PATH_MAX];
 	char req[512];
-	unsigned wait_s = 60;
+	unsigned wait_s = 60, interval;
 	int cmd = 0, opt, rc;
 	const char *arg = NULL;
 
@@ -548,7 +524,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "opcontrol: --save=%s: not a session name\n", arg);
 		return CTL_EXIT_USAGE;
 	}
-	if (cmd == 'r' && arg && !ctl_interval_ok(arg)) {
+	if (cmd == 'r' && arg && op_parse_interval(arg, &interval, NULL, 0)) {
 		fprintf(stderr, "opcontrol: --rotate=%s: not an interval - expected seconds or a "
 			"number with an s, m, h or d suffix (30s, 5m, 1h, 1d; 0: off), at most a "
 			"year\n", arg);
