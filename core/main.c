@@ -333,18 +333,9 @@ static bool main_event_field_given(const char *item, int i)
  */
 static bool main_kernel_refused(const struct daemon *d)
 {
-	char v[32] = "";
-	FILE *f;
-
 	if (geteuid() == 0 || (d->opts.mode != OP_MODE_LAUNCH && d->opts.mode != OP_MODE_PID))
 		return false;
-	f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	if (!f)
-		return false;
-	if (!fgets(v, sizeof(v), f))
-		v[0] = 0;
-	fclose(f);
-	return atoi(v) >= 2;
+	return perf_paranoid() >= 2;
 }
 
 static int main_choose_events(struct daemon *d)

@@ -950,16 +950,27 @@ static int add_fd(struct perf_session *s, int fd, int ring, enum perf_fd_role ro
 	return 0;
 }
 
-static const char *paranoid_hint(char *buf, size_t len)
+int perf_paranoid(void)
 {
-	char v[32] = "?";
+	char v[32];
+	int level = PERF_PARANOID_UNKNOWN;
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
 
 	if (f) {
 		if (fgets(v, sizeof(v), f))
-			v[strcspn(v, "\n")] = 0;
+			level = atoi(v);
 		fclose(f);
 	}
+	return level;
+}
+
+static const char *paranoid_hint(char *buf, size_t len)
+{
+	char v[32] = "?";
+	int level = perf_paranoid();
+
+	if (level != PERF_PARANOID_UNKNOWN)
+		snprintf(v, sizeof(v), "%d", level);
 	snprintf(buf, len,
 		 "perf_event_paranoid is %s; run oprofiled as root (CAP_PERFMON), lower /proc/sys/kernel/perf_event_paranoid, or (paranoid 2) profile one command in user mode only (EVENT:count:um:0:1)",
 		 v);

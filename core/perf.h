@@ -213,6 +213,9 @@ int perf_round(struct perf_session *s);
  */
 int perf_record_to(struct perf_session *s, const char *path, unsigned flags, char *err,
 		   size_t err_len);
+/* /proc/sys/kernel/perf_event_paranoid, or PERF_PARANOID_UNKNOWN when unreadable */
+#define PERF_PARANOID_UNKNOWN (-99)
+int perf_paranoid(void);
 /* Replay a file through this session (perf_open does it in OP_MODE_REPLAY). */
 int perf_replay_file(struct perf_session *s, const char *path, char *err, size_t err_len);
 /* The decoder (its trailer layout is what synthesized records must use). */
