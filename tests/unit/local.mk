@@ -145,7 +145,7 @@ TESTS += tests/unit/test_ext
 tests_unit_test_ext_SOURCES = tests/unit/test_ext.c
 tests_unit_test_ext_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_ext_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_ext_LDADD = core/libopcore.la $(CMOCKA_LIBS)
+tests_unit_test_ext_LDADD = core/libopcore.la lib/libopng.la $(CMOCKA_LIBS)
 EXTRA_tests_unit_test_ext_DEPENDENCIES = $(check_LTLIBRARIES)
 check_PROGRAMS += tests/unit/test_options tests/unit/test_config
 TESTS += tests/unit/test_options tests/unit/test_config
@@ -153,11 +153,11 @@ SANITIZER_TESTS += tests/unit/test_options tests/unit/test_config
 tests_unit_test_options_SOURCES = tests/unit/test_options.c tests/unit/options_fixture.h
 tests_unit_test_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_options_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_options_LDADD = core/libopcore.la $(CMOCKA_LIBS)
+tests_unit_test_options_LDADD = core/libopcore.la lib/libopng.la $(CMOCKA_LIBS)
 tests_unit_test_config_SOURCES = tests/unit/test_config.c tests/unit/options_fixture.h
 tests_unit_test_config_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_config_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(LIBCONFIG_CFLAGS)
-tests_unit_test_config_LDADD = core/libopcore.la $(LIBCONFIG_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_config_LDADD = core/libopcore.la lib/libopng.la $(LIBCONFIG_LIBS) $(CMOCKA_LIBS)
 endif
 
 # --- report: opreport stages (issue 4) ---
