@@ -24,7 +24,8 @@ core_oprofiled_LDADD += core/libopsync.la
 
 # sample path: perf_event rings, decoder, time-ordered merge, record/replay,
 # /proc synthesis (owner: perf). In libopcore so unit tests link the same code.
-core_libopcore_la_SOURCES += core/perf.c core/perf.h core/perf_decode.c core/perf_decode.h \
+core_libopcore_la_SOURCES += core/perf.c core/perf.h core/perf_int.h core/perf_deliver.c \
+	core/perf_open.c core/perf_replay.c core/perf_decode.c core/perf_decode.h \
 	core/perf_queue.c core/perf_queue.h core/ring.c core/ring.h core/replay.c core/replay.h \
 	core/proc_synth.c core/proc_synth.h
 

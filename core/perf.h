@@ -1,8 +1,9 @@
 /*
- * perf.h - the sample path of oprofiled (perf.c): opens the perf events,
+ * perf.h - the sample path of oprofiled: opens the perf events (perf_open.c),
  * reads every ring itself, merges records of all rings in time order and
- * hands them, decoded, to a callback (buffer sync). Also --record/--replay
- * and the start-up synthesis of already-running processes.
+ * hands them, decoded, to a callback (buffer sync; perf_deliver.c). Also
+ * --record/--replay (perf_replay.c) and the start-up synthesis of
+ * already-running processes; the session and its poll loop are perf.c.
  * SPDX-License-Identifier: MIT
  *
  * HOW main.c USES IT

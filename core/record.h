@@ -1,5 +1,5 @@
 /*
- * record.h - perf records as the sample path (perf.c) hands them to buffer
+ * record.h - perf records as the sample path (perf*.c) hands them to buffer
  * sync (sync.c): decoded, in time order across all rings.
  * SPDX-License-Identifier: MIT
  */

@@ -9,8 +9,9 @@
  *   'F' a --record file, replayed.
  * libFuzzer build (clang), from the top of the tree with a configured BUILD dir:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DOP_LIBFUZZER -D_GNU_SOURCE \
- *     -I$BUILD -Isdk -Ilib -Icore core/perf.c core/perf_decode.c core/perf_queue.c \
- *     core/ring.c core/replay.c core/proc_synth.c tests/fuzz/fuzz_perf.c -o fuzz_perf
+ *     -I$BUILD -Isdk -Ilib -Icore core/perf.c core/perf_deliver.c core/perf_open.c \
+ *     core/perf_replay.c core/perf_decode.c core/perf_queue.c core/ring.c core/replay.c \
+ *     core/proc_synth.c tests/fuzz/fuzz_perf.c -o fuzz_perf
  *   ./fuzz_perf -max_len=16384 tests/fuzz/corpus/perf
  * Otherwise a TAP regression runner over tests/fuzz/corpus/perf
  * (make check; the corpus walk is in corpus_runner.c).

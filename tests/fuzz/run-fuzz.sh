@@ -43,7 +43,8 @@ perf)
 	}
 	incs="-I$build $incs -I$top/core"
 	srcs=""
-	for f in perf perf_decode perf_queue ring replay proc_synth; do srcs="$srcs $top/core/$f.c"; done ;;
+	for f in perf perf_deliver perf_open perf_replay perf_decode perf_queue ring replay \
+		proc_synth; do srcs="$srcs $top/core/$f.c"; done ;;
 *) echo "run-fuzz: unknown target '$target' (targets: $targets)" >&2; exit 1 ;;
 esac
 mkdir -p "$out/corpus" "$out/crashes"
