@@ -13,7 +13,7 @@
  *		                               // proc_root, record_file, replay_file
  *		.events = attrs, .nr_events = n, // from the model/timer plugin's encode()
  *		.ext = ext_registry(loader),   // extra sources + sample hooks (or NULL)
- *		.deliver = sync_process_record, .arg = sync,
+ *		.deliver = sync_deliver, .arg = sync,
  *		.log = logfile,
  *	};
  *	struct perf_session *ps;
