@@ -18,7 +18,7 @@
 /* record types newer than the 6.1 uapi header */
 #define PDEC_RECORD_LAST_KNOWN 22
 
-static inline uint64_t ld64(const uint8_t *p)
+static inline uint64_t pdec_ld64(const uint8_t *p)
 {
 	uint64_t v;
 
@@ -26,7 +26,7 @@ static inline uint64_t ld64(const uint8_t *p)
 	return v;
 }
 
-static inline uint32_t ld32(const uint8_t *p)
+static inline uint32_t pdec_ld32(const uint8_t *p)
 {
 	uint32_t v;
 
@@ -34,7 +34,7 @@ static inline uint32_t ld32(const uint8_t *p)
 	return v;
 }
 
-static inline uint16_t ld16(const uint8_t *p)
+static inline uint16_t pdec_ld16(const uint8_t *p)
 {
 	uint16_t v;
 
@@ -88,13 +88,13 @@ int pdec_add_event(struct pdec *d, const struct pdec_event *e)
 	return (int)d->nr_events++;
 }
 
-static size_t id_slot(uint64_t id, size_t mask)
+static size_t pdec_id_slot(uint64_t id, size_t mask)
 {
 	/* ids are small sequential numbers: spread them */
 	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & mask;
 }
 
-static int ids_grow(struct pdec *d)
+static int pdec_ids_grow(struct pdec *d)
 {
 	size_t cap = d->ids_cap ? d->ids_cap * 2 : 256, i;
 	struct pdec_id *n = malloc(cap * sizeof(*n));
@@ -108,7 +108,7 @@ static int ids_grow(struct pdec *d)
 
 		if (d->ids[i].ev == UINT32_MAX)
 			continue;
-		s = id_slot(d->ids[i].id, cap - 1);
+		s = pdec_id_slot(d->ids[i].id, cap - 1);
 		while (n[s].ev != UINT32_MAX)
 			s = (s + 1) & (cap - 1);
 		n[s] = d->ids[i];
@@ -120,7 +120,7 @@ static int ids_grow(struct pdec *d)
 }
 
 /* the cache slot of @id; it is filled only when free, so it never disagrees with ids[] */
-static inline struct pdec_idc *idc_slot(const struct pdec *d, uint64_t id)
+static inline struct pdec_idc *pdec_idc_slot(const struct pdec *d, uint64_t id)
 {
 	return (struct pdec_idc *)&d->idc[id % PDEC_ID_CACHE];
 }
@@ -133,12 +133,12 @@ int pdec_add_id(struct pdec *d, uint64_t id, unsigned ev)
 	if (ev >= d->nr_events)
 		return -EINVAL;
 	if ((d->nr_ids + 1) * 2 > d->ids_cap) {
-		int err = ids_grow(d);
+		int err = pdec_ids_grow(d);
 
 		if (err)
 			return err;
 	}
-	c = idc_slot(d, id);
+	c = pdec_idc_slot(d, id);
 	if (!c->ev1 || c->id == id) {
 		c->id = id;
 		c->ev1 = ev + 1;
@@ -146,7 +146,7 @@ int pdec_add_id(struct pdec *d, uint64_t id, unsigned ev)
 		c->source = d->events[ev].source;
 		c->base = d->events[ev].sample_type == PDEC_BASE_SAMPLE_TYPE;
 	}
-	s = id_slot(id, d->ids_cap - 1);
+	s = pdec_id_slot(id, d->ids_cap - 1);
 	while (d->ids[s].ev != UINT32_MAX) {
 		if (d->ids[s].id == id) {
 			d->ids[s].ev = ev;
@@ -160,13 +160,13 @@ int pdec_add_id(struct pdec *d, uint64_t id, unsigned ev)
 	return 0;
 }
 
-static const struct pdec_event *lookup_slow(const struct pdec *d, uint64_t id)
+static const struct pdec_event *pdec_lookup_slow(const struct pdec *d, uint64_t id)
 {
 	size_t s;
 
 	if (!d->ids_cap)
 		return NULL;
-	s = id_slot(id, d->ids_cap - 1);
+	s = pdec_id_slot(id, d->ids_cap - 1);
 	while (d->ids[s].ev != UINT32_MAX) {
 		if (d->ids[s].id == id)
 			return &d->events[d->ids[s].ev];
@@ -175,21 +175,21 @@ static const struct pdec_event *lookup_slow(const struct pdec *d, uint64_t id)
 	return NULL;
 }
 
-static inline const struct pdec_event *lookup(const struct pdec *d, uint64_t id)
+static inline const struct pdec_event *pdec_lookup_id(const struct pdec *d, uint64_t id)
 {
 	const struct pdec_idc *c = &d->idc[id % PDEC_ID_CACHE];
 
 	if (c->ev1 && c->id == id)
 		return &d->events[c->ev1 - 1];
-	return lookup_slow(d, id);
+	return pdec_lookup_slow(d, id);
 }
 
 const struct pdec_event *pdec_lookup(const struct pdec *d, uint64_t id)
 {
-	return lookup(d, id);
+	return pdec_lookup_id(d, id);
 }
 
-static bool delivered_type(uint32_t type)
+static bool pdec_delivered_type(uint32_t type)
 {
 	switch (type) {
 	case PERF_RECORD_SAMPLE:
@@ -209,7 +209,7 @@ static bool delivered_type(uint32_t type)
 	}
 }
 
-static enum pdec_status skipped_or_unknown(uint32_t type)
+static enum pdec_status pdec_skipped_or_unknown(uint32_t type)
 {
 	return type >= 1 && type <= PDEC_RECORD_LAST_KNOWN ? PDEC_SKIP : PDEC_UNKNOWN_TYPE;
 }
@@ -222,23 +222,23 @@ enum pdec_status pdec_classify(const struct pdec *d, const void *rec, uint64_t *
 	const struct perf_event_header *h = rec;
 
 	*time = 0;
-	if (!delivered_type(h->type))
-		return skipped_or_unknown(h->type);
+	if (!pdec_delivered_type(h->type))
+		return pdec_skipped_or_unknown(h->type);
 	if (h->type == PERF_RECORD_SAMPLE) {
 		if (h->size < SAMPLE_TIME_OFF + 8)
 			return PDEC_BAD;
-		*time = ld64(p + SAMPLE_TIME_OFF);
+		*time = pdec_ld64(p + SAMPLE_TIME_OFF);
 		return PDEC_OK;
 	}
 	if (h->size < sizeof(*h) + d->trailer_size)
 		return PDEC_BAD;
 	if (d->trailer_type & PERF_SAMPLE_TIME)
-		*time = ld64(p + h->size - d->trailer_size + d->trailer_time);
+		*time = pdec_ld64(p + h->size - d->trailer_size + d->trailer_time);
 	return PDEC_OK;
 }
 
-static enum pdec_status decode_sample(const struct pdec *d, const uint8_t *p, size_t size,
-				      struct op_record *out)
+static enum pdec_status pdec_decode_sample(const struct pdec *d, const uint8_t *p, size_t size,
+					   struct op_record *out)
 {
 	const struct perf_event_header *h = (const void *)p;
 	struct op_perf_sample *s = &out->sample;
@@ -253,9 +253,9 @@ static enum pdec_status decode_sample(const struct pdec *d, const uint8_t *p, si
 	} while (0)
 
 	NEED(8);
-	id = ld64(q);
+	id = pdec_ld64(q);
 	q += 8;
-	ev = lookup(d, id);
+	ev = pdec_lookup_id(d, id);
 	if (!ev)
 		return PDEC_UNKNOWN_ID;
 	st = ev->sample_type;
@@ -272,24 +272,24 @@ static enum pdec_status decode_sample(const struct pdec *d, const uint8_t *p, si
 	out->counter = ev->counter;
 	/* the common case: IDENTIFIER IP TID TIME CPU PERIOD at fixed offsets */
 	if (st == PDEC_BASE_SAMPLE_TYPE && size >= PDEC_BASE_SAMPLE_SIZE) {
-		s->ip = ld64(p + 16);
-		s->pid = ld32(p + 24);
-		s->tid = ld32(p + 28);
-		s->time = ld64(p + 32);
-		s->cpu = ld32(p + 40);
-		s->period = ld64(p + 48);
+		s->ip = pdec_ld64(p + 16);
+		s->pid = pdec_ld32(p + 24);
+		s->tid = pdec_ld32(p + 28);
+		s->time = pdec_ld64(p + 32);
+		s->cpu = pdec_ld32(p + 40);
+		s->period = pdec_ld64(p + 48);
 		goto done;
 	}
 	/* IP, TID, TIME are guaranteed by PDEC_BASE_SAMPLE_TYPE */
 	NEED(24);
-	s->ip = ld64(q);
-	s->pid = ld32(q + 8);
-	s->tid = ld32(q + 12);
-	s->time = ld64(q + 16);
+	s->ip = pdec_ld64(q);
+	s->pid = pdec_ld32(q + 8);
+	s->tid = pdec_ld32(q + 12);
+	s->time = pdec_ld64(q + 16);
 	q += 24;
 	if (st & PERF_SAMPLE_ADDR) {
 		NEED(8);
-		s->addr = ld64(q);
+		s->addr = pdec_ld64(q);
 		q += 8;
 	}
 	if (st & PERF_SAMPLE_ID) {
@@ -301,10 +301,10 @@ static enum pdec_status decode_sample(const struct pdec *d, const uint8_t *p, si
 		q += 8;
 	}
 	NEED(8); /* CPU */
-	s->cpu = ld32(q);
+	s->cpu = pdec_ld32(q);
 	q += 8;
 	NEED(8); /* PERIOD */
-	s->period = ld64(q);
+	s->period = pdec_ld64(q);
 	q += 8;
 	if (st & PERF_SAMPLE_READ) {
 		uint64_t rf = ev->read_format;
@@ -314,7 +314,7 @@ static enum pdec_status decode_sample(const struct pdec *d, const uint8_t *p, si
 
 		if (rf & PERF_FORMAT_GROUP) {
 			NEED(8);
-			n = ld64(q);
+			n = pdec_ld64(q);
 			q += 8;
 			if (n > (size_t)(end - q) / 8 / per)
 				return PDEC_BAD;
@@ -327,7 +327,7 @@ static enum pdec_status decode_sample(const struct pdec *d, const uint8_t *p, si
 	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		NEED(8);
-		n = ld64(q);
+		n = pdec_ld64(q);
 		q += 8;
 		if (n > (size_t)(end - q) / 8)
 			return PDEC_BAD;
@@ -340,7 +340,7 @@ static enum pdec_status decode_sample(const struct pdec *d, const uint8_t *p, si
 		size_t adv;
 
 		NEED(4);
-		rs = ld32(q);
+		rs = pdec_ld32(q);
 		adv = ((size_t)rs + 4 + 7) & ~(size_t)7;
 		NEED(adv);
 		s->raw_size = rs;
@@ -357,7 +357,7 @@ done:
 }
 
 /* a NUL-terminated string in [q, end) */
-static bool has_nul(const uint8_t *q, const uint8_t *end)
+static bool pdec_has_nul(const uint8_t *q, const uint8_t *end)
 {
 	return end > q && memchr(q, 0, (size_t)(end - q)) != NULL;
 }
@@ -373,18 +373,18 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 	if (size < sizeof(*h))
 		return PDEC_BAD;
 	if (h->type == PERF_RECORD_SAMPLE)
-		return decode_sample(d, p, size, out);
-	if (!delivered_type(h->type))
-		return skipped_or_unknown(h->type);
+		return pdec_decode_sample(d, p, size, out);
+	if (!pdec_delivered_type(h->type))
+		return pdec_skipped_or_unknown(h->type);
 	memset(out, 0, sizeof(*out));
 	if (size < sizeof(*h) + d->trailer_size)
 		return PDEC_BAD;
 	end = p + size - d->trailer_size; /* body is [q, end) */
 	body = (size_t)(end - q);
 	if (d->trailer_type & PERF_SAMPLE_TIME)
-		out->time = ld64(end + d->trailer_time);
+		out->time = pdec_ld64(end + d->trailer_time);
 	if (d->trailer_type & PERF_SAMPLE_CPU)
-		out->cpu = ld32(end + d->trailer_cpu);
+		out->cpu = pdec_ld32(end + d->trailer_cpu);
 
 	switch (h->type) {
 	case PERF_RECORD_MMAP:
@@ -398,16 +398,16 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 		if (!nul)
 			return PDEC_BAD;
 		out->type = OP_REC_MMAP;
-		out->mmap.pid = ld32(q);
-		out->mmap.tid = ld32(q + 4);
-		out->mmap.start = ld64(q + 8);
-		out->mmap.len = ld64(q + 16);
-		out->mmap.pgoff = ld64(q + 24);
+		out->mmap.pid = pdec_ld32(q);
+		out->mmap.tid = pdec_ld32(q + 4);
+		out->mmap.start = pdec_ld64(q + 8);
+		out->mmap.len = pdec_ld64(q + 16);
+		out->mmap.pgoff = pdec_ld64(q + 24);
 		out->mmap.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 		if (h->type == PERF_RECORD_MMAP2) {
 			/* q+32: maj/min/ino/ino_gen or build-id: not used */
-			out->mmap.prot = ld32(q + 56);
-			out->mmap.flags = ld32(q + 60);
+			out->mmap.prot = pdec_ld32(q + 56);
+			out->mmap.flags = pdec_ld32(q + 60);
 		}
 		if (out->mmap.prot)
 			out->mmap.exec = out->mmap.prot & PROT_EXEC;
@@ -418,11 +418,11 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 		return PDEC_OK;
 	}
 	case PERF_RECORD_COMM:
-		if (body < 8 || !has_nul(q + 8, end))
+		if (body < 8 || !pdec_has_nul(q + 8, end))
 			return PDEC_BAD;
 		out->type = OP_REC_COMM;
-		out->comm.pid = ld32(q);
-		out->comm.tid = ld32(q + 4);
+		out->comm.pid = pdec_ld32(q);
+		out->comm.tid = pdec_ld32(q + 4);
 		out->comm.exec = h->misc & PERF_RECORD_MISC_COMM_EXEC;
 		out->comm.comm = (const char *)(q + 8);
 		return PDEC_OK;
@@ -431,19 +431,19 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 		if (body < 24)
 			return PDEC_BAD;
 		out->type = h->type == PERF_RECORD_FORK ? OP_REC_FORK : OP_REC_EXIT;
-		out->task.pid = ld32(q);
-		out->task.ppid = ld32(q + 4);
-		out->task.tid = ld32(q + 8);
-		out->task.ptid = ld32(q + 12);
+		out->task.pid = pdec_ld32(q);
+		out->task.ppid = pdec_ld32(q + 4);
+		out->task.tid = pdec_ld32(q + 8);
+		out->task.ptid = pdec_ld32(q + 12);
 		if (!(d->trailer_type & PERF_SAMPLE_TIME))
-			out->time = ld64(q + 16);
+			out->time = pdec_ld64(q + 16);
 		return PDEC_OK;
 	case PERF_RECORD_LOST:
 		if (body < 16)
 			return PDEC_BAD;
 		out->type = OP_REC_LOST;
-		out->lost.id = ld64(q);
-		out->lost.lost = ld64(q + 8);
+		out->lost.id = pdec_ld64(q);
+		out->lost.lost = pdec_ld64(q + 8);
 		out->lost.kind = OP_LOST_RECORDS;
 		return PDEC_OK;
 	case PERF_RECORD_LOST_SAMPLES:
@@ -451,8 +451,8 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 			return PDEC_BAD;
 		out->type = OP_REC_LOST;
 		if (d->trailer_type & PERF_SAMPLE_IDENTIFIER)
-			out->lost.id = ld64(end + d->trailer_size - 8);
-		out->lost.lost = ld64(q);
+			out->lost.id = pdec_ld64(end + d->trailer_size - 8);
+		out->lost.lost = pdec_ld64(q);
 		out->lost.kind = OP_LOST_SAMPLES;
 		return PDEC_OK;
 	case PERF_RECORD_THROTTLE:
@@ -461,17 +461,17 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 			return PDEC_BAD;
 		out->type = h->type == PERF_RECORD_THROTTLE ? OP_REC_THROTTLE : OP_REC_UNTHROTTLE;
 		if (!(d->trailer_type & PERF_SAMPLE_TIME))
-			out->time = ld64(q);
-		out->throttle.id = ld64(q + 8);
+			out->time = pdec_ld64(q);
+		out->throttle.id = pdec_ld64(q + 8);
 		return PDEC_OK;
 	case PERF_RECORD_KSYMBOL:
-		if (body < 16 || !has_nul(q + 16, end))
+		if (body < 16 || !pdec_has_nul(q + 16, end))
 			return PDEC_BAD;
 		out->type = OP_REC_KSYMBOL;
-		out->ksym.addr = ld64(q);
-		out->ksym.len = ld32(q + 8);
-		out->ksym.ktype = ld16(q + 12);
-		out->ksym.flags = ld16(q + 14);
+		out->ksym.addr = pdec_ld64(q);
+		out->ksym.len = pdec_ld32(q + 8);
+		out->ksym.ktype = pdec_ld16(q + 12);
+		out->ksym.flags = pdec_ld16(q + 14);
 		out->ksym.name = (const char *)(q + 16);
 		return PDEC_OK;
 	}

@@ -56,7 +56,7 @@ void pq_push(struct pq *q, const void *rec, size_t len, uint64_t time)
 }
 
 /* bytes of the queued record @rec: its perf_event_header.size */
-static inline size_t rec_len(const uint8_t *rec)
+static inline size_t pq_rec_len(const uint8_t *rec)
 {
 	uint16_t size;
 
@@ -64,7 +64,7 @@ static inline size_t rec_len(const uint8_t *rec)
 	return size;
 }
 
-static inline bool in_arena(const struct pq *q, const uint8_t *rec)
+static inline bool pq_in_arena(const struct pq *q, const uint8_t *rec)
 {
 	uintptr_t a = (uintptr_t)q->arena[q->cur], p = (uintptr_t)rec;
 
@@ -72,7 +72,7 @@ static inline bool in_arena(const struct pq *q, const uint8_t *rec)
 }
 
 /* end of the ascending run starting at @i (equal times continue a run) */
-static size_t run_end(const struct pq_entry *a, size_t i, size_t n)
+static size_t pq_run_end(const struct pq_entry *a, size_t i, size_t n)
 {
 	while (i + 1 < n && a[i + 1].time >= a[i].time)
 		i++;
@@ -80,7 +80,7 @@ static size_t run_end(const struct pq_entry *a, size_t i, size_t n)
 }
 
 /* Merge the sorted a[i..m) and a[m..e) into b[i..e); ties take the left run. */
-static void merge(const struct pq_entry *a, struct pq_entry *b, size_t i, size_t m, size_t e)
+static void pq_merge(const struct pq_entry *a, struct pq_entry *b, size_t i, size_t m, size_t e)
 {
 	const struct pq_entry *x = a + i, *xe = a + m, *y = a + m, *ye = a + e;
 	struct pq_entry *o = b + i;
@@ -105,7 +105,7 @@ static void merge(const struct pq_entry *a, struct pq_entry *b, size_t i, size_t
  * malloc). Ties take the left (earlier arrived) run: arrival order is kept.
  * The run starts are known from the pushes unless there were too many.
  */
-static void sort_entries(struct pq *q)
+static void pq_sort_entries(struct pq *q)
 {
 	struct pq_entry *a = q->ent, *b = q->tmp;
 	size_t n = q->nr, bound[PQ_MAX_RUNS + 2], k = 0, i;
@@ -120,7 +120,7 @@ static void sort_entries(struct pq *q)
 			size_t j = 0;
 
 			for (i = 0; i + 2 < k; i += 2) {
-				merge(a, b, bound[i], bound[i + 1], bound[i + 2]);
+				pq_merge(a, b, bound[i], bound[i + 1], bound[i + 2]);
 				bound[j++] = bound[i];
 			}
 			if (i + 1 < k) { /* an odd run out */
@@ -141,9 +141,9 @@ static void sort_entries(struct pq *q)
 
 		i = 0;
 		while (i < n) {
-			size_t m = run_end(a, i, n), e = m < n ? run_end(a, m, n) : m;
+			size_t m = pq_run_end(a, i, n), e = m < n ? pq_run_end(a, m, n) : m;
 
-			merge(a, b, i, m, e);
+			pq_merge(a, b, i, m, e);
 			runs++;
 			i = e;
 		}
@@ -161,7 +161,7 @@ static void sort_entries(struct pq *q)
  * (with @all: every record) are copied into the other arena, which becomes
  * the current one. The caller made sure they fit.
  */
-static void compact(struct pq *q, size_t n, bool all)
+static void pq_compact(struct pq *q, size_t n, bool all)
 {
 	uint8_t *dst = q->arena[q->cur ^ 1];
 	size_t used = 0, i, k = q->nr - n;
@@ -169,8 +169,8 @@ static void compact(struct pq *q, size_t n, bool all)
 	for (i = 0; i < k; i++) {
 		struct pq_entry e = q->ent[n + i];
 
-		if (all || in_arena(q, e.rec)) {
-			size_t len = rec_len(e.rec);
+		if (all || pq_in_arena(q, e.rec)) {
+			size_t len = pq_rec_len(e.rec);
 
 			memcpy(dst + used, e.rec, len);
 			e.rec = dst + used;
@@ -185,17 +185,17 @@ static void compact(struct pq *q, size_t n, bool all)
 	q->cur ^= 1;
 }
 
-static void sort_if_needed(struct pq *q)
+static void pq_sort_if_needed(struct pq *q)
 {
 	if (q->nr_runs || q->runs_lost)
-		sort_entries(q);
+		pq_sort_entries(q);
 	q->nr_runs = 0;
 	q->runs_lost = false;
 }
 
 const struct pq_entry *pq_sorted(struct pq *q, size_t *nr)
 {
-	sort_if_needed(q);
+	pq_sort_if_needed(q);
 	*nr = q->nr;
 	return q->ent;
 }
@@ -210,7 +210,7 @@ void pq_consume(struct pq *q, size_t n)
 		q->runs_lost = false;
 		return;
 	}
-	compact(q, n, false);
+	pq_compact(q, n, false);
 }
 
 size_t pq_flush(struct pq *q, uint64_t watermark, size_t max, pq_deliver_fn fn, void *arg)
@@ -235,18 +235,18 @@ size_t pq_detach(struct pq *q, pq_deliver_fn fn, void *arg)
 	size_t need = 0, n = 0, i, refs = 0;
 
 	for (i = 0; i < q->nr; i++) {
-		need += rec_len(q->ent[i].rec);
-		refs += !in_arena(q, q->ent[i].rec);
+		need += pq_rec_len(q->ent[i].rec);
+		refs += !pq_in_arena(q, q->ent[i].rec);
 	}
 	if (!refs)
 		return 0;
-	sort_if_needed(q);
+	pq_sort_if_needed(q);
 	/* everything moves to the other arena: deliver the oldest until it fits */
 	while (need > q->cap_bytes && n < q->nr) {
 		fn(arg, q->ent[n].rec, q->ent[n].time);
-		need -= rec_len(q->ent[n].rec);
+		need -= pq_rec_len(q->ent[n].rec);
 		n++;
 	}
-	compact(q, n, true);
+	pq_compact(q, n, true);
 	return n;
 }

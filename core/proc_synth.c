@@ -21,20 +21,20 @@
 
 #include "proc_synth.h"
 
-static uint8_t *put32(uint8_t *p, uint32_t v)
+static uint8_t *psynth_put32(uint8_t *p, uint32_t v)
 {
 	memcpy(p, &v, 4);
 	return p + 4;
 }
 
-static uint8_t *put64(uint8_t *p, uint64_t v)
+static uint8_t *psynth_put64(uint8_t *p, uint64_t v)
 {
 	memcpy(p, &v, 8);
 	return p + 8;
 }
 
 /* a NUL-terminated string padded to 8 bytes */
-static uint8_t *putstr(uint8_t *p, const char *s, size_t n)
+static uint8_t *psynth_putstr(uint8_t *p, const char *s, size_t n)
 {
 	size_t padded = (n + 1 + 7) & ~(size_t)7;
 
@@ -43,31 +43,31 @@ static uint8_t *putstr(uint8_t *p, const char *s, size_t n)
 	return p + padded;
 }
 
-static uint8_t *put_trailer(const struct pdec *d, uint8_t *p, uint32_t pid, uint32_t tid,
-			    uint64_t time, uint32_t cpu, uint64_t id)
+static uint8_t *psynth_put_trailer(const struct pdec *d, uint8_t *p, uint32_t pid, uint32_t tid,
+				   uint64_t time, uint32_t cpu, uint64_t id)
 {
 	uint64_t t = d->trailer_type;
 
 	if (t & PERF_SAMPLE_TID) {
-		p = put32(p, pid);
-		p = put32(p, tid);
+		p = psynth_put32(p, pid);
+		p = psynth_put32(p, tid);
 	}
 	if (t & PERF_SAMPLE_TIME)
-		p = put64(p, time);
+		p = psynth_put64(p, time);
 	if (t & PERF_SAMPLE_ID)
-		p = put64(p, id);
+		p = psynth_put64(p, id);
 	if (t & PERF_SAMPLE_STREAM_ID)
-		p = put64(p, id);
+		p = psynth_put64(p, id);
 	if (t & PERF_SAMPLE_CPU) {
-		p = put32(p, cpu);
-		p = put32(p, 0);
+		p = psynth_put32(p, cpu);
+		p = psynth_put32(p, 0);
 	}
 	if (t & PERF_SAMPLE_IDENTIFIER)
-		p = put64(p, id);
+		p = psynth_put64(p, id);
 	return p;
 }
 
-static size_t finish(void *buf, uint8_t *end, uint32_t type, uint16_t misc)
+static size_t psynth_finish(void *buf, uint8_t *end, uint32_t type, uint16_t misc)
 {
 	struct perf_event_header h = { .type = type, .misc = misc };
 	size_t size = (size_t)(end - (uint8_t *)buf);
@@ -85,11 +85,11 @@ size_t psynth_comm(const struct pdec *d, uint64_t id, void *buf, uint32_t pid, u
 	uint8_t *p = (uint8_t *)buf + sizeof(struct perf_event_header);
 	size_t n = strnlen(comm, 15);
 
-	p = put32(p, pid);
-	p = put32(p, tid);
-	p = putstr(p, comm, n);
-	p = put_trailer(d, p, pid, tid, time, cpu, id);
-	return finish(buf, p, PERF_RECORD_COMM, 0);
+	p = psynth_put32(p, pid);
+	p = psynth_put32(p, tid);
+	p = psynth_putstr(p, comm, n);
+	p = psynth_put_trailer(d, p, pid, tid, time, cpu, id);
+	return psynth_finish(buf, p, PERF_RECORD_COMM, 0);
 }
 
 size_t psynth_task(const struct pdec *d, uint64_t id, void *buf, uint32_t type, uint32_t pid,
@@ -97,13 +97,13 @@ size_t psynth_task(const struct pdec *d, uint64_t id, void *buf, uint32_t type, 
 {
 	uint8_t *p = (uint8_t *)buf + sizeof(struct perf_event_header);
 
-	p = put32(p, pid);
-	p = put32(p, ppid);
-	p = put32(p, tid);
-	p = put32(p, ptid);
-	p = put64(p, time);
-	p = put_trailer(d, p, pid, tid, time, cpu, id);
-	return finish(buf, p, type, 0);
+	p = psynth_put32(p, pid);
+	p = psynth_put32(p, ppid);
+	p = psynth_put32(p, tid);
+	p = psynth_put32(p, ptid);
+	p = psynth_put64(p, time);
+	p = psynth_put_trailer(d, p, pid, tid, time, cpu, id);
+	return psynth_finish(buf, p, type, 0);
 }
 
 size_t psynth_mmap2(const struct pdec *d, uint64_t id, void *buf, uint32_t pid, uint32_t tid,
@@ -119,23 +119,23 @@ size_t psynth_mmap2(const struct pdec *d, uint64_t id, void *buf, uint32_t pid, 
 		return 0;
 	if (!(prot & PROT_EXEC))
 		misc |= PERF_RECORD_MISC_MMAP_DATA;
-	p = put32(p, pid);
-	p = put32(p, tid);
-	p = put64(p, start);
-	p = put64(p, len);
-	p = put64(p, pgoff);
-	p = put32(p, maj);
-	p = put32(p, min);
-	p = put64(p, ino);
-	p = put64(p, 0); /* ino_generation */
-	p = put32(p, prot);
-	p = put32(p, flags);
-	p = putstr(p, filename, n);
-	p = put_trailer(d, p, pid, tid, time, cpu, id);
-	return finish(buf, p, PERF_RECORD_MMAP2, misc);
+	p = psynth_put32(p, pid);
+	p = psynth_put32(p, tid);
+	p = psynth_put64(p, start);
+	p = psynth_put64(p, len);
+	p = psynth_put64(p, pgoff);
+	p = psynth_put32(p, maj);
+	p = psynth_put32(p, min);
+	p = psynth_put64(p, ino);
+	p = psynth_put64(p, 0); /* ino_generation */
+	p = psynth_put32(p, prot);
+	p = psynth_put32(p, flags);
+	p = psynth_putstr(p, filename, n);
+	p = psynth_put_trailer(d, p, pid, tid, time, cpu, id);
+	return psynth_finish(buf, p, PERF_RECORD_MMAP2, misc);
 }
 
-static bool all_digits(const char *s)
+static bool psynth_all_digits(const char *s)
 {
 	if (!*s)
 		return false;
@@ -146,7 +146,7 @@ static bool all_digits(const char *s)
 }
 
 /* first line of a small file, newline stripped; -errno */
-static int read_line(const char *path, char *buf, size_t len)
+static int psynth_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
 	int ret = 0;
@@ -161,7 +161,7 @@ static int read_line(const char *path, char *buf, size_t len)
 	return ret;
 }
 
-static int emit(const struct psynth_ctx *c, const void *rec, size_t len)
+static int psynth_emit(const struct psynth_ctx *c, const void *rec, size_t len)
 {
 	return len ? c->emit(c->arg, rec, len) : 0;
 }
@@ -170,7 +170,7 @@ static int emit(const struct psynth_ctx *c, const void *rec, size_t len)
  * One maps line: "start-end perms offset maj:min inode   path".
  * Emits an MMAP2 for executable mappings and [heap].
  */
-static int synth_map_line(const struct psynth_ctx *c, uint32_t pid, char *line, void *buf)
+static int psynth_map_line(const struct psynth_ctx *c, uint32_t pid, char *line, void *buf)
 {
 	unsigned long long start, end, off, ino;
 	unsigned maj, min;
@@ -199,9 +199,9 @@ static int synth_map_line(const struct psynth_ctx *c, uint32_t pid, char *line, 
 		return 0;
 	}
 	c->stats->maps++;
-	return emit(c, buf,
-		    psynth_mmap2(c->dec, c->id, buf, pid, pid, start, end - start, off, maj, min, ino,
-				 prot, flags, path, 0, 0));
+	return psynth_emit(c, buf,
+			   psynth_mmap2(c->dec, c->id, buf, pid, pid, start, end - start, off,
+					maj, min, ino, prot, flags, path, 0, 0));
 }
 
 int psynth_pid(const struct psynth_ctx *c, uint32_t pid)
@@ -216,7 +216,7 @@ int psynth_pid(const struct psynth_ctx *c, uint32_t pid)
 	int ret = 0;
 
 	snprintf(path, sizeof(path), "%s/%" PRIu32 "/comm", c->proc_root, pid);
-	if (read_line(path, comm, sizeof(comm)) < 0) {
+	if (psynth_read_line(path, comm, sizeof(comm)) < 0) {
 		snprintf(path, sizeof(path), "%s/%" PRIu32, c->proc_root, pid);
 		if (access(path, F_OK))
 			return -ESRCH;
@@ -224,7 +224,7 @@ int psynth_pid(const struct psynth_ctx *c, uint32_t pid)
 		snprintf(comm, sizeof(comm), ":%" PRIu32, pid);
 	}
 	c->stats->procs++;
-	ret = emit(c, buf, psynth_comm(c->dec, c->id, buf, pid, pid, comm, 0, 0));
+	ret = psynth_emit(c, buf, psynth_comm(c->dec, c->id, buf, pid, pid, comm, 0, 0));
 	if (ret)
 		return ret;
 
@@ -239,7 +239,7 @@ int psynth_pid(const struct psynth_ctx *c, uint32_t pid)
 		while ((n = getline(&line, &cap, f)) > 0) {
 			if (line[n - 1] == '\n')
 				line[n - 1] = 0;
-			ret = synth_map_line(c, pid, line, buf);
+			ret = psynth_map_line(c, pid, line, buf);
 			if (ret)
 				break;
 		}
@@ -261,23 +261,23 @@ int psynth_pid(const struct psynth_ctx *c, uint32_t pid)
 		char *endp;
 		unsigned long tid;
 
-		if (!all_digits(de->d_name))
+		if (!psynth_all_digits(de->d_name))
 			continue;
 		tid = strtoul(de->d_name, &endp, 10);
 		if (tid == pid || tid > UINT32_MAX)
 			continue;
 		c->stats->threads++;
-		ret = emit(c, buf,
-			   psynth_task(c->dec, c->id, buf, PERF_RECORD_FORK, pid, pid,
-				       (uint32_t)tid, pid, 0, 0));
+		ret = psynth_emit(c, buf,
+				  psynth_task(c->dec, c->id, buf, PERF_RECORD_FORK, pid, pid,
+					      (uint32_t)tid, pid, 0, 0));
 		if (ret)
 			break;
 		snprintf(path, sizeof(path), "%s/%" PRIu32 "/task/%lu/comm", c->proc_root, pid,
 			 tid);
-		if (read_line(path, comm, sizeof(comm)) < 0)
+		if (psynth_read_line(path, comm, sizeof(comm)) < 0)
 			continue;
-		ret = emit(c, buf,
-			   psynth_comm(c->dec, c->id, buf, pid, (uint32_t)tid, comm, 0, 0));
+		ret = psynth_emit(c, buf,
+				  psynth_comm(c->dec, c->id, buf, pid, (uint32_t)tid, comm, 0, 0));
 		if (ret)
 			break;
 	}
@@ -296,7 +296,7 @@ int psynth_all(const struct psynth_ctx *c)
 	while ((de = readdir(dir))) {
 		unsigned long pid;
 
-		if (!all_digits(de->d_name))
+		if (!psynth_all_digits(de->d_name))
 			continue;
 		pid = strtoul(de->d_name, NULL, 10);
 		if (pid == 0 || pid > UINT32_MAX)

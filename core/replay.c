@@ -27,7 +27,7 @@ struct replay_writer {
 	uint64_t bytes;  /* total written or buffered */
 };
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+static int replay_write_all(int fd, const uint8_t *p, size_t n)
 {
 	while (n) {
 		ssize_t w = write(fd, p, n);
@@ -49,14 +49,14 @@ int replay_writer_flush(struct replay_writer *w)
 
 	if (w->error)
 		return w->error;
-	err = write_all(w->fd, w->buf, w->used);
+	err = replay_write_all(w->fd, w->buf, w->used);
 	w->used = 0;
 	if (err)
 		w->error = err;
 	return err;
 }
 
-static int wput(struct replay_writer *w, const void *p, size_t n)
+static int replay_wput(struct replay_writer *w, const void *p, size_t n)
 {
 	if (w->error)
 		return w->error;
@@ -66,7 +66,7 @@ static int wput(struct replay_writer *w, const void *p, size_t n)
 		if (err)
 			return err;
 		if (n > REPLAY_WBUF) { /* big chunk: straight to the file */
-			err = write_all(w->fd, p, n);
+			err = replay_write_all(w->fd, p, n);
 			if (err)
 				w->error = err;
 			w->bytes += n;
@@ -186,7 +186,7 @@ int replay_writer_create(struct replay_writer **out, const char *path, unsigned 
 	h.header_size = sizeof(h);
 	h.queue_bytes = queue_bytes;
 	h.queue_entries = queue_entries;
-	wput(w, &h, sizeof(h));
+	replay_wput(w, &h, sizeof(h));
 	*out = w;
 	ret = 0;
 out_dfd:
@@ -209,13 +209,13 @@ int replay_write(struct replay_writer *w, uint32_t type, uint64_t a, uint64_t b,
 	struct replay_chunk c = { .type = type, .len = n1 + n2, .a = a, .b = b };
 	size_t pad = (8 - ((n1 + n2) & 7)) & 7;
 
-	wput(w, &c, sizeof(c));
+	replay_wput(w, &c, sizeof(c));
 	if (n1)
-		wput(w, p1, n1);
+		replay_wput(w, p1, n1);
 	if (n2)
-		wput(w, p2, n2);
+		replay_wput(w, p2, n2);
 	if (pad)
-		wput(w, zero, pad);
+		replay_wput(w, zero, pad);
 	return w->error;
 }
 
