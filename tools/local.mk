@@ -2,6 +2,7 @@
 # opcount: event counting for a command/process/thread/system (issue 8)
 bin_PROGRAMS += tools/opcount
 tools_opcount_SOURCES = tools/opcount.c
+tools_opcount_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opcount
 tools_opcount_LDADD = lib/libopcount.la
 # opreport (libbfd: GPL-3, linked into opreport only), ophelp, op-demo (issue 4)
 if BUILD_REPORT

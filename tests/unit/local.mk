@@ -108,6 +108,7 @@ check_PROGRAMS += tests/unit/test_opcount
 TESTS += tests/unit/test_opcount
 SANITIZER_TESTS += tests/unit/test_opcount
 tests_unit_test_opcount_SOURCES = tests/unit/test_opcount.c
+tests_unit_test_opcount_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opcount
 tests_unit_test_opcount_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_opcount_LDADD = lib/libopcount.la $(CMOCKA_LIBS)
 endif
