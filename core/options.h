@@ -94,7 +94,5 @@ int options_parse_f(struct op_options *o, int argc, char **argv, FILE *err);
 void options_free(struct op_options *o);
 /* Print the effective configuration (for --check-config). */
 void options_print(const struct op_options *o, FILE *out);
-/* Parse a --separate value ("none", "lib,thread", ...) into @out. */
-int options_parse_separate(const char *s, unsigned *out, char *err, size_t err_len);
 
 #endif /* OP_CORE_OPTIONS_H */

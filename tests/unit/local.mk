@@ -159,6 +159,14 @@ tests_unit_test_config_SOURCES = tests/unit/test_config.c tests/unit/options_fix
 tests_unit_test_config_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_config_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_unit_test_config_LDADD = core/libopcore.la lib/libopng.la $(LIBCONFIG_LIBS) $(CMOCKA_LIBS)
+# the setting values both take: a leaf, built alone
+check_PROGRAMS += tests/unit/test_optval
+TESTS += tests/unit/test_optval
+SANITIZER_TESTS += tests/unit/test_optval
+tests_unit_test_optval_SOURCES = tests/unit/test_optval.c core/optval.c core/optval.h
+tests_unit_test_optval_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_optval_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_optval_LDADD = $(CMOCKA_LIBS)
 endif
 
 # --- report: opreport stages (issue 4) ---
