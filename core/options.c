@@ -601,6 +601,14 @@ void options_free(struct op_options *o)
 	memset(o, 0, sizeof(*o));
 }
 
+bool options_plugin_disabled(const struct op_options *o, const char *name)
+{
+	bool enabled;
+
+	/* config.c checked the type at load: a non-boolean "enabled" never gets here */
+	return conf_plugin_bool(o->config, name, "enabled", &enabled, NULL, 0) == 0 && !enabled;
+}
+
 /* a libconfig string literal */
 static void opt_print_lit(FILE *out, const char *s)
 {

@@ -149,3 +149,6 @@ TESTS += tests/integration/configure_quiet.sh
 # issue 14 hole 6: --record creates its file, never through a symlink
 dist_check_SCRIPTS += tests/integration/record_trust.sh
 TESTS += tests/integration/record_trust.sh
+# issue 16: plugins.NAME.enabled = false in the list and in the group form of plugins
+dist_check_SCRIPTS += tests/integration/plugin_enabled.sh
+TESTS += tests/integration/plugin_enabled.sh
