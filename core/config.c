@@ -24,7 +24,7 @@
 #include "op_mangle.h"
 #include "op_interval.h"
 #include "options.h"
-#include "options_int.h"
+#include "optval.h"
 
 enum conf_kind { K_STR, K_STRLIST, K_INT, K_BOOL, K_PLUGINS, K_DURATION };
 
@@ -591,12 +591,12 @@ static void conf_one_plugin(struct conf_ctx *c, const config_setting_t *g, const
 		return;
 	/* the loader refuses it at start: say so with this line */
 	if (!ext_name_valid(name)) {
-		conf_msg(c, g, true, "plugin name \"%.80s\" is not valid - expected " OPT_PLUGIN_NAME_RULE,
+		conf_msg(c, g, true, "plugin name \"%.80s\" is not valid - expected " OPTVAL_PLUGIN_NAME_RULE,
 			 name);
 		return;
 	}
 	conf_where(g, c->path, where, sizeof(where));
-	rc = options_add_feature(c->o, name, args, where, false);
+	rc = optval_add_feature(c->o, name, args, where, false);
 	if (rc == -EEXIST)
 		conf_msg(c, g, true, "plugin \"%s\" is configured twice - keep one entry", name);
 	else if (rc == -ENOSPC)
@@ -715,7 +715,7 @@ static void conf_apply(struct conf_ctx *c, const config_setting_t *s, const stru
 			conf_replace(&o->session_dir, str);
 		}
 	} else if (!strcmp(n, "session_group")) {
-		int rc = str ? options_check_group(str) : -ENOMEM;
+		int rc = str ? optval_check_group(str) : -ENOMEM;
 
 		if (rc)
 			conf_msg(c, s, true, "\"%s\": %s - give an existing group, or remove the "
@@ -746,15 +746,15 @@ static void conf_apply(struct conf_ctx *c, const config_setting_t *s, const stru
 	else if (!strcmp(n, "log_file"))
 		conf_replace(&o->log_file, str);
 	else if (!strcmp(n, "separate")) {
-		if (options_parse_separate(str, &o->separate, err, sizeof(err)))
+		if (optval_parse_separate(str, &o->separate, err, sizeof(err)))
 			conf_msg(c, s, true, "%s", err);
 		free(str);
 	} else if (!strcmp(n, "verbose")) {
-		if (options_parse_verbose(str, &o->verbose, err, sizeof(err)))
+		if (optval_parse_verbose(str, &o->verbose, err, sizeof(err)))
 			conf_msg(c, s, true, "%s", err);
 		free(str);
 	} else if (!strcmp(n, "image")) {
-		if (options_set_image(o, str))
+		if (optval_set_image(o, str))
 			conf_msg(c, s, true, "out of memory");
 		free(str);
 	} else if (!strcmp(n, "no_vmlinux"))

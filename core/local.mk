@@ -8,7 +8,7 @@ core_oprofiled_LDADD = lib/libopng.la $(LIBCONFIG_LIBS) $(PFM_LIBS) $(DL_LIBS)
 # so that oprofiled and the unit tests link the same code.
 noinst_LTLIBRARIES += core/libopcore.la
 core_libopcore_la_SOURCES = core/ext.c core/ext.h core/options.c core/options.h \
-	core/options_int.h core/config.c core/conf.h core/record.h
+	core/optval.c core/optval.h core/config.c core/conf.h core/record.h
 core_libopcore_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 core_libopcore_la_LIBADD = $(LIBCONFIG_LIBS) $(DL_LIBS)
 core_oprofiled_LDADD += core/libopcore.la

@@ -216,13 +216,7 @@ static const struct ext_model *main_pick_model(struct daemon *d, const struct op
 /* user turned plugin @name off in the config file (plugins.NAME.enabled = false)? */
 static bool main_plugin_disabled(const struct daemon *d, const char *name)
 {
-	char path[128];
-	int v;
-
-	if (!d->opts.config)
-		return false;
-	snprintf(path, sizeof(path), "plugins.%s.enabled", name);
-	return config_lookup_bool(d->opts.config, path, &v) == CONFIG_TRUE && !v;
+	return options_plugin_disabled(&d->opts, name);
 }
 
 /*

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <grp.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -22,7 +21,7 @@
 #include "ext.h"
 #include "op_mangle.h"
 #include "oprofile_sdk.h"
-#include "options_int.h"
+#include "optval.h"
 
 #ifndef OP_PLUGINDIR
 #define OP_PLUGINDIR "/usr/local/lib/oprofile-ng/plugins"
@@ -147,20 +146,6 @@ static const char opt_usage[] =
 	"  -h, --help               this text\n"
 	"  --version                print the version\n";
 
-int options_check_group(const char *name)
-{
-	struct group gr, *res = NULL;
-	char buf[4096];
-	int rc;
-
-	if (!*name)
-		return -ENOENT;
-	rc = getgrnam_r(name, &gr, buf, sizeof(buf), &res);
-	if (rc)
-		return -rc;
-	return res ? 0 : -ENOENT;
-}
-
 static void opt_err(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void opt_err(FILE *err, const char *fmt, ...)
@@ -184,166 +169,6 @@ static int opt_strdup(char **dst, const char *s)
 		return -ENOMEM;
 	free(*dst);
 	*dst = d;
-	return 0;
-}
-
-static const struct {
-	const char *name;
-	unsigned bits;
-} opt_sep_names[] = {
-	{ "none", OP_SEP_NONE },
-	{ "lib", OP_SEP_LIB },
-	{ "library", OP_SEP_LIB },
-	/* as in OProfile: per-application kernel samples imply lib */
-	{ "kernel", OP_SEP_KERNEL | OP_SEP_LIB },
-	{ "thread", OP_SEP_THREAD },
-	{ "cpu", OP_SEP_CPU },
-	{ "all", OP_SEP_ALL },
-}, opt_verbose_names[] = {
-	{ "all", OP_VERBOSE_ALL },
-	{ "sfile", OP_VERBOSE_SFILE },
-	{ "arcs", OP_VERBOSE_ARCS },
-	{ "samples", OP_VERBOSE_SAMPLES },
-	{ "module", OP_VERBOSE_MODULE },
-	{ "misc", OP_VERBOSE_MISC },
-	{ "ext", OP_VERBOSE_EXT },
-};
-
-/* comma list of names from @tab (n entries) OR'ed into *out */
-static int opt_parse_names(const char *what, const char *s, const void *tabp, size_t n,
-			   const char *allowed, bool allow_empty, unsigned *out, char *err,
-			   size_t err_len)
-{
-	const struct {
-		const char *name;
-		unsigned bits;
-	} *tab = tabp;
-	unsigned bits = 0;
-	const char *p = s;
-
-	if (!s || (!*s && !allow_empty)) {
-		snprintf(err, err_len, "empty %s value - expected a comma list of %s", what, allowed);
-		return -EINVAL;
-	}
-	while (*p) {
-		size_t len = strcspn(p, ","), i;
-
-		for (i = 0; i < n; i++)
-			if (strlen(tab[i].name) == len && !strncmp(tab[i].name, p, len))
-				break;
-		if (i == n) {
-			snprintf(err, err_len, "unknown %s value \"%.*s\" - allowed: %s", what, (int)len, p,
-				 allowed);
-			return -EINVAL;
-		}
-		bits |= tab[i].bits;
-		p += len;
-		if (*p == ',') {
-			p++;
-			if (!*p) {
-				snprintf(err, err_len, "trailing ',' in %s value \"%s\"", what, s);
-				return -EINVAL;
-			}
-		}
-	}
-	*out = bits;
-	return 0;
-}
-
-int options_parse_separate(const char *s, unsigned *out, char *err, size_t err_len)
-{
-	return opt_parse_names("--separate", s, opt_sep_names,
-			       sizeof(opt_sep_names) / sizeof(opt_sep_names[0]),
-			       "none,lib,kernel,thread,cpu,all", false, out, err, err_len);
-}
-
-int options_parse_verbose(const char *s, unsigned *out, char *err, size_t err_len)
-{
-	return opt_parse_names("--verbose", s, opt_verbose_names,
-			       sizeof(opt_verbose_names) / sizeof(opt_verbose_names[0]),
-			       "all,sfile,arcs,samples,module,misc,ext", true, out, err, err_len);
-}
-
-static void opt_free_strv(char **v)
-{
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-int options_set_image(struct op_options *o, const char *s)
-{
-	size_t n = 1, i = 0;
-	const char *p;
-	char **v;
-
-	for (p = s; *p; p++)
-		n += *p == ',';
-	v = calloc(n + 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (p = s;;) {
-		size_t len = strcspn(p, ",");
-
-		if (len) {
-			v[i] = strndup(p, len);
-			if (!v[i]) {
-				opt_free_strv(v);
-				return -ENOMEM;
-			}
-			i++;
-		}
-		if (!p[len])
-			break;
-		p += len + 1;
-	}
-	opt_free_strv(o->image_filter);
-	o->image_filter = v;
-	if (i == 0) { /* "" or ",": no filter */
-		free(v);
-		o->image_filter = NULL;
-	}
-	return 0;
-}
-
-static void opt_free_feature(struct op_feature_req *f)
-{
-	free(f->name);
-	free(f->args);
-	free((char *)f->origin);
-	memset(f, 0, sizeof(*f));
-}
-
-int options_add_feature(struct op_options *o, const char *name, const char *args,
-			const char *origin, bool replace)
-{
-	struct op_feature_req nf = { 0 };
-	size_t i;
-
-	for (i = 0; i < o->nr_features; i++)
-		if (!strcmp(o->features[i].name, name))
-			break;
-	if (i < o->nr_features && !replace)
-		return -EEXIST;
-	if (i == o->nr_features && o->nr_features == OP_MAX_FEATURES)
-		return -ENOSPC;
-	nf.name = strdup(name);
-	nf.args = strdup(args ? args : "");
-	nf.origin = strdup(origin);
-	if (!nf.name || !nf.args || !nf.origin) {
-		opt_free_feature(&nf);
-		return -ENOMEM;
-	}
-	if (i < o->nr_features) {
-		opt_free_feature(&o->features[i]);
-	} else {
-		o->nr_features++;
-	}
-	o->features[i] = nf;
 	return 0;
 }
 
@@ -478,7 +303,7 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			rc = opt_strdup(&o->session_dir, arg);
 			break;
 		case OPT_SESSION_GROUP:
-			rc = options_check_group(arg);
+			rc = optval_check_group(arg);
 			if (rc) {
 				opt_err(err, "--session-group=%s: %s - give an existing group", arg,
 					rc == -ENOENT ? "no such group" : strerror(-rc));
@@ -492,7 +317,7 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			o->events_origin = NULL;
 			break;
 		case OPT_SEPARATE:
-			if (options_parse_separate(arg, &o->separate, ebuf, sizeof(ebuf))) {
+			if (optval_parse_separate(arg, &o->separate, ebuf, sizeof(ebuf))) {
 				opt_err(err, "%s", ebuf);
 				return -EINVAL;
 			}
@@ -512,7 +337,7 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			/* the loader refuses it at start: --check-config says so too */
 			if (!ext_name_valid(name)) {
 				opt_err(err, "--ext-feature=%s: plugin name \"%.80s\" is not valid - "
-					     "expected " OPT_PLUGIN_NAME_RULE, arg, name);
+					     "expected " OPTVAL_PLUGIN_NAME_RULE, arg, name);
 				free(name);
 				return -EINVAL;
 			}
@@ -523,7 +348,7 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 					free(name);
 					return -EINVAL;
 				}
-			rc = options_add_feature(o, name, colon ? colon + 1 : "", OP_ORIGIN_CMDLINE, true);
+			rc = optval_add_feature(o, name, colon ? colon + 1 : "", OP_ORIGIN_CMDLINE, true);
 			if (rc == -ENOSPC)
 				opt_err(err, "--ext-feature=%s: more than %d plugins", name, OP_MAX_FEATURES);
 			free(name);
@@ -541,12 +366,12 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			o->no_vmlinux = true;
 			break;
 		case OPT_IMAGE:
-			rc = options_set_image(o, arg);
+			rc = optval_set_image(o, arg);
 			break;
 		case OPT_VERBOSE:
 			if (!arg) {
 				o->verbose = OP_VERBOSE_ALL;
-			} else if (options_parse_verbose(arg, &o->verbose, ebuf, sizeof(ebuf))) {
+			} else if (optval_parse_verbose(arg, &o->verbose, ebuf, sizeof(ebuf))) {
 				opt_err(err, "%s", ebuf);
 				return -EINVAL;
 			}
@@ -762,10 +587,10 @@ void options_free(struct op_options *o)
 	free(o->plugin_dir);
 	free(o->events_spec);
 	for (i = 0; i < o->nr_features; i++)
-		opt_free_feature(&o->features[i]);
+		optval_free_feature(&o->features[i]);
 	free(o->vmlinux);
-	opt_free_strv(o->image_filter);
-	opt_free_strv(o->command);
+	optval_free_strv(o->image_filter);
+	optval_free_strv(o->command);
 	free(o->record_file);
 	free(o->replay_file);
 	free(o->proc_root);
@@ -774,6 +599,14 @@ void options_free(struct op_options *o)
 	free(o->events_origin);
 	conf_free(o->config);
 	memset(o, 0, sizeof(*o));
+}
+
+bool options_plugin_disabled(const struct op_options *o, const char *name)
+{
+	bool enabled;
+
+	/* config.c checked the type at load: a non-boolean "enabled" never gets here */
+	return conf_plugin_bool(o->config, name, "enabled", &enabled, NULL, 0) == 0 && !enabled;
 }
 
 /* a libconfig string literal */

@@ -94,7 +94,12 @@ int options_parse_f(struct op_options *o, int argc, char **argv, FILE *err);
 void options_free(struct op_options *o);
 /* Print the effective configuration (for --check-config). */
 void options_print(const struct op_options *o, FILE *out);
-/* Parse a --separate value ("none", "lib,thread", ...) into @out. */
-int options_parse_separate(const char *s, unsigned *out, char *err, size_t err_len);
+/*
+ * The config file turns plugin @name off: "enabled = false" in its entry of
+ * plugins, in the list form ( { name = "NAME"; enabled = false; } ) or the
+ * group form { NAME = { enabled = false; }; }. For the plugins oprofiled
+ * loads by itself (kernel, models, timer); a disabled entry is no feature.
+ */
+bool options_plugin_disabled(const struct op_options *o, const char *name);
 
 #endif /* OP_CORE_OPTIONS_H */

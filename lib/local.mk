@@ -4,19 +4,19 @@ lib_libopng_la_SOURCES = \
 	lib/op_header.h lib/op_header.c lib/odb.h lib/odb.c lib/op_mangle.h
 # 1:0:0: odb_t changed layout (the writer's own size/cur, broken; issue 14)
 lib_libopng_la_LDFLAGS = -version-info 1:0:0 -no-undefined
-EXTRA_DIST += lib/opcount.pc.in
+EXTRA_DIST += lib/opcount/opcount.pc.in
 # names: sample-file names, events/ catalogue parser, cpu types
 lib_libopng_la_SOURCES += lib/op_mangle.c lib/op_events.h lib/op_events.c lib/op_cpu.h lib/op_cpu.c
 # the rotation interval grammar (oprofiled's option, config and control; opcontrol)
 lib_libopng_la_SOURCES += lib/op_interval.h lib/op_interval.c
 # opcount: virtual per-process counters library (issue 8)
 lib_LTLIBRARIES += lib/libopcount.la
-lib_libopcount_la_SOURCES = lib/opcount.c lib/opcount.h
+lib_libopcount_la_SOURCES = lib/opcount/opcount.c lib/opcount/opcount.h
 # 1:0:1: OC_SKIP_UNSUPPORTED and oc_event_supported() added (issue 15)
 lib_libopcount_la_LDFLAGS = -version-info 1:0:1 -no-undefined
 lib_libopcount_la_LIBADD = $(PFM_LIBS)
-sdkinclude_HEADERS += lib/opcount.h
-pkgconfig_DATA += lib/opcount.pc
+sdkinclude_HEADERS += lib/opcount/opcount.h
+pkgconfig_DATA += lib/opcount/opcount.pc
 # opcount installcheck: a program built against the installed header and .pc
 EXTRA_DIST += tests/integration/opcount_user.c
 installcheck_local += opcount-installcheck

@@ -2,21 +2,25 @@
 # opcount: event counting for a command/process/thread/system (issue 8)
 bin_PROGRAMS += tools/opcount
 tools_opcount_SOURCES = tools/opcount.c
+tools_opcount_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opcount
 tools_opcount_LDADD = lib/libopcount.la
 # opreport (libbfd: GPL-3, linked into opreport only), ophelp, op-demo (issue 4)
 if BUILD_REPORT
-bin_PROGRAMS += tools/opreport
-tools_opreport_SOURCES = tools/opreport.c tools/opreport.h tools/opreport_spec.c \
-	tools/opreport_session.c tools/opreport_symbols.c tools/opreport_ksyms.c \
-	tools/opreport_output.c tools/opreport_text.c tools/op_bfd.c \
-	tools/op_demangle.c tools/op_demangle.h \
-	tools/opreport_callgraph.c tools/opreport_callgraph.h tools/flamegraph.c tools/flamegraph.h
-tools_opreport_LDADD = lib/libopng.la $(BFD_LIBS)
+bin_PROGRAMS += tools/opreport/opreport
+tools_opreport_opreport_SOURCES = tools/opreport/opreport.c tools/opreport/opreport.h \
+	tools/opreport/opreport_spec.c tools/opreport/opreport_session.c \
+	tools/opreport/opreport_symbols.c tools/opreport/opreport_symtab.c \
+	tools/opreport/opreport_ksyms.c tools/opreport/opreport_output.c \
+	tools/opreport/opreport_text.c tools/opreport/op_bfd.c \
+	tools/opreport/op_demangle.c tools/opreport/op_demangle.h \
+	tools/opreport/opreport_callgraph.c tools/opreport/opreport_callgraph.h \
+	tools/opreport/flamegraph.c tools/opreport/flamegraph.h
+tools_opreport_opreport_LDADD = lib/libopng.la $(BFD_LIBS)
 endif
 noinst_PROGRAMS += tools/op-demo
 tools_op_demo_SOURCES = tools/op-demo.c
 tools_op_demo_CFLAGS = $(AM_CFLAGS) -O1 -fno-inline -fno-omit-frame-pointer
-EXTRA_DIST += tools/opreport-json.md tools/opreport.md
+EXTRA_DIST += tools/opreport/opreport-json.md tools/opreport/opreport.md
 bin_PROGRAMS += tools/ophelp
 tools_ophelp_SOURCES = tools/ophelp.c
 tools_ophelp_LDADD = lib/libopng.la

@@ -17,5 +17,5 @@ rm -rf oprofile_data
 echo "quickstart: profiling tools/op-demo with oprofiled (timer plugin on cpu-clock)"
 OP_PLUGIN_DIR=$build/plugins/.libs ./core/oprofiled --session-dir=oprofile_data -- ./tools/op-demo
 echo "quickstart: sample files are in $build/oprofile_data/samples/current"
-./tools/opreport --session-dir=oprofile_data
-./tools/opreport --session-dir=oprofile_data -l ./tools/op-demo
+./tools/opreport/opreport --session-dir=oprofile_data
+./tools/opreport/opreport --session-dir=oprofile_data -l ./tools/op-demo

@@ -16,7 +16,7 @@ W=$build/tests/bench_report.tmp
 rm -rf "$W" && mkdir -p "$W"
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$build/plugins/.libs}
 MK=$build/tests/data/report/mkfixture
-R=$build/tools/opreport
+R=$build/tools/opreport/opreport
 for b in "$MK" "$R" "$build/core/oprofiled"; do
 	[ -x "$b" ] || { echo "bench_report: $b missing (make && make check builds it)"; exit 1; }
 done

@@ -23,7 +23,7 @@ W=$build/tests/bench_report_scale.tmp
 rm -rf "$W" && mkdir -p "$W"
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$build/plugins/.libs}
 OPD=$build/core/oprofiled
-R=$build/tools/opreport
+R=$build/tools/opreport/opreport
 for b in "$OPD" "$R"; do
 	[ -x "$b" ] || { echo "bench_report_scale: $b missing (make first)"; exit 1; }
 done

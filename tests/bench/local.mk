@@ -10,6 +10,7 @@ tests_bench_bench_odb_SOURCES = tests/bench/bench_odb.c
 tests_bench_bench_odb_LDADD = lib/libopng.la
 check_PROGRAMS += tests/bench/bench_opcount_read
 tests_bench_bench_opcount_read_SOURCES = tests/bench/bench_opcount_read.c
+tests_bench_bench_opcount_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opcount
 tests_bench_bench_opcount_read_LDADD = lib/libopcount.la
 EXTRA_DIST += tests/bench/bench_opcount.sh
 # sample path read side (perf): ns per record through walk/queue/sort/decode/deliver,

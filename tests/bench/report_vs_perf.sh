@@ -13,7 +13,7 @@ W=$build/tests/report_vs_perf.tmp
 rm -rf "$W" && mkdir -p "$W"
 if [ $# -eq 0 ]; then set -- "$build/tools/op-demo" 4000; fi
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$build/plugins/.libs}
-for b in "$build/core/oprofiled" "$build/tools/opreport" "$1"; do
+for b in "$build/core/oprofiled" "$build/tools/opreport/opreport" "$1"; do
 	[ -x "$b" ] || { echo "report_vs_perf: $b is missing: build first (make; make check builds the fixtures)"; exit 1; }
 done
 command -v perf >/dev/null || { echo "report_vs_perf: perf is not installed"; exit 1; }
@@ -32,7 +32,7 @@ kill -INT "$opid" "$ppid" 2>/dev/null
 wait "$opid" "$ppid" 2>/dev/null
 
 image=$(basename "$1")
-"$build/tools/opreport" --session-dir="$W/session" -l >"$W/opreport.txt" 2>"$W/opreport.err" ||
+"$build/tools/opreport/opreport" --session-dir="$W/session" -l >"$W/opreport.txt" 2>"$W/opreport.err" ||
 	{ echo "report_vs_perf: opreport failed:"; cat "$W/opreport.err" "$W/oprofiled.log"; exit 1; }
 perf report -i "$W/perf.data" --stdio --sort sym 2>/dev/null >"$W/perf.txt"
 

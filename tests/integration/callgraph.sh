@@ -12,7 +12,7 @@
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
 D=$OP_BUILDDIR/core/oprofiled
-R=$OP_BUILDDIR/tools/opreport
+R=$OP_BUILDDIR/tools/opreport/opreport
 P=$OP_BUILDDIR/tests/integration/cg_tree
 W=$OP_BUILDDIR/tests/callgraph.tmp
 for x in "$D" "$R" "$P"; do

@@ -17,7 +17,7 @@
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
 D=$OP_BUILDDIR/core/oprofiled
-R=$OP_BUILDDIR/tools/opreport
+R=$OP_BUILDDIR/tools/opreport/opreport
 P=$OP_BUILDDIR/tests/integration/cg_many
 T=$OP_SRCDIR/tests/integration/cg_table.py
 W=$OP_BUILDDIR/tests/callgraph_stacks.tmp

@@ -1,4 +1,4 @@
-// fg_script.js - runs the script of an opreport flame graph (tools/flamegraph.c)
+// fg_script.js - runs the script of an opreport flame graph (tools/opreport/flamegraph.c)
 // under node with a small stand-in for the SVG DOM, and checks what a click
 // and a search do: node fg_script.js FILE.svg FRAME REGEX
 // FRAME: a frame name to zoom into (it must then span the width, its callers

@@ -55,7 +55,7 @@ grep -q 'ibs: IBS ready (family 0x15): 13 fetch event(s) every 100000, 47 op eve
 	"$W/s15/samples/oprofiled.log" || fail "no 'IBS ready' line in the log"
 
 # opreport: IBS events are columns, with the sample totals of the replayed records
-"$B/tools/opreport" --session-dir="$W/s15" event:IBS_FETCH_ALL,IBS_OP_ALL > "$W/report.txt" 2>&1 ||
+"$B/tools/opreport/opreport" --session-dir="$W/s15" event:IBS_FETCH_ALL,IBS_OP_ALL > "$W/report.txt" 2>&1 ||
 	{ cat "$W/report.txt"; fail "opreport exited non-zero"; }
 cat "$W/report.txt"
 grep -q '^IBS_FETCH_ALL:.*|IBS_OP_ALL:' "$W/report.txt" || fail "opreport: no IBS columns"
@@ -64,14 +64,14 @@ set -- $row
 [ "$1" = "$NFETCH" ] && [ "$3" = "$NOP" ] ||
 	fail "opreport row '$row': expected $NFETCH fetch and $NOP op samples"
 # a latency event adds its latency: a column like any other
-"$B/tools/opreport" --session-dir="$W/s15" event:IBS_FETCH_LATENCY > "$W/lat.txt" 2>&1 ||
+"$B/tools/opreport/opreport" --session-dir="$W/s15" event:IBS_FETCH_LATENCY > "$W/lat.txt" 2>&1 ||
 	fail "opreport event:IBS_FETCH_LATENCY"
 grep -q "^ *$((0x123)) .* $(basename "$BIN")\$" "$W/lat.txt" ||
 	{ cat "$W/lat.txt"; fail "IBS_FETCH_LATENCY: expected 291 (0x123) cycles"; }
 
 # --- family 10h: RipInvalid does not exist there (forced to 0): the record counts ---
 run "$W/s10" 0x10
-"$B/tools/opreport" --session-dir="$W/s10" event:IBS_OP_ALL > "$W/report10.txt" 2>&1 ||
+"$B/tools/opreport/opreport" --session-dir="$W/s10" event:IBS_OP_ALL > "$W/report10.txt" 2>&1 ||
 	fail "opreport (family 10h)"
 set -- $(grep " $(basename "$BIN")\$" "$W/report10.txt")
 [ "${1:-}" = "$((NOP + 1))" ] || { cat "$W/report10.txt"; \

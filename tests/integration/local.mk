@@ -94,6 +94,9 @@ TESTS += tests/integration/ibs_replay.sh tests/integration/ibs_unavailable.sh
 # --- deploy (issue 7): service mode from the unit's ExecStart, opcontrol, rotation; bad configs
 dist_check_SCRIPTS += tests/integration/deploy.sh tests/integration/bad_config.sh
 TESTS += tests/integration/deploy.sh tests/integration/bad_config.sh
+# issue 16: plugins.NAME.enabled = false in the list and in the group form of plugins
+dist_check_SCRIPTS += tests/integration/plugin_enabled.sh
+TESTS += tests/integration/plugin_enabled.sh
 # --- samplepath (issue 3): bad input never damages a session (failed starts roll back)
 dist_check_SCRIPTS += tests/integration/bad_input.sh
 TESTS += tests/integration/bad_input.sh

@@ -11,7 +11,7 @@ set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
 F=$OP_SRCDIR/tests/data/report
 G=$F/golden
-OPREPORT=$OP_BUILDDIR/tools/opreport
+OPREPORT=$OP_BUILDDIR/tools/opreport/opreport
 MKFIXTURE=$OP_BUILDDIR/tests/data/report/mkfixture
 W=$OP_BUILDDIR/tests/report_golden.tmp
 B=$W/bin
@@ -398,7 +398,7 @@ fi
 
 # --version on every tool: the package version of config.h, exit 0
 ver=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$OP_BUILDDIR/config.h")
-for t in tools/opreport tools/ophelp tools/opcount tools/opcontrol core/oprofiled; do
+for t in tools/opreport/opreport tools/ophelp tools/opcount tools/opcontrol core/oprofiled; do
 	if out=$("$OP_BUILDDIR/$t" --version 2>&1) && [ -n "$ver" ] && printf '%s\n' "$out" | grep -qF " $ver"; then
 		npass=$((npass + 1))
 	else

@@ -10,7 +10,7 @@
 # SPDX-License-Identifier: MIT
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
-OPREPORT=$OP_BUILDDIR/tools/opreport
+OPREPORT=$OP_BUILDDIR/tools/opreport/opreport
 MKFIXTURE=$OP_BUILDDIR/tests/data/report/mkfixture
 W=$OP_BUILDDIR/tests/report_hostile.tmp
 rm -rf "$W"

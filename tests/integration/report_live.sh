@@ -9,7 +9,7 @@
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
 D=$OP_BUILDDIR/core/oprofiled
-R=$OP_BUILDDIR/tools/opreport
+R=$OP_BUILDDIR/tools/opreport/opreport
 B=$OP_BUILDDIR/tests/data/report
 W=$OP_BUILDDIR/tests/report_live.tmp
 if [ ! -x "$D" ]; then

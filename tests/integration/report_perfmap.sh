@@ -10,7 +10,7 @@ set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
 . "$OP_SRCDIR/tests/integration/test_user.sh"
 op_test_user
-OPREPORT=$OP_BUILDDIR/tools/opreport
+OPREPORT=$OP_BUILDDIR/tools/opreport/opreport
 MKFIXTURE=$OP_BUILDDIR/tests/data/report/mkfixture
 W=$OP_BUILDDIR/tests/report_perfmap.tmp
 rm -rf "$W"

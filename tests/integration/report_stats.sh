@@ -9,7 +9,7 @@
 # SPDX-License-Identifier: MIT
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
-OPREPORT=$OP_BUILDDIR/tools/opreport
+OPREPORT=$OP_BUILDDIR/tools/opreport/opreport
 OPD=$OP_BUILDDIR/core/oprofiled
 MKFIXTURE=$OP_BUILDDIR/tests/data/report/mkfixture
 PROBE=$OP_BUILDDIR/tests/integration/perf_probe

@@ -108,6 +108,7 @@ check_PROGRAMS += tests/unit/test_opcount
 TESTS += tests/unit/test_opcount
 SANITIZER_TESTS += tests/unit/test_opcount
 tests_unit_test_opcount_SOURCES = tests/unit/test_opcount.c
+tests_unit_test_opcount_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opcount
 tests_unit_test_opcount_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_opcount_LDADD = lib/libopcount.la $(CMOCKA_LIBS)
 endif
@@ -158,6 +159,14 @@ tests_unit_test_config_SOURCES = tests/unit/test_config.c tests/unit/options_fix
 tests_unit_test_config_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_config_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_unit_test_config_LDADD = core/libopcore.la lib/libopng.la $(LIBCONFIG_LIBS) $(CMOCKA_LIBS)
+# the setting values both take: a leaf, built alone
+check_PROGRAMS += tests/unit/test_optval
+TESTS += tests/unit/test_optval
+SANITIZER_TESTS += tests/unit/test_optval
+tests_unit_test_optval_SOURCES = tests/unit/test_optval.c core/optval.c core/optval.h
+tests_unit_test_optval_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_optval_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_optval_LDADD = $(CMOCKA_LIBS)
 endif
 
 # --- report: opreport stages (issue 4) ---
@@ -165,27 +174,29 @@ if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_report_spec
 TESTS += tests/unit/test_report_spec
 SANITIZER_TESTS += tests/unit/test_report_spec
-tests_unit_test_report_spec_SOURCES = tests/unit/test_report_spec.c tools/opreport_spec.c
-tests_unit_test_report_spec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_test_report_spec_SOURCES = tests/unit/test_report_spec.c tools/opreport/opreport_spec.c
+tests_unit_test_report_spec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
 tests_unit_test_report_spec_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_report_spec_LDADD = $(CMOCKA_LIBS)
 if BUILD_REPORT
 check_PROGRAMS += tests/unit/test_report_symbols
 TESTS += tests/unit/test_report_symbols
 SANITIZER_TESTS += tests/unit/test_report_symbols
-tests_unit_test_report_symbols_SOURCES = tests/unit/test_report_symbols.c tools/opreport_symbols.c \
-	tools/opreport_ksyms.c tools/opreport_spec.c tools/opreport_text.c tools/op_bfd.c \
-	tools/op_demangle.c tools/opreport_session.c
-tests_unit_test_report_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_test_report_symbols_SOURCES = tests/unit/test_report_symbols.c \
+	tools/opreport/opreport_symbols.c tools/opreport/opreport_symtab.c \
+	tools/opreport/opreport_ksyms.c tools/opreport/opreport_spec.c \
+	tools/opreport/opreport_text.c tools/opreport/op_bfd.c \
+	tools/opreport/op_demangle.c tools/opreport/opreport_session.c
+tests_unit_test_report_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
 tests_unit_test_report_symbols_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -g
 tests_unit_test_report_symbols_LDADD = lib/libopng.la $(BFD_LIBS) $(CMOCKA_LIBS)
 # issue 14 hole 7: escaping of names in text output, UTF-8 in SVG
 check_PROGRAMS += tests/unit/test_report_text
 TESTS += tests/unit/test_report_text
 SANITIZER_TESTS += tests/unit/test_report_text
-tests_unit_test_report_text_SOURCES = tests/unit/test_report_text.c tools/opreport_text.c \
-	tools/flamegraph.c
-tests_unit_test_report_text_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_unit_test_report_text_SOURCES = tests/unit/test_report_text.c tools/opreport/opreport_text.c \
+	tools/opreport/flamegraph.c
+tests_unit_test_report_text_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
 tests_unit_test_report_text_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_report_text_LDADD = $(CMOCKA_LIBS)
 endif

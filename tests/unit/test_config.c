@@ -2,7 +2,8 @@
  * test_config.c - oprofiled.conf handling (core/config.c): the shipped
  * example parses cleanly and states the true defaults; FILE:LINE errors for
  * syntax, types and ranges; unknown keys warned with path and line;
- * @include relative to the file; both plugin forms and the scoped getters.
+ * @include relative to the file; both plugin forms, the scoped getters and
+ * enabled = false in either form.
  * SPDX-License-Identifier: MIT
  */
 #include <stdarg.h>
@@ -430,6 +431,43 @@ static void test_plugin_getters(void **state)
 	done(&r);
 }
 
+/* enabled = false turns a plugin off in the list form as in the group form */
+static void test_plugin_disabled(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *off, *on; /* a plugin it disables, one it leaves */
+	} t[] = {
+		{ "plugins = ( { name = \"kernel\"; enabled = false; } );\n", "kernel", "timer" },
+		{ "plugins = { kernel = { enabled = false; }; };\n", "kernel", "timer" },
+		{ "plugins = ( { name = \"amd64\"; enabled = false; },\n"
+		  "  { name = \"kernel\"; enabled = true; } );\n", "amd64", "kernel" },
+		{ "plugins = { intel = { enabled = false; }; kernel = { args = \"\"; }; };\n", "intel",
+		  "kernel" },
+		{ "plugins = ( { name = \"timer\"; } );\n", NULL, "timer" },
+		{ "ring_pages = 64;\n", NULL, "kernel" },
+	};
+	char path[PATH_MAX];
+	struct run r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		write_conf("enabled.conf", t[i].text, path, sizeof(path));
+		run_conf(&r, path, NULL);
+		if (r.rc)
+			fail_msg("%s: %s", t[i].text, r.err);
+		if (t[i].off && !options_plugin_disabled(&r.o, t[i].off))
+			fail_msg("%s leaves %s enabled", t[i].text, t[i].off);
+		if (options_plugin_disabled(&r.o, t[i].on))
+			fail_msg("%s disables %s", t[i].text, t[i].on);
+		done(&r);
+	}
+	/* no config file: nothing is disabled */
+	memset(&r, 0, sizeof(r));
+	assert_false(options_plugin_disabled(&r.o, "kernel"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -441,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_include_relative),
 		cmocka_unit_test(test_values_applied),
 		cmocka_unit_test(test_plugin_getters),
+		cmocka_unit_test(test_plugin_disabled),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, setup, teardown);

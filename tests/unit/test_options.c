@@ -191,40 +191,12 @@ static void test_bad_pids(void **state)
 	done(&r);
 }
 
+/* the values themselves: test_optval.c */
 static void test_separate_values(void **state)
 {
-	static const struct {
-		const char *arg;
-		unsigned want;
-	} good[] = {
-		{ "none", 0 },
-		{ "lib", OP_SEP_LIB },
-		{ "library", OP_SEP_LIB },
-		{ "kernel", OP_SEP_KERNEL | OP_SEP_LIB },
-		{ "thread", OP_SEP_THREAD },
-		{ "cpu", OP_SEP_CPU },
-		{ "thread,cpu", OP_SEP_THREAD | OP_SEP_CPU },
-		{ "all", OP_SEP_ALL },
-		{ "none,cpu", OP_SEP_CPU },
-	};
-	static const char *const bad[] = { "bogus", "lib,bogus", "", "lib,", ",lib", "LIB" };
-	char err[256];
-	unsigned v;
 	struct run r;
-	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		v = 0xdead;
-		assert_int_equal(options_parse_separate(good[i].arg, &v, err, sizeof(err)), 0);
-		assert_int_equal(v, good[i].want);
-	}
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		v = 0xdead;
-		if (options_parse_separate(bad[i], &v, err, sizeof(err)) != -EINVAL)
-			fail_msg("--separate=%s accepted", bad[i]);
-		assert_int_equal(v, 0xdead);
-	}
 	parse(&r, "--config=", "--separate=lib,bogus", "-a", NULL);
 	assert_int_equal(r.rc, -EINVAL);
 	assert_contains(r.err, "unknown --separate value \"bogus\" - allowed: none,lib,kernel,thread,cpu,all");

@@ -1,7 +1,7 @@
 /*
  * opreport_output.c - the report formats: OProfile-style text (image
  * summary with {dep} children, symbol list, per-address details), OProfile's
- * XML schema (-X) and our JSON schema (--json, see tools/opreport-json.md).
+ * XML schema (-X) and our JSON schema (--json, see tools/opreport/opreport-json.md).
  *
  * SPDX-License-Identifier: MIT
  */

@@ -39,7 +39,7 @@ static void usage(FILE *f)
 	      "  -D, --demangle=MODE      none|smart|normal (default normal)\n"
 	      "  -m, --merge=LIST         lib,cpu,tid,tgid,unitmask,all\n"
 	      "  -X, --xml                XML output (OProfile's opreport schema)\n"
-	      "      --json               JSON output (schema: tools/opreport-json.md)\n"
+	      "      --json               JSON output (schema: tools/opreport/opreport-json.md)\n"
 	      "  -p, --image-path=DIRS    comma list of directories to look for binaries in\n"
 	      "  -R, --root=DIR           look for every binary below DIR\n"
 	      "  -o, --output-file=FILE   write the report to FILE\n"

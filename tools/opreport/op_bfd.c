@@ -277,6 +277,28 @@ static void open_debug_file(struct opbfd *b)
 	b->ndbgsyms = n;
 }
 
+/* the table asks the open image through these (struct rpt_symsrc_ops) */
+static uint64_t opbfd_src_key_vma(const void *src, uint64_t key)
+{
+	return opbfd_key_vma(src, key);
+}
+
+static bool opbfd_src_key_line(void *src, uint64_t key, const char **file, unsigned *line)
+{
+	return opbfd_key_line(src, key, file, line);
+}
+
+static void opbfd_src_close(void *src)
+{
+	opbfd_close(src);
+}
+
+static const struct rpt_symsrc_ops opbfd_src_ops = {
+	.key_vma = opbfd_src_key_vma,
+	.key_line = opbfd_src_key_line,
+	.close = opbfd_src_close,
+};
+
 int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, bool want_lines,
 	       char *err, size_t err_len)
 {
@@ -377,7 +399,7 @@ int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, boo
 		t->n++;
 	}
 	free(c);
-	t->bfd = b;
+	symtab_set_src(t, b, &opbfd_src_ops);
 	return 0;
 
 out_err:

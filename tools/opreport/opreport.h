@@ -131,10 +131,24 @@ struct rpt_sym {
 
 struct opbfd;
 
+/*
+ * What a loader leaves open in a table to answer later questions about its
+ * keys (op_bfd.c: the ELF image, for the vma through the containing section
+ * and for source lines). The table calls it through these, so that the
+ * container calls down into no loader; symtab_free closes it.
+ */
+struct rpt_symsrc_ops {
+	uint64_t (*key_vma)(const void *src, uint64_t key);
+	bool (*key_line)(void *src, uint64_t key, const char **file, unsigned *line);
+	void (*close)(void *src);
+};
+
+/* opreport_symtab.c: the symbols of one image, sorted by key, and what they own */
 struct rpt_symtab {
 	struct rpt_sym *v;
 	size_t n;
-	struct opbfd *bfd;    /* kept open for line numbers and vma of details */
+	void *src;            /* kept open for line numbers and vma of details (ELF images) */
+	const struct rpt_symsrc_ops *src_ops;
 	uint64_t vma_bias;    /* vma = key + bias for kernel / anon images */
 	char **strs;          /* owned strings and allocations (symtab_keep) */
 	size_t nstrs, capstrs;
@@ -152,6 +166,8 @@ const char *symtab_strdup(struct rpt_symtab *t, const char *s);
 void *symtab_keep(struct rpt_symtab *t, void *mem);
 /* Sort, drop duplicates, bound each symbol by the next (or @limit if non-zero). */
 void symtab_finish(struct rpt_symtab *t);
+/* Attach the loader's open @src, asked through @ops until symtab_free closes it. */
+void symtab_set_src(struct rpt_symtab *t, void *src, const struct rpt_symsrc_ops *ops);
 
 /*
  * opreport_ksyms.c: kallsyms snapshot and /tmp/perf-PID.map. 0 or -errno.
