@@ -1,7 +1,7 @@
 /*
  * opreport_callgraph.c - call graphs in opreport: symbols are nodes (image,
  * symbol from the existing symbol layer), {cg} arc files give caller ->
- * callee counts, the plugin's stack table (cg_format.h) gives inclusive
+ * callee counts, the plugin's stack table (op_cg_format.h) gives inclusive
  * counts, folded stacks and the flame graph. SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../plugins/callgraph/cg_format.h"
 #include "flamegraph.h"
 #include "odb.h"
+#include "op_cg_format.h"
 #include "opreport_callgraph.h"
 
 #define CGR_NONE ((size_t)-1)

@@ -2,7 +2,7 @@
  * callgraph.c - the "callgraph" plugin: asks the core for frame-pointer call
  * chains, turns each chain into caller -> callee arcs logged into OProfile
  * {cg} sample files, and aggregates whole stacks into the session's stack
- * table (cg_format.h). The core holds no call-graph code for this path.
+ * table (lib/op_cg_format.h). The core holds no call-graph code for this path.
  * SPDX-License-Identifier: MIT
  *
  * Flow: buffer sync calls cg_on_sample for every sample of the core events;
@@ -18,7 +18,7 @@
  * through the sfile handlers (get_file opens, close invalidates the cache).
  *
  * Whole stacks go to a tree of nodes in the session's stack table
- * (cg_format.h), appended through a shared mmap and found again through an
+ * (op_cg_format.h), appended through a shared mmap and found again through an
  * index in memory. The file starts at 1.5 MiB of nodes and doubles (by 64
  * MiB at most a step) when 3/4 full, ahead of time at the periodic sync,
  * else on the sample that needs the room, up to max_mb; then new stacks are
@@ -46,7 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cg_format.h"
+#include "op_cg_format.h"
 #include "oprofile_sdk.h"
 #include "../common/plugin_util.h"
 

@@ -239,8 +239,8 @@ check_PROGRAMS += tests/unit/test_callgraph
 TESTS += tests/unit/test_callgraph
 SANITIZER_TESTS += tests/unit/test_callgraph
 tests_unit_test_callgraph_SOURCES = tests/unit/test_callgraph.c tests/unit/mock_host.c \
-	tests/unit/mock_host.h plugins/callgraph/callgraph.c plugins/callgraph/cg_format.h
-tests_unit_test_callgraph_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit
+	tests/unit/mock_host.h plugins/callgraph/callgraph.c
+tests_unit_test_callgraph_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/lib -I$(top_srcdir)/tests/unit
 tests_unit_test_callgraph_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_callgraph_LDADD = $(CMOCKA_LIBS)
 endif

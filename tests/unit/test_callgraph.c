@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../plugins/callgraph/cg_format.h"
 #include "mock_host.h"
+#include "op_cg_format.h"
 
 extern const struct op_ext_descriptor oprofile_ext_v1;
 

@@ -1,8 +1,8 @@
 /*
- * cg_format.h - the on-disk format of the call-graph plugin's whole-stack
+ * op_cg_format.h - the on-disk format of the call-graph plugin's whole-stack
  * table (<session>/samples/current/callgraph/stacks), written by
  * plugins/callgraph and read by opreport (-c, --callgraph-output=folded,
- * --flamegraph). SPDX-License-Identifier: MIT
+ * --flamegraph). Header only. SPDX-License-Identifier: MIT
  *
  * Version 2 (written since issue 15) stores the stacks as a tree: one node
  * per (caller node, frame), so stacks that share their callers share those
