@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "op_cg_format.h"
+#include "op_session_layout.h"
 #include "oprofile_sdk.h"
 #include "../common/plugin_util.h"
 
@@ -609,10 +610,10 @@ static void cg_stacks_open(struct cg_state *st)
 		return;
 	}
 	cgs_layout2(CG_IMAGES_MAX, CG_STRINGS_SIZE, &l);
-	snprintf(path, sizeof(path), "%s/samples/current/" CGS_DIR, sd);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_DIR, sd);
 	if (mkdir(path, 0755) && errno != EEXIST)
 		goto out_err;
-	snprintf(path, sizeof(path), "%s/samples/current/" CGS_DIR "/" CGS_FILE, sd);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH, sd);
 	st->fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (st->fd < 0 || fstat(st->fd, &sb) || !S_ISREG(sb.st_mode))
 		goto out_err;

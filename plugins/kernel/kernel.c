@@ -36,6 +36,7 @@
 
 #include "kernel.h"
 #include "ksyms.h"
+#include "op_session_layout.h"
 #include "../common/plugin_util.h"
 
 #define KERNEL_PAGE UINT64_C(4096)
@@ -181,7 +182,7 @@ static void kernel_wput(struct kernel_wbuf *w, const char *s, size_t len)
 /* open (creating as needed) <session>/samples/current/stats without following links */
 static int kernel_open_stats_dir(struct kernel_state *st, const char *session)
 {
-	static const char *const comps[] = { "samples", "current", "stats" };
+	static const char *const comps[] = { OP_SESSION_SAMPLES, OP_SESSION_CURRENT, OP_SESSION_STATS };
 	int fd, nfd;
 	size_t i;
 
@@ -948,7 +949,7 @@ static void kernel_ks_redo(struct kernel_state *st)
 		memcpy(owner_tmp, ks->tmp, sizeof(owner_tmp));
 	}
 	if (ks && st->ks_dirfd >= 0)
-		kernel_out_begin(st, ks, st->ks_dirfd, "kallsyms");
+		kernel_out_begin(st, ks, st->ks_dirfd, OP_SESSION_KALLSYMS);
 	kernel_ks_pass(st);
 	if (owner_tmp[0] && kill(st->ks_owner, 0) && errno == ESRCH)
 		unlinkat(st->ks_dirfd, owner_tmp, 0);
@@ -1034,8 +1035,8 @@ static int kernel_snapshot_and_load(struct kernel_state *st)
 	if (session && *session) {
 		dirfd = kernel_open_stats_dir(st, session);
 		if (dirfd >= 0) {
-			kernel_out_begin(st, ks, dirfd, "kallsyms");
-			kernel_out_begin(st, &km, dirfd, "modules");
+			kernel_out_begin(st, ks, dirfd, OP_SESSION_KALLSYMS);
+			kernel_out_begin(st, &km, dirfd, OP_SESSION_MODULES);
 		}
 	} else {
 		st->host->log(st->ctx, OP_LOG_INFO, "no session directory: no kernel symbol snapshot");
@@ -1049,7 +1050,7 @@ static int kernel_snapshot_and_load(struct kernel_state *st)
 		/* no /proc/modules: no modules file (a stale one would mislead) */
 		kernel_out_end(st, &km, !rc && have_modules);
 		if (!have_modules)
-			unlinkat(dirfd, "modules", 0);
+			unlinkat(dirfd, OP_SESSION_MODULES, 0);
 	}
 	if (rc) {
 		kernel_out_end(st, ks, false);

@@ -31,7 +31,7 @@ SANITIZER_TESTS += tests/unit/test_kernel
 tests_unit_test_kernel_SOURCES = tests/unit/test_kernel.c tests/unit/mock_host.c \
 	tests/unit/mock_host.h plugins/kernel/kernel.c plugins/kernel/kernel.h \
 	plugins/kernel/ksyms.c plugins/kernel/ksyms.h
-tests_unit_test_kernel_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit \
+tests_unit_test_kernel_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/lib -I$(top_srcdir)/tests/unit \
 	-I$(top_srcdir)/plugins/kernel -DTOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_kernel_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_kernel_LDADD = $(CMOCKA_LIBS)
