@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "kernel.h"
-#include "ksyms.h"
+#include "op_ksyms.h"
 #include "op_session_layout.h"
 #include "../common/plugin_util.h"
 
@@ -314,7 +314,7 @@ static uint64_t kernel_page_end(uint64_t addr)
 	return (addr + KERNEL_PAGE) & ~(KERNEL_PAGE - 1);
 }
 
-static void kernel_add_pseudo(struct kernel_state *st, const struct ksym_line *k)
+static void kernel_add_pseudo(struct kernel_state *st, const struct op_ksym_line *k)
 {
 	struct kernel_pseudo *p;
 	unsigned i;
@@ -358,8 +358,8 @@ static void kernel_read_kptr_restrict(struct kernel_state *st, char *out, size_t
 
 /* what one pass over kallsyms collects besides the snapshot */
 struct kernel_kscan {
-	uint64_t text, stext, etext, lo, hi, nonzero;
-	bool has_text, has_stext, has_etext;
+	struct op_ksyms_text text;
+	uint64_t nonzero;
 };
 
 /*
@@ -370,10 +370,10 @@ struct kernel_kscan {
 static bool kernel_kallsyms_line(struct kernel_state *st, struct kernel_kscan *ks,
 				 const char *line, size_t n, const char *path)
 {
-	struct ksym_line k;
+	struct op_ksym_line k;
 
 	st->kallsyms_lines++;
-	if (ksyms_parse_line(line, &k) || memchr(line, '\0', n)) {
+	if (op_ksyms_parse_line(line, &k) || memchr(line, '\0', n)) {
 		st->kallsyms_bad++;
 		if (st->kallsyms_bad <= KERNEL_MAX_BAD_LOGGED)
 			kernel_log(st, OP_LOG_WARN,
@@ -384,32 +384,17 @@ static bool kernel_kallsyms_line(struct kernel_state *st, struct kernel_kscan *k
 	}
 	if (k.addr)
 		ks->nonzero++;
-	if (!ksyms_is_text(k.type))
+	if (!op_ksyms_is_text(k.type))
 		return false;
 	st->text_symbols++;
 	if (!k.addr)
 		return true;
 	if (k.module) {
-		if (ksyms_is_pseudo_module(k.module, k.module_len))
+		if (op_ksyms_is_pseudo_module(k.module, k.module_len))
 			kernel_add_pseudo(st, &k);
 		return true;
 	}
-	if (k.name[0] == '_') {
-		if (k.name_len == 5 && !memcmp(k.name, "_text", 5)) {
-			ks->text = k.addr;
-			ks->has_text = true;
-		} else if (k.name_len == 6 && !memcmp(k.name, "_stext", 6)) {
-			ks->stext = k.addr;
-			ks->has_stext = true;
-		} else if (k.name_len == 6 && !memcmp(k.name, "_etext", 6)) {
-			ks->etext = k.addr;
-			ks->has_etext = true;
-		}
-	}
-	if (k.addr < ks->lo)
-		ks->lo = k.addr;
-	if (k.addr > ks->hi)
-		ks->hi = k.addr;
+	op_ksyms_text_add(&ks->text, &k);
 	return true;
 }
 
@@ -422,7 +407,7 @@ static bool kernel_kallsyms_line(struct kernel_state *st, struct kernel_kscan *k
  */
 static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap)
 {
-	struct kernel_kscan ks = { .lo = UINT64_MAX };
+	struct kernel_kscan ks = { .nonzero = 0 };
 	char *path = kernel_path(st, "kallsyms");
 	struct kernel_wbuf *w = snap ? snap->w : NULL;
 	size_t fill = 0, cap = KERNEL_RBUF;
@@ -430,6 +415,7 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 	int read_err = 0, fd;
 	char *buf;
 
+	op_ksyms_text_init(&ks.text);
 	if (!path)
 		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -542,10 +528,10 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 		free(path);
 		return 0;
 	}
-	if (ks.has_text || ks.has_stext || ks.lo != UINT64_MAX) {
-		st->kstart = ks.has_text ? ks.text : ks.has_stext ? ks.stext : ks.lo;
+	if (op_ksyms_text_start(&ks.text, &st->kstart)) {
 		/* no _etext: up to the page after the last kernel text symbol */
-		st->kend = ks.has_etext && ks.etext > st->kstart ? ks.etext : kernel_page_end(ks.hi);
+		st->kend = ks.text.has_etext && ks.text.etext > st->kstart ? ks.text.etext :
+									       kernel_page_end(ks.text.hi);
 		if (st->kend <= st->kstart)
 			st->kend = st->kstart + KERNEL_PAGE;
 	} else {
@@ -598,12 +584,12 @@ static int kernel_load_modules(struct kernel_state *st, struct kernel_out *snap,
 		return 0;
 	}
 	while ((n = getline(&line, &lcap, f)) > 0) {
-		struct kmod_line m;
+		struct op_kmod_line m;
 
 		lineno++;
 		if (snap && snap->w)
 			kernel_wput(snap->w, line, (size_t)n);
-		if (kmods_parse_line(line, &m) || memchr(line, '\0', (size_t)n) || !m.size ||
+		if (op_kmods_parse_line(line, &m) || memchr(line, '\0', (size_t)n) || !m.size ||
 		    m.addr > UINT64_MAX - m.size) {
 			st->modules_bad++;
 			if (!quiet && st->modules_bad <= KERNEL_MAX_BAD_LOGGED)
