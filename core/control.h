@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "op_session_layout.h"
 #include "stats.h"
 
 struct op_options;
@@ -26,7 +27,7 @@ struct perf_session;
 struct ext_loader;
 
 /* The file name of the control socket in the session directory. */
-#define CONTROL_SOCKET "control"
+#define CONTROL_SOCKET OP_SESSION_CONTROL
 /* The longest request line (command and argument). */
 #define CONTROL_LINE_MAX 256
 /* Connections served at once; more are answered "error: busy" and closed. */

@@ -27,6 +27,7 @@
 #include "ext.h"
 #include "op_cpu.h"
 #include "op_events.h"
+#include "op_session_layout.h"
 #include "options.h"
 #include "perf.h"
 #include "session.h"
@@ -891,7 +892,7 @@ int main(int argc, char **argv)
 
 	/* the default log lives in samples/, opened relative to the session */
 	log_file = d->opts.log_file;
-	snprintf(def_log, sizeof(def_log), "%s/samples/oprofiled.log", d->opts.session_dir);
+	snprintf(def_log, sizeof(def_log), "%s/" OP_SESSION_LOG_PATH, d->opts.session_dir);
 	if (log_file && !strcmp(log_file, def_log))
 		log_file = NULL;
 	if (!d->opts.replay_file && main_check_command(d->opts.command)) {

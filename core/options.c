@@ -20,6 +20,7 @@
 #include "conf.h"
 #include "ext.h"
 #include "op_mangle.h"
+#include "op_session_layout.h"
 #include "oprofile_sdk.h"
 #include "optval.h"
 
@@ -525,14 +526,15 @@ static int opt_finish(struct op_options *o, int argc, char **argv, int cmd_start
 			return -ENOMEM;
 	}
 	if (!o->session_dir &&
-	    opt_strdup(&o->session_dir, o->mode == OP_MODE_SYSTEM ? "/var/lib/oprofile" : "oprofile_data"))
+	    opt_strdup(&o->session_dir, o->mode == OP_MODE_SYSTEM ? OP_SESSION_DIR_SYSTEM :
+									OP_SESSION_DIR_LAUNCH))
 		return -ENOMEM;
 	if (opt_absolute(&o->session_dir))
 		return -ENOMEM;
 	if (!o->proc_root && opt_strdup(&o->proc_root, "/proc"))
 		return -ENOMEM;
 	if (!o->log_file &&
-	    asprintf(&o->log_file, "%s/samples/oprofiled.log", o->session_dir) < 0) {
+	    asprintf(&o->log_file, "%s/" OP_SESSION_LOG_PATH, o->session_dir) < 0) {
 		o->log_file = NULL;
 		return -ENOMEM;
 	}

@@ -17,10 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_session_layout.h"
 #include "rotate.h"
 #include "session.h"
 
-static const char *const rotate_snapshot_files[] = { "kallsyms", "modules" };
+static const char *const rotate_snapshot_files[] = { OP_SESSION_KALLSYMS, OP_SESSION_MODULES };
 
 bool rotate_name_ok(const char *name)
 {
@@ -28,7 +29,8 @@ bool rotate_name_ok(const char *name)
 
 	if (n == 0 || n >= ROTATE_NAME_MAX || name[0] == '.' || name[0] == '-')
 		return false;
-	if (!strcmp(name, "current") || !strcmp(name, "previous") || !strcmp(name, "stats"))
+	if (!strcmp(name, OP_SESSION_CURRENT) || !strcmp(name, OP_SESSION_PREVIOUS) ||
+	    !strcmp(name, OP_SESSION_STATS))
 		return false;
 	for (i = 0; i < n; i++) {
 		char c = name[i];
@@ -54,13 +56,13 @@ int rotate_move_current(int samples_fd, const char *name, bool replace, char *er
 	int rc;
 
 	/* reset replaces samples/previous, which no save may name */
-	if (!(replace && name && !strcmp(name, "previous")) && !rotate_name_ok(name)) {
+	if (!(replace && name && !strcmp(name, OP_SESSION_PREVIOUS)) && !rotate_name_ok(name)) {
 		snprintf(err, err_len, "session name \"%s\": expected 1..%d characters of "
 			 "A-Z a-z 0-9 . _ - (not starting with . or -, not current/previous/stats)",
 			 name ? name : "", ROTATE_NAME_MAX - 1);
 		return -EINVAL;
 	}
-	if (fstatat(samples_fd, "current", &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode)) {
+	if (fstatat(samples_fd, OP_SESSION_CURRENT, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode)) {
 		snprintf(err, err_len, "samples/current: no such directory - nothing to set aside");
 		return -ENOENT;
 	}
@@ -77,7 +79,7 @@ int rotate_move_current(int samples_fd, const char *name, bool replace, char *er
 			return rc;
 		}
 	}
-	if (renameat(samples_fd, "current", samples_fd, name)) {
+	if (renameat(samples_fd, OP_SESSION_CURRENT, samples_fd, name)) {
 		rc = -errno;
 		snprintf(err, err_len, "cannot move samples/current to samples/%s: %s", name,
 			 strerror(errno));
@@ -133,16 +135,16 @@ int rotate_keep_snapshot(int samples_fd, const char *from)
 	from_dir = rotate_open_dir(samples_fd, from, false);
 	if (from_dir < 0)
 		return from_dir;
-	from_stats = rotate_open_dir(from_dir, "stats", false);
+	from_stats = rotate_open_dir(from_dir, OP_SESSION_STATS, false);
 	close(from_dir);
 	if (from_stats < 0)
 		return from_stats == -ENOENT ? 0 : from_stats;
-	cur = rotate_open_dir(samples_fd, "current", true);
+	cur = rotate_open_dir(samples_fd, OP_SESSION_CURRENT, true);
 	if (cur < 0) {
 		close(from_stats);
 		return cur;
 	}
-	cur_stats = rotate_open_dir(cur, "stats", true);
+	cur_stats = rotate_open_dir(cur, OP_SESSION_STATS, true);
 	close(cur);
 	if (cur_stats < 0) {
 		close(from_stats);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "op_header.h"
+#include "op_session_layout.h"
 #include "oprofile_sdk.h"
 #include "session.h"
 
@@ -408,9 +409,9 @@ static int session_open_log(struct session *s, char *err, size_t len)
 		dfd = AT_FDCWD;
 		name = s->log_file;
 	} else {
-		session_subject(s, "samples/oprofiled.log", subject, sizeof(subject));
+		session_subject(s, OP_SESSION_LOG_PATH, subject, sizeof(subject));
 		dfd = s->samples_fd;
-		name = "oprofiled.log";
+		name = OP_SESSION_LOG;
 	}
 	fd = openat(dfd, name, flags, 0644);
 	if (fd < 0)
@@ -472,10 +473,10 @@ static int session_lock(struct session *s, char *err, size_t err_len)
 	ssize_t n;
 	int fd, rc;
 
-	session_subject(s, "lock", subject, sizeof(subject));
-	fd = openat(s->dirfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	session_subject(s, OP_SESSION_LOCK, subject, sizeof(subject));
+	fd = openat(s->dirfd, OP_SESSION_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return session_open_error(s, s->dirfd, "lock", subject, false, errno, err, err_len);
+		return session_open_error(s, s->dirfd, OP_SESSION_LOCK, subject, false, errno, err, err_len);
 	rc = session_check_fd(s, fd, subject, false, err, err_len);
 	if (rc) {
 		close(fd);
@@ -541,7 +542,7 @@ static int session_check_moved(const struct session *s, const char *name, bool *
 		return errno == ENOENT ? 0 : session_err(err, len, -errno, "%s/samples/%s: %s",
 							 s->dir, name, strerror(errno));
 	*exists = true;
-	snprintf(rel, sizeof(rel), "samples/%s", name);
+	snprintf(rel, sizeof(rel), OP_SESSION_SAMPLES "/%s", name);
 	session_subject(s, rel, subject, sizeof(subject));
 	return session_check_entry(s, &st, subject, true, err, len);
 }
@@ -549,11 +550,11 @@ static int session_check_moved(const struct session *s, const char *name, bool *
 /* staged -> current again: the new current (no samples yet) is removed */
 static int session_unstage(int samples_fd)
 {
-	int rc = session_rm_tree(samples_fd, "current");
+	int rc = session_rm_tree(samples_fd, OP_SESSION_CURRENT);
 
 	if (rc)
 		return rc;
-	if (renameat(samples_fd, SESSION_STAGED, samples_fd, "current"))
+	if (renameat(samples_fd, SESSION_STAGED, samples_fd, OP_SESSION_CURRENT))
 		return -errno;
 	return 0;
 }
@@ -564,10 +565,10 @@ int session_commit(struct session *s)
 
 	if (!s->staged)
 		return 0;
-	rc = session_rm_tree(s->samples_fd, "previous");
+	rc = session_rm_tree(s->samples_fd, OP_SESSION_PREVIOUS);
 	if (rc)
 		return rc;
-	if (renameat(s->samples_fd, SESSION_STAGED, s->samples_fd, "previous"))
+	if (renameat(s->samples_fd, SESSION_STAGED, s->samples_fd, OP_SESSION_PREVIOUS))
 		return -errno;
 	s->staged = false;
 	return 0;
@@ -582,7 +583,7 @@ static bool session_is_own(int dirfd)
 	DIR *d;
 	int fd;
 
-	if (fstatat(dirfd, "samples", &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (fstatat(dirfd, OP_SESSION_SAMPLES, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return true;
 	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -671,17 +672,18 @@ int session_open_conf(struct session *s, const struct session_conf *c, char *err
 	rc = session_lock(s, err, err_len);
 	if (rc)
 		goto out_fail;
-	rc = op_write_abi(s->dirfd, "abi");
+	rc = op_write_abi(s->dirfd, OP_SESSION_ABI);
 	if (rc) {
 		session_err(err, err_len, rc, "%s/abi: cannot write: %s", s->dir, strerror(-rc));
 		goto out_fail;
 	}
-	s->samples_fd = session_open_subdir(s, s->dirfd, "samples", "samples", err, err_len);
+	s->samples_fd = session_open_subdir(s, s->dirfd, OP_SESSION_SAMPLES, OP_SESSION_SAMPLES, err,
+					    err_len);
 	if (s->samples_fd < 0) {
 		rc = s->samples_fd;
 		goto out_fail;
 	}
-	rc = session_restrict(s, s->samples_fd, "samples", note, sizeof(note), err, err_len);
+	rc = session_restrict(s, s->samples_fd, OP_SESSION_SAMPLES, note, sizeof(note), err, err_len);
 	if (rc)
 		goto out_fail;
 	/* an earlier start was killed before session_commit: its current holds no sample */
@@ -698,11 +700,11 @@ int session_open_conf(struct session *s, const struct session_conf *c, char *err
 			goto out_fail;
 		}
 	}
-	rc = session_check_moved(s, "current", &exists, err, err_len);
+	rc = session_check_moved(s, OP_SESSION_CURRENT, &exists, err, err_len);
 	if (rc)
 		goto out_fail;
 	if (!c->append && exists) {
-		if (renameat(s->samples_fd, "current", s->samples_fd, SESSION_STAGED)) {
+		if (renameat(s->samples_fd, OP_SESSION_CURRENT, s->samples_fd, SESSION_STAGED)) {
 			rc = session_err(err, err_len, -errno,
 					 "%s/samples: cannot move current aside: %s", s->dir,
 					 strerror(errno));
@@ -710,13 +712,14 @@ int session_open_conf(struct session *s, const struct session_conf *c, char *err
 		}
 		s->staged = true;
 	}
-	fd = session_open_subdir(s, s->samples_fd, "current", "samples/current", err, err_len);
+	fd = session_open_subdir(s, s->samples_fd, OP_SESSION_CURRENT, OP_SESSION_CURRENT_PATH, err,
+				 err_len);
 	if (fd < 0) {
 		rc = fd;
 		goto out_fail;
 	}
 	s->current_fd = fd;
-	rc = session_restrict(s, s->current_fd, "samples/current", note, sizeof(note), err,
+	rc = session_restrict(s, s->current_fd, OP_SESSION_CURRENT_PATH, note, sizeof(note), err,
 			      err_len);
 	if (rc)
 		goto out_fail;
@@ -744,8 +747,8 @@ int session_open(struct session *s, const char *dir, bool append, const char *lo
 int session_reopen_current(struct session *s)
 {
 	char err[PATH_MAX + 512];
-	int fd = session_open_subdir(s, s->samples_fd, "current", "samples/current", err,
-				     sizeof(err));
+	int fd = session_open_subdir(s, s->samples_fd, OP_SESSION_CURRENT, OP_SESSION_CURRENT_PATH,
+				     err, sizeof(err));
 
 	if (fd < 0) {
 		if (s->log)
@@ -781,7 +784,7 @@ void session_close(struct session *s)
 	if (s->samples_fd >= 0)
 		close(s->samples_fd);
 	if (s->lockfd >= 0) {
-		unlinkat(s->dirfd, "lock", 0);
+		unlinkat(s->dirfd, OP_SESSION_LOCK, 0);
 		close(s->lockfd);
 	}
 	if (s->dirfd >= 0)

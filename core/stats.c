@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_session_layout.h"
 #include "stats.h"
 
 static const struct {
@@ -25,15 +26,15 @@ static const struct {
 	[STAT_KERNEL_SAMPLES] = { "Nr. kernel samples", NULL },
 	[STAT_USER_SAMPLES] = { "Nr. user samples", NULL },
 	[STAT_SOURCE_SAMPLES] = { "Nr. plugin source samples", NULL },
-	[STAT_LOST_KERNEL] = { "Nr. samples lost: no kernel image for the pc", "lost_kernel" },
-	[STAT_LOST_NO_MAPPING] = { "Nr. samples lost: no mapping", "lost_no_mapping" },
-	[STAT_LOST_NO_APP_USER] = { "Nr. user samples lost: no app info", "lost_no_app_for_user_sample" },
+	[STAT_LOST_KERNEL] = { "Nr. samples lost: no kernel image for the pc", OP_STATS_LOST_KERNEL },
+	[STAT_LOST_NO_MAPPING] = { "Nr. samples lost: no mapping", OP_STATS_LOST_NO_MAPPING },
+	[STAT_LOST_NO_APP_USER] = { "Nr. user samples lost: no app info", OP_STATS_LOST_NO_APP_USER },
 	[STAT_LOST_NO_CONTEXT] = { "Nr. lost samples (no kernel/user)", NULL },
-	[STAT_LOST_INVALID_DOMAIN] = { "Nr. samples lost: hypervisor/guest/unknown mode", "lost_invalid_domain" },
+	[STAT_LOST_INVALID_DOMAIN] = { "Nr. samples lost: hypervisor/guest/unknown mode", OP_STATS_LOST_INVALID_DOMAIN },
 	[STAT_LOST_RECORDS] = { "Nr. records lost by the kernel (ring full), all kinds", NULL },
-	[STAT_KLOST_SAMPLES] = { "Nr. samples lost by the kernel (ring full)", "lost_samples_by_kernel" },
-	[STAT_KLOST_SIDEBAND] = { "Nr. mmap/comm/fork/exit records lost by the kernel", "lost_sideband_by_kernel" },
-	[STAT_LOST_SAMPLEFILE] = { "Nr. samples lost: sample file open failure", "lost_samplefile" },
+	[STAT_KLOST_SAMPLES] = { "Nr. samples lost by the kernel (ring full)", OP_STATS_KLOST_SAMPLES },
+	[STAT_KLOST_SIDEBAND] = { "Nr. mmap/comm/fork/exit records lost by the kernel", OP_STATS_KLOST_SIDEBAND },
+	[STAT_LOST_SAMPLEFILE] = { "Nr. samples lost: sample file open failure", OP_STATS_LOST_SAMPLEFILE },
 	[STAT_LOST_BAD_COUNTER] = { "Nr. samples lost: unknown counter", NULL },
 	[STAT_LOST_PLUGIN_FILE] = { "Nr. samples lost: plugin file refused", NULL },
 	[STAT_THROTTLE] = { "Nr. throttle records", NULL },
@@ -82,15 +83,15 @@ void stats_print(const struct op_stats *st, FILE *out)
 }
 
 static const char *const stats_files[STATS_F_NR] = {
-	[STATS_F_TOTAL] = "total_samples",
-	[STATS_F_LOST_KERNEL] = "lost_kernel",
-	[STATS_F_LOST_NO_MAPPING] = "lost_no_mapping",
-	[STATS_F_LOST_NO_APP_USER] = "lost_no_app_for_user_sample",
-	[STATS_F_LOST_INVALID_DOMAIN] = "lost_invalid_domain",
-	[STATS_F_LOST_SAMPLEFILE] = "lost_samplefile",
-	[STATS_F_KLOST_SAMPLES] = "lost_samples_by_kernel",
-	[STATS_F_KLOST_SIDEBAND] = "lost_sideband_by_kernel",
-	[STATS_F_KLOST_RECORDS] = "lost_records_by_kernel",
+	[STATS_F_TOTAL] = OP_STATS_TOTAL_SAMPLES,
+	[STATS_F_LOST_KERNEL] = OP_STATS_LOST_KERNEL,
+	[STATS_F_LOST_NO_MAPPING] = OP_STATS_LOST_NO_MAPPING,
+	[STATS_F_LOST_NO_APP_USER] = OP_STATS_LOST_NO_APP_USER,
+	[STATS_F_LOST_INVALID_DOMAIN] = OP_STATS_LOST_INVALID_DOMAIN,
+	[STATS_F_LOST_SAMPLEFILE] = OP_STATS_LOST_SAMPLEFILE,
+	[STATS_F_KLOST_SAMPLES] = OP_STATS_KLOST_SAMPLES,
+	[STATS_F_KLOST_SIDEBAND] = OP_STATS_KLOST_SIDEBAND,
+	[STATS_F_KLOST_RECORDS] = OP_STATS_KLOST_RECORDS,
 };
 
 const char *stats_file(enum stats_file f)
@@ -251,7 +252,7 @@ int stats_write_files(struct op_stats *st, int current_dirfd, const char *const 
 	dfd = -1;
 	if (!st->base_read) {
 		/* --append: the earlier run's counts, before they are replaced */
-		dfd = openat(current_dirfd, "stats", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		dfd = openat(current_dirfd, OP_SESSION_STATS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		for (i = 0; i < STATS_F_NR; i++)
 			st->base[i] = dfd >= 0 && !stats_trusted(dfd, true) ?
 					      stats_read_one(dfd, stats_files[i]) : 0;
@@ -265,7 +266,7 @@ int stats_write_files(struct op_stats *st, int current_dirfd, const char *const 
 	}
 	if (!any && !(throttled && throttled[0]))
 		return 0;
-	dfd = stats_open_dir(current_dirfd, "stats");
+	dfd = stats_open_dir(current_dirfd, OP_SESSION_STATS);
 	if (dfd < 0)
 		return dfd;
 	/* all or nothing: every file to its temporary name, then the renames */
@@ -285,7 +286,7 @@ int stats_write_files(struct op_stats *st, int current_dirfd, const char *const 
 			unlinkat(dfd, tmp, 0);
 	}
 	if (!rc && throttled && throttled[0]) {
-		int tfd = stats_open_dir(dfd, "throttled");
+		int tfd = stats_open_dir(dfd, OP_SESSION_THROTTLED);
 
 		if (tfd >= 0) {
 			for (i = 0; throttled[i]; i++) {

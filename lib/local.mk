@@ -9,6 +9,10 @@ EXTRA_DIST += lib/opcount/opcount.pc.in
 lib_libopng_la_SOURCES += lib/op_mangle.c lib/op_events.h lib/op_events.c lib/op_cpu.h lib/op_cpu.c
 # the rotation interval grammar (oprofiled's option, config and control; opcontrol)
 lib_libopng_la_SOURCES += lib/op_interval.h lib/op_interval.c
+# on-disk formats and session names shared by the daemon, its plugins and the tools (headers only)
+lib_libopng_la_SOURCES += lib/op_cg_format.h lib/op_session_layout.h
+# the kallsyms/modules formats: the kernel plugin and opreport
+lib_libopng_la_SOURCES += lib/op_ksyms.h lib/op_ksyms.c
 # opcount: virtual per-process counters library (issue 8)
 lib_LTLIBRARIES += lib/libopcount.la
 lib_libopcount_la_SOURCES = lib/opcount/opcount.c lib/opcount/opcount.h

@@ -27,12 +27,13 @@
 #include <libconfig.h>
 
 #include "op_interval.h"
+#include "op_session_layout.h"
 
 #ifndef OP_SYSCONFIGFILE
 #define OP_SYSCONFIGFILE "/usr/local/etc/oprofiled.conf"
 #endif
-#define CTL_SOCKET "control"
-#define CTL_DEFAULT_DIR "/var/lib/oprofile"
+#define CTL_SOCKET OP_SESSION_CONTROL
+#define CTL_DEFAULT_DIR OP_SESSION_DIR_SYSTEM
 
 static const char ctl_usage[] =
 	"Usage: opcontrol [--session-dir=DIR | --config=FILE] COMMAND\n"
@@ -187,9 +188,9 @@ static int ctl_find(struct ctl *c)
 	rc = ctl_open_dir(c);
 	if (rc)
 		return rc;
-	snprintf(path, sizeof(path), "%s/lock", c->dir);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_LOCK, c->dir);
 	/* O_NONBLOCK: whatever sits there, opening it does not hang */
-	fd = openat(c->dirfd, "lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = openat(c->dirfd, OP_SESSION_LOCK, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		fprintf(stderr, "opcontrol: no oprofiled is running on %s (no %s)\n", c->dir, path);
 		return -ESRCH;
@@ -235,7 +236,7 @@ static int ctl_find(struct ctl *c)
 
 static bool ctl_running(struct ctl *c)
 {
-	int fd = openat(c->dirfd, "lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = openat(c->dirfd, OP_SESSION_LOCK, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	bool held;
 
 	if (fd < 0)

@@ -2,7 +2,7 @@
  * callgraph.c - the "callgraph" plugin: asks the core for frame-pointer call
  * chains, turns each chain into caller -> callee arcs logged into OProfile
  * {cg} sample files, and aggregates whole stacks into the session's stack
- * table (cg_format.h). The core holds no call-graph code for this path.
+ * table (lib/op_cg_format.h). The core holds no call-graph code for this path.
  * SPDX-License-Identifier: MIT
  *
  * Flow: buffer sync calls cg_on_sample for every sample of the core events;
@@ -18,7 +18,7 @@
  * through the sfile handlers (get_file opens, close invalidates the cache).
  *
  * Whole stacks go to a tree of nodes in the session's stack table
- * (cg_format.h), appended through a shared mmap and found again through an
+ * (op_cg_format.h), appended through a shared mmap and found again through an
  * index in memory. The file starts at 1.5 MiB of nodes and doubles (by 64
  * MiB at most a step) when 3/4 full, ahead of time at the periodic sync,
  * else on the sample that needs the room, up to max_mb; then new stacks are
@@ -46,7 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cg_format.h"
+#include "op_cg_format.h"
+#include "op_session_layout.h"
 #include "oprofile_sdk.h"
 #include "../common/plugin_util.h"
 
@@ -609,10 +610,10 @@ static void cg_stacks_open(struct cg_state *st)
 		return;
 	}
 	cgs_layout2(CG_IMAGES_MAX, CG_STRINGS_SIZE, &l);
-	snprintf(path, sizeof(path), "%s/samples/current/" CGS_DIR, sd);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_DIR, sd);
 	if (mkdir(path, 0755) && errno != EEXIST)
 		goto out_err;
-	snprintf(path, sizeof(path), "%s/samples/current/" CGS_DIR "/" CGS_FILE, sd);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH, sd);
 	st->fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (st->fd < 0 || fstat(st->fd, &sb) || !S_ISREG(sb.st_mode))
 		goto out_err;

@@ -35,7 +35,8 @@
 #include <unistd.h>
 
 #include "kernel.h"
-#include "ksyms.h"
+#include "op_ksyms.h"
+#include "op_session_layout.h"
 #include "../common/plugin_util.h"
 
 #define KERNEL_PAGE UINT64_C(4096)
@@ -181,7 +182,7 @@ static void kernel_wput(struct kernel_wbuf *w, const char *s, size_t len)
 /* open (creating as needed) <session>/samples/current/stats without following links */
 static int kernel_open_stats_dir(struct kernel_state *st, const char *session)
 {
-	static const char *const comps[] = { "samples", "current", "stats" };
+	static const char *const comps[] = { OP_SESSION_SAMPLES, OP_SESSION_CURRENT, OP_SESSION_STATS };
 	int fd, nfd;
 	size_t i;
 
@@ -313,7 +314,7 @@ static uint64_t kernel_page_end(uint64_t addr)
 	return (addr + KERNEL_PAGE) & ~(KERNEL_PAGE - 1);
 }
 
-static void kernel_add_pseudo(struct kernel_state *st, const struct ksym_line *k)
+static void kernel_add_pseudo(struct kernel_state *st, const struct op_ksym_line *k)
 {
 	struct kernel_pseudo *p;
 	unsigned i;
@@ -357,8 +358,8 @@ static void kernel_read_kptr_restrict(struct kernel_state *st, char *out, size_t
 
 /* what one pass over kallsyms collects besides the snapshot */
 struct kernel_kscan {
-	uint64_t text, stext, etext, lo, hi, nonzero;
-	bool has_text, has_stext, has_etext;
+	struct op_ksyms_text text;
+	uint64_t nonzero;
 };
 
 /*
@@ -369,10 +370,10 @@ struct kernel_kscan {
 static bool kernel_kallsyms_line(struct kernel_state *st, struct kernel_kscan *ks,
 				 const char *line, size_t n, const char *path)
 {
-	struct ksym_line k;
+	struct op_ksym_line k;
 
 	st->kallsyms_lines++;
-	if (ksyms_parse_line(line, &k) || memchr(line, '\0', n)) {
+	if (op_ksyms_parse_line(line, &k) || memchr(line, '\0', n)) {
 		st->kallsyms_bad++;
 		if (st->kallsyms_bad <= KERNEL_MAX_BAD_LOGGED)
 			kernel_log(st, OP_LOG_WARN,
@@ -383,32 +384,17 @@ static bool kernel_kallsyms_line(struct kernel_state *st, struct kernel_kscan *k
 	}
 	if (k.addr)
 		ks->nonzero++;
-	if (!ksyms_is_text(k.type))
+	if (!op_ksyms_is_text(k.type))
 		return false;
 	st->text_symbols++;
 	if (!k.addr)
 		return true;
 	if (k.module) {
-		if (ksyms_is_pseudo_module(k.module, k.module_len))
+		if (op_ksyms_is_pseudo_module(k.module, k.module_len))
 			kernel_add_pseudo(st, &k);
 		return true;
 	}
-	if (k.name[0] == '_') {
-		if (k.name_len == 5 && !memcmp(k.name, "_text", 5)) {
-			ks->text = k.addr;
-			ks->has_text = true;
-		} else if (k.name_len == 6 && !memcmp(k.name, "_stext", 6)) {
-			ks->stext = k.addr;
-			ks->has_stext = true;
-		} else if (k.name_len == 6 && !memcmp(k.name, "_etext", 6)) {
-			ks->etext = k.addr;
-			ks->has_etext = true;
-		}
-	}
-	if (k.addr < ks->lo)
-		ks->lo = k.addr;
-	if (k.addr > ks->hi)
-		ks->hi = k.addr;
+	op_ksyms_text_add(&ks->text, &k);
 	return true;
 }
 
@@ -421,7 +407,7 @@ static bool kernel_kallsyms_line(struct kernel_state *st, struct kernel_kscan *k
  */
 static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap)
 {
-	struct kernel_kscan ks = { .lo = UINT64_MAX };
+	struct kernel_kscan ks = { .nonzero = 0 };
 	char *path = kernel_path(st, "kallsyms");
 	struct kernel_wbuf *w = snap ? snap->w : NULL;
 	size_t fill = 0, cap = KERNEL_RBUF;
@@ -429,6 +415,7 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 	int read_err = 0, fd;
 	char *buf;
 
+	op_ksyms_text_init(&ks.text);
 	if (!path)
 		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -541,10 +528,10 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 		free(path);
 		return 0;
 	}
-	if (ks.has_text || ks.has_stext || ks.lo != UINT64_MAX) {
-		st->kstart = ks.has_text ? ks.text : ks.has_stext ? ks.stext : ks.lo;
+	if (op_ksyms_text_start(&ks.text, &st->kstart)) {
 		/* no _etext: up to the page after the last kernel text symbol */
-		st->kend = ks.has_etext && ks.etext > st->kstart ? ks.etext : kernel_page_end(ks.hi);
+		st->kend = ks.text.has_etext && ks.text.etext > st->kstart ? ks.text.etext :
+									       kernel_page_end(ks.text.hi);
 		if (st->kend <= st->kstart)
 			st->kend = st->kstart + KERNEL_PAGE;
 	} else {
@@ -597,12 +584,12 @@ static int kernel_load_modules(struct kernel_state *st, struct kernel_out *snap,
 		return 0;
 	}
 	while ((n = getline(&line, &lcap, f)) > 0) {
-		struct kmod_line m;
+		struct op_kmod_line m;
 
 		lineno++;
 		if (snap && snap->w)
 			kernel_wput(snap->w, line, (size_t)n);
-		if (kmods_parse_line(line, &m) || memchr(line, '\0', (size_t)n) || !m.size ||
+		if (op_kmods_parse_line(line, &m) || memchr(line, '\0', (size_t)n) || !m.size ||
 		    m.addr > UINT64_MAX - m.size) {
 			st->modules_bad++;
 			if (!quiet && st->modules_bad <= KERNEL_MAX_BAD_LOGGED)
@@ -948,7 +935,7 @@ static void kernel_ks_redo(struct kernel_state *st)
 		memcpy(owner_tmp, ks->tmp, sizeof(owner_tmp));
 	}
 	if (ks && st->ks_dirfd >= 0)
-		kernel_out_begin(st, ks, st->ks_dirfd, "kallsyms");
+		kernel_out_begin(st, ks, st->ks_dirfd, OP_SESSION_KALLSYMS);
 	kernel_ks_pass(st);
 	if (owner_tmp[0] && kill(st->ks_owner, 0) && errno == ESRCH)
 		unlinkat(st->ks_dirfd, owner_tmp, 0);
@@ -1034,8 +1021,8 @@ static int kernel_snapshot_and_load(struct kernel_state *st)
 	if (session && *session) {
 		dirfd = kernel_open_stats_dir(st, session);
 		if (dirfd >= 0) {
-			kernel_out_begin(st, ks, dirfd, "kallsyms");
-			kernel_out_begin(st, &km, dirfd, "modules");
+			kernel_out_begin(st, ks, dirfd, OP_SESSION_KALLSYMS);
+			kernel_out_begin(st, &km, dirfd, OP_SESSION_MODULES);
 		}
 	} else {
 		st->host->log(st->ctx, OP_LOG_INFO, "no session directory: no kernel symbol snapshot");
@@ -1049,7 +1036,7 @@ static int kernel_snapshot_and_load(struct kernel_state *st)
 		/* no /proc/modules: no modules file (a stale one would mislead) */
 		kernel_out_end(st, &km, !rc && have_modules);
 		if (!have_modules)
-			unlinkat(dirfd, "modules", 0);
+			unlinkat(dirfd, OP_SESSION_MODULES, 0);
 	}
 	if (rc) {
 		kernel_out_end(st, ks, false);

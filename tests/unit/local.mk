@@ -29,12 +29,18 @@ check_PROGRAMS += tests/unit/test_kernel
 TESTS += tests/unit/test_kernel
 SANITIZER_TESTS += tests/unit/test_kernel
 tests_unit_test_kernel_SOURCES = tests/unit/test_kernel.c tests/unit/mock_host.c \
-	tests/unit/mock_host.h plugins/kernel/kernel.c plugins/kernel/kernel.h \
-	plugins/kernel/ksyms.c plugins/kernel/ksyms.h
-tests_unit_test_kernel_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit \
+	tests/unit/mock_host.h plugins/kernel/kernel.c plugins/kernel/kernel.h
+tests_unit_test_kernel_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/lib -I$(top_srcdir)/tests/unit \
 	-I$(top_srcdir)/plugins/kernel -DTOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_kernel_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_kernel_LDADD = $(CMOCKA_LIBS)
+tests_unit_test_kernel_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+# the kallsyms/modules formats (lib/op_ksyms.c)
+check_PROGRAMS += tests/unit/test_ksyms
+TESTS += tests/unit/test_ksyms
+SANITIZER_TESTS += tests/unit/test_ksyms
+tests_unit_test_ksyms_SOURCES = tests/unit/test_ksyms.c
+tests_unit_test_ksyms_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_ksyms_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 check_PROGRAMS += tests/unit/test_mock_host
 TESTS += tests/unit/test_mock_host
 SANITIZER_TESTS += tests/unit/test_mock_host
@@ -250,8 +256,8 @@ check_PROGRAMS += tests/unit/test_callgraph
 TESTS += tests/unit/test_callgraph
 SANITIZER_TESTS += tests/unit/test_callgraph
 tests_unit_test_callgraph_SOURCES = tests/unit/test_callgraph.c tests/unit/mock_host.c \
-	tests/unit/mock_host.h plugins/callgraph/callgraph.c plugins/callgraph/cg_format.h
-tests_unit_test_callgraph_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/tests/unit
+	tests/unit/mock_host.h plugins/callgraph/callgraph.c
+tests_unit_test_callgraph_CPPFLAGS = -I$(top_srcdir)/sdk -I$(top_srcdir)/lib -I$(top_srcdir)/tests/unit
 tests_unit_test_callgraph_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_callgraph_LDADD = $(CMOCKA_LIBS)
 endif

@@ -20,8 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../plugins/callgraph/cg_format.h"
 #include "mock_host.h"
+#include "op_cg_format.h"
+#include "op_session_layout.h"
 
 extern const struct op_ext_descriptor oprofile_ext_v1;
 
@@ -439,7 +440,7 @@ static void tab_open(const struct fx *f, struct tab *t)
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/samples/current/" CGS_DIR "/" CGS_FILE, f->dir);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH, f->dir);
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
 	assert_int_equal(fstat(fd, &st), 0);
@@ -612,7 +613,7 @@ static void test_stack_table_grows(void **state)
 	f = fx_new("depth=4", true);
 	for (uint64_t k = 0; k < 1000; k++)
 		tab_add_leaf(f, 0x1000 + k);
-	snprintf(path, sizeof(path), "%s/samples/current/" CGS_DIR "/" CGS_FILE, f->dir);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH, f->dir);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, l.nodes_off + 65536 * sizeof(struct cgs_node));
 	mock_host_deinit(f->mh);
@@ -642,7 +643,7 @@ static void test_stack_table_scribbled(void **state)
 	(void)state;
 	for (uint64_t k = 0; k < 10; k++)
 		tab_add_leaf(f, 0x1000 + k);
-	snprintf(path, sizeof(path), "%s/samples/current/" CGS_DIR "/" CGS_FILE, f->dir);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH, f->dir);
 	fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
 	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)

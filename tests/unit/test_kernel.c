@@ -1,7 +1,7 @@
 /*
  * test_kernel.c - the kernel plugin (plugins/kernel/) through the mock host:
- * kallsyms/modules parsing, the session snapshot, module resolution with the
- * rate-limited re-read, the kptr_restrict path, and garbage input.
+ * the session snapshot, module resolution with the rate-limited re-read, the
+ * kptr_restrict path, and garbage input (the line parsers: test_ksyms.c).
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE /* nftw, mkdtemp */
@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "kernel.h"
-#include "ksyms.h"
 #include "mock_host.h"
 
 extern const struct op_ext_descriptor oprofile_ext_v1;
@@ -155,117 +154,6 @@ static uint64_t stat_of(struct mock_host *mh, const char *name)
 	if (!mock_host_stat(mh, name, &v))
 		fail_msg("no stat %s", name);
 	return v;
-}
-
-/* ------------------------------------------------------------------ */
-/* line parsers                                                        */
-/* ------------------------------------------------------------------ */
-
-static void test_parse_kallsyms_lines(void **state)
-{
-	static const struct {
-		const char *line;
-		int rc;
-		uint64_t addr;
-		char type;
-		const char *name, *module;
-	} cases[] = {
-		{ "ffffffff81000000 T _text\n", 0, 0xffffffff81000000ull, 'T', "_text", NULL },
-		{ "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n", 0,
-		  0xffffffffc0201000ull, 't', "ftrace_trampoline", "__builtin__ftrace" },
-		{ "0000000000000000 W x [m]", 0, 0, 'W', "x", "m" },
-		{ "1 a b", 0, 1, 'a', "b", NULL },
-		{ "ffffffff81000000 T name\r\n", 0, 0xffffffff81000000ull, 'T', "name", NULL },
-		{ "", -EINVAL, 0, 0, NULL, NULL },
-		{ "\n", -EINVAL, 0, 0, NULL, NULL },
-		{ "ffffffff81000000 T\n", -EINVAL, 0, 0, NULL, NULL },
-		{ "ffffffff81000000 T \n", -EINVAL, 0, 0, NULL, NULL },
-		{ "ffffffff81000000  T x\n", -EINVAL, 0, 0, NULL, NULL },
-		{ "ffffffff81000000 1 x\n", -EINVAL, 0, 0, NULL, NULL },
-		{ "ffffffff81000000 TT x\n", -EINVAL, 0, 0, NULL, NULL },
-		{ "1ffffffff81000000 T x\n", -EINVAL, 0, 0, NULL, NULL },
-		{ "g T x\n", -EINVAL, 0, 0, NULL, NULL },
-		{ " ffffffff81000000 T x\n", -EINVAL, 0, 0, NULL, NULL },
-		{ "ffffffff81000000 T x y\n", -EINVAL, 0, 0, NULL, NULL },
-		{ "ffffffff81000000 T x [m\n", -EINVAL, 0, 0, NULL, NULL },
-		{ "ffffffff81000000 T x []\n", -EINVAL, 0, 0, NULL, NULL },
-		{ "ffffffff81000000 T x [m] z\n", -EINVAL, 0, 0, NULL, NULL },
-		{ "ffffffff81000000 T x [m]]\n", -EINVAL, 0, 0, NULL, NULL },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct ksym_line k;
-		int rc = ksyms_parse_line(cases[i].line, &k);
-
-		if (rc != cases[i].rc)
-			fail_msg("kallsyms line %zu \"%s\": rc %d, expected %d", i, cases[i].line, rc,
-				 cases[i].rc);
-		if (rc)
-			continue;
-		assert_int_equal(k.addr, cases[i].addr);
-		assert_int_equal(k.type, cases[i].type);
-		assert_int_equal(k.name_len, strlen(cases[i].name));
-		assert_memory_equal(k.name, cases[i].name, k.name_len);
-		if (cases[i].module) {
-			assert_int_equal(k.module_len, strlen(cases[i].module));
-			assert_memory_equal(k.module, cases[i].module, k.module_len);
-		} else {
-			assert_null(k.module);
-		}
-	}
-	assert_true(ksyms_is_pseudo_module("bpf", 3));
-	assert_true(ksyms_is_pseudo_module("__builtin__ftrace", 17));
-	assert_true(ksyms_is_pseudo_module("__builtin__kprobes", 18));
-	assert_false(ksyms_is_pseudo_module("bpfilter", 8));
-	assert_false(ksyms_is_pseudo_module("ext4", 4));
-	assert_false(ksyms_is_pseudo_module("__builtin__", 11));
-	assert_true(ksyms_is_text('t') && ksyms_is_text('T') && ksyms_is_text('W'));
-	assert_false(ksyms_is_text('D') || ksyms_is_text('b') || ksyms_is_text('r'));
-}
-
-static void test_parse_modules_lines(void **state)
-{
-	static const struct {
-		const char *line;
-		int rc;
-		const char *name;
-		uint64_t size, addr;
-	} cases[] = {
-		{ "ext4 1036288 1 - Live 0xffffffffc0345000\n", 0, "ext4", 1036288,
-		  0xffffffffc0345000ull },
-		{ "modb 16384 2 moda, Live 0xffffffffc0100000 (OE)\n", 0, "modb", 16384,
-		  0xffffffffc0100000ull },
-		{ "x 1 0 - Loading 0x0000000000000000", 0, "x", 1, 0 },
-		{ "x 1 0 - Live\n", -EINVAL, NULL, 0, 0 },
-		{ "x abc 0 - Live 0x1000\n", -EINVAL, NULL, 0, 0 },
-		{ "x 1 -1 - Live 0x1000\n", -EINVAL, NULL, 0, 0 },
-		{ "x 1 0 - Live 1000\n", -EINVAL, NULL, 0, 0 },
-		{ "x 1 0 - Live 0x\n", -EINVAL, NULL, 0, 0 },
-		{ "x 1 0 - Live 0x10000000000000000\n", -EINVAL, NULL, 0, 0 },
-		{ "x 1 0 - Live 0x1000g\n", -EINVAL, NULL, 0, 0 },
-		{ "x 1 0 - Live 0x1000 junk\n", -EINVAL, NULL, 0, 0 },
-		{ "x 99999999999999999999999 0 - Live 0x1000\n", -EINVAL, NULL, 0, 0 },
-		{ "", -EINVAL, NULL, 0, 0 },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct kmod_line m;
-		int rc = kmods_parse_line(cases[i].line, &m);
-
-		if (rc != cases[i].rc)
-			fail_msg("modules line %zu \"%s\": rc %d, expected %d", i, cases[i].line, rc,
-				 cases[i].rc);
-		if (rc)
-			continue;
-		assert_int_equal(m.name_len, strlen(cases[i].name));
-		assert_memory_equal(m.name, cases[i].name, m.name_len);
-		assert_int_equal(m.size, cases[i].size);
-		assert_int_equal(m.addr, cases[i].addr);
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -538,6 +426,44 @@ static void test_text_range_fallbacks(void **state)
 	assert_int_equal(resolve(mh, 0xffffffff81000300ull, &img), 0);
 	assert_int_equal(img.start, 0xffffffff81000300ull);
 	assert_int_equal(img.end, 0xffffffff81001000ull);
+	mock_host_free(mh);
+}
+
+/*
+ * The snapshot keeps every function, t, T, w and W (perf's rule): a
+ * module's weak functions show as 'w' and opreport names them from it;
+ * weak objects (v, V) stay out with the data.
+ */
+static void test_snapshot_weak_functions(void **state)
+{
+	static const char ks[] = "ffffffff81000000 T _text\n"
+				 "ffffffff81000100 W kernel_weak\n"
+				 "ffffffff81000200 V weak_object\n"
+				 "ffffffff81a00000 T _etext\n"
+				 "ffffffffc0001000 t mod_init\t[moda]\n"
+				 "ffffffffc0001100 w mod_weak\t[moda]\n"
+				 "ffffffffc0001200 v mod_weak_object\t[moda]\n";
+	static const char want[] = "ffffffff81000000 T _text\n"
+				   "ffffffff81000100 W kernel_weak\n"
+				   "ffffffff81a00000 T _etext\n"
+				   "ffffffffc0001000 t mod_init\t[moda]\n"
+				   "ffffffffc0001100 w mod_weak\t[moda]\n";
+	char proc[PATH_MAX], session[PATH_MAX], p[PATH_MAX];
+	struct mock_host *mh;
+	char *got;
+
+	(void)state;
+	scratch(proc, "proc-weak");
+	scratch(session, "weak");
+	path_of(p, proc, "kallsyms");
+	spit(p, ks, sizeof(ks) - 1, "w");
+	mh = kernel_up(proc, session, NULL);
+	assert_int_equal(stat_of(mh, "kallsyms_text_symbols"), 5);
+	path_of(p, session, "samples/current/stats/kallsyms");
+	got = slurp(p, NULL);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
 	mock_host_free(mh);
 }
 
@@ -997,8 +923,6 @@ static void test_descriptor(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_kallsyms_lines),
-		cmocka_unit_test(test_parse_modules_lines),
 		cmocka_unit_test(test_snapshot_exact),
 		cmocka_unit_test(test_snapshot_replace_and_symlink),
 		cmocka_unit_test(test_snapshot_blocks),
@@ -1006,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_modules),
 		cmocka_unit_test(test_resolve_pseudo_without_modules),
 		cmocka_unit_test(test_text_range_fallbacks),
+		cmocka_unit_test(test_snapshot_weak_functions),
 		cmocka_unit_test(test_reread_rate_limited),
 		cmocka_unit_test(test_kptr_restrict_zero),
 		cmocka_unit_test(test_garbage),

@@ -152,6 +152,66 @@ static void test_kallsyms(void **state)
 	free(ks);
 }
 
+/*
+ * The snapshot read as the daemon reads kallsyms (lib/op_ksyms): weak
+ * functions of modules ('w') are functions, pseudo-module code ([bpf],
+ * [__builtin__ftrace]) lies in the kernel's key space (pc - _text), the
+ * key origin falls back to _stext, zero addresses are not placed, a line
+ * that is not a kallsyms line (no closing bracket) is not read, and a long
+ * name is kept whole.
+ */
+static void test_kallsyms_daemon_rules(void **state)
+{
+	char longname[701], text[2048], *ks, *mods;
+	struct rpt_symtab t = { 0 };
+	char err[512];
+
+	(void)state;
+	memset(longname, 'L', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_true(snprintf(text, sizeof(text),
+			     "ffffffff81000100 T _stext\n"
+			     "ffffffff81000200 T start_kernel\n"
+			     "0000000000000000 T hidden_fn\n"
+			     "ffffffff81000300 t %s\n"
+			     "ffffffff81000400 T _etext\n"
+			     "ffffffffc0001000 t mod_init\t[mymod]\n"
+			     "ffffffffc0001100 w mod_weak\t[mymod]\n"
+			     "ffffffffc0001200 v mod_weak_object\t[mymod]\n"
+			     "ffffffffc0001300 t mod_torn\t[mymod\n"
+			     "ffffffffc0200000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+			     "ffffffffc0300000 t bpf_prog_6deef7357e7b4530_probe\t[bpf]\n",
+			     longname) < (int)sizeof(text));
+	ks = write_tmp(text);
+	mods = write_tmp("mymod 16384 0 - Live 0xffffffffc0000000\n");
+
+	assert_int_equal(ksym_load_kernel(&t, rd(ks), ks, NULL, -1, err, sizeof(err)), 0);
+	/* keys are pc - _stext without _text */
+	assert_int_equal(t.vma_bias, 0xffffffff81000100ull);
+	assert_string_equal(sym_lookup(&t, 0x100)->name, "start_kernel");
+	assert_string_equal(sym_lookup(&t, 0x200)->name, longname);
+	/* pseudo-module code is the kernel's: named through the kernel image */
+	assert_string_equal(sym_lookup(&t, 0xffffffffc0200010ull - 0xffffffff81000100ull)->name,
+			    "ftrace_trampoline");
+	assert_string_equal(sym_lookup(&t, 0xffffffffc0300040ull - 0xffffffff81000100ull)->name,
+			    "bpf_prog_6deef7357e7b4530_probe");
+	/* the zero-address symbol is nowhere */
+	for (size_t i = 0; i < t.n; i++)
+		assert_string_not_equal(t.v[i].name, "hidden_fn");
+	symtab_free(&t);
+
+	assert_int_equal(ksym_load_kernel(&t, rd(ks), ks, "mymod", rd(mods), err, sizeof(err)), 0);
+	assert_int_equal(t.n, 2);
+	assert_string_equal(sym_lookup(&t, 0x1010)->name, "mod_init");
+	assert_string_equal(sym_lookup(&t, 0x1110)->name, "mod_weak");
+	symtab_free(&t);
+
+	unlink(ks);
+	unlink(mods);
+	free(ks);
+	free(mods);
+}
+
 static void test_perfmap(void **state)
 {
 	char *map = write_tmp("7f0000001000 40 jit_fn_a\n"
@@ -451,6 +511,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symtab_bounds), cmocka_unit_test(test_symtab_empty),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_daemon_rules),
 		cmocka_unit_test(test_perfmap),       cmocka_unit_test(test_perfmap_trust),
 		cmocka_unit_test(test_bfd_self),
 		cmocka_unit_test(test_demangle),

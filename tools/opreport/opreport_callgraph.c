@@ -1,7 +1,7 @@
 /*
  * opreport_callgraph.c - call graphs in opreport: symbols are nodes (image,
  * symbol from the existing symbol layer), {cg} arc files give caller ->
- * callee counts, the plugin's stack table (cg_format.h) gives inclusive
+ * callee counts, the plugin's stack table (op_cg_format.h) gives inclusive
  * counts, folded stacks and the flame graph. SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -15,9 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../plugins/callgraph/cg_format.h"
 #include "flamegraph.h"
 #include "odb.h"
+#include "op_cg_format.h"
+#include "op_session_layout.h"
 #include "opreport_callgraph.h"
 
 #define CGR_NONE ((size_t)-1)
@@ -629,10 +630,10 @@ static int cgr_load_stacks(struct cgr *g)
 	size_t size = 0;
 	int fd, ret = 0;
 
-	if (asprintf(&path, "%s/" CGS_DIR "/" CGS_FILE, g->p->samples_dir) < 0)
+	if (asprintf(&path, "%s/" OP_SESSION_CG_STACKS_PATH, g->p->samples_dir) < 0)
 		return -ENOMEM;
 	/* no symbolic link, FIFO nor device: a warning names what is refused */
-	fd = rs_open_session_file(g->p, CGS_DIR "/" CGS_FILE, O_RDONLY);
+	fd = rs_open_session_file(g->p, OP_SESSION_CG_STACKS_PATH, O_RDONLY);
 	if (fd < 0)
 		goto out; /* no stacks recorded (or refused, with a warning): arcs only */
 	base = cgr_read_whole(fd, &size);

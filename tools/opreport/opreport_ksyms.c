@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_ksyms.h"
 #include "opreport.h"
 
 static int push(struct rpt_symtab *t, uint64_t addr, uint64_t size, const char *name)
@@ -40,23 +41,27 @@ static int push(struct rpt_symtab *t, uint64_t addr, uint64_t size, const char *
 static uint64_t module_base(int fd, const char *module)
 {
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	char line[1024], name[256], addr[64];
+	size_t cap = 0, len = strlen(module);
+	char *line = NULL;
 	uint64_t base = 0;
+	ssize_t n;
 
 	if (!f) {
 		if (fd >= 0)
 			close(fd);
 		return 0;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		/* name size refcount deps state address */
-		if (sscanf(line, "%255s %*s %*s %*s %*s %63s", name, addr) != 2)
+	while ((n = getline(&line, &cap, f)) > 0) {
+		struct op_kmod_line m;
+
+		if (op_kmods_parse_line(line, &m) || memchr(line, '\0', (size_t)n))
 			continue;
-		if (!strcmp(name, module)) {
-			base = strtoull(addr, NULL, 16);
+		if (m.name_len == len && !memcmp(m.name, module, len)) {
+			base = m.addr;
 			break;
 		}
 	}
+	free(line);
 	fclose(f);
 	return base;
 }
@@ -65,10 +70,12 @@ int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const c
 		     int modules_fd, char *err, size_t err_len)
 {
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	char line[1024];
 	uint64_t start = 0, lowest = UINT64_MAX;
-	bool have_text = false, nonzero = false;
-	unsigned lineno = 0, bad = 0;
+	struct op_ksyms_text text;
+	unsigned bad = 0, zero = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
 	int ret = 0;
 
 	if (!f) {
@@ -80,33 +87,35 @@ int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const c
 		snprintf(err, err_len, "kernel symbols: cannot read %s: %s", kallsyms, strerror(-ret));
 		return ret;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		char type, name[512], mod[256] = "";
-		unsigned long long addr;
-		int n;
+	/* the daemon's reading (lib/op_ksyms.h): the same lines, functions and key origin */
+	op_ksyms_text_init(&text);
+	while ((n = getline(&line, &cap, f)) > 0) {
+		struct op_ksym_line k;
+		char *name;
 
-		lineno++;
-		n = sscanf(line, "%llx %c %511s [%255[^]]]", &addr, &type, name, mod);
-		if (n < 3) {
+		if (op_ksyms_parse_line(line, &k) || memchr(line, '\0', (size_t)n)) {
 			bad++;
 			continue;
 		}
-		if (module ? strcmp(mod, module) : mod[0] != 0)
+		if (!op_ksyms_is_text(k.type) || !op_ksyms_in_image(&k, module))
 			continue;
-		if (!module && !strcmp(name, "_text")) {
-			start = addr;
-			have_text = true;
+		if (!module)
+			op_ksyms_text_add(&text, &k);
+		if (!k.addr) {
+			zero++; /* hidden (kptr_restrict): nowhere to place it */
+			continue;
 		}
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		if (addr)
-			nonzero = true;
-		if (addr < lowest)
-			lowest = addr;
-		ret = push(t, addr, 0, name);
+		if (k.addr < lowest)
+			lowest = k.addr;
+		name = line + (k.name - line);
+		name[k.name_len] = '\0';
+		ret = push(t, k.addr, 0, name);
 		if (ret)
 			break;
 	}
+	if (!ret && n < 0 && errno == ENOMEM && !feof(f))
+		ret = -ENOMEM;
+	free(line);
 	fclose(f);
 	if (ret || !module) {
 		if (modules_fd >= 0)
@@ -120,10 +129,10 @@ int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const c
 	if (bad)
 		txt_warn("%s: %u malformed line(s) ignored (expected \"address type name [module]\")",
 			 kallsyms, bad);
-	if ((t->n && !nonzero) || (module && !t->n)) {
+	if (!t->n && (zero || module)) {
 		if (modules_fd >= 0)
 			close(modules_fd);
-		if (!nonzero && t->n) {
+		if (zero) {
 			snprintf(err, err_len, "%s: all addresses are zero (snapshot taken without "
 				 "permission to read kernel addresses)", kallsyms);
 			return -EINVAL;
@@ -136,8 +145,8 @@ int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const c
 		start = module_base(modules_fd, module);
 		if (!start)
 			start = lowest;
-	} else if (!have_text) {
-		start = lowest;
+	} else if (!op_ksyms_text_start(&text, &start)) {
+		start = lowest; /* pseudo-module symbols only */
 	}
 	/* keys are pc - image start */
 	for (size_t i = 0; i < t->n; i++) {

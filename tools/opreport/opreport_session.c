@@ -29,6 +29,7 @@
 
 #include "odb.h"
 #include "op_cpu.h"
+#include "op_session_layout.h"
 #include "opreport.h"
 
 #define AX_EVENT 0
@@ -73,7 +74,7 @@ int rs_find_session(const char *opt_dir, char **out, char *err, size_t err_len)
 	const char *d = opt_dir;
 
 	if (!d)
-		d = is_dir("oprofile_data") ? "oprofile_data" : "/var/lib/oprofile";
+		d = is_dir(OP_SESSION_DIR_LAUNCH) ? OP_SESSION_DIR_LAUNCH : OP_SESSION_DIR_SYSTEM;
 	if (!is_dir(d)) {
 		snprintf(err, err_len,
 			 "no session directory: %s does not exist (profile something first, or give "
@@ -263,7 +264,8 @@ static int walk(struct rs_walk *w, int dfd, const char *dir, size_t rel_off, int
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		/* stats/ holds counters, callgraph/ whole stacks: not sample files */
-		if (depth == 0 && (!strcmp(de->d_name, "stats") || !strcmp(de->d_name, "callgraph")))
+		if (depth == 0 &&
+		    (!strcmp(de->d_name, OP_SESSION_STATS) || !strcmp(de->d_name, OP_SESSION_CG_DIR)))
 			continue;
 		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
 			ret = -ENOMEM;
@@ -842,7 +844,7 @@ static int open_samples(struct rpt_profile *p, const struct rpt_opts *o, char *e
 
 	sfd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sfd >= 0) {
-		p->samples_fd = openat(sfd, "samples", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		p->samples_fd = openat(sfd, OP_SESSION_SAMPLES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		ret = p->samples_fd < 0 ? -errno : 0;
 		close(sfd);
 	} else {
@@ -895,7 +897,7 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 
 	p->axis = -1;
 	p->samples_fd = p->dcache_fd = -1;
-	if (asprintf(&p->samples_root, "%s/samples", p->session_dir) < 0) {
+	if (asprintf(&p->samples_root, "%s/" OP_SESSION_SAMPLES, p->session_dir) < 0) {
 		p->samples_root = NULL;
 		return -ENOMEM;
 	}
@@ -1061,15 +1063,15 @@ static const struct {
 	const char *name;
 	enum rs_stat_kind kind;
 } rs_stat_files[] = {
-	{ "total_samples", RS_TOTAL },
-	{ "lost_kernel", RS_UNATTRIBUTED },
-	{ "lost_no_mapping", RS_UNATTRIBUTED },
-	{ "lost_no_app_for_user_sample", RS_UNATTRIBUTED },
-	{ "lost_invalid_domain", RS_UNATTRIBUTED },
-	{ "lost_samplefile", RS_UNATTRIBUTED },
-	{ "lost_samples_by_kernel", RS_KSAMPLES },
-	{ "lost_sideband_by_kernel", RS_KSIDEBAND },
-	{ "lost_records_by_kernel", RS_KRECORDS },
+	{ OP_STATS_TOTAL_SAMPLES, RS_TOTAL },
+	{ OP_STATS_LOST_KERNEL, RS_UNATTRIBUTED },
+	{ OP_STATS_LOST_NO_MAPPING, RS_UNATTRIBUTED },
+	{ OP_STATS_LOST_NO_APP_USER, RS_UNATTRIBUTED },
+	{ OP_STATS_LOST_INVALID_DOMAIN, RS_UNATTRIBUTED },
+	{ OP_STATS_LOST_SAMPLEFILE, RS_UNATTRIBUTED },
+	{ OP_STATS_KLOST_SAMPLES, RS_KSAMPLES },
+	{ OP_STATS_KLOST_SIDEBAND, RS_KSIDEBAND },
+	{ OP_STATS_KLOST_RECORDS, RS_KRECORDS },
 };
 
 /*
@@ -1092,7 +1094,7 @@ static int read_stat_file(struct rpt_profile *p, const char *name, uint64_t *v)
 	int fd;
 
 	*v = 0;
-	snprintf(rel, sizeof(rel), "stats/%s", name);
+	snprintf(rel, sizeof(rel), OP_SESSION_STATS "/%s", name);
 	fd = rs_open_session_file(p, rel, O_RDONLY);
 	if (fd == -ENOENT)
 		return 0;
@@ -1187,15 +1189,15 @@ void rs_warn_stats(struct rpt_profile *p)
 		said = true;
 	}
 	if (said)
-		txt_msg("", "See %s/samples/oprofiled.log and %s/stats for details.",
+		txt_msg("", "See %s/" OP_SESSION_LOG_PATH " and %s/" OP_SESSION_STATS " for details.",
 			p->session_dir, p->samples_dir);
-	if (dir_has_entries(p, "stats/throttled")) {
+	if (dir_has_entries(p, OP_SESSION_THROTTLED_PATH)) {
 		fputs("WARNING! Some of the events were throttled: the kernel lowered their sample "
 		      "rate\nbecause the initial rate caused too many interrupts. Use a lower "
 		      "sampling frequency\n",
 		      stderr);
-		txt_msg("", "(a larger count). The throttled events are listed in %s/stats/throttled.",
-			p->samples_dir);
+		txt_msg("", "(a larger count). The throttled events are listed in %s/"
+			OP_SESSION_THROTTLED_PATH ".", p->samples_dir);
 	}
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "op_session_layout.h"
 #include "opreport.h"
 
 int strlist_add(struct strlist *l, const char *s)
@@ -308,7 +309,7 @@ bool spec_match_session(const struct rpt_spec *s, const char *name)
 	if (s->session.n) {
 		if (!list_match_str(&s->session, name))
 			return false;
-	} else if (strcmp(name, "current")) {
+	} else if (strcmp(name, OP_SESSION_CURRENT)) {
 		return false;
 	}
 	for (size_t i = 0; i < s->session_exclude.n; i++)

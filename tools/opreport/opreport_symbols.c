@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_session_layout.h"
 #include "opreport.h"
 
 static bool exists(const char *p)
@@ -99,9 +100,9 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 		 * Kernel images given by path ({root}/boot/vmlinux, /proc/kallsyms)
 		 * use the session's snapshot too: the keys are pc - _text either way.
 		 */
-		int fd = rs_open_session_file(p, "stats/kallsyms", O_RDONLY);
+		int fd = rs_open_session_file(p, OP_SESSION_KALLSYMS_PATH, O_RDONLY);
 
-		if (asprintf(&kallsyms, "%s/stats/kallsyms", p->samples_dir) < 0) {
+		if (asprintf(&kallsyms, "%s/" OP_SESSION_KALLSYMS_PATH, p->samples_dir) < 0) {
 			kallsyms = NULL;
 			if (fd >= 0)
 				close(fd);
@@ -112,7 +113,8 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 				 "regular file", kallsyms);
 		else
 			ret = ksym_load_kernel(&img->syms, fd, kallsyms, mod,
-					       mod ? rs_open_session_file(p, "stats/modules", O_RDONLY) : -1,
+					       mod ? rs_open_session_file(p, OP_SESSION_MODULES_PATH,
+									  O_RDONLY) : -1,
 					       err, sizeof(err));
 	} else if (img->kind == OP_IMAGE_ANON) {
 		/* without a map, addresses are still shown as anon_start + key */

@@ -1,13 +1,13 @@
 /*
- * ksyms.c - line parsers for /proc/kallsyms and /proc/modules. Strict: a
- * line that does not have the documented shape is rejected whole, so the
- * caller can count it instead of guessing.
- * SPDX-License-Identifier: MIT
+ * op_ksyms.c - line parsers for /proc/kallsyms and /proc/modules and the
+ * rules both readers of kallsyms share. Strict: a line that does not have
+ * the documented shape is rejected whole, so the caller can count it
+ * instead of guessing. SPDX-License-Identifier: MIT
  */
 #include <errno.h>
 #include <string.h>
 
-#include "ksyms.h"
+#include "op_ksyms.h"
 
 /*
  * Character classes, by table: the daemon parses every line of
@@ -79,7 +79,7 @@ static const char *ksyms_skip_blanks(const char *s)
 	return s;
 }
 
-int ksyms_parse_line(const char *line, struct ksym_line *out)
+int op_ksyms_parse_line(const char *line, struct op_ksym_line *out)
 {
 	const char *p = line;
 	size_t n;
@@ -100,10 +100,12 @@ int ksyms_parse_line(const char *line, struct ksym_line *out)
 	p = ksyms_skip_blanks(p + n);
 	if (ksyms_end(*p))
 		return 0;
-	/* "[module]" */
+	/*
+	 * "[module]": the kernel prints "\t[%s]" with the module's name, which
+	 * /proc/modules shows as it is, brackets included
+	 */
 	n = ksyms_word(p);
-	if (n < 3 || p[0] != '[' || p[n - 1] != ']' || memchr(p + 1, '[', n - 2) ||
-	    memchr(p + 1, ']', n - 2))
+	if (n < 3 || p[0] != '[' || p[n - 1] != ']')
 		return -EINVAL;
 	out->module = p + 1;
 	out->module_len = n - 2;
@@ -129,7 +131,7 @@ static bool kmods_dec(const char *s, size_t n, uint64_t *out)
 	return true;
 }
 
-int kmods_parse_line(const char *line, struct kmod_line *out)
+int op_kmods_parse_line(const char *line, struct op_kmod_line *out)
 {
 	const char *f[6];
 	size_t len[6], i;
@@ -163,16 +165,60 @@ int kmods_parse_line(const char *line, struct kmod_line *out)
 	return 0;
 }
 
-bool ksyms_is_text(char type)
-{
-	return type == 't' || type == 'T' || type == 'W';
-}
-
-bool ksyms_is_pseudo_module(const char *name, size_t len)
+bool op_ksyms_is_pseudo_module(const char *name, size_t len)
 {
 	static const char builtin[] = "__builtin__";
 
 	if (len == 3 && !memcmp(name, "bpf", 3))
 		return true;
 	return len > sizeof(builtin) - 1 && !memcmp(name, builtin, sizeof(builtin) - 1);
+}
+
+bool op_ksyms_in_image(const struct op_ksym_line *k, const char *module)
+{
+	if (!module)
+		return !k->module || op_ksyms_is_pseudo_module(k->module, k->module_len);
+	return k->module && k->module_len == strlen(module) &&
+	       !memcmp(k->module, module, k->module_len);
+}
+
+void op_ksyms_text_init(struct op_ksyms_text *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->lo = UINT64_MAX;
+}
+
+void op_ksyms_text_add(struct op_ksyms_text *t, const struct op_ksym_line *k)
+{
+	if (!k->addr || k->module || !op_ksyms_is_text(k->type))
+		return;
+	if (k->name[0] == '_') {
+		if (k->name_len == 5 && !memcmp(k->name, "_text", 5)) {
+			t->text = k->addr;
+			t->has_text = true;
+		} else if (k->name_len == 6 && !memcmp(k->name, "_stext", 6)) {
+			t->stext = k->addr;
+			t->has_stext = true;
+		} else if (k->name_len == 6 && !memcmp(k->name, "_etext", 6)) {
+			t->etext = k->addr;
+			t->has_etext = true;
+		}
+	}
+	if (k->addr < t->lo)
+		t->lo = k->addr;
+	if (k->addr > t->hi)
+		t->hi = k->addr;
+}
+
+bool op_ksyms_text_start(const struct op_ksyms_text *t, uint64_t *start)
+{
+	if (t->has_text)
+		*start = t->text;
+	else if (t->has_stext)
+		*start = t->stext;
+	else if (t->lo != UINT64_MAX)
+		*start = t->lo;
+	else
+		return false;
+	return true;
 }

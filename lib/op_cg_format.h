@@ -1,8 +1,9 @@
 /*
- * cg_format.h - the on-disk format of the call-graph plugin's whole-stack
- * table (<session>/samples/current/callgraph/stacks), written by
- * plugins/callgraph and read by opreport (-c, --callgraph-output=folded,
- * --flamegraph). SPDX-License-Identifier: MIT
+ * op_cg_format.h - the on-disk format of the call-graph plugin's whole-stack
+ * table (<session>/samples/current/callgraph/stacks, named in
+ * op_session_layout.h), written by plugins/callgraph and read by opreport
+ * (-c, --callgraph-output=folded, --flamegraph). Header only.
+ * SPDX-License-Identifier: MIT
  *
  * Version 2 (written since issue 15) stores the stacks as a tree: one node
  * per (caller node, frame), so stacks that share their callers share those
@@ -48,8 +49,6 @@
 #define CGS_MAGIC "OPCGSTK"  /* 8 bytes with the NUL */
 #define CGS_VERSION 2u       /* what the plugin writes */
 #define CGS_VERSION1 1u      /* still read */
-#define CGS_DIR "callgraph"  /* below samples/current */
-#define CGS_FILE "stacks"
 #define CGS_MAX_DEPTH 255u   /* frames of one stack a reader accepts */
 
 enum cgs_image_kind { CGS_IMG_USER = 0, CGS_IMG_KERNEL = 1, CGS_IMG_ANON = 2 };
