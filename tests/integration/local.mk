@@ -34,7 +34,7 @@ endif
 check_PROGRAMS += tests/integration/perf_probe
 tests_integration_perf_probe_SOURCES = tests/integration/perf_probe.c
 tests_integration_perf_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_integration_perf_probe_LDADD = core/libopcore.la -lpthread
+tests_integration_perf_probe_LDADD = core/libopsample.la -lpthread
 dist_check_SCRIPTS += tests/integration/perf_layer.sh
 TESTS += tests/integration/perf_layer.sh
 dist_check_SCRIPTS += tests/integration/report_ophelp.sh

@@ -61,7 +61,7 @@ tests_plugins_fx_nodel_la_LDFLAGS = $(OP_FIXTURE_LDFLAGS) -Wl,-z,nodelete
 check_PROGRAMS += tests/plugins/op_ext_check
 tests_plugins_op_ext_check_SOURCES = tests/plugins/op_ext_check.c
 tests_plugins_op_ext_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_plugins_op_ext_check_LDADD = core/libopcore.la lib/libopng.la
+tests_plugins_op_ext_check_LDADD = core/libopload.la lib/libopng.la
 # the attacker of swap_race.sh: renameat2(RENAME_EXCHANGE) in a loop
 check_PROGRAMS += tests/plugins/op_exchange
 tests_plugins_op_exchange_SOURCES = tests/plugins/op_exchange.c

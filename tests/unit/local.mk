@@ -129,19 +129,19 @@ SANITIZER_TESTS += tests/unit/test_sync tests/unit/test_trans tests/unit/test_sf
 tests_unit_test_sync_SOURCES = tests/unit/test_sync.c
 tests_unit_test_sync_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_sync_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_sync_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_test_sync_LDADD = core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 tests_unit_test_trans_SOURCES = tests/unit/test_trans.c tests/unit/core_fixture.h
 tests_unit_test_trans_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_trans_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_trans_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_test_trans_LDADD = core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 tests_unit_test_sfile_SOURCES = tests/unit/test_sfile.c tests/unit/core_fixture.h
 tests_unit_test_sfile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_sfile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_sfile_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_test_sfile_LDADD = core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 tests_unit_test_session_SOURCES = tests/unit/test_session.c
 tests_unit_test_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_session_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_session_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_test_session_LDADD = core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 endif
 
 # --- loader: plugin loader (real fixture plugins, dlopen: no sanitizer run),
@@ -152,7 +152,7 @@ TESTS += tests/unit/test_ext
 tests_unit_test_ext_SOURCES = tests/unit/test_ext.c
 tests_unit_test_ext_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_ext_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_ext_LDADD = core/libopcore.la lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_test_ext_LDADD = core/libopload.la lib/libopng.la $(CMOCKA_LIBS)
 EXTRA_tests_unit_test_ext_DEPENDENCIES = $(check_LTLIBRARIES)
 check_PROGRAMS += tests/unit/test_options tests/unit/test_config
 TESTS += tests/unit/test_options tests/unit/test_config
@@ -160,11 +160,11 @@ SANITIZER_TESTS += tests/unit/test_options tests/unit/test_config
 tests_unit_test_options_SOURCES = tests/unit/test_options.c tests/unit/options_fixture.h
 tests_unit_test_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_options_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_options_LDADD = core/libopcore.la lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_test_options_LDADD = core/libopload.la lib/libopng.la $(CMOCKA_LIBS)
 tests_unit_test_config_SOURCES = tests/unit/test_config.c tests/unit/options_fixture.h
 tests_unit_test_config_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_config_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(LIBCONFIG_CFLAGS)
-tests_unit_test_config_LDADD = core/libopcore.la lib/libopng.la $(LIBCONFIG_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_config_LDADD = core/libopload.la lib/libopng.la $(LIBCONFIG_LIBS) $(CMOCKA_LIBS)
 # the setting values both take: a leaf, built alone
 check_PROGRAMS += tests/unit/test_optval
 TESTS += tests/unit/test_optval
@@ -217,11 +217,11 @@ SANITIZER_TESTS += tests/unit/test_ring tests/unit/test_perf_decode
 tests_unit_test_ring_SOURCES = tests/unit/test_ring.c tests/unit/fake_ring.h
 tests_unit_test_ring_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_ring_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_ring_LDADD = core/libopcore.la $(CMOCKA_LIBS)
+tests_unit_test_ring_LDADD = core/libopsample.la $(CMOCKA_LIBS)
 tests_unit_test_perf_decode_SOURCES = tests/unit/test_perf_decode.c tests/unit/fake_ring.h
 tests_unit_test_perf_decode_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_perf_decode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_perf_decode_LDADD = core/libopcore.la $(CMOCKA_LIBS)
+tests_unit_test_perf_decode_LDADD = core/libopsample.la $(CMOCKA_LIBS)
 endif
 # --- models helper: hardware-model plugins (amd64, intel) through the mock host,
 # cross-checked against libpfm4 (LIBPFM_ENCODE_INACTIVE; forced PMUs in re-executed children)
@@ -284,7 +284,7 @@ SANITIZER_TESTS += tests/unit/test_rotate
 tests_unit_test_rotate_SOURCES = tests/unit/test_rotate.c core/rotate.c core/rotate.h
 tests_unit_test_rotate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_rotate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_rotate_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_test_rotate_LDADD = core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 endif
 # issue 15 item 5: the stats/ files (kinds of kernel losses, --append, full disk)
 if HAVE_CMOCKA
@@ -294,7 +294,7 @@ SANITIZER_TESTS += tests/unit/test_stats
 tests_unit_test_stats_SOURCES = tests/unit/test_stats.c
 tests_unit_test_stats_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_stats_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_stats_LDADD = core/libopsync.la lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_test_stats_LDADD = core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 endif
 # issue 14 hole 6: the --record writer's file creation (new file, no symlink, overwrite)
 if HAVE_CMOCKA
@@ -304,5 +304,5 @@ SANITIZER_TESTS += tests/unit/test_replay
 tests_unit_test_replay_SOURCES = tests/unit/test_replay.c
 tests_unit_test_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_replay_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_replay_LDADD = core/libopcore.la $(CMOCKA_LIBS)
+tests_unit_test_replay_LDADD = core/libopsample.la $(CMOCKA_LIBS)
 endif
