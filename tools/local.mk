@@ -6,8 +6,11 @@ tools_opcount_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opcount
 tools_opcount_LDADD = lib/libopcount.la
 # opreport (libbfd: GPL-3, linked into opreport only), ophelp, op-demo (issue 4)
 if BUILD_REPORT
-bin_PROGRAMS += tools/opreport/opreport
-tools_opreport_opreport_SOURCES = tools/opreport/opreport.c tools/opreport/opreport.h \
+# the report library: session and spec reading, symbols (libbfd, kallsyms,
+# perf maps), rows, output; opreport and the tools that report like it
+# (opannotate, opgprof, oparchive, opexport) link it
+noinst_LTLIBRARIES += tools/opreport/libopreport.la
+tools_opreport_libopreport_la_SOURCES = tools/opreport/opreport.h \
 	tools/opreport/opreport_spec.c tools/opreport/opreport_session.c \
 	tools/opreport/opreport_symbols.c tools/opreport/opreport_symtab.c \
 	tools/opreport/opreport_ksyms.c tools/opreport/opreport_output.c \
@@ -15,7 +18,9 @@ tools_opreport_opreport_SOURCES = tools/opreport/opreport.c tools/opreport/oprep
 	tools/opreport/op_demangle.c tools/opreport/op_demangle.h \
 	tools/opreport/opreport_callgraph.c tools/opreport/opreport_callgraph.h \
 	tools/opreport/flamegraph.c tools/opreport/flamegraph.h
-tools_opreport_opreport_LDADD = lib/libopng.la $(BFD_LIBS)
+bin_PROGRAMS += tools/opreport/opreport
+tools_opreport_opreport_SOURCES = tools/opreport/opreport.c
+tools_opreport_opreport_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS)
 endif
 noinst_PROGRAMS += tools/op-demo
 tools_op_demo_SOURCES = tools/op-demo.c

@@ -188,14 +188,10 @@ if BUILD_REPORT
 check_PROGRAMS += tests/unit/test_report_symbols
 TESTS += tests/unit/test_report_symbols
 SANITIZER_TESTS += tests/unit/test_report_symbols
-tests_unit_test_report_symbols_SOURCES = tests/unit/test_report_symbols.c \
-	tools/opreport/opreport_symbols.c tools/opreport/opreport_symtab.c \
-	tools/opreport/opreport_ksyms.c tools/opreport/opreport_spec.c \
-	tools/opreport/opreport_text.c tools/opreport/op_bfd.c \
-	tools/opreport/op_demangle.c tools/opreport/opreport_session.c
+tests_unit_test_report_symbols_SOURCES = tests/unit/test_report_symbols.c
 tests_unit_test_report_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
 tests_unit_test_report_symbols_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -g
-tests_unit_test_report_symbols_LDADD = lib/libopng.la $(BFD_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_report_symbols_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS) $(CMOCKA_LIBS)
 # issue 14 hole 7: escaping of names in text output, UTF-8 in SVG
 check_PROGRAMS += tests/unit/test_report_text
 TESTS += tests/unit/test_report_text
