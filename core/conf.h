@@ -1,7 +1,7 @@
 /*
  * conf.h - oprofiled.conf (libconfig) into struct op_options, and the
  * scoped plugins.<name>.<key> lookups the loader offers to plugins
- * (config.c). Only options.c and ext.c include this.
+ * (config.c). Only options.c and ext_reg.c include this.
  * SPDX-License-Identifier: MIT
  */
 #ifndef OP_CORE_CONF_H

@@ -1,7 +1,8 @@
 /*
  * ext.h - the plugin loader and the registry of everything plugins
- * registered (ext.c). The sample path, sync and trans read the registry;
- * only ext.c knows about dlopen and descriptors.
+ * registered (ext.c and its parts ext_log.c, ext_reg.c, ext_host.c,
+ * ext_probe.c, ext_elf.c; see ext_int.h). The sample path, sync and trans
+ * read the registry; only the loader knows about dlopen and descriptors.
  * SPDX-License-Identifier: MIT
  */
 #ifndef OP_CORE_EXT_H
@@ -14,6 +15,7 @@
 
 #include "oprofile_sdk.h"
 
+struct op_log;
 struct op_options;
 
 /* Escape codes 1..OP_CORE_CODES_END-1 are the core's (see evbuf.h). */
@@ -138,10 +140,15 @@ struct ext_loader;
 
 /*
  * Create the loader. @core may be filled in later (before samples flow).
- * @config is the parsed libconfig config_t or NULL.
+ * @config is the parsed libconfig config_t or NULL. The loader's and the
+ * plugins' messages go through @log (main's logger; NULL: stderr), so a
+ * SIGHUP reopen of the log moves them with everyone else's. Refusals,
+ * failed inits and plugins' errors during init also go to stderr when
+ * @log->echo_errors is set and its file is another one: a start-up failure
+ * may remove the session and its log.
  */
 struct ext_loader *ext_loader_new(const char *plugin_dir, void *config,
-				  struct ext_core_services *core, FILE *log);
+				  struct ext_core_services *core, struct op_log *log);
 /*
  * Load and initialise plugin @name with @args. Every refusal is logged with
  * plugin, path, expected vs found and what to do; returns -errno. The file
@@ -168,20 +175,15 @@ void ext_loader_free(struct ext_loader *l);
  * Missing services answer -ENOSYS (NULL, 0, no-op for void).
  */
 void ext_loader_set_core(struct ext_loader *l, struct ext_core_services *core);
-/* send the loader's and plugins' messages to @log from now on (SIGHUP reopen) */
-void ext_loader_set_log(struct ext_loader *l, FILE *log);
-/*
- * Refusals, failed inits and plugins' errors during init also go to stderr
- * when the log is another file (default on): a start-up failure may remove
- * the session and its log.
- */
-void ext_loader_set_echo(struct ext_loader *l, bool echo_errors);
 /*
  * At most @max_messages log lines per plugin per @window_ms (default 100 per
- * 10 s), then a count of the dropped ones; 0 disables the limit.
+ * 10 s), then a count of the dropped ones (struct log_limit); 0 disables the limit.
  */
 void ext_loader_set_log_limit(struct ext_loader *l, unsigned max_messages, unsigned window_ms);
-/* log plugins' OP_LOG_DEBUG messages and "loaded" lines (--verbose=ext) */
+/*
+ * log plugins' OP_LOG_DEBUG messages and "loaded" lines (--verbose=ext: a
+ * category of its own, unlike op_log.verbose, which is any --verbose)
+ */
 void ext_loader_set_verbose(struct ext_loader *l, bool verbose);
 /* the host table plugins get (tests, mock hosts) */
 const struct op_host *ext_host(struct ext_loader *l);

@@ -25,6 +25,7 @@
 #include "control.h"
 #include "evbuf.h"
 #include "ext.h"
+#include "log.h"
 #include "op_cpu.h"
 #include "op_events.h"
 #include "op_session_layout.h"
@@ -66,6 +67,7 @@ struct daemon {
 	bool warm_started;
 	struct control ctl;           /* service mode: control.c */
 	FILE *log;
+	struct op_log oplog;          /* the loader's messages: follows log */
 };
 
 static void main_err(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -443,7 +445,9 @@ static int main_plugins(struct daemon *d)
 	size_t i;
 	int rc;
 
-	d->loader = ext_loader_new(d->opts.plugin_dir, d->opts.config, &d->core, d->log);
+	log_init(&d->oplog, d->log);
+	d->oplog.echo_errors = true;
+	d->loader = ext_loader_new(d->opts.plugin_dir, d->opts.config, &d->core, &d->oplog);
 	if (!d->loader) {
 		main_err(d, "out of memory creating the plugin loader");
 		return -ENOMEM;
@@ -627,6 +631,7 @@ static enum main_action main_signals(struct daemon *d)
 					 strerror(-rc));
 			if (session_reopen_log(&d->sess) == 0)
 				d->log = d->sess.log;
+			log_set_file(&d->oplog, d->log);
 			d->sfiles.log = d->log;
 			control_after_hup(&d->ctl);
 			main_log(d, "oprofiled: SIGHUP: sample files closed, log reopened\n");

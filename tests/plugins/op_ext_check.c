@@ -10,11 +10,13 @@
 #include <stdlib.h>
 
 #include "ext.h"
+#include "log.h"
 
 int main(int argc, char **argv)
 {
 	struct ext_registry *r;
 	struct ext_loader *l;
+	struct op_log log;
 	size_t i, nesc = 0;
 	int rc;
 
@@ -24,7 +26,8 @@ int main(int argc, char **argv)
 	}
 	if (ext_list_plugins(argv[1], stdout))
 		return 1;
-	l = ext_loader_new(argv[1], NULL, NULL, stderr);
+	log_init(&log, stderr);
+	l = ext_loader_new(argv[1], NULL, NULL, &log);
 	if (!l)
 		return 1;
 	rc = ext_load(l, argv[2], argc == 4 ? argv[3] : "", "op_ext_check");

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "ext.h"
+#include "log.h"
 #include "options.h"
 
 /* test paths are short; a cut-off one would fail the test visibly */
@@ -201,10 +202,12 @@ static struct ext_core_services mock_services(void)
 /* helpers                                                             */
 /* ------------------------------------------------------------------ */
 
+/* the daemon's logger, writing to memory; echo on as main sets it */
 struct logbuf {
 	char *text;
 	size_t len;
 	FILE *f;
+	struct op_log log;
 };
 
 static void log_open(struct logbuf *lb)
@@ -212,6 +215,8 @@ static void log_open(struct logbuf *lb)
 	memset(lb, 0, sizeof(*lb));
 	lb->f = open_memstream(&lb->text, &lb->len);
 	assert_non_null(lb->f);
+	log_init(&lb->log, lb->f);
+	lb->log.echo_errors = true;
 }
 
 static const char *log_text(struct logbuf *lb)
@@ -300,7 +305,7 @@ static void test_all_kinds(void **state)
 	assert_int_equal(o.nr_features, 1);
 
 	log_open(&lb);
-	l = ext_loader_new(o.plugin_dir, o.config, &core, lb.f);
+	l = ext_loader_new(o.plugin_dir, o.config, &core, &lb.log);
 	assert_non_null(l);
 	assert_int_equal(ext_load_all(l, &o), 0);
 	assert_int_equal(ext_nr_plugins(l), 1);
@@ -446,7 +451,7 @@ static void test_cmdline_args(void **state)
 	snprintf(dirarg, sizeof(dirarg), "--plugin-dir=%s", dir);
 	assert_int_equal(options_parse_f(&o, 5, argv, stderr), 0);
 	log_open(&lb);
-	l = ext_loader_new(o.plugin_dir, o.config, &core, lb.f);
+	l = ext_loader_new(o.plugin_dir, o.config, &core, &lb.log);
 	ext_loader_set_verbose(l, true);
 	assert_int_equal(ext_load_all(l, &o), 0);
 	assert_contains(log_text(&lb), "fx_all: debug: debug line");
@@ -481,7 +486,7 @@ static void test_no_core(void **state)
 	new_dir(dir, sizeof(dir));
 	put(dir, "fx_all", NULL);
 	log_open(&lb);
-	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	l = ext_loader_new(dir, NULL, NULL, &lb.log);
 	assert_int_equal(ext_load(l, "fx_all", "", "test"), 0);
 	ctx = ext_plugin(l, "fx_all");
 	assert_non_null(ctx);
@@ -612,7 +617,7 @@ static void test_refusals(void **state)
 		if (t->fixture)
 			put(dir, t->fixture, t->stem);
 		log_open(&lb);
-		l = ext_loader_new(dir, NULL, NULL, lb.f);
+		l = ext_loader_new(dir, NULL, NULL, &lb.log);
 		if (ext_load(l, t->stem, "", "the test") != t->rc)
 			fail_msg("%s: expected %d, log:\n%s", t->stem, t->rc, log_text(&lb));
 		assert_contains(log_text(&lb), t->msg1);
@@ -634,7 +639,7 @@ static void test_refusals(void **state)
 	setenv("FX_CTOR_MARK", mark, 1);
 	unlink(mark);
 	log_open(&lb);
-	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	l = ext_loader_new(dir, NULL, NULL, &lb.log);
 	assert_int_equal(ext_load(l, "fx_reserved", "", "x"), -ENOEXEC);
 	assert_int_equal(access(mark, F_OK), 0);
 	ext_loader_free(l);
@@ -643,7 +648,7 @@ static void test_refusals(void **state)
 
 	/* files that are not plugins for this system */
 	log_open(&lb);
-	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	l = ext_loader_new(dir, NULL, NULL, &lb.log);
 	assert_int_equal(ext_load(l, "garbage", "", "x"), -ENOEXEC);
 	assert_contains(log_text(&lb), "not an ELF shared object (24 bytes)");
 	copy_file("/bin/true", strcat(strcpy(path, dir), "/exe.so"), 0644);
@@ -670,7 +675,7 @@ static void test_refusals(void **state)
 	log_close(&lb);
 	/* a missing directory */
 	log_open(&lb);
-	l = ext_loader_new("/nonexistent/plugins", NULL, NULL, lb.f);
+	l = ext_loader_new("/nonexistent/plugins", NULL, NULL, &lb.log);
 	assert_int_equal(ext_load(l, "fx_all", "", "x"), -ENOENT);
 	assert_contains(log_text(&lb), "plugin directory \"/nonexistent/plugins\": No such file or directory - set --plugin-dir");
 	ext_loader_free(l);
@@ -694,7 +699,7 @@ static void test_failed_init_rollback(void **state)
 	put(dir, "fx_old", NULL);
 	put(dir, "fx_all", NULL);
 	log_open(&lb);
-	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	l = ext_loader_new(dir, NULL, NULL, &lb.log);
 	r = ext_registry(l);
 
 	/* alone: the registry is all zeroes afterwards */
@@ -752,12 +757,12 @@ static void test_conflicts(void **state)
 	put(dir, "fx_all", NULL);
 	put(dir, "fx_clash", NULL);
 	log_open(&lb);
-	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	l = ext_loader_new(dir, NULL, NULL, &lb.log);
 	assert_int_equal(ext_load(l, "fx_all", "", "test"), 0);
 	before = *ext_registry(l);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* the loader follows its op_log to the new file (a SIGHUP reopen) */
 		log_reset(&lb);
-		ext_loader_set_log(l, lb.f);
 		assert_int_equal(ext_load(l, "fx_clash", cases[i].args, "test"), -EEXIST);
 		assert_contains(log_text(&lb), "plugin \"fx_clash\" (");
 		assert_contains(log_text(&lb), cases[i].msg);
@@ -786,7 +791,7 @@ static void test_old_plugin(void **state)
 	new_dir(dir, sizeof(dir));
 	put(dir, "fx_old", NULL);
 	log_open(&lb);
-	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	l = ext_loader_new(dir, NULL, NULL, &lb.log);
 	assert_int_equal(ext_load(l, "fx_old", "", "test"), 0);
 	r = ext_registry(l);
 	assert_int_equal(r->nr_counters, 1);
@@ -824,10 +829,10 @@ static void test_echo_to_stderr(void **state)
 	close(fd);
 
 	log_open(&lb);
-	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	l = ext_loader_new(dir, NULL, NULL, &lb.log);
 	assert_int_equal(ext_load(l, "fx_major", "", "test"), -ENOEXEC);
 	assert_int_equal(ext_load(l, "fx_fail", "", "test"), -EIO);
-	ext_loader_set_echo(l, false);
+	lb.log.echo_errors = false;
 	assert_int_equal(ext_load(l, "nosuch", "", "test"), -ENOENT);
 	ext_loader_free(l);
 	log_close(&lb);
@@ -924,7 +929,7 @@ static void test_invalid_payloads(void **state)
 	new_dir(dir, sizeof(dir));
 	put(dir, "fx_invalid", NULL);
 	log_open(&lb);
-	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	l = ext_loader_new(dir, NULL, NULL, &lb.log);
 	if (ext_load(l, "fx_invalid", "", "test"))
 		fail_msg("fx_invalid saw unexpected answers:\n%s", log_text(&lb));
 	r = ext_registry(l);
@@ -948,7 +953,7 @@ static void test_invalid_payloads(void **state)
 
 	/* every plugin escape code can be allocated, then -ENOSPC */
 	log_open(&lb);
-	l = ext_loader_new(dir, NULL, NULL, lb.f);
+	l = ext_loader_new(dir, NULL, NULL, &lb.log);
 	if (ext_load(l, "fx_invalid", "fill", "test"))
 		fail_msg("fx_invalid fill saw unexpected answers:\n%s", log_text(&lb));
 	r = ext_registry(l);
@@ -967,7 +972,7 @@ static int load_one(const char *dir, const char *name, struct logbuf *lb)
 	int rc;
 
 	log_reset(lb);
-	l = ext_loader_new(dir, NULL, NULL, lb->f);
+	l = ext_loader_new(dir, NULL, NULL, &lb->log);
 	rc = ext_load(l, name, "", "test");
 	ext_loader_free(l);
 	fflush(lb->f);

@@ -1,0 +1,103 @@
+/*
+ * ext_log.c - the plugin loader's messages ("oprofiled: ...") and plugins'
+ * ("NAME: level: ...", rate-limited per plugin), written through main's
+ * struct op_log.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ext_int.h"
+
+/* where lines go: main's log, or stderr for a loader made without one */
+static FILE *ext_log_file(const struct ext_loader *l)
+{
+	return l && l->log ? log_file(l->log) : stderr;
+}
+
+/*
+ * Start-up errors (refusals, failed inits, conflicts) also go to stderr when
+ * the log is a file (op_log.echo_errors): the daemon may stop before anyone
+ * reads that log, and a session that failed to start is removed together
+ * with its log.
+ */
+static bool ext_log_echo(const struct ext_loader *l, FILE *f)
+{
+	return l && l->log && l->log->echo_errors && !l->log->stderr_is_log && f && f != stderr;
+}
+
+static void ext_log_put(const struct ext_loader *l, bool echo, const char *prefix, const char *fmt,
+			va_list ap)
+{
+	FILE *f = ext_log_file(l);
+	va_list again;
+
+	if (echo && ext_log_echo(l, f)) {
+		va_copy(again, ap);
+		log_vput(stderr, prefix, fmt, again);
+		va_end(again);
+	}
+	log_vput(f, prefix, fmt, ap);
+}
+
+void ext_log_msg(const struct ext_loader *l, bool echo, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ext_log_put(l, echo, LOG_PREFIX, fmt, ap);
+	va_end(ap);
+}
+
+static const char *const ext_log_level_names[] = { "error: ", "warning: ", "", "debug: " };
+
+void ext_log_plugin_vlog(op_ext_t *ctx, enum op_log_level level, const char *fmt, va_list ap)
+{
+	struct ext_loader *l = ctx ? ctx->loader : NULL;
+	FILE *f = ext_log_file(l);
+	char prefix[EXT_NAME_MAX + 16], buf[1024];
+
+	if (level == OP_LOG_DEBUG && !(l && l->verbose))
+		return;
+	if ((unsigned)level > OP_LOG_DEBUG)
+		level = OP_LOG_DEBUG;
+	/*
+	 * A plugin that logs per sample must not flood the log: at most
+	 * log_limit messages per window, then one line saying how many were
+	 * dropped ("NAME: warning: N messages suppressed ...").
+	 */
+	if (ctx) {
+		snprintf(prefix, sizeof(prefix), "%s: %s", ctx->name, ext_log_level_names[OP_LOG_WARN]);
+		if (!log_limit_pass(&ctx->limit, l ? l->log : NULL, prefix, log_now_ms()))
+			return;
+	}
+	vsnprintf(buf, sizeof(buf), fmt ? fmt : "(null)", ap);
+	snprintf(prefix, sizeof(prefix), "%s: %s", ctx ? ctx->name : "?", ext_log_level_names[level]);
+	log_put(f, prefix, "%s", buf);
+	/* why a plugin refuses to start must reach the terminal, not only the log (see ext_log_put) */
+	if (level == OP_LOG_ERR && ctx && ctx->in_init && ext_log_echo(l, f))
+		log_put(stderr, LOG_PREFIX, "%s%s", prefix, buf);
+}
+
+void ext_log_plugin(op_ext_t *ctx, enum op_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ext_log_plugin_vlog(ctx, level, fmt, ap);
+	va_end(ap);
+}
+
+void ext_log_err(op_ext_t *ctx, const char *fmt, ...)
+{
+	char prefix[PATH_MAX + 128];
+	va_list ap;
+
+	snprintf(prefix, sizeof(prefix), LOG_PREFIX "plugin \"%s\" (%s): ", ctx->name, ctx->path);
+	va_start(ap, fmt);
+	ext_log_put(ctx->loader, true, prefix, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,486 @@
+/*
+ * ext_reg.c - what plugins register from ext_init (stats, sfile handlers,
+ * escape codes, models, sources, sample hooks, the kernel resolver, virtual
+ * counters) and the scoped plugins.<name>.<key> lookups: each payload is
+ * checked, copied with the size rule and owned by its plugin.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "ext_int.h"
+
+static int ext_reg_conf_result(op_ext_t *ctx, int rc, const char *why)
+{
+	if (rc == -EINVAL)
+		ext_log_err(ctx, "%s - fix the config file", why);
+	return rc;
+}
+
+int ext_reg_config_string(op_ext_t *ctx, const char *key, const char **out)
+{
+	char why[512];
+
+	if (!ctx || !out)
+		return -EINVAL;
+	return ext_reg_conf_result(ctx, conf_plugin_string(ctx->loader->config, ctx->name, key, out,
+						       why, sizeof(why)), why);
+}
+
+int ext_reg_config_int64(op_ext_t *ctx, const char *key, int64_t *out)
+{
+	char why[512];
+
+	if (!ctx || !out)
+		return -EINVAL;
+	return ext_reg_conf_result(ctx, conf_plugin_int64(ctx->loader->config, ctx->name, key, out,
+						      why, sizeof(why)), why);
+}
+
+int ext_reg_config_bool(op_ext_t *ctx, const char *key, bool *out)
+{
+	char why[512];
+
+	if (!ctx || !out)
+		return -EINVAL;
+	return ext_reg_conf_result(ctx, conf_plugin_bool(ctx->loader->config, ctx->name, key, out, why,
+						     sizeof(why)), why);
+}
+
+/* ------------------------------------------------------------------ */
+/* registrations                                                       */
+/* ------------------------------------------------------------------ */
+
+/* the size rule: min(size, sizeof) of @src into zeroed @dst */
+void ext_reg_copy(void *dst, size_t dst_size, const void *src)
+{
+	uint32_t size;
+
+	memcpy(&size, src, sizeof(size));
+	memset(dst, 0, dst_size);
+	memcpy(dst, src, size < dst_size ? size : dst_size);
+}
+
+static int ext_reg_check(op_ext_t *ctx, const char *what, const void *payload)
+{
+	if (!ctx)
+		return -EINVAL;
+	if (!ctx->in_init) {
+		ext_log_err(ctx, "%s called outside ext_init - register everything from ext_init", what);
+		return -EPERM;
+	}
+	if (!payload) {
+		ext_log_err(ctx, "%s with a NULL description", what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool ext_reg_name_ok(const char *s, bool allow_dot_slash)
+{
+	size_t n;
+
+	if (!s || !*s)
+		return false;
+	n = strnlen(s, EXT_NAME_MAX + 1);
+	if (n > EXT_NAME_MAX)
+		return false;
+	return allow_dot_slash || !strpbrk(s, "./");
+}
+
+/* @strict: the name becomes part of sample file names */
+static char *ext_reg_dup_name(op_ext_t *ctx, const char *what, const char *name, bool strict)
+{
+	char *d;
+
+	if (strict ? !ext_name_valid(name) : !ext_reg_name_ok(name, true)) {
+		ext_log_err(ctx, "%s: name %s%.*s%s is invalid - expected 1..%d %s", what,
+			name ? "\"" : "", EXT_NAME_MAX + 1, name ? name : "NULL", name ? "\"" : "",
+			EXT_NAME_MAX, strict ? "of [A-Za-z0-9_-]" : "characters");
+		return NULL;
+	}
+	d = strdup(name);
+	if (!d)
+		ext_log_err(ctx, "%s: out of memory", what);
+	return d;
+}
+
+static int ext_reg_missing(op_ext_t *ctx, const char *what, const char *member, uint32_t size)
+{
+	ext_log_err(ctx, "%s: %s is NULL (description size %u) - set it", what, member, size);
+	return -EINVAL;
+}
+
+int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
+				uint32_t *code_out)
+{
+	struct ext_registry *r;
+	struct op_escape_desc d;
+	struct ext_escape *e;
+	uint32_t code;
+	int rc, i;
+
+	rc = ext_reg_check(ctx, "register_escape", desc);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_reg_copy(&d, sizeof(d), desc);
+	if (!d.handler)
+		return ext_reg_missing(ctx, "register_escape", "handler", d.size);
+	if (!ext_reg_name_ok(d.name, true))
+		return ext_reg_missing(ctx, "register_escape", "name", d.size);
+	if (d.min_args > d.max_args) {
+		ext_log_err(ctx, "register_escape \"%s\": min_args %u > max_args %u", d.name, d.min_args,
+			d.max_args);
+		return -EINVAL;
+	}
+	for (i = 0; i < OP_ESCAPE_MAX; i++) {
+		e = r->escapes[i];
+		if (e && !strcmp(e->desc.name, d.name)) {
+			ext_log_err(ctx, "escape code name \"%s\" is already registered by plugin \"%s\" (code %d) - "
+				     "the two plugins cannot be used together",
+				d.name, e->owner->name, i);
+			return -EEXIST;
+		}
+	}
+	code = d.code;
+	if (code == 0) {
+		for (code = OP_ESCAPE_FIRST_PLUGIN; code < OP_ESCAPE_MAX && r->escapes[code]; code++)
+			;
+		if (code == OP_ESCAPE_MAX) {
+			ext_log_err(ctx, "register_escape \"%s\": all %d plugin escape codes are in use", d.name,
+				OP_ESCAPE_MAX - OP_ESCAPE_FIRST_PLUGIN);
+			return -ENOSPC;
+		}
+	} else if (code < OP_ESCAPE_FIRST_PLUGIN || code >= OP_ESCAPE_MAX) {
+		ext_log_err(ctx, "register_escape \"%s\": code %u is outside the plugin range %d..%d - "
+			     "use 0 to have one allocated",
+			d.name, code, OP_ESCAPE_FIRST_PLUGIN, OP_ESCAPE_MAX - 1);
+		return -EINVAL;
+	} else if (r->escapes[code]) {
+		e = r->escapes[code];
+		ext_log_err(ctx, "escape code %u (\"%s\") is already registered by plugin \"%s\" as \"%s\" - "
+			     "the two plugins cannot be used together (or let one allocate with code 0)",
+			code, d.name, e->owner->name, e->desc.name);
+		return -EEXIST;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	d.name = ext_reg_dup_name(ctx, "register_escape", d.name, false);
+	if (!d.name) {
+		free(e);
+		return -ENOMEM;
+	}
+	d.code = code;
+	e->desc = d;
+	e->priv = priv;
+	e->owner = ctx;
+	r->escapes[code] = e;
+	if (code_out)
+		*code_out = code;
+	return 0;
+}
+
+int ext_reg_sfile_handlers(op_ext_t *ctx, const struct op_sfile_ops *ops, void *priv)
+{
+	struct ext_sfile_handlers *h;
+	struct ext_registry *r;
+	struct op_sfile_ops d;
+	size_t i;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_sfile_handlers", ops);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_reg_copy(&d, sizeof(d), ops);
+	if (!d.get_file)
+		return ext_reg_missing(ctx, "register_sfile_handlers", "get_file", d.size);
+	for (i = 0; i < r->nr_sfile; i++)
+		if (r->sfile[i].owner == ctx) {
+			ext_log_err(ctx, "register_sfile_handlers called twice - register one set per plugin");
+			return -EEXIST;
+		}
+	if (r->nr_sfile == EXT_MAX_SFILE_SLOTS) {
+		ext_log_err(ctx, "register_sfile_handlers: all %d slots are in use by other plugins",
+			EXT_MAX_SFILE_SLOTS);
+		return -ENOSPC;
+	}
+	h = &r->sfile[r->nr_sfile];
+	h->ops = d;
+	h->priv = priv;
+	h->owner = ctx;
+	h->slot = (unsigned)r->nr_sfile;
+	r->nr_sfile++;
+	return 0;
+}
+
+int ext_reg_model(op_ext_t *ctx, const struct op_model_desc *desc, void *priv)
+{
+	struct ext_registry *r;
+	struct op_model_desc d;
+	size_t i;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_model", desc);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_reg_copy(&d, sizeof(d), desc);
+	if (!ext_reg_name_ok(d.name, true))
+		return ext_reg_missing(ctx, "register_model", "name", d.size);
+	if (!d.detect)
+		return ext_reg_missing(ctx, "register_model", "detect", d.size);
+	if (!d.cpu_type)
+		return ext_reg_missing(ctx, "register_model", "cpu_type", d.size);
+	if (!d.encode)
+		return ext_reg_missing(ctx, "register_model", "encode", d.size);
+	for (i = 0; i < r->nr_models; i++)
+		if (!strcmp(r->models[i].desc.name, d.name)) {
+			ext_log_err(ctx, "hardware model \"%s\" is already registered by plugin \"%s\" - "
+				     "load only one of them",
+				d.name, r->models[i].owner->name);
+			return -EEXIST;
+		}
+	if (r->nr_models == EXT_MAX_MODELS) {
+		ext_log_err(ctx, "register_model: more than %d models", EXT_MAX_MODELS);
+		return -ENOSPC;
+	}
+	d.name = ext_reg_dup_name(ctx, "register_model", d.name, false);
+	if (!d.name)
+		return -ENOMEM;
+	r->models[r->nr_models].desc = d;
+	r->models[r->nr_models].priv = priv;
+	r->models[r->nr_models].owner = ctx;
+	r->nr_models++;
+	return 0;
+}
+
+int ext_reg_source(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
+				uint32_t *source_out)
+{
+	struct ext_registry *r;
+	struct op_source_desc d;
+	uint32_t asize;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_source", desc);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_reg_copy(&d, sizeof(d), desc);
+	if (!d.on_sample)
+		return ext_reg_missing(ctx, "register_source", "on_sample", d.size);
+	if (!ext_reg_name_ok(d.name, true))
+		return ext_reg_missing(ctx, "register_source", "name", d.size);
+	/* the nested attr has its own size: apply the rule to it as well */
+	asize = d.attr.size;
+	if (asize < sizeof(uint32_t) * 2) {
+		ext_log_err(ctx, "register_source \"%s\": attr.size is %u - set attr.size = sizeof(struct op_perf_attr)",
+			d.name, asize);
+		return -EINVAL;
+	}
+	if (asize < sizeof(d.attr))
+		memset((char *)&d.attr + asize, 0, sizeof(d.attr) - asize);
+	if (r->nr_sources == EXT_MAX_SOURCES) {
+		ext_log_err(ctx, "register_source \"%s\": more than %d plugin sources", d.name,
+			EXT_MAX_SOURCES);
+		return -ENOSPC;
+	}
+	d.name = ext_reg_dup_name(ctx, "register_source", d.name, false);
+	if (!d.name)
+		return -ENOMEM;
+	r->sources[r->nr_sources].desc = d;
+	r->sources[r->nr_sources].priv = priv;
+	r->sources[r->nr_sources].owner = ctx;
+	if (source_out)
+		*source_out = (uint32_t)r->nr_sources;
+	r->nr_sources++;
+	return 0;
+}
+
+int ext_reg_sample_hook(op_ext_t *ctx, const struct op_sample_hook_desc *desc,
+				     void *priv)
+{
+	struct op_sample_hook_desc d;
+	struct ext_registry *r;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_sample_hook", desc);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_reg_copy(&d, sizeof(d), desc);
+	if (!d.on_sample)
+		return ext_reg_missing(ctx, "register_sample_hook", "on_sample", d.size);
+	if (r->nr_hooks == EXT_MAX_HOOKS) {
+		ext_log_err(ctx, "register_sample_hook: more than %d hooks", EXT_MAX_HOOKS);
+		return -ENOSPC;
+	}
+	d.name = ext_reg_dup_name(ctx, "register_sample_hook", d.name ? d.name : ctx->name, false);
+	if (!d.name)
+		return -ENOMEM;
+	r->hooks[r->nr_hooks].desc = d;
+	r->hooks[r->nr_hooks].priv = priv;
+	r->hooks[r->nr_hooks].owner = ctx;
+	r->nr_hooks++;
+	return 0;
+}
+
+int ext_reg_kernel(op_ext_t *ctx, const struct op_kernel_ops *ops, void *priv)
+{
+	struct op_kernel_ops d;
+	struct ext_registry *r;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_kernel", ops);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_reg_copy(&d, sizeof(d), ops);
+	if (!d.resolve)
+		return ext_reg_missing(ctx, "register_kernel", "resolve", d.size);
+	if (r->has_kernel) {
+		ext_log_err(ctx, "a kernel image resolver is already registered by plugin \"%s\" - "
+			     "load only one kernel plugin",
+			r->kernel.owner->name);
+		return -EEXIST;
+	}
+	r->kernel.ops = d;
+	r->kernel.priv = priv;
+	r->kernel.owner = ctx;
+	r->has_kernel = true;
+	return 0;
+}
+
+int ext_reg_counter(op_ext_t *ctx, const struct op_counter_desc *desc,
+				 uint32_t *counter_out)
+{
+	struct op_counter_desc d;
+	struct ext_registry *r;
+	struct ext_counter *c;
+	size_t i;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_counter", desc);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_reg_copy(&d, sizeof(d), desc);
+	if (!d.name)
+		return ext_reg_missing(ctx, "register_counter", "name", d.size);
+	for (i = 0; i < r->nr_counters; i++)
+		if (!strcmp(r->counters[i].name, d.name)) {
+			ext_log_err(ctx, "counter \"%s\" is already registered by plugin \"%s\" - "
+				     "the two plugins cannot be used together",
+				d.name, r->counters[i].owner->name);
+			return -EEXIST;
+		}
+	if (r->nr_counters == EXT_MAX_COUNTERS) {
+		ext_log_err(ctx, "register_counter \"%s\": more than %d virtual counters", d.name,
+			EXT_MAX_COUNTERS);
+		return -ENOSPC;
+	}
+	c = &r->counters[r->nr_counters];
+	c->name = ext_reg_dup_name(ctx, "register_counter", d.name, true);
+	if (!c->name)
+		return -EINVAL;
+	d.name = c->name;
+	c->desc = d;
+	c->owner = ctx;
+	if (counter_out)
+		*counter_out = EXT_COUNTER_BASE + (uint32_t)r->nr_counters;
+	r->nr_counters++;
+	return 0;
+}
+
+int ext_reg_stats(op_ext_t *ctx, const struct op_stats_ops *ops, void *priv)
+{
+	struct ext_registry *r;
+	struct op_stats_ops d;
+	int rc;
+
+	rc = ext_reg_check(ctx, "register_stats", ops);
+	if (rc)
+		return rc;
+	r = &ctx->loader->reg;
+	ext_reg_copy(&d, sizeof(d), ops);
+	if (!d.print_stats)
+		return ext_reg_missing(ctx, "register_stats", "print_stats", d.size);
+	if (r->nr_stats == EXT_MAX_STATS) {
+		ext_log_err(ctx, "register_stats: more than %d", EXT_MAX_STATS);
+		return -ENOSPC;
+	}
+	r->stats[r->nr_stats].ops = d;
+	r->stats[r->nr_stats].priv = priv;
+	r->stats[r->nr_stats].owner = ctx;
+	r->nr_stats++;
+	return 0;
+}
+
+/* remove every registration of @ctx, keeping the others in order */
+void ext_reg_unregister(struct ext_registry *r, const op_ext_t *ctx)
+{
+	size_t i, j;
+
+	for (i = 0; i < OP_ESCAPE_MAX; i++)
+		if (r->escapes[i] && r->escapes[i]->owner == ctx) {
+			free((char *)r->escapes[i]->desc.name);
+			free(r->escapes[i]);
+			r->escapes[i] = NULL;
+		}
+	for (i = j = 0; i < r->nr_sfile; i++)
+		if (r->sfile[i].owner != ctx) {
+			r->sfile[j] = r->sfile[i];
+			r->sfile[j].slot = (unsigned)j;
+			j++;
+		}
+	memset(&r->sfile[j], 0, (r->nr_sfile - j) * sizeof(r->sfile[0]));
+	r->nr_sfile = j;
+	for (i = j = 0; i < r->nr_sources; i++) {
+		if (r->sources[i].owner == ctx)
+			free((char *)r->sources[i].desc.name);
+		else
+			r->sources[j++] = r->sources[i];
+	}
+	memset(&r->sources[j], 0, (r->nr_sources - j) * sizeof(r->sources[0]));
+	r->nr_sources = j;
+	for (i = j = 0; i < r->nr_hooks; i++) {
+		if (r->hooks[i].owner == ctx)
+			free((char *)r->hooks[i].desc.name);
+		else
+			r->hooks[j++] = r->hooks[i];
+	}
+	memset(&r->hooks[j], 0, (r->nr_hooks - j) * sizeof(r->hooks[0]));
+	r->nr_hooks = j;
+	for (i = j = 0; i < r->nr_models; i++) {
+		if (r->models[i].owner == ctx)
+			free((char *)r->models[i].desc.name);
+		else
+			r->models[j++] = r->models[i];
+	}
+	memset(&r->models[j], 0, (r->nr_models - j) * sizeof(r->models[0]));
+	r->nr_models = j;
+	if (r->has_kernel && r->kernel.owner == ctx) {
+		memset(&r->kernel, 0, sizeof(r->kernel));
+		r->has_kernel = false;
+	}
+	for (i = j = 0; i < r->nr_counters; i++) {
+		if (r->counters[i].owner == ctx)
+			free(r->counters[i].name);
+		else
+			r->counters[j++] = r->counters[i];
+	}
+	memset(&r->counters[j], 0, (r->nr_counters - j) * sizeof(r->counters[0]));
+	r->nr_counters = j;
+	for (i = j = 0; i < r->nr_stats; i++)
+		if (r->stats[i].owner != ctx)
+			r->stats[j++] = r->stats[i];
+	memset(&r->stats[j], 0, (r->nr_stats - j) * sizeof(r->stats[0]));
+	r->nr_stats = j;
+}
