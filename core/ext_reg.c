@@ -65,8 +65,16 @@ void ext_reg_copy(void *dst, size_t dst_size, const void *src)
 	memcpy(dst, src, size < dst_size ? size : dst_size);
 }
 
-static int ext_reg_check(op_ext_t *ctx, const char *what, const void *payload)
+/*
+ * Every registration first: inside ext_init, a description, and a size
+ * that is a struct of this SDK or an older one (@own: sizeof the host's
+ * @type; a plugin's minor is never above the host's, so neither is its size).
+ */
+static int ext_reg_check(op_ext_t *ctx, const char *what, const void *payload, size_t own,
+			 const char *type)
 {
+	uint32_t size;
+
 	if (!ctx)
 		return -EINVAL;
 	if (!ctx->in_init) {
@@ -77,33 +85,67 @@ static int ext_reg_check(op_ext_t *ctx, const char *what, const void *payload)
 		ext_log_err(ctx, "%s with a NULL description", what);
 		return -EINVAL;
 	}
+	memcpy(&size, payload, sizeof(size));
+	if (size < sizeof(size)) {
+		ext_log_err(ctx, "%s: description size is %u, less than its size member - set "
+				 ".size = sizeof(struct %s)", what, size, type);
+		return -EINVAL;
+	}
+	if (size > own) {
+		ext_log_err(ctx, "%s: description size is %u, but struct %s of SDK %d.%d has %zu "
+				 "bytes - set .size = sizeof(struct %s)", what, size, type,
+			    OP_SDK_MAJOR, OP_SDK_MINOR, own, type);
+		return -EINVAL;
+	}
 	return 0;
 }
 
-static bool ext_reg_name_ok(const char *s, bool allow_dot_slash)
+/*
+ * Check a registration's name: 1..EXT_NAME_MAX characters, and with
+ * @strict (the name becomes part of sample file names) only [A-Za-z0-9_-].
+ * Logs what is wrong with it; 0 or -EINVAL.
+ */
+static int ext_reg_name(op_ext_t *ctx, const char *what, const char *name, bool strict,
+			uint32_t size)
 {
-	size_t n;
+	const char *chars = strict ? "of [A-Za-z0-9_-]" : "characters";
+	size_t i;
 
-	if (!s || !*s)
-		return false;
-	n = strnlen(s, EXT_NAME_MAX + 1);
-	if (n > EXT_NAME_MAX)
-		return false;
-	return allow_dot_slash || !strpbrk(s, "./");
+	if (!name) {
+		ext_log_err(ctx, "%s: name is NULL (description size %u) - set it", what, size);
+		return -EINVAL;
+	}
+	if (!*name) {
+		ext_log_err(ctx, "%s: name is empty - expected 1..%d %s", what, EXT_NAME_MAX, chars);
+		return -EINVAL;
+	}
+	if (strnlen(name, EXT_NAME_MAX + 1) > EXT_NAME_MAX) {
+		ext_log_err(ctx, "%s: name \"%.*s...\" is longer than %d characters - shorten it",
+			    what, 16, name, EXT_NAME_MAX);
+		return -EINVAL;
+	}
+	for (i = 0; strict && name[i]; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '_' || c == '-')
+			continue;
+		if (c > ' ' && c < 0x7f && c != '"')
+			ext_log_err(ctx, "%s: name \"%s\" has '%c' - expected 1..%d %s", what, name, c,
+				    EXT_NAME_MAX, chars);
+		else
+			ext_log_err(ctx, "%s: name has byte 0x%02x at %zu - expected 1..%d %s", what, c,
+				    i, EXT_NAME_MAX, chars);
+		return -EINVAL;
+	}
+	return 0;
 }
 
-/* @strict: the name becomes part of sample file names */
-static char *ext_reg_dup_name(op_ext_t *ctx, const char *what, const char *name, bool strict)
+/* a copy of @name, checked by ext_reg_name() */
+static char *ext_reg_dup_name(op_ext_t *ctx, const char *what, const char *name)
 {
-	char *d;
+	char *d = strdup(name);
 
-	if (strict ? !ext_name_valid(name) : !ext_reg_name_ok(name, true)) {
-		ext_log_err(ctx, "%s: name %s%.*s%s is invalid - expected 1..%d %s", what,
-			name ? "\"" : "", EXT_NAME_MAX + 1, name ? name : "NULL", name ? "\"" : "",
-			EXT_NAME_MAX, strict ? "of [A-Za-z0-9_-]" : "characters");
-		return NULL;
-	}
-	d = strdup(name);
 	if (!d)
 		ext_log_err(ctx, "%s: out of memory", what);
 	return d;
@@ -124,15 +166,17 @@ int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
 	uint32_t code;
 	int rc, i;
 
-	rc = ext_reg_check(ctx, "register_escape", desc);
+	rc = ext_reg_check(ctx, "register_escape", desc, sizeof(struct op_escape_desc),
+			   "op_escape_desc");
 	if (rc)
 		return rc;
 	r = &ctx->loader->reg;
 	ext_reg_copy(&d, sizeof(d), desc);
 	if (!d.handler)
 		return ext_reg_missing(ctx, "register_escape", "handler", d.size);
-	if (!ext_reg_name_ok(d.name, true))
-		return ext_reg_missing(ctx, "register_escape", "name", d.size);
+	rc = ext_reg_name(ctx, "register_escape", d.name, false, d.size);
+	if (rc)
+		return rc;
 	if (d.min_args > d.max_args) {
 		ext_log_err(ctx, "register_escape \"%s\": min_args %u > max_args %u", d.name, d.min_args,
 			d.max_args);
@@ -171,7 +215,7 @@ int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	d.name = ext_reg_dup_name(ctx, "register_escape", d.name, false);
+	d.name = ext_reg_dup_name(ctx, "register_escape", d.name);
 	if (!d.name) {
 		free(e);
 		return -ENOMEM;
@@ -194,7 +238,8 @@ int ext_reg_sfile_handlers(op_ext_t *ctx, const struct op_sfile_ops *ops, void *
 	size_t i;
 	int rc;
 
-	rc = ext_reg_check(ctx, "register_sfile_handlers", ops);
+	rc = ext_reg_check(ctx, "register_sfile_handlers", ops, sizeof(struct op_sfile_ops),
+			   "op_sfile_ops");
 	if (rc)
 		return rc;
 	r = &ctx->loader->reg;
@@ -227,13 +272,15 @@ int ext_reg_model(op_ext_t *ctx, const struct op_model_desc *desc, void *priv)
 	size_t i;
 	int rc;
 
-	rc = ext_reg_check(ctx, "register_model", desc);
+	rc = ext_reg_check(ctx, "register_model", desc, sizeof(struct op_model_desc),
+			   "op_model_desc");
 	if (rc)
 		return rc;
 	r = &ctx->loader->reg;
 	ext_reg_copy(&d, sizeof(d), desc);
-	if (!ext_reg_name_ok(d.name, true))
-		return ext_reg_missing(ctx, "register_model", "name", d.size);
+	rc = ext_reg_name(ctx, "register_model", d.name, false, d.size);
+	if (rc)
+		return rc;
 	if (!d.detect)
 		return ext_reg_missing(ctx, "register_model", "detect", d.size);
 	if (!d.cpu_type)
@@ -251,7 +298,7 @@ int ext_reg_model(op_ext_t *ctx, const struct op_model_desc *desc, void *priv)
 		ext_log_err(ctx, "register_model: more than %d models", EXT_MAX_MODELS);
 		return -ENOSPC;
 	}
-	d.name = ext_reg_dup_name(ctx, "register_model", d.name, false);
+	d.name = ext_reg_dup_name(ctx, "register_model", d.name);
 	if (!d.name)
 		return -ENOMEM;
 	r->models[r->nr_models].desc = d;
@@ -269,15 +316,17 @@ int ext_reg_source(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
 	uint32_t asize;
 	int rc;
 
-	rc = ext_reg_check(ctx, "register_source", desc);
+	rc = ext_reg_check(ctx, "register_source", desc, sizeof(struct op_source_desc),
+			   "op_source_desc");
 	if (rc)
 		return rc;
 	r = &ctx->loader->reg;
 	ext_reg_copy(&d, sizeof(d), desc);
 	if (!d.on_sample)
 		return ext_reg_missing(ctx, "register_source", "on_sample", d.size);
-	if (!ext_reg_name_ok(d.name, true))
-		return ext_reg_missing(ctx, "register_source", "name", d.size);
+	rc = ext_reg_name(ctx, "register_source", d.name, false, d.size);
+	if (rc)
+		return rc;
 	/* the nested attr has its own size: apply the rule to it as well */
 	asize = d.attr.size;
 	if (asize < sizeof(uint32_t) * 2) {
@@ -292,7 +341,7 @@ int ext_reg_source(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
 			EXT_MAX_SOURCES);
 		return -ENOSPC;
 	}
-	d.name = ext_reg_dup_name(ctx, "register_source", d.name, false);
+	d.name = ext_reg_dup_name(ctx, "register_source", d.name);
 	if (!d.name)
 		return -ENOMEM;
 	r->sources[r->nr_sources].desc = d;
@@ -311,18 +360,24 @@ int ext_reg_sample_hook(op_ext_t *ctx, const struct op_sample_hook_desc *desc,
 	struct ext_registry *r;
 	int rc;
 
-	rc = ext_reg_check(ctx, "register_sample_hook", desc);
+	rc = ext_reg_check(ctx, "register_sample_hook", desc, sizeof(struct op_sample_hook_desc),
+			   "op_sample_hook_desc");
 	if (rc)
 		return rc;
 	r = &ctx->loader->reg;
 	ext_reg_copy(&d, sizeof(d), desc);
 	if (!d.on_sample)
 		return ext_reg_missing(ctx, "register_sample_hook", "on_sample", d.size);
+	if (d.name) {
+		rc = ext_reg_name(ctx, "register_sample_hook", d.name, false, d.size);
+		if (rc)
+			return rc;
+	}
 	if (r->nr_hooks == EXT_MAX_HOOKS) {
 		ext_log_err(ctx, "register_sample_hook: more than %d hooks", EXT_MAX_HOOKS);
 		return -ENOSPC;
 	}
-	d.name = ext_reg_dup_name(ctx, "register_sample_hook", d.name ? d.name : ctx->name, false);
+	d.name = ext_reg_dup_name(ctx, "register_sample_hook", d.name ? d.name : ctx->name);
 	if (!d.name)
 		return -ENOMEM;
 	r->hooks[r->nr_hooks].desc = d;
@@ -338,7 +393,8 @@ int ext_reg_kernel(op_ext_t *ctx, const struct op_kernel_ops *ops, void *priv)
 	struct ext_registry *r;
 	int rc;
 
-	rc = ext_reg_check(ctx, "register_kernel", ops);
+	rc = ext_reg_check(ctx, "register_kernel", ops, sizeof(struct op_kernel_ops),
+			   "op_kernel_ops");
 	if (rc)
 		return rc;
 	r = &ctx->loader->reg;
@@ -367,13 +423,15 @@ int ext_reg_counter(op_ext_t *ctx, const struct op_counter_desc *desc,
 	size_t i;
 	int rc;
 
-	rc = ext_reg_check(ctx, "register_counter", desc);
+	rc = ext_reg_check(ctx, "register_counter", desc, sizeof(struct op_counter_desc),
+			   "op_counter_desc");
 	if (rc)
 		return rc;
 	r = &ctx->loader->reg;
 	ext_reg_copy(&d, sizeof(d), desc);
-	if (!d.name)
-		return ext_reg_missing(ctx, "register_counter", "name", d.size);
+	rc = ext_reg_name(ctx, "register_counter", d.name, true, d.size);
+	if (rc)
+		return rc;
 	for (i = 0; i < r->nr_counters; i++)
 		if (!strcmp(r->counters[i].name, d.name)) {
 			ext_log_err(ctx, "counter \"%s\" is already registered by plugin \"%s\" - "
@@ -387,9 +445,9 @@ int ext_reg_counter(op_ext_t *ctx, const struct op_counter_desc *desc,
 		return -ENOSPC;
 	}
 	c = &r->counters[r->nr_counters];
-	c->name = ext_reg_dup_name(ctx, "register_counter", d.name, true);
+	c->name = ext_reg_dup_name(ctx, "register_counter", d.name);
 	if (!c->name)
-		return -EINVAL;
+		return -ENOMEM;
 	d.name = c->name;
 	c->desc = d;
 	c->owner = ctx;
@@ -405,7 +463,8 @@ int ext_reg_stats(op_ext_t *ctx, const struct op_stats_ops *ops, void *priv)
 	struct op_stats_ops d;
 	int rc;
 
-	rc = ext_reg_check(ctx, "register_stats", ops);
+	rc = ext_reg_check(ctx, "register_stats", ops, sizeof(struct op_stats_ops),
+			   "op_stats_ops");
 	if (rc)
 		return rc;
 	r = &ctx->loader->reg;
