@@ -101,7 +101,7 @@ int evb_code(struct op_emit *w, uint32_t code, const uint64_t *args, uint32_t na
 {
 	uint32_t i;
 
-	if (code == 0 || code >= OP_ESCAPE_MAX)
+	if (code == 0 || code > OP_ESCAPE_MAX)
 		return -EINVAL;
 	if (evb_reserve(w, 3 + (size_t)nargs))
 		return -ENOSPC;

@@ -101,6 +101,14 @@ op_ext_t *ext_plugin(struct ext_loader *l, const char *name)
 	return NULL;
 }
 
+/* a plugin's own state goes last: after ext_deinit, or after a failed ext_init */
+static void ext_free_user_data(op_ext_t *ctx)
+{
+	if (ctx->has_ud && ctx->ud.free_func)
+		ctx->ud.free_func(ctx->ud.data);
+	ctx->has_ud = false;
+}
+
 static void ext_ctx_free(op_ext_t *ctx)
 {
 	if (!ctx)
@@ -160,6 +168,7 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 			   "above; everything it registered was rolled back",
 			name, ctx->path, rc, rc < 0 ? strerror(-rc) : "not a -errno value");
 		ext_reg_unregister(&l->reg, ctx);
+		ext_free_user_data(ctx);
 		ext_probe_unload(ctx->handle, ctx->fd);
 		ext_ctx_free(ctx);
 		return rc < 0 ? rc : -EINVAL;
@@ -306,6 +315,8 @@ void ext_loader_free(struct ext_loader *l)
 	for (i = l->nr_plugins; i-- > 0;)
 		if (l->plugins[i]->initialized && l->plugins[i]->desc.ext_deinit)
 			l->plugins[i]->desc.ext_deinit(l->plugins[i]);
+	for (i = l->nr_plugins; i-- > 0;)
+		ext_free_user_data(l->plugins[i]);
 	for (i = l->nr_plugins; i-- > 0;)
 		ext_reg_unregister(&l->reg, l->plugins[i]);
 	for (i = l->nr_plugins; i-- > 0;) {

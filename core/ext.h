@@ -18,10 +18,6 @@
 struct op_log;
 struct op_options;
 
-/* Escape codes 1..OP_CORE_CODES_END-1 are the core's (see evbuf.h). */
-#define OP_ESCAPE_FIRST_PLUGIN 32
-#define OP_ESCAPE_MAX 256
-
 struct ext_escape {
 	struct op_escape_desc desc;
 	void *priv;
@@ -111,11 +107,11 @@ struct ext_core_services {
  * registry. Entries stay in load order, and a failed init removes all of its
  * own, so indices (sfile slot, source number, counter number) are stable once
  * ext_load_all returned. Plugin escape codes are OP_ESCAPE_FIRST_PLUGIN..
- * OP_ESCAPE_MAX-1; a source's number is its index in sources[]; a virtual
+ * OP_ESCAPE_MAX (the SDK's; the core's are 1..EVB_CORE_CODES_END-1, evbuf.h); a source's number is its index in sources[]; a virtual
  * counter's number is EXT_COUNTER_BASE + its index in counters[].
  */
 struct ext_registry {
-	struct ext_escape *escapes[OP_ESCAPE_MAX]; /* by code; NULL = unused */
+	struct ext_escape *escapes[OP_ESCAPE_MAX + 1]; /* by code; NULL = unused */
 	struct ext_sfile_handlers sfile[EXT_MAX_SFILE_SLOTS];
 	size_t nr_sfile;
 	struct ext_source sources[EXT_MAX_SOURCES];

@@ -257,19 +257,19 @@ int ext_elf_peek(int fd, struct ext_elf_head *pk, char *why, size_t len)
 	}
 	if (rc == 0) {
 		snprintf(why, len, "does not export the descriptor \"%s\" - not an oprofiled plugin, or "
-				   "built without OP_EXT_DECLARE()",
+				   "built without OP_EXT_DEFINE()",
 			 OP_EXT_SYMBOL);
 		return -ENOEXEC;
 	}
 	if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT && ELF64_ST_TYPE(sym.st_info) != STT_NOTYPE) {
 		snprintf(why, len, "descriptor \"%s\" is not a data symbol (ELF symbol type %u) - "
-				   "declare it with OP_EXT_DECLARE()",
+				   "declare it with OP_EXT_DEFINE()",
 			 OP_EXT_SYMBOL, (unsigned)ELF64_ST_TYPE(sym.st_info));
 		return -ENOEXEC;
 	}
 	if (!ext_elf_read_va(&e, sym.st_value, head, sizeof(head))) {
 		snprintf(why, len, "descriptor \"%s\" at 0x%llx is not initialised data of the file - "
-				   "declare it with OP_EXT_DECLARE()",
+				   "declare it with OP_EXT_DEFINE()",
 			 OP_EXT_SYMBOL, (unsigned long long)sym.st_value);
 		return -ENOEXEC;
 	}

@@ -20,10 +20,23 @@ static int ext_host_map_pc(op_ext_t *ctx, uint32_t pid, uint16_t cpumode, uint64
 		       struct op_pc_map *out)
 {
 	struct ext_core_services *c = ext_host_core(ctx);
+	struct op_pc_map m = { .size = sizeof(m) };
+	uint32_t size;
+	int rc;
 
 	if (!c || !c->map_pc)
 		return -ENOSYS;
-	return c->map_pc(c->sync, pid, cpumode, pc, out);
+	if (!out)
+		return -EINVAL;
+	/* a plugin's struct may be smaller (built against an older SDK): never write past it */
+	size = out->size;
+	if (size >= sizeof(m))
+		return c->map_pc(c->sync, pid, cpumode, pc, out);
+	if (size < sizeof(size))
+		return -EINVAL;
+	rc = c->map_pc(c->sync, pid, cpumode, pc, &m);
+	memcpy((char *)out + sizeof(size), (char *)&m + sizeof(size), size - sizeof(size));
+	return rc;
 }
 
 static int ext_host_emit_nosys(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs)
@@ -150,5 +163,6 @@ void ext_host_init(struct ext_loader *l)
 	h->cookie_intern = ext_host_cookie_intern;
 	h->session_dir = ext_host_session_dir;
 	h->proc_root = ext_host_proc_root;
+	h->set_user_data = ext_reg_user_data;
 	ext_host_bind(l);
 }

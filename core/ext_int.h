@@ -32,6 +32,8 @@ struct op_ext {
 	bool in_init;
 	bool initialized;
 	struct log_limit limit; /* this plugin's messages (ext_log.c) */
+	struct op_user_data ud; /* set_user_data (SDK 1.1), freed by ext_free_user_data */
+	bool has_ud;
 };
 
 struct ext_loader {
@@ -77,6 +79,7 @@ int ext_reg_source(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
 int ext_reg_sample_hook(op_ext_t *ctx, const struct op_sample_hook_desc *desc, void *priv);
 int ext_reg_kernel(op_ext_t *ctx, const struct op_kernel_ops *ops, void *priv);
 int ext_reg_counter(op_ext_t *ctx, const struct op_counter_desc *desc, uint32_t *counter_out);
+int ext_reg_user_data(op_ext_t *ctx, const struct op_user_data *ud);
 /* remove every registration of @ctx, keeping the others in order */
 void ext_reg_unregister(struct ext_registry *r, const op_ext_t *ctx);
 

@@ -177,7 +177,7 @@ int ext_probe_check_head(uint32_t major, uint32_t minor, uint32_t size, uint32_t
 {
 	if (symsize && symsize < 3 * sizeof(uint32_t)) {
 		snprintf(why, len, "descriptor \"%s\" is only %zu bytes, SDK %d.%d needs %d - rebuild "
-				   "the plugin with OP_EXT_DECLARE()",
+				   "the plugin with OP_EXT_DEFINE()",
 			 OP_EXT_SYMBOL, symsize, OP_SDK_MAJOR, OP_SDK_MINOR, OP_EXT_DESCRIPTOR_SIZE_V1_0);
 		return -ENOEXEC;
 	}
@@ -196,13 +196,13 @@ int ext_probe_check_head(uint32_t major, uint32_t minor, uint32_t size, uint32_t
 	}
 	if (size < OP_EXT_DESCRIPTOR_SIZE_V1_0) {
 		snprintf(why, len, "descriptor size is %u bytes, SDK %d.x needs at least %d - rebuild "
-				   "the plugin with OP_EXT_DECLARE()",
+				   "the plugin with OP_EXT_DEFINE()",
 			 size, OP_SDK_MAJOR, OP_EXT_DESCRIPTOR_SIZE_V1_0);
 		return -ENOEXEC;
 	}
 	if (symsize && size > symsize) {
 		snprintf(why, len, "descriptor claims %u bytes but its symbol has %zu - the plugin is "
-				   "broken, rebuild it with OP_EXT_DECLARE()",
+				   "broken, rebuild it with OP_EXT_DEFINE()",
 			 size, symsize);
 		return -ENOEXEC;
 	}
@@ -378,7 +378,7 @@ int ext_probe_plugin(const char *dir, const char *name, struct ext_probe *p, cha
 	sym = dlsym(p->handle, OP_EXT_SYMBOL);
 	if (!sym) {
 		snprintf(why, len, "does not export the descriptor \"%s\" - not an oprofiled plugin, or "
-				   "built without OP_EXT_DECLARE()",
+				   "built without OP_EXT_DEFINE()",
 			 OP_EXT_SYMBOL);
 		rc = -ENOEXEC;
 		goto out_close;
@@ -399,20 +399,20 @@ int ext_probe_plugin(const char *dir, const char *name, struct ext_probe *p, cha
 	for (i = 0; i < (int)(sizeof(p->desc.reserved) / sizeof(p->desc.reserved[0])); i++)
 		if (p->desc.reserved[i]) {
 			snprintf(why, len, "descriptor reserved slot %d is not zero (found %p), SDK %d.%d "
-					   "needs zero - rebuild the plugin with OP_EXT_DECLARE()",
+					   "needs zero - rebuild the plugin with OP_EXT_DEFINE()",
 				 i, p->desc.reserved[i], OP_SDK_MAJOR, OP_SDK_MINOR);
 			rc = -ENOEXEC;
 			goto out_close;
 		}
 	if (!p->desc.name || strcmp(p->desc.name, name)) {
 		snprintf(why, len, "descriptor name is \"%.*s\", expected \"%s\" (the file stem) - "
-				   "rename the file to <name>.so or fix the name in OP_EXT_DECLARE()",
+				   "rename the file to <name>.so or fix the name in OP_EXT_DEFINE()",
 			 EXT_NAME_MAX, p->desc.name ? p->desc.name : "(null)", name);
 		rc = -ENOEXEC;
 		goto out_close;
 	}
 	if (!p->desc.ext_init) {
-		snprintf(why, len, "descriptor has no ext_init - set it in OP_EXT_DECLARE()");
+		snprintf(why, len, "descriptor has no ext_init - set it in OP_EXT_DEFINE()");
 		rc = -ENOEXEC;
 		goto out_close;
 	}

@@ -182,7 +182,7 @@ int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
 			d.max_args);
 		return -EINVAL;
 	}
-	for (i = 0; i < OP_ESCAPE_MAX; i++) {
+	for (i = 0; i <= OP_ESCAPE_MAX; i++) {
 		e = r->escapes[i];
 		if (e && !strcmp(e->desc.name, d.name)) {
 			ext_log_err(ctx, "escape code name \"%s\" is already registered by plugin \"%s\" (code %d) - "
@@ -193,17 +193,17 @@ int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
 	}
 	code = d.code;
 	if (code == 0) {
-		for (code = OP_ESCAPE_FIRST_PLUGIN; code < OP_ESCAPE_MAX && r->escapes[code]; code++)
+		for (code = OP_ESCAPE_FIRST_PLUGIN; code <= OP_ESCAPE_MAX && r->escapes[code]; code++)
 			;
-		if (code == OP_ESCAPE_MAX) {
+		if (code > OP_ESCAPE_MAX) {
 			ext_log_err(ctx, "register_escape \"%s\": all %d plugin escape codes are in use", d.name,
-				OP_ESCAPE_MAX - OP_ESCAPE_FIRST_PLUGIN);
+				OP_ESCAPE_MAX + 1 - OP_ESCAPE_FIRST_PLUGIN);
 			return -ENOSPC;
 		}
-	} else if (code < OP_ESCAPE_FIRST_PLUGIN || code >= OP_ESCAPE_MAX) {
+	} else if (code < OP_ESCAPE_FIRST_PLUGIN || code > OP_ESCAPE_MAX) {
 		ext_log_err(ctx, "register_escape \"%s\": code %u is outside the plugin range %d..%d - "
 			     "use 0 to have one allocated",
-			d.name, code, OP_ESCAPE_FIRST_PLUGIN, OP_ESCAPE_MAX - 1);
+			d.name, code, OP_ESCAPE_FIRST_PLUGIN, OP_ESCAPE_MAX);
 		return -EINVAL;
 	} else if (r->escapes[code]) {
 		e = r->escapes[code];
@@ -244,8 +244,7 @@ int ext_reg_sfile_handlers(op_ext_t *ctx, const struct op_sfile_ops *ops, void *
 		return rc;
 	r = &ctx->loader->reg;
 	ext_reg_copy(&d, sizeof(d), ops);
-	if (!d.get_file)
-		return ext_reg_missing(ctx, "register_sfile_handlers", "get_file", d.size);
+	/* every callback is optional: get_file is never called (SDK 1.1) */
 	for (i = 0; i < r->nr_sfile; i++)
 		if (r->sfile[i].owner == ctx) {
 			ext_log_err(ctx, "register_sfile_handlers called twice - register one set per plugin");
@@ -327,11 +326,21 @@ int ext_reg_source(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
 	rc = ext_reg_name(ctx, "register_source", d.name, false, d.size);
 	if (rc)
 		return rc;
-	/* the nested attr has its own size: apply the rule to it as well */
+	/*
+	 * The attr has its own size: apply the rule to it as well. SDK 1.1
+	 * passes it by pointer (it may grow); the registry keeps a copy.
+	 */
+	if (d.attr_ptr) {
+		ext_reg_copy(&d.attr, sizeof(d.attr), d.attr_ptr);
+		d.attr_ptr = NULL;
+	}
 	asize = d.attr.size;
 	if (asize < sizeof(uint32_t) * 2) {
-		ext_log_err(ctx, "register_source \"%s\": attr.size is %u - set attr.size = sizeof(struct op_perf_attr)",
-			d.name, asize);
+		const char *m = desc->size > offsetof(struct op_source_desc, attr_ptr) &&
+				desc->attr_ptr ? "attr_ptr->size" : "attr.size";
+
+		ext_log_err(ctx, "register_source \"%s\": %s is %u - set %s = sizeof(struct op_perf_attr)",
+			    d.name, m, asize, m);
 		return -EINVAL;
 	}
 	if (asize < sizeof(d.attr))
@@ -482,12 +491,31 @@ int ext_reg_stats(op_ext_t *ctx, const struct op_stats_ops *ops, void *priv)
 	return 0;
 }
 
+int ext_reg_user_data(op_ext_t *ctx, const struct op_user_data *ud)
+{
+	struct op_user_data d;
+	int rc;
+
+	rc = ext_reg_check(ctx, "set_user_data", ud, sizeof(struct op_user_data), "op_user_data");
+	if (rc)
+		return rc;
+	if (ctx->has_ud) {
+		ext_log_err(ctx, "set_user_data called twice - keep one state per plugin");
+		return -EEXIST;
+	}
+	ext_reg_copy(&d, sizeof(d), ud);
+	d.size = sizeof(d);
+	ctx->ud = d;
+	ctx->has_ud = true;
+	return 0;
+}
+
 /* remove every registration of @ctx, keeping the others in order */
 void ext_reg_unregister(struct ext_registry *r, const op_ext_t *ctx)
 {
 	size_t i, j;
 
-	for (i = 0; i < OP_ESCAPE_MAX; i++)
+	for (i = 0; i <= OP_ESCAPE_MAX; i++)
 		if (r->escapes[i] && r->escapes[i]->owner == ctx) {
 			free((char *)r->escapes[i]->desc.name);
 			free(r->escapes[i]);

@@ -160,7 +160,7 @@ op_cookie_t sync_cookie_intern(void *sync, const char *path, bool is_kernel)
 
 int sync_emit(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs)
 {
-	if (!w || code < OP_ESCAPE_FIRST_PLUGIN || code >= OP_ESCAPE_MAX || (nargs && !args))
+	if (!w || code < OP_ESCAPE_FIRST_PLUGIN || code > OP_ESCAPE_MAX || (nargs && !args))
 		return -EINVAL;
 	return evb_code(w, code, args, nargs);
 }

@@ -335,7 +335,7 @@ int trans_buffer(void *priv, const uint64_t *w, size_t n)
 			tr->stats->v[STAT_INCOMPLETE_CODE]++;
 			break;
 		}
-		code = code64 < OP_ESCAPE_MAX ? (uint32_t)code64 : 0;
+		code = code64 <= OP_ESCAPE_MAX ? (uint32_t)code64 : 0;
 		nargs = (uint32_t)nargs64;
 		args = &w[i + 3];
 		i += 3 + (size_t)nargs;

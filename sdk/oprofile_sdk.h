@@ -1,5 +1,5 @@
 /*
- * oprofile_sdk.h - the plugin ABI of oprofiled (SDK v1).
+ * oprofile_sdk.h - the plugin ABI of oprofiled (SDK v1.1).
  *
  * The only header a plugin needs. A plugin is a shared object that exports
  * one const data symbol, OP_EXT_SYMBOL, of type struct op_ext_descriptor.
@@ -38,8 +38,21 @@ extern "C" {
  *   OP_HOST_HAS(host, member).
  * - Reserved members must be zero; oprofiled refuses a descriptor whose
  *   reserved slots are not, so that they can be given meaning later.
- * - Frozen sizes of v1.0 are pinned by tests/abi/ and listed below as
- *   OP_*_SIZE_V1_0.
+ * - Frozen sizes are pinned by tests/abi/ and listed below as
+ *   OP_*_SIZE_V1_0 (what a v1.0 plugin passes) and OP_*_SIZE_V1_1; on LP64
+ *   targets the header checks them itself (_Static_assert).
+ *
+ * WHAT 1.1 ADDED (a 1.0 plugin keeps loading and working unchanged)
+ *
+ * - host->set_user_data(): one per-plugin state with a free function that
+ *   the host calls after ext_deinit (or after a failed ext_init), so a
+ *   plugin needs no context -> state table of its own.
+ * - op_source_desc.attr_ptr: the perf attr by pointer (it has its own size),
+ *   so that struct op_perf_attr can grow; the embedded attr is the 1.0 way.
+ * - op_sfile_ops.get_file is optional (the host never called it).
+ * - host->map_pc() writes at most out->size bytes.
+ * - OP_EXT_DEFINE(), one declare macro with designated initializers.
+ * - OP_ESCAPE_FIRST_PLUGIN / OP_ESCAPE_MAX name the plugin escape range.
  *
  * CALLING RULES
  *
@@ -61,6 +74,10 @@ extern "C" {
  *   (name, reserved slots, ext_init) is checked after dlopen, when ELF
  *   constructors have already run. So keep constructors empty: do
  *   everything in ext_init().
+ * - A registration's name (escape, model, source, hook) is 1..OP_EXT_NAME_MAX
+ *   characters; a counter's name also becomes part of sample file names and
+ *   is 1..OP_EXT_NAME_MAX of [A-Za-z0-9_-]. A payload's size must be at
+ *   least sizeof(uint32_t) and at most the host's sizeof of that struct.
  * - Two plugins registering the same escape-code name or number, the same
  *   hardware model name or the same counter name is an error (-EEXIST); the
  *   log names both plugins.
@@ -70,7 +87,7 @@ extern "C" {
  */
 
 #define OP_SDK_MAJOR 1
-#define OP_SDK_MINOR 0
+#define OP_SDK_MINOR 1
 
 /* Name of the exported descriptor symbol. */
 #define OP_EXT_SYMBOL "oprofile_ext_v1"
@@ -128,7 +145,10 @@ struct op_ext_descriptor {
 	 * on failure the plugin should log why through host->log first.
 	 */
 	int (*ext_init)(op_ext_t *ctx, const struct op_host *host, const char *args);
-	/* Optional. Called at shutdown after the last sync; not after a failed init. */
+	/*
+	 * Optional. Called at shutdown after the last sync; not after a failed
+	 * init. The plugin's user data (host->set_user_data) is freed after it.
+	 */
 	void (*ext_deinit)(op_ext_t *ctx);
 	void *reserved[6]; /* must be NULL */
 };
@@ -139,39 +159,30 @@ struct op_ext_descriptor {
 #define OP_EXT_NAME_MAX 64
 
 /*
- * Declare the descriptor. Use once per plugin, at file scope:
- *   OP_EXT_DECLARE("timer", "1.0", "cpu-clock sampling", timer_init, NULL);
+ * Define the descriptor. Use once per plugin, at file scope, with the
+ * members as designated initializers (version, size and the reserved slots
+ * are filled in):
+ *   OP_EXT_DEFINE(.name = "timer", .version = "1.0", .summary = "cpu-clock sampling",
+ *                 .ext_init = timer_init);
+ * Add .flags = OP_EXT_F_NO_EVENT_OK or .ext_deinit = ... as needed.
  */
-#define OP_EXT_DECLARE(NAME, VERSION, SUMMARY, INIT, DEINIT)                      \
+#define OP_EXT_DEFINE(...)                                                               \
 	__attribute__((visibility("default"))) extern const struct op_ext_descriptor \
 		oprofile_ext_v1;                                                      \
 	const struct op_ext_descriptor oprofile_ext_v1 = {                            \
 		.abi_major = OP_SDK_MAJOR,                                            \
 		.abi_minor = OP_SDK_MINOR,                                            \
 		.size = sizeof(struct op_ext_descriptor),                             \
-		.flags = 0,                                                           \
-		.name = (NAME),                                                       \
-		.version = (VERSION),                                                 \
-		.summary = (SUMMARY),                                                 \
-		.ext_init = (INIT),                                                   \
-		.ext_deinit = (DEINIT),                                               \
+		__VA_ARGS__                                                           \
 	}
 
-/* The same with descriptor flags (enum op_ext_flags). */
+/* The 1.0 spellings, kept so that 1.0 sources still build: use OP_EXT_DEFINE. */
+#define OP_EXT_DECLARE(NAME, VERSION, SUMMARY, INIT, DEINIT)                      \
+	OP_EXT_DEFINE(.name = (NAME), .version = (VERSION), .summary = (SUMMARY),     \
+		      .ext_init = (INIT), .ext_deinit = (DEINIT))
 #define OP_EXT_DECLARE_FLAGS(NAME, VERSION, SUMMARY, INIT, DEINIT, FLAGS)          \
-	__attribute__((visibility("default"))) extern const struct op_ext_descriptor \
-		oprofile_ext_v1;                                                      \
-	const struct op_ext_descriptor oprofile_ext_v1 = {                            \
-		.abi_major = OP_SDK_MAJOR,                                            \
-		.abi_minor = OP_SDK_MINOR,                                            \
-		.size = sizeof(struct op_ext_descriptor),                             \
-		.flags = (FLAGS),                                                     \
-		.name = (NAME),                                                       \
-		.version = (VERSION),                                                 \
-		.summary = (SUMMARY),                                                 \
-		.ext_init = (INIT),                                                   \
-		.ext_deinit = (DEINIT),                                               \
-	}
+	OP_EXT_DEFINE(.name = (NAME), .version = (VERSION), .summary = (SUMMARY),     \
+		      .ext_init = (INIT), .ext_deinit = (DEINIT), .flags = (FLAGS))
 
 /* ------------------------------------------------------------------ */
 /* Data the host hands to plugins                                      */
@@ -271,12 +282,16 @@ struct op_stats_ops {
 
 /*
  * Escape codes: a plugin adds record kinds to the event buffer between buffer
- * sync and trans. It emits them (host->emit) from a sample hook or a source
+ * sync and trans. Codes below OP_ESCAPE_FIRST_PLUGIN are the core's; a plugin
+ * registers codes OP_ESCAPE_FIRST_PLUGIN..OP_ESCAPE_MAX (both included). It emits them (host->emit) from a sample hook or a source
  * callback; trans calls the handler when it meets the code.
  */
+#define OP_ESCAPE_FIRST_PLUGIN 32
+#define OP_ESCAPE_MAX 255
+
 struct op_escape_desc {
 	uint32_t size;
-	uint32_t code;   /* wanted code number, or 0 to have the host allocate one */
+	uint32_t code;   /* wanted code (OP_ESCAPE_FIRST_PLUGIN..OP_ESCAPE_MAX), 0: allocate one */
 	const char *name; /* unique, e.g. "ibs-op-sample" */
 	uint32_t min_args; /* the emitter writes at least this many u64 words */
 	uint32_t max_args; /* and at most this many (a length word precedes them) */
@@ -315,10 +330,10 @@ struct op_sfile_ops {
 	/* Optional. Flush the set's files to disk (msync); return value ignored. */
 	int (*sync)(void *priv, op_sfile_t *sf, void *sf_priv);
 	/*
-	 * HOT after the first call for a given file. Return the file that a
-	 * sample of @counter in context @t logs into, opening it with
-	 * host->sample_file_open the first time; NULL to drop the sample
-	 * (counted by the host). @is_cg selects a call-graph file.
+	 * Optional, and never called by oprofiled (1.0 required it, 1.1 does
+	 * not): a plugin opens its files from its own escape handlers with
+	 * host->sample_file_open. Reserved for a host that asks a plugin for
+	 * the file of @counter in context @t (@is_cg: a call-graph file).
 	 */
 	op_sample_file_t *(*get_file)(void *priv, op_sfile_t *sf, void *sf_priv,
 				      const struct op_trans_view *t, uint32_t counter,
@@ -359,12 +374,23 @@ struct op_perf_attr {
 struct op_source_desc {
 	uint32_t size;
 	const char *name;           /* for messages and stats */
+	/*
+	 * The event (SDK 1.0 layout, frozen at OP_PERF_ATTR_SIZE_V1_0). Used
+	 * when attr_ptr is NULL; attr.size is then required.
+	 */
 	struct op_perf_attr attr;
 	/*
 	 * HOT. One sample of this source. The plugin maps PCs with
 	 * host->map_pc and writes its escape records with host->emit.
 	 */
 	int (*on_sample)(void *priv, const struct op_perf_sample *s, op_emit_t *w);
+	/*
+	 * SDK 1.1. The event by pointer, read with the size rule of its own
+	 * size member, so that struct op_perf_attr can grow without moving
+	 * this struct; when set, the embedded attr is ignored. The host copies
+	 * it during register_source.
+	 */
+	const struct op_perf_attr *attr_ptr;
 };
 
 /* A hook run by buffer sync for every sample of the core events. */
@@ -432,6 +458,17 @@ struct op_kernel_ops {
 	int (*resolve)(void *priv, uint64_t pc, struct op_kernel_image *out);
 };
 
+/*
+ * SDK 1.1. A plugin's own state (collectd's user_data_t): the host keeps
+ * @data for the plugin and calls @free_func(@data) once, after ext_deinit,
+ * or after the rollback of an ext_init that failed.
+ */
+struct op_user_data {
+	uint32_t size;
+	void *data;
+	void (*free_func)(void *data); /* may be NULL */
+};
+
 /* ------------------------------------------------------------------ */
 /* Host service table                                                  */
 /* ------------------------------------------------------------------ */
@@ -473,21 +510,21 @@ struct op_host {
 	 */
 	/* A "-- plugin NAME --" stats section; print_stats required. Several allowed. */
 	int (*register_stats)(op_ext_t *ctx, const struct op_stats_ops *ops, void *priv);
-	/* Per-sfile private state; get_file required, one set per plugin. */
+	/* Per-sfile private state; every callback optional, one set per plugin. */
 	int (*register_sfile_handlers)(op_ext_t *ctx, const struct op_sfile_ops *ops,
 				       void *priv);
 	/*
 	 * An event-buffer escape code; name and handler required. desc->code is
-	 * a wanted number in 32..255, or 0 to have the lowest free one
-	 * allocated. *code_out (may be NULL) receives the number.
+	 * a wanted number in OP_ESCAPE_FIRST_PLUGIN..OP_ESCAPE_MAX, or 0 to have
+	 * the lowest free one allocated. *code_out (may be NULL) receives it.
 	 */
 	int (*register_escape)(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
 			       uint32_t *code_out);
 	/* A hardware model; name, detect, cpu_type and encode required; names unique. */
 	int (*register_model)(op_ext_t *ctx, const struct op_model_desc *desc, void *priv);
 	/*
-	 * An extra perf event opened on every CPU; name, on_sample and attr.size
-	 * required. *source_out receives the number that op_perf_sample.source
+	 * An extra perf event opened on every CPU; name, on_sample and the
+	 * attr (attr_ptr, or the embedded attr with its size set) required. *source_out receives the number that op_perf_sample.source
 	 * carries for its samples.
 	 */
 	int (*register_source)(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
@@ -512,8 +549,10 @@ struct op_host {
 	/* --- buffer sync side (inside on_sample callbacks) --- */
 	/*
 	 * HOT. Map @pc of task @pid (cpumode as in the sample) to image + offset.
-	 * Returns 0 with *out filled (out->cookie 0 when no mapping covered the
-	 * pc), or -errno (-ENOSYS outside buffer sync).
+	 * Set out->size = sizeof(*out) first: the host writes at most that many
+	 * bytes (1.1; -EINVAL when it is below sizeof(uint32_t)). Returns 0 with
+	 * *out filled (out->cookie 0 when no mapping covered the pc), or -errno
+	 * (-ENOSYS outside buffer sync).
 	 */
 	int (*map_pc)(op_ext_t *ctx, uint32_t pid, uint16_t cpumode, uint64_t pc,
 		      struct op_pc_map *out);
@@ -521,7 +560,8 @@ struct op_host {
 	 * HOT. Append escape @code (one the plugin registered) with @nargs words
 	 * to @w, the writer passed to the running on_sample callback (never keep
 	 * it). Returns 0, -ENOSPC if the record is too long, -EINVAL for a code
-	 * outside 32..255 or @args NULL with @nargs > 0. Keep @nargs within the
+	 * outside OP_ESCAPE_FIRST_PLUGIN..OP_ESCAPE_MAX or @args NULL with
+	 * @nargs > 0. Keep @nargs within the
 	 * code's min_args..max_args: emit does not check that, trans does.
 	 */
 	int (*emit)(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs);
@@ -562,10 +602,96 @@ struct op_host {
 	const char *(*session_dir)(op_ext_t *ctx);
 	/* The proc root ("/proc" unless overridden for tests), or NULL. */
 	const char *(*proc_root)(op_ext_t *ctx);
+
+	/* --- SDK 1.1 (check with OP_HOST_HAS) --- */
+	/*
+	 * Keep @ud->data as the plugin's state, freed with @ud->free_func after
+	 * ext_deinit or after a failed ext_init (so an init may fail at any
+	 * point without freeing it). Only inside ext_init, once. Returns 0,
+	 * -EPERM outside ext_init, -EEXIST the second time, -EINVAL for a
+	 * malformed @ud (logged).
+	 */
+	int (*set_user_data)(op_ext_t *ctx, const struct op_user_data *ud);
 };
 
-/* frozen size of the v1.0 host table (pinned by tests/abi) */
+/* ------------------------------------------------------------------ */
+/* Frozen sizes (LP64), pinned by tests/abi                            */
+/* ------------------------------------------------------------------ */
+
+#define OP_EXT_DESCRIPTOR_SIZE_V1_1 104
+#define OP_PERF_SAMPLE_SIZE_V1_0 96
+#define OP_PERF_SAMPLE_SIZE_V1_1 96
+#define OP_PC_MAP_SIZE_V1_0 40
+#define OP_PC_MAP_SIZE_V1_1 40
+#define OP_TRANS_VIEW_SIZE_V1_0 64
+#define OP_TRANS_VIEW_SIZE_V1_1 64
+#define OP_STATS_SINK_SIZE_V1_0 32
+#define OP_STATS_SINK_SIZE_V1_1 32
+#define OP_STATS_OPS_SIZE_V1_0 16
+#define OP_STATS_OPS_SIZE_V1_1 16
+#define OP_ESCAPE_DESC_SIZE_V1_0 32
+#define OP_ESCAPE_DESC_SIZE_V1_1 32
+#define OP_SFILE_OPS_SIZE_V1_0 48
+#define OP_SFILE_OPS_SIZE_V1_1 48
+#define OP_FILE_SPEC_SIZE_V1_0 40
+#define OP_FILE_SPEC_SIZE_V1_1 40
+#define OP_COUNTER_DESC_SIZE_V1_0 32
+#define OP_COUNTER_DESC_SIZE_V1_1 32
+#define OP_PERF_ATTR_SIZE_V1_0 56
+#define OP_PERF_ATTR_SIZE_V1_1 56
+#define OP_SOURCE_DESC_SIZE_V1_0 80
+#define OP_SOURCE_DESC_SIZE_V1_1 88 /* + attr_ptr */
+#define OP_SAMPLE_HOOK_DESC_SIZE_V1_0 40
+#define OP_SAMPLE_HOOK_DESC_SIZE_V1_1 40
+#define OP_CPUINFO_SIZE_V1_0 48
+#define OP_CPUINFO_SIZE_V1_1 48
+#define OP_EVENT_REQ_SIZE_V1_0 40
+#define OP_EVENT_REQ_SIZE_V1_1 40
+#define OP_MODEL_DESC_SIZE_V1_0 56
+#define OP_MODEL_DESC_SIZE_V1_1 56
+#define OP_KERNEL_IMAGE_SIZE_V1_0 24
+#define OP_KERNEL_IMAGE_SIZE_V1_1 24
+#define OP_KERNEL_OPS_SIZE_V1_0 16
+#define OP_KERNEL_OPS_SIZE_V1_1 16
+#define OP_USER_DATA_SIZE_V1_1 24 /* new in 1.1 */
 #define OP_HOST_SIZE_V1_0 208
+#define OP_HOST_SIZE_V1_1 216 /* + set_user_data */
+
+#ifdef __LP64__
+#ifdef __cplusplus
+#define OP_SDK_ASSERT(COND, MSG) static_assert(COND, MSG)
+#else
+#define OP_SDK_ASSERT(COND, MSG) _Static_assert(COND, MSG)
+#endif
+#define OP_SDK_FROZEN(S, SIZE) OP_SDK_ASSERT(sizeof(struct S) == (SIZE), #S " is frozen at " #SIZE)
+OP_SDK_FROZEN(op_ext_descriptor, OP_EXT_DESCRIPTOR_SIZE_V1_1);
+OP_SDK_FROZEN(op_perf_sample, OP_PERF_SAMPLE_SIZE_V1_1);
+OP_SDK_FROZEN(op_pc_map, OP_PC_MAP_SIZE_V1_1);
+OP_SDK_FROZEN(op_trans_view, OP_TRANS_VIEW_SIZE_V1_1);
+OP_SDK_FROZEN(op_stats_sink, OP_STATS_SINK_SIZE_V1_1);
+OP_SDK_FROZEN(op_stats_ops, OP_STATS_OPS_SIZE_V1_1);
+OP_SDK_FROZEN(op_escape_desc, OP_ESCAPE_DESC_SIZE_V1_1);
+OP_SDK_FROZEN(op_sfile_ops, OP_SFILE_OPS_SIZE_V1_1);
+OP_SDK_FROZEN(op_file_spec, OP_FILE_SPEC_SIZE_V1_1);
+OP_SDK_FROZEN(op_counter_desc, OP_COUNTER_DESC_SIZE_V1_1);
+OP_SDK_FROZEN(op_perf_attr, OP_PERF_ATTR_SIZE_V1_1);
+OP_SDK_FROZEN(op_source_desc, OP_SOURCE_DESC_SIZE_V1_1);
+OP_SDK_FROZEN(op_sample_hook_desc, OP_SAMPLE_HOOK_DESC_SIZE_V1_1);
+OP_SDK_FROZEN(op_cpuinfo, OP_CPUINFO_SIZE_V1_1);
+OP_SDK_FROZEN(op_event_req, OP_EVENT_REQ_SIZE_V1_1);
+OP_SDK_FROZEN(op_model_desc, OP_MODEL_DESC_SIZE_V1_1);
+OP_SDK_FROZEN(op_kernel_image, OP_KERNEL_IMAGE_SIZE_V1_1);
+OP_SDK_FROZEN(op_kernel_ops, OP_KERNEL_OPS_SIZE_V1_1);
+OP_SDK_FROZEN(op_user_data, OP_USER_DATA_SIZE_V1_1);
+OP_SDK_FROZEN(op_host, OP_HOST_SIZE_V1_1);
+/* what 1.1 appended starts where the 1.0 struct ended */
+OP_SDK_ASSERT(offsetof(struct op_source_desc, attr_ptr) == OP_SOURCE_DESC_SIZE_V1_0,
+	      "op_source_desc 1.1 appends attr_ptr");
+OP_SDK_ASSERT(offsetof(struct op_host, set_user_data) == OP_HOST_SIZE_V1_0,
+	      "op_host 1.1 appends set_user_data");
+#undef OP_SDK_FROZEN
+#undef OP_SDK_ASSERT
+#endif /* __LP64__ */
 
 /* True if the host table provides @member (for services added after v1.0). */
 #define OP_HOST_HAS(host, member) \

@@ -1,5 +1,5 @@
 /*
- * test_abi.c - pins the plugin ABI (sdk/oprofile_sdk.h, SDK v1, LP64): the
+ * test_abi.c - pins the plugin ABI (sdk/oprofile_sdk.h, SDK v1.1 and what v1.0 froze, LP64): the
  * size and alignment of every struct that crosses the boundary, the offset
  * and size of every member, and the constants. A failure here means a
  * change broke already-built plugins: append members instead (and bump
@@ -197,11 +197,13 @@ static void test_op_perf_attr(void **state)
 static void test_op_source_desc(void **state)
 {
 	(void)state;
-	CHECK(op_source_desc, 80, 8,
+	CHECK(op_source_desc, 88, 8,
 	      M(op_source_desc, size, 0, 4),
 	      M(op_source_desc, name, 8, 8),
 	      M(op_source_desc, attr, 16, 56),
-	      M(op_source_desc, on_sample, 72, 8));
+	      M(op_source_desc, on_sample, 72, 8),
+	      /* 1.1 */
+	      M(op_source_desc, attr_ptr, 80, 8));
 }
 
 static void test_op_sample_hook_desc(void **state)
@@ -276,7 +278,7 @@ static void test_op_kernel_ops(void **state)
 static void test_op_host(void **state)
 {
 	(void)state;
-	CHECK(op_host, 208, 8,
+	CHECK(op_host, 216, 8,
 	      M(op_host, size, 0, 4),
 	      M(op_host, abi_major, 4, 4),
 	      M(op_host, abi_minor, 8, 4),
@@ -303,7 +305,18 @@ static void test_op_host(void **state)
 	      M(op_host, cookie_path, 176, 8),
 	      M(op_host, cookie_intern, 184, 8),
 	      M(op_host, session_dir, 192, 8),
-	      M(op_host, proc_root, 200, 8));
+	      M(op_host, proc_root, 200, 8),
+	      /* 1.1 */
+	      M(op_host, set_user_data, 208, 8));
+}
+
+static void test_op_user_data(void **state)
+{
+	(void)state;
+	CHECK(op_user_data, 24, 8,
+	      M(op_user_data, size, 0, 4),
+	      M(op_user_data, data, 8, 8),
+	      M(op_user_data, free_func, 16, 8));
 }
 
 _Static_assert(sizeof(struct op_ext_descriptor) == OP_EXT_DESCRIPTOR_SIZE_V1_0,
@@ -316,10 +329,49 @@ static void test_constants(void **state)
 {
 	(void)state;
 	assert_int_equal(OP_SDK_MAJOR, 1);
-	assert_int_equal(OP_SDK_MINOR, 0);
+	assert_int_equal(OP_SDK_MINOR, 1);
 	assert_string_equal(OP_EXT_SYMBOL, "oprofile_ext_v1");
 	assert_int_equal(OP_EXT_DESCRIPTOR_SIZE_V1_0, 104);
 	assert_int_equal(OP_HOST_SIZE_V1_0, 208);
+	assert_int_equal(OP_EXT_DESCRIPTOR_SIZE_V1_1, 104);
+	assert_int_equal(OP_PERF_SAMPLE_SIZE_V1_0, 96);
+	assert_int_equal(OP_PERF_SAMPLE_SIZE_V1_1, 96);
+	assert_int_equal(OP_PC_MAP_SIZE_V1_0, 40);
+	assert_int_equal(OP_PC_MAP_SIZE_V1_1, 40);
+	assert_int_equal(OP_TRANS_VIEW_SIZE_V1_0, 64);
+	assert_int_equal(OP_TRANS_VIEW_SIZE_V1_1, 64);
+	assert_int_equal(OP_STATS_SINK_SIZE_V1_0, 32);
+	assert_int_equal(OP_STATS_SINK_SIZE_V1_1, 32);
+	assert_int_equal(OP_STATS_OPS_SIZE_V1_0, 16);
+	assert_int_equal(OP_STATS_OPS_SIZE_V1_1, 16);
+	assert_int_equal(OP_ESCAPE_DESC_SIZE_V1_0, 32);
+	assert_int_equal(OP_ESCAPE_DESC_SIZE_V1_1, 32);
+	assert_int_equal(OP_SFILE_OPS_SIZE_V1_0, 48);
+	assert_int_equal(OP_SFILE_OPS_SIZE_V1_1, 48);
+	assert_int_equal(OP_FILE_SPEC_SIZE_V1_0, 40);
+	assert_int_equal(OP_FILE_SPEC_SIZE_V1_1, 40);
+	assert_int_equal(OP_COUNTER_DESC_SIZE_V1_0, 32);
+	assert_int_equal(OP_COUNTER_DESC_SIZE_V1_1, 32);
+	assert_int_equal(OP_PERF_ATTR_SIZE_V1_0, 56);
+	assert_int_equal(OP_PERF_ATTR_SIZE_V1_1, 56);
+	assert_int_equal(OP_SOURCE_DESC_SIZE_V1_0, 80);
+	assert_int_equal(OP_SOURCE_DESC_SIZE_V1_1, 88);
+	assert_int_equal(OP_SAMPLE_HOOK_DESC_SIZE_V1_0, 40);
+	assert_int_equal(OP_SAMPLE_HOOK_DESC_SIZE_V1_1, 40);
+	assert_int_equal(OP_CPUINFO_SIZE_V1_0, 48);
+	assert_int_equal(OP_CPUINFO_SIZE_V1_1, 48);
+	assert_int_equal(OP_EVENT_REQ_SIZE_V1_0, 40);
+	assert_int_equal(OP_EVENT_REQ_SIZE_V1_1, 40);
+	assert_int_equal(OP_MODEL_DESC_SIZE_V1_0, 56);
+	assert_int_equal(OP_MODEL_DESC_SIZE_V1_1, 56);
+	assert_int_equal(OP_KERNEL_IMAGE_SIZE_V1_0, 24);
+	assert_int_equal(OP_KERNEL_IMAGE_SIZE_V1_1, 24);
+	assert_int_equal(OP_KERNEL_OPS_SIZE_V1_0, 16);
+	assert_int_equal(OP_KERNEL_OPS_SIZE_V1_1, 16);
+	assert_int_equal(OP_HOST_SIZE_V1_1, 216);
+	assert_int_equal(OP_USER_DATA_SIZE_V1_1, 24);
+	assert_int_equal(OP_ESCAPE_FIRST_PLUGIN, 32);
+	assert_int_equal(OP_ESCAPE_MAX, 255);
 	assert_int_equal(OP_EXT_NAME_MAX, 64);
 	assert_int_equal(OP_EXT_F_NO_EVENT_OK, 1);
 	assert_int_equal(sizeof(op_cookie_t), 4);
@@ -355,6 +407,11 @@ static void test_host_has(void **state)
 	assert_true(OP_HOST_HAS(&h, session_dir));
 	h.size = offsetof(struct op_host, proc_root) + 4;
 	assert_false(OP_HOST_HAS(&h, proc_root));
+	/* a 1.0 host has no 1.1 services, a 1.1 host has them */
+	h.size = OP_HOST_SIZE_V1_0;
+	assert_false(OP_HOST_HAS(&h, set_user_data));
+	h.size = OP_HOST_SIZE_V1_1;
+	assert_true(OP_HOST_HAS(&h, set_user_data));
 }
 
 static int abi_init(op_ext_t *ctx, const struct op_host *host, const char *args)
@@ -365,9 +422,10 @@ static int abi_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	return 0;
 }
 
-OP_EXT_DECLARE_FLAGS("abi", "9.9", "abi test", abi_init, NULL, OP_EXT_F_NO_EVENT_OK);
+OP_EXT_DEFINE(.name = "abi", .version = "9.9", .summary = "abi test", .ext_init = abi_init,
+	      .flags = OP_EXT_F_NO_EVENT_OK);
 
-/* what OP_EXT_DECLARE writes */
+/* what OP_EXT_DEFINE writes */
 static void test_declare(void **state)
 {
 	(void)state;
@@ -404,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_op_kernel_image),
 		cmocka_unit_test(test_op_kernel_ops),
 		cmocka_unit_test(test_op_host),
+		cmocka_unit_test(test_op_user_data),
 		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_host_has),
 		cmocka_unit_test(test_declare),

@@ -63,7 +63,6 @@ static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	esc.code = 0;
 	esc.size = sizeof(uint32_t); /* nothing but the size: no handler */
 	expect(ctx, host, "escape size 4", host->register_escape(ctx, &esc, NULL, &out), -EINVAL);
-	expect(ctx, host, "sfile no get_file", host->register_sfile_handlers(ctx, &sf, NULL), -EINVAL);
 	expect(ctx, host, "source attr.size 0", host->register_source(ctx, &src, NULL, &out), -EINVAL);
 	src.attr.size = sizeof(src.attr);
 	src.on_sample = NULL;
@@ -80,9 +79,9 @@ static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	expect(ctx, host, "counter a b", host->register_counter(ctx, &ctr, &out), -EINVAL);
 	expect(ctx, host, "stats no print_stats", host->register_stats(ctx, &st, NULL), -EINVAL);
 
-	/* one set of sfile handlers per plugin */
+	/* one set of sfile handlers per plugin; every callback is optional (SDK 1.1) */
+	expect(ctx, host, "sfile without callbacks", host->register_sfile_handlers(ctx, &sf, NULL), 0);
 	sf.get_file = fx_sf_get;
-	expect(ctx, host, "sfile", host->register_sfile_handlers(ctx, &sf, NULL), 0);
 	expect(ctx, host, "sfile twice", host->register_sfile_handlers(ctx, &sf, NULL), -EEXIST);
 	/* the same counter name twice within one plugin */
 	ctr.name = "FX_ONCE";
@@ -91,7 +90,7 @@ static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 
 	if (!strcmp(args, "fill")) {
 		esc.size = sizeof(esc);
-		for (i = 32; i < 256; i++) {
+		for (i = OP_ESCAPE_FIRST_PLUGIN; i <= OP_ESCAPE_MAX; i++) {
 			snprintf(name, sizeof(name), "fill-%d", i);
 			esc.name = name;
 			expect(ctx, host, "fill", host->register_escape(ctx, &esc, NULL, &out), 0);

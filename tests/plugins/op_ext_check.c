@@ -36,7 +36,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	r = ext_registry(l);
-	for (i = 0; i < OP_ESCAPE_MAX; i++)
+	for (i = 0; i <= OP_ESCAPE_MAX; i++)
 		nesc += r->escapes[i] != NULL;
 	printf("loaded %s: %zu escape codes, %zu sfile handlers, %zu sources, %zu hooks, "
 	       "%zu models, %d kernel resolver, %zu counters, %zu stats\n",

@@ -46,7 +46,7 @@ static void *open_plugin(const char *stem, const struct op_ext_descriptor **desc
 	if (!*desc)
 		fail_msg("%s: no symbol %s", path, OP_EXT_SYMBOL);
 	assert_int_equal((*desc)->abi_major, 1);
-	assert_int_equal((*desc)->abi_minor, 0);
+	assert_int_equal((*desc)->abi_minor, OP_SDK_MINOR);
 	assert_true((*desc)->size >= OP_EXT_DESCRIPTOR_SIZE_V1_0);
 	assert_non_null((*desc)->name);
 	assert_string_equal((*desc)->name, stem); /* name = file stem */

@@ -322,7 +322,7 @@ static void test_descriptor(void **state)
 
 	(void)state;
 	assert_int_equal(oprofile_ext_v1.abi_major, 1);
-	assert_int_equal(oprofile_ext_v1.abi_minor, 0);
+	assert_int_equal(oprofile_ext_v1.abi_minor, OP_SDK_MINOR);
 	assert_int_equal(oprofile_ext_v1.size, OP_EXT_DESCRIPTOR_SIZE_V1_0);
 	assert_string_equal(oprofile_ext_v1.name, "timer");
 	assert_non_null(oprofile_ext_v1.summary);
