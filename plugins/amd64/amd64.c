@@ -71,6 +71,6 @@ static int amd64_init(op_ext_t *ctx, const struct op_host *host, const char *arg
 			   sizeof(amd64_types) / sizeof(amd64_types[0]), "x86-64/...");
 }
 
-OP_EXT_DECLARE("amd64", "1.0",
-	       "AMD64 hardware models (family 10h/15h/17h/19h, generic) via libpfm4 tables",
-	       amd64_init, mp_ext_deinit);
+OP_EXT_DEFINE(.name = "amd64", .version = "1.0",
+	      .summary = "AMD64 hardware models (family 10h/15h/17h/19h, generic) via libpfm4 tables",
+	      .ext_init = amd64_init);

@@ -147,9 +147,6 @@ struct cg_state {
 	uint64_t stacks_lost, table_grows;
 };
 
-/* ctx -> state, for ext_deinit (one instance per loaded plugin) */
-static struct pu_instances cg_instances;
-
 /* ------------------------------------------------------------------ */
 /* buffer sync side                                                    */
 /* ------------------------------------------------------------------ */
@@ -1162,6 +1159,15 @@ static int cg_parse_args(struct cg_state *st, const char *args)
 	return 0;
 }
 
+/* the plugin's user data: the host calls it after ext_deinit or a failed init */
+static void cg_free(void *data)
+{
+	struct cg_state *st = data;
+
+	cg_stacks_close(st);
+	free(st);
+}
+
 static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
 	struct op_sample_hook_desc hook = { .size = sizeof(hook) };
@@ -1174,16 +1180,22 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		host->log(ctx, OP_LOG_ERR, "out of memory");
 		return -ENOMEM;
 	}
+	st->fd = -1;
+	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
+							      .data = st, .free_func = cg_free });
+	if (rc) {
+		free(st);
+		return rc;
+	}
 	st->ctx = ctx;
 	st->host = host;
-	st->fd = -1;
 	st->depth = CG_DEFAULT_DEPTH;
 	st->budget = (uint64_t)CG_DEFAULT_MAX_MB << 20;
 	rc = cg_read_config(st);
 	if (!rc)
 		rc = cg_parse_args(st, args);
 	if (rc)
-		goto out_free;
+		return rc;
 
 	esc.name = "callgraph-chain";
 	esc.min_args = 3;
@@ -1206,11 +1218,6 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	rc = host->register_stats(ctx, &cg_stats_ops, st);
 	if (rc)
 		goto out_reg;
-	rc = pu_instance_add(&cg_instances, ctx, st);
-	if (rc) {
-		host->log(ctx, OP_LOG_ERR, "too many callgraph plugin instances");
-		goto out_free;
-	}
 	host->log(ctx, OP_LOG_INFO,
 		  "call graphs: chains up to %u frames, stack table up to %" PRIu64
 		  " MiB per session",
@@ -1219,21 +1226,9 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 
 out_reg:
 	host->log(ctx, OP_LOG_ERR, "registering with oprofiled failed: %s", strerror(-rc));
-out_free:
-	free(st);
 	return rc;
 }
 
-static void cg_deinit(op_ext_t *ctx)
-{
-	struct cg_state *st = pu_instance_take(&cg_instances, ctx);
-
-	if (!st)
-		return;
-	cg_stacks_close(st);
-	free(st);
-}
-
-OP_EXT_DECLARE("callgraph", "1.0",
-	       "call graphs: caller/callee arc files and whole stacks from frame-pointer chains",
-	       cg_init, cg_deinit);
+OP_EXT_DEFINE(.name = "callgraph", .version = "1.0",
+	      .summary = "call graphs: caller/callee arc files and whole stacks from frame-pointer chains",
+	      .ext_init = cg_init);

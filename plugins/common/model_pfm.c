@@ -388,8 +388,14 @@ void mp_plugin_fini(struct mp_plugin *pl)
 	pl->nr_models = 0;
 }
 
-/* ctx -> plugin state: ext_deinit only gets the context (one table per .so) */
-static struct pu_instances mp_instances;
+/* the plugin's user data: the host calls it after ext_deinit or a failed init */
+static void mp_free(void *data)
+{
+	struct mp_plugin *pl = data;
+
+	mp_plugin_fini(pl);
+	free(pl);
+}
 
 int mp_ext_init(op_ext_t *ctx, const struct op_host *host, const char *args, const char *name,
 		const struct mp_type *types, size_t nr_types, const char *cpu_type_hint)
@@ -405,28 +411,11 @@ int mp_ext_init(op_ext_t *ctx, const struct op_host *host, const char *args, con
 	pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		return -ENOMEM;
-	rc = mp_plugin_init(pl, ctx, host, name, types, nr_types);
-	if (rc)
-		goto out_free;
-	rc = pu_instance_add(&mp_instances, ctx, pl);
+	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
+							      .data = pl, .free_func = mp_free });
 	if (rc) {
-		host->log(ctx, OP_LOG_ERR, "too many %s plugin instances", name);
-		mp_plugin_fini(pl);
-		goto out_free;
+		free(pl);
+		return rc;
 	}
-	return 0;
-
-out_free:
-	free(pl);
-	return rc;
-}
-
-void mp_ext_deinit(op_ext_t *ctx)
-{
-	struct mp_plugin *pl = pu_instance_take(&mp_instances, ctx);
-
-	if (!pl)
-		return;
-	mp_plugin_fini(pl);
-	free(pl);
+	return mp_plugin_init(pl, ctx, host, name, types, nr_types);
 }

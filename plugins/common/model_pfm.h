@@ -75,12 +75,11 @@ void mp_plugin_fini(struct mp_plugin *pl);
 
 /*
  * A model plugin's whole ext_init: refuses arguments (naming --cpu-type=
- * @cpu_type_hint instead), then mp_plugin_init() on a state remembered for
- * mp_ext_deinit(), its ext_deinit.
+ * @cpu_type_hint instead), then mp_plugin_init() on a state the host keeps
+ * as the plugin's user data (freed with mp_plugin_fini; no ext_deinit).
  */
 int mp_ext_init(op_ext_t *ctx, const struct op_host *host, const char *args, const char *name,
 		const struct mp_type *types, size_t nr_types, const char *cpu_type_hint);
-void mp_ext_deinit(op_ext_t *ctx);
 
 /* The model's detect() callback (exported for tests). */
 int mp_detect(void *priv, const struct op_cpuinfo *ci, char *why, size_t why_len);

@@ -1,8 +1,9 @@
 /*
- * plugin_util.h - small helpers every bundled plugin used to repeat: the
- * ctx -> state table that ext_deinit needs, optional config getters and a
- * strict decimal parser. Header-only (static inline), so each plugin gets
- * its own copy and stays SDK-only with no dependency on another .so; prefix pu_.
+ * plugin_util.h - small helpers every bundled plugin used to repeat:
+ * optional config getters and a strict decimal parser (a plugin's state is
+ * its SDK 1.1 user data, host->set_user_data). Header-only (static inline),
+ * so each plugin gets its own copy and stays SDK-only with no dependency on
+ * another .so; prefix pu_.
  * SPDX-License-Identifier: MIT
  */
 #ifndef OP_PLUGINS_PLUGIN_UTIL_H
@@ -14,61 +15,6 @@
 #include <stdint.h>
 
 #include "oprofile_sdk.h"
-
-/* ------------------------------------------------------------------ */
-/* ctx -> state: ext_deinit only gets the context                      */
-/* ------------------------------------------------------------------ */
-
-#define PU_MAX_INSTANCES 4
-
-/* A plugin keeps one of these at file scope (zero-initialised). */
-struct pu_instances {
-	struct {
-		op_ext_t *ctx;
-		void *st;
-	} slot[PU_MAX_INSTANCES];
-};
-
-/* Remember @st for @ctx. 0, or -ENOSPC when PU_MAX_INSTANCES are in use. */
-static inline int pu_instance_add(struct pu_instances *t, op_ext_t *ctx, void *st)
-{
-	size_t i;
-
-	for (i = 0; i < PU_MAX_INSTANCES; i++)
-		if (!t->slot[i].ctx) {
-			t->slot[i].ctx = ctx;
-			t->slot[i].st = st;
-			return 0;
-		}
-	return -ENOSPC;
-}
-
-/* The state remembered for @ctx, or NULL. */
-static inline void *pu_instance_get(const struct pu_instances *t, const op_ext_t *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < PU_MAX_INSTANCES; i++)
-		if (t->slot[i].ctx == ctx)
-			return t->slot[i].st;
-	return NULL;
-}
-
-/* Forget @ctx; returns its state (the caller frees it), or NULL. */
-static inline void *pu_instance_take(struct pu_instances *t, const op_ext_t *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < PU_MAX_INSTANCES; i++)
-		if (t->slot[i].ctx == ctx) {
-			void *st = t->slot[i].st;
-
-			t->slot[i].ctx = NULL;
-			t->slot[i].st = NULL;
-			return st;
-		}
-	return NULL;
-}
 
 /* ------------------------------------------------------------------ */
 /* optional settings plugins.<name>.<key>                              */

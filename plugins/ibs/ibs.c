@@ -950,11 +950,11 @@ static int ibs_open_memlog(struct ibs_state *st)
 	return 0;
 }
 
-/* one context per plugin instance; ext_deinit only gets the context */
-static struct pu_instances ibs_instances;
-
-static void ibs_free(struct ibs_state *st)
+/* the plugin's user data: the host calls it after ext_deinit or a failed init */
+static void ibs_free(void *data)
 {
+	struct ibs_state *st = data;
+
 	if (!st)
 		return;
 	if (st->memlog) {
@@ -1020,6 +1020,12 @@ static int ibs_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		host->log(ctx, OP_LOG_ERR, "out of memory");
 		return -ENOMEM;
 	}
+	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
+							      .data = st, .free_func = ibs_free });
+	if (rc) {
+		free(st);
+		return rc;
+	}
 	st->ctx = ctx;
 	st->host = host;
 	st->family = -1;
@@ -1039,22 +1045,22 @@ static int ibs_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		}
 	}
 	if (rc)
-		goto out_free;
+		return rc;
 	if (!st->nr_pending) {
 		host->log(ctx, OP_LOG_ERR,
 			  "no IBS events selected: give --ext-feature=ibs:fetch:EV1,...:COUNT:UM"
 			  "|op:EV1,...:COUNT:UM (or plugins.ibs.fetch / plugins.ibs.op)");
 		rc = -EINVAL;
-		goto out_free;
+		return rc;
 	}
 	rc = ibs_probe_wanted(st);
 	if (!rc)
 		rc = ibs_find_family(st);
 	if (rc)
-		goto out_free;
+		return rc;
 	rc = ibs_validate(st);
 	if (rc)
-		goto out_free;
+		return rc;
 	for (half = IBS_FETCH; half <= IBS_OP; half++) {
 		if (!st->half[half].on)
 			continue;
@@ -1062,26 +1068,21 @@ static int ibs_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 			/* selected by tag only: the PMU was not probed above */
 			rc = ibs_probe_pmu(st, half);
 			if (rc)
-				goto out_free;
+				return rc;
 		}
 		rc = ibs_register_half(st, half);
 		if (rc)
-			goto out_free;
+			return rc;
 	}
 	if (st->half[IBS_OP].on && (st->half[IBS_OP].um & IBS_UM_MEMLOG)) {
 		rc = ibs_open_memlog(st);
 		if (rc)
-			goto out_free;
+			return rc;
 	}
 	rc = host->register_stats(ctx, &ibs_stats_ops, st);
 	if (rc) {
 		host->log(ctx, OP_LOG_ERR, "registering the stats section failed: %s", strerror(-rc));
-		goto out_free;
-	}
-	rc = pu_instance_add(&ibs_instances, ctx, st);
-	if (rc) {
-		host->log(ctx, OP_LOG_ERR, "too many ibs plugin instances");
-		goto out_free;
+		return rc;
 	}
 	host->log(ctx, OP_LOG_INFO,
 		  "IBS ready (family %#" PRIx64 "): %u fetch event(s) every %" PRIu64
@@ -1090,17 +1091,8 @@ static int ibs_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		  st->half[IBS_OP].um, st->memlog ? ", memory-access log " : "",
 		  st->memlog ? st->memlog_path : "");
 	return 0;
-
-out_free:
-	ibs_free(st);
-	return rc;
 }
 
-static void ibs_deinit(op_ext_t *ctx)
-{
-	ibs_free(pu_instance_take(&ibs_instances, ctx));
-}
-
-OP_EXT_DECLARE_FLAGS("ibs", "1.0",
-		     "AMD Instruction-Based Sampling: ibs_fetch/ibs_op samples -> derived IBS events",
-		     ibs_init, ibs_deinit, OP_EXT_F_NO_EVENT_OK);
+OP_EXT_DEFINE(.name = "ibs", .version = "1.0",
+	      .summary = "AMD Instruction-Based Sampling: ibs_fetch/ibs_op samples -> derived IBS events",
+	      .ext_init = ibs_init, .flags = OP_EXT_F_NO_EVENT_OK);

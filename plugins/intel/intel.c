@@ -55,5 +55,6 @@ static int intel_init(op_ext_t *ctx, const struct op_host *host, const char *arg
 			   sizeof(intel_types) / sizeof(intel_types[0]), "i386/...");
 }
 
-OP_EXT_DECLARE("intel", "1.0", "Intel hardware models (Skylake, architectural perfmon) via "
-	       "libpfm4 tables", intel_init, mp_ext_deinit);
+OP_EXT_DEFINE(.name = "intel", .version = "1.0",
+	      .summary = "Intel hardware models (Skylake, architectural perfmon) via libpfm4 tables",
+	      .ext_init = intel_init);

@@ -859,10 +859,24 @@ static int kernel_parse_args(struct kernel_state *st, const char *args)
 	return 0;
 }
 
-static void kernel_free(struct kernel_state *st)
+/*
+ * Every live state, for the fork handler (pthread_atfork passes nothing);
+ * changed on the daemon's thread only, at init and at free.
+ */
+static struct kernel_state *kernel_live;
+
+/* the plugin's user data: the host calls it after ext_deinit or a failed init */
+static void kernel_free(void *data)
 {
+	struct kernel_state *st = data, **pp;
+
 	if (!st)
 		return;
+	for (pp = &kernel_live; *pp; pp = &(*pp)->next_live)
+		if (*pp == st) {
+			*pp = st->next_live;
+			break;
+		}
 	kernel_join(st);
 	free(st->mods);
 	free(st->proc_root);
@@ -975,9 +989,6 @@ void kernel_wait(struct kernel_state *st)
 	kernel_join(st);
 }
 
-/* one context per plugin instance; ext_deinit only gets the context */
-static struct pu_instances kernel_instances;
-
 /*
  * In the child of a fork (--daemonize, the launched command) the helper
  * thread does not exist: the pass is redone there if it is ever joined.
@@ -985,14 +996,11 @@ static struct pu_instances kernel_instances;
  */
 static void kernel_atfork_child(void)
 {
-	size_t i;
+	struct kernel_state *st;
 
-	for (i = 0; i < PU_MAX_INSTANCES; i++) {
-		struct kernel_state *st = kernel_instances.slot[i].st;
-
-		if (st && st->ks_pending)
+	for (st = kernel_live; st; st = st->next_live)
+		if (st->ks_pending)
 			st->ks_forked = true;
-	}
 }
 
 static pthread_once_t kernel_atfork_once = PTHREAD_ONCE_INIT;
@@ -1074,29 +1082,37 @@ static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *ar
 		host->log(ctx, OP_LOG_ERR, "out of memory");
 		return -ENOMEM;
 	}
+	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
+							      .data = st, .free_func = kernel_free });
+	if (rc) {
+		free(st);
+		return rc;
+	}
+	st->next_live = kernel_live;
+	kernel_live = st;
 	st->ctx = ctx;
 	st->host = host;
 	kernel_set_clock(st, NULL, NULL);
 
 	rc = pu_config_string(host, ctx, "vmlinux", &s, &found);
 	if (rc)
-		goto out_free;
+		return rc;
 	if (found && s && *s) {
 		st->vmlinux = kernel_strdup(s, strlen(s));
 		if (!st->vmlinux) {
 			rc = -ENOMEM;
-			goto out_free;
+			return rc;
 		}
 	}
 	rc = kernel_parse_args(st, args);
 	if (rc)
-		goto out_free;
+		return rc;
 	if (!st->proc_root) {
 		s = host->proc_root ? host->proc_root(ctx) : NULL;
 		st->proc_root = kernel_strdup(s && *s ? s : "/proc", strlen(s && *s ? s : "/proc"));
 		if (!st->proc_root) {
 			rc = -ENOMEM;
-			goto out_free;
+			return rc;
 		}
 	}
 	if (st->vmlinux && access(st->vmlinux, R_OK))
@@ -1108,12 +1124,12 @@ static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *ar
 	if (!st->kernel_cookie) {
 		host->log(ctx, OP_LOG_ERR, "cannot intern the kernel image name");
 		rc = -ENOMEM;
-		goto out_free;
+		return rc;
 	}
 
 	rc = kernel_snapshot_and_load(st);
 	if (rc)
-		goto out_free;
+		return rc;
 	st->last_reread_ns = st->now_ns(st->now_arg);
 
 	rc = host->register_kernel(ctx, &kernel_ops, st);
@@ -1121,28 +1137,14 @@ static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *ar
 		host->log(ctx, OP_LOG_ERR, "registering the kernel resolver failed: %s (%s)",
 			  strerror(-rc), rc == -EEXIST ? "another plugin resolves kernel images"
 						       : "host refused");
-		goto out_free;
+		return rc;
 	}
 	rc = host->register_stats(ctx, &kernel_stats_ops, st);
 	if (rc)
-		goto out_free;
-	rc = pu_instance_add(&kernel_instances, ctx, st);
-	if (rc) {
-		host->log(ctx, OP_LOG_ERR, "too many kernel plugin instances");
-		goto out_free;
-	}
+		return rc;
 	return 0;
-
-out_free:
-	kernel_free(st);
-	return rc;
 }
 
-static void kernel_deinit(op_ext_t *ctx)
-{
-	kernel_free(pu_instance_take(&kernel_instances, ctx));
-}
-
-OP_EXT_DECLARE("kernel", "1.0",
-	       "kernel and module images from /proc/kallsyms and /proc/modules, symbol snapshot",
-	       kernel_init, kernel_deinit);
+OP_EXT_DEFINE(.name = "kernel", .version = "1.0",
+	      .summary = "kernel and module images from /proc/kallsyms and /proc/modules, symbol snapshot",
+	      .ext_init = kernel_init);

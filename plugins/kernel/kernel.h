@@ -86,6 +86,7 @@ struct kernel_state {
 	bool ks_pending;       /* main thread's: a pass to join (or to redo) */
 	bool ks_threaded;      /* ks_thread runs it */
 	bool ks_forked;        /* set in a forked child: the thread stayed in the parent */
+	struct kernel_state *next_live; /* the states a fork must see (kernel_atfork_child) */
 	int ks_dirfd;          /* stats directory of the snapshot, -1: none */
 	pid_t ks_owner;        /* the process whose thread runs the pass */
 	void *ks_out;          /* struct kernel_out of the snapshot being written */

@@ -288,9 +288,6 @@ static const struct op_stats_ops timer_stats_ops = {
 	.print_stats = timer_print_stats,
 };
 
-/* one context per plugin instance; ext_deinit only gets the context */
-static struct pu_instances timer_instances;
-
 static int timer_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
 	struct timer_state *st;
@@ -301,6 +298,13 @@ static int timer_init(op_ext_t *ctx, const struct op_host *host, const char *arg
 		host->log(ctx, OP_LOG_ERR, "out of memory");
 		return -ENOMEM;
 	}
+	/* the host frees it after ext_deinit or a failed init */
+	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
+							      .data = st, .free_func = free });
+	if (rc) {
+		free(st);
+		return rc;
+	}
 	st->ctx = ctx;
 	st->host = host;
 	st->period_ns = NSEC_PER_SEC / TIMER_DEFAULT_HZ;
@@ -308,10 +312,10 @@ static int timer_init(op_ext_t *ctx, const struct op_host *host, const char *arg
 
 	rc = timer_read_config(st);
 	if (rc)
-		goto out_free;
+		return rc;
 	rc = timer_parse_args(st, args);
 	if (rc)
-		goto out_free;
+		return rc;
 
 	snprintf(st->default_event, sizeof(st->default_event), TIMER_EVENT ":%" PRIu64,
 		 st->period_ns);
@@ -326,32 +330,19 @@ static int timer_init(op_ext_t *ctx, const struct op_host *host, const char *arg
 	rc = host->register_model(ctx, &st->model, st);
 	if (rc) {
 		host->log(ctx, OP_LOG_ERR, "registering the timer model failed: %s", strerror(-rc));
-		goto out_free;
+		return rc;
 	}
 	rc = host->register_stats(ctx, &timer_stats_ops, st);
 	if (rc) {
 		host->log(ctx, OP_LOG_ERR, "registering the stats section failed: %s",
 			  strerror(-rc));
-		goto out_free;
-	}
-	rc = pu_instance_add(&timer_instances, ctx, st);
-	if (rc) {
-		host->log(ctx, OP_LOG_ERR, "too many timer plugin instances");
-		goto out_free;
+		return rc;
 	}
 	host->log(ctx, OP_LOG_INFO, "cpu-clock model ready: default %s (%" PRIu64 " Hz per CPU)",
 		  st->default_event, NSEC_PER_SEC / st->period_ns);
 	return 0;
-
-out_free:
-	free(st);
-	return rc;
 }
 
-static void timer_deinit(op_ext_t *ctx)
-{
-	free(pu_instance_take(&timer_instances, ctx));
-}
-
-OP_EXT_DECLARE("timer", "1.0", "cpu-clock sampling when no hardware PMU is usable (timer mode)",
-	       timer_init, timer_deinit);
+OP_EXT_DEFINE(.name = "timer", .version = "1.0",
+	      .summary = "cpu-clock sampling when no hardware PMU is usable (timer mode)",
+	      .ext_init = timer_init);

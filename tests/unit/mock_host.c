@@ -305,6 +305,11 @@ static int mock_register_source(op_ext_t *ctx, const struct op_source_desc *desc
 		return -ENOSPC;
 	s = &mh->sources[mh->nr_sources];
 	MOCK_COPY_SIZED(&s->desc, desc);
+	/* SDK 1.1: the attr by pointer, as the loader copies it */
+	if (s->desc.attr_ptr) {
+		MOCK_COPY_SIZED(&s->desc.attr, s->desc.attr_ptr);
+		s->desc.attr_ptr = NULL;
+	}
 	s->priv = priv;
 	/* source 0 is the core's own event */
 	s->index = (uint32_t)mh->nr_sources + 1;
@@ -378,6 +383,30 @@ void mock_host_add_mapping(struct mock_host *mh, const struct mock_mapping *m)
 		return;
 	}
 	mh->mappings[mh->nr_mappings++] = *m;
+}
+
+static int mock_set_user_data(op_ext_t *ctx, const struct op_user_data *ud)
+{
+	struct mock_host *mh = ctx->mh;
+
+	if (!mh->in_init)
+		return -EPERM;
+	if (!ud || ud->size < sizeof(uint32_t) || ud->size > sizeof(*ud))
+		return -EINVAL;
+	if (mh->has_ud)
+		return -EEXIST;
+	MOCK_COPY_SIZED(&mh->ud, ud);
+	mh->has_ud = true;
+	return 0;
+}
+
+static void mock_free_user_data(struct mock_host *mh)
+{
+	if (mh->has_ud && mh->ud.free_func) {
+		mh->ud.free_func(mh->ud.data);
+		mh->nr_ud_freed++;
+	}
+	mh->has_ud = false;
 }
 
 static int mock_map_pc(op_ext_t *ctx, uint32_t pid, uint16_t cpumode, uint64_t pc,
@@ -716,6 +745,7 @@ struct mock_host *mock_host_new(void)
 	mh->host.cookie_intern = mock_cookie_intern;
 	mh->host.session_dir = mock_session_dir;
 	mh->host.proc_root = mock_proc_root;
+	mh->host.set_user_data = mock_set_user_data;
 	mh->ctx.mh = mh;
 	mh->emitter.mh = mh;
 	mh->emitter.max_args = MOCK_MAX_EMIT_ARGS;
@@ -765,9 +795,12 @@ int mock_host_init(struct mock_host *mh, const struct op_ext_descriptor *desc, c
 	if (mh->inited)
 		return -EBUSY;
 	mh->desc = desc;
+	mh->in_init = true;
 	rc = desc->ext_init(&mh->ctx, &mh->host, args ? args : "");
+	mh->in_init = false;
 	if (rc) {
 		mock_rollback(mh, &m);
+		mock_free_user_data(mh);
 		return rc;
 	}
 	mh->inited = true;
@@ -778,6 +811,8 @@ void mock_host_deinit(struct mock_host *mh)
 {
 	if (mh->inited && mh->desc->ext_deinit)
 		mh->desc->ext_deinit(&mh->ctx);
+	if (mh->inited)
+		mock_free_user_data(mh);
 	mh->inited = false;
 }
 

@@ -141,6 +141,10 @@ struct mock_host {
 	struct op_ext ctx;
 	const struct op_ext_descriptor *desc;
 	bool inited;
+	bool in_init;         /* ext_init runs */
+	struct op_user_data ud; /* set_user_data; freed after ext_deinit or a failed init */
+	bool has_ud;
+	unsigned nr_ud_freed; /* free_func calls so far */
 
 	/* settings (mock_host_set_*) */
 	char *session_dir;    /* NULL: session_dir() returns NULL */

@@ -99,10 +99,16 @@ static void test_args_table(void **state)
 				assert_true(mock_host_log_contains(mh, OP_LOG_WARN, c->log));
 			else
 				assert_int_equal(mock_host_log_count(mh, OP_LOG_WARN, NULL), 0);
+			/* the state is the plugin's user data, freed by the host after deinit */
+			assert_true(mh->has_ud);
+			assert_ptr_equal(mh->ud.data, mh->models[0].priv);
+			mock_host_deinit(mh);
+			assert_int_equal(mh->nr_ud_freed, 1);
 		} else {
-			/* rolled back, and the reason logged */
+			/* rolled back, the state freed by the host, and the reason logged */
 			assert_int_equal(mh->nr_models, 0);
 			assert_int_equal(mh->nr_stats, 0);
+			assert_int_equal(mh->nr_ud_freed, 1);
 			if (!mock_host_log_contains(mh, OP_LOG_ERR, c->log))
 				fail_msg("args '%s': no error containing \"%s\" (got \"%s\")", c->args,
 					 c->log, mh->nr_logs ? mh->logs[0].msg : "");
@@ -326,7 +332,7 @@ static void test_descriptor(void **state)
 	assert_int_equal(oprofile_ext_v1.size, OP_EXT_DESCRIPTOR_SIZE_V1_0);
 	assert_string_equal(oprofile_ext_v1.name, "timer");
 	assert_non_null(oprofile_ext_v1.summary);
-	assert_non_null(oprofile_ext_v1.ext_deinit);
+	assert_null(oprofile_ext_v1.ext_deinit); /* its state is freed as user data */
 	for (i = 0; i < 6; i++)
 		assert_null(oprofile_ext_v1.reserved[i]);
 }
