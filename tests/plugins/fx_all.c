@@ -162,6 +162,14 @@ static void fx_print_stats(void *priv, const struct op_stats_sink *sink)
 	sink->text(sink, line);
 }
 
+/* the user data's free function: after fx_deinit, with the state set in fx_init */
+static void fx_free(void *data)
+{
+	if (data == &fx)
+		fx.host->log(fx.ctx, OP_LOG_INFO, "user data freed after %llu calls",
+			     (unsigned long long)fx.calls);
+}
+
 static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
 	struct op_escape_desc esc = {
@@ -175,10 +183,14 @@ static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	struct op_sfile_ops sf = {
 		.size = sizeof(sf), .create = fx_sf_create, .close = fx_sf_close, .get_file = fx_sf_get,
 	};
+	/* SDK 1.1: the attr by pointer (the embedded one stays zero and is ignored) */
+	static const struct op_perf_attr attr = {
+		.size = sizeof(struct op_perf_attr), .type = 1, .config = 9,
+		.sample_period = 1000, .exclude_kernel = true,
+	};
 	struct op_source_desc src = {
 		.size = sizeof(src), .name = "fx-source", .on_sample = fx_on_source,
-		.attr = { .size = sizeof(struct op_perf_attr), .type = 1, .config = 9,
-			  .sample_period = 1000, .exclude_kernel = true },
+		.attr_ptr = &attr,
 	};
 	struct op_sample_hook_desc hook = {
 		.size = sizeof(hook), .name = "fx-hook", .sample_type_extra = 1u << 5,
@@ -213,7 +225,9 @@ static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	fx.rc_missing = host->config_int64(ctx, "no_such_key", &dummy);
 	fx.rc_mismatch = host->config_int64(ctx, "str", &dummy);
 
-	if ((rc = host->register_escape(ctx, &esc, NULL, &fx.esc_code)) ||
+	if ((rc = host->set_user_data(ctx, &(struct op_user_data){
+			.size = sizeof(struct op_user_data), .data = &fx, .free_func = fx_free })) ||
+	    (rc = host->register_escape(ctx, &esc, NULL, &fx.esc_code)) ||
 	    (rc = host->register_escape(ctx, &esc2, NULL, &fx.esc2_code)) ||
 	    (rc = host->register_sfile_handlers(ctx, &sf, &fx)) ||
 	    (rc = host->register_source(ctx, &src, &fx, &fx.source_nr)) ||
@@ -231,5 +245,6 @@ static void fx_deinit(op_ext_t *ctx)
 	fx.host->log(ctx, OP_LOG_INFO, "deinit after %llu calls", (unsigned long long)fx.calls);
 }
 
-OP_EXT_DECLARE_FLAGS("fx_all", "1.2.3", "fixture: one registration of every kind", fx_init,
-		     fx_deinit, OP_EXT_F_NO_EVENT_OK);
+OP_EXT_DEFINE(.name = "fx_all", .version = "1.2.3",
+	      .summary = "fixture: one registration of every kind", .ext_init = fx_init,
+	      .ext_deinit = fx_deinit, .flags = OP_EXT_F_NO_EVENT_OK);

@@ -22,6 +22,14 @@ static void fx_print_stats(void *priv, const struct op_stats_sink *sink)
 	sink->text(sink, "fx_fail must never print");
 }
 
+static const struct op_host *fx_host;
+
+/* the host frees the user data of a failed init: say so */
+static void fx_free(void *data)
+{
+	fx_host->log(data, OP_LOG_INFO, "user data freed after the failed init");
+}
+
 static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
 	struct op_escape_desc esc = { .size = sizeof(esc), .code = 40, .name = "fx-all-esc",
@@ -42,7 +50,10 @@ static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	uint32_t out;
 
 	(void)args;
-	if (host->register_escape(ctx, &esc, NULL, &out) ||
+	fx_host = host;
+	if (host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
+							     .data = ctx, .free_func = fx_free }) ||
+	    host->register_escape(ctx, &esc, NULL, &out) ||
 	    host->register_escape(ctx, &esc2, NULL, &out) ||
 	    host->register_sfile_handlers(ctx, &sf, NULL) ||
 	    host->register_source(ctx, &src, NULL, &out) ||
@@ -52,6 +63,7 @@ static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	    host->register_counter(ctx, &ctr, &out) ||
 	    host->register_stats(ctx, &st, NULL))
 		return -EPROTO; /* the test expects -EIO: every registration must succeed */
+	/* a failed init may leave the state to the host */
 	host->log(ctx, OP_LOG_ERR, "failing on purpose after 9 registrations");
 	return -EIO;
 }

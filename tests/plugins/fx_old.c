@@ -27,6 +27,12 @@ static int fx_escape(void *priv, const struct op_trans_view *t, const uint64_t *
 	return 0;
 }
 
+static int fx_on_sample(void *priv, const struct op_perf_sample *s, op_emit_t *w)
+{
+	(void)priv; (void)s; (void)w;
+	return 0;
+}
+
 static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
 	/* count lies beyond the declared size: the host must not see 99 */
@@ -34,11 +40,18 @@ static int fx_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 				       .name = "FX_OLD", .event = 0xf200, .um = 5, .count = 99 };
 	struct op_escape_desc esc = { .size = sizeof(esc), .name = "fx-old-esc", .max_args = 1,
 				      .handler = fx_escape };
+	/* the 1.0 source: no attr_ptr, the attr embedded */
+	struct op_source_desc src = { .size = OP_SOURCE_DESC_SIZE_V1_0, .name = "fx-old-src",
+				      .on_sample = fx_on_sample,
+				      .attr = { .size = OP_PERF_ATTR_SIZE_V1_0, .type = 1,
+						.config = 3, .sample_period = 500 } };
 	uint32_t out;
 	int rc;
 
 	(void)args;
 	rc = host->register_counter(ctx, &ctr, &out);
+	if (!rc)
+		rc = host->register_source(ctx, &src, NULL, &out);
 	if (rc)
 		return rc;
 	return host->register_escape(ctx, &esc, NULL, &out);

@@ -125,9 +125,14 @@ static int mock_map_pc(void *sync, uint32_t pid, uint16_t cpumode, uint64_t pc,
 	(void)pid;
 	(void)cpumode;
 	mc.map_calls++;
+	/* the core fills the whole struct of this SDK */
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
 	out->in_kernel = 0;
 	out->cookie = 7;
 	out->offset = pc - 0x400000;
+	out->anon_start = 0x400000;
+	out->anon_end = 0x4fffff;
 	return 0;
 }
 
@@ -430,6 +435,10 @@ static void test_all_kinds(void **state)
 
 	ext_loader_free(l);
 	assert_contains(log_text(&lb), "fx_all: deinit after");
+	/* the plugin's user data (SDK 1.1) is freed after its deinit */
+	assert_contains(log_text(&lb), "fx_all: user data freed after");
+	assert_true(strstr(log_text(&lb), "fx_all: deinit after") <
+		    strstr(log_text(&lb), "fx_all: user data freed after"));
 	log_close(&lb);
 	options_free(&o);
 }
@@ -534,8 +543,47 @@ static void test_no_core(void **state)
 		ext_loader_set_core(l, &core);
 		assert_int_equal(h->emit((op_emit_t *)&mc, 41, &a, 1), 0);
 		assert_int_equal(mc.last_code, 41);
+		m.size = sizeof(m);
 		assert_int_equal(h->map_pc(ctx, 1, 2, 0x400010, &m), 0);
 		assert_int_equal(m.offset, 0x10);
+		assert_int_equal(m.anon_end, 0x4fffff);
+		ext_loader_set_core(l, NULL);
+	}
+
+	/*
+	 * map_pc writes at most out->size bytes: the 1.0 struct whole, a
+	 * shorter one (an older plugin's) up to its end, a size-less one not at all
+	 */
+	{
+		struct ext_core_services core = mock_services();
+		union {
+			struct op_pc_map m;
+			unsigned char b[sizeof(struct op_pc_map) + 8];
+		} u;
+		size_t i, cut = offsetof(struct op_pc_map, anon_start);
+
+		ext_loader_set_core(l, &core);
+		memset(&u, 0xa5, sizeof(u));
+		u.m.size = OP_PC_MAP_SIZE_V1_0;
+		assert_int_equal(h->map_pc(ctx, 1, 2, 0x400020, &u.m), 0);
+		assert_int_equal(u.m.offset, 0x20);
+		assert_int_equal(u.m.anon_start, 0x400000);
+		assert_int_equal(u.m.size, OP_PC_MAP_SIZE_V1_0);
+		for (i = OP_PC_MAP_SIZE_V1_0; i < sizeof(u.b); i++)
+			assert_int_equal(u.b[i], 0xa5);
+		memset(&u, 0xa5, sizeof(u));
+		u.m.size = (uint32_t)cut;
+		assert_int_equal(h->map_pc(ctx, 1, 2, 0x400030, &u.m), 0);
+		assert_int_equal(u.m.size, cut);
+		assert_int_equal(u.m.cookie, 7);
+		assert_int_equal(u.m.offset, 0x30);
+		for (i = cut; i < sizeof(u.b); i++)
+			assert_int_equal(u.b[i], 0xa5);
+		memset(&u, 0xa5, sizeof(u));
+		u.m.size = 2;
+		assert_int_equal(h->map_pc(ctx, 1, 2, 0x400030, &u.m), -EINVAL);
+		for (i = sizeof(u.m.size); i < sizeof(u.b); i++)
+			assert_int_equal(u.b[i], 0xa5);
 		ext_loader_set_core(l, NULL);
 	}
 	ext_loader_free(l);
@@ -708,6 +756,7 @@ static void test_failed_init_rollback(void **state)
 	assert_contains(log_text(&lb), "plugin \"fx_fail\" (");
 	assert_contains(log_text(&lb), "ext_init failed with -5 (Input/output error)");
 	assert_contains(log_text(&lb), "rolled back");
+	assert_contains(log_text(&lb), "fx_fail: user data freed after the failed init");
 	assert_true(registry_empty(r));
 	assert_int_equal(ext_nr_plugins(l), 0);
 
@@ -800,6 +849,13 @@ static void test_old_plugin(void **state)
 	assert_int_equal(r->counters[0].desc.um, 5);
 	assert_int_equal(r->counters[0].desc.count, 0); /* beyond its size: not 99 */
 	assert_int_equal(r->counters[0].desc.size, offsetof(struct op_counter_desc, count));
+	/* its 1.0 source: the embedded attr, no attr_ptr beyond its size */
+	assert_int_equal(r->nr_sources, 1);
+	assert_string_equal(r->sources[0].desc.name, "fx-old-src");
+	assert_int_equal(r->sources[0].desc.size, OP_SOURCE_DESC_SIZE_V1_0);
+	assert_int_equal(r->sources[0].desc.attr.config, 3);
+	assert_int_equal(r->sources[0].desc.attr.sample_period, 500);
+	assert_null(r->sources[0].desc.attr_ptr);
 	assert_non_null(r->escapes[OP_ESCAPE_FIRST_PLUGIN]);
 	assert_string_equal(r->escapes[OP_ESCAPE_FIRST_PLUGIN]->desc.name, "fx-old-esc");
 	assert_int_equal(r->no_event_ok, 0);
