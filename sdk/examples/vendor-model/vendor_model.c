@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <oprofile_sdk.h>
@@ -28,7 +29,6 @@ struct vm_state {
 	unsigned long long encoded;
 };
 
-static struct vm_state vm;
 
 static int vm_detect(void *priv, const struct op_cpuinfo *ci, char *why, size_t why_len)
 {
@@ -122,19 +122,30 @@ static const struct op_model_desc vm_model = {
 
 static int vm_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
+	struct vm_state *vm;
 	int rc;
 
 	(void)args;
-	memset(&vm, 0, sizeof(vm));
-	vm.ctx = ctx;
-	vm.host = host;
-	rc = host->register_model(ctx, &vm_model, &vm);
+	vm = calloc(1, sizeof(*vm));
+	if (!vm)
+		return -ENOMEM;
+	vm->ctx = ctx;
+	vm->host = host;
+	/* SDK 1.1: the host frees the state after ext_deinit or a failed init */
+	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
+							      .data = vm, .free_func = free });
+	if (rc) {
+		free(vm);
+		return rc;
+	}
+	rc = host->register_model(ctx, &vm_model, vm);
 	if (!rc)
-		rc = host->register_stats(ctx, &vm_stats, &vm);
+		rc = host->register_stats(ctx, &vm_stats, vm);
 	if (rc)
 		host->log(ctx, OP_LOG_ERR, "registration failed: %s", strerror(-rc));
 	return rc;
 }
 
-OP_EXT_DECLARE("vendor_model", "1.0", "example out-of-tree hardware model (cpu type vendor/demo)",
-	       vm_init, NULL);
+OP_EXT_DEFINE(.name = "vendor_model", .version = "1.0",
+	      .summary = "example out-of-tree hardware model (cpu type vendor/demo)",
+	      .ext_init = vm_init);
