@@ -131,18 +131,18 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 	old = name ? ext_plugin(l, name) : NULL;
 	if (old) {
 		ext_log_msg(l, true, "plugin \"%s\" (%s): requested again by %s, already loaded by %s - give it once",
-			name, old->path, origin, old->origin);
+			    name, old->path, origin, old->origin);
 		return -EEXIST;
 	}
 	if (l->nr_plugins == EXT_MAX_PLUGINS) {
 		ext_log_msg(l, true, "plugin \"%s\": more than %d plugins requested (%s) - load fewer", name,
-			EXT_MAX_PLUGINS, origin);
+			    EXT_MAX_PLUGINS, origin);
 		return -ENOSPC;
 	}
 	rc = ext_probe_plugin(l->plugin_dir, name, &p, why, sizeof(why));
 	if (rc) {
 		ext_log_msg(l, true, "plugin \"%s\" (%s): %s [requested by %s]", name ? name : "", p.path, why,
-			origin);
+			    origin);
 		return rc;
 	}
 	ctx = calloc(1, sizeof(*ctx));
@@ -166,7 +166,7 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 	if (rc) {
 		ext_log_msg(l, true, "plugin \"%s\" (%s): ext_init failed with %d (%s) - see the plugin's messages "
 			   "above; everything it registered was rolled back",
-			name, ctx->path, rc, rc < 0 ? strerror(-rc) : "not a -errno value");
+			    name, ctx->path, rc, rc < 0 ? strerror(-rc) : "not a -errno value");
 		ext_reg_unregister(&l->reg, ctx);
 		ext_free_user_data(ctx);
 		ext_probe_unload(ctx->handle, ctx->fd);
@@ -179,7 +179,7 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 	l->plugins[l->nr_plugins++] = ctx;
 	if (l->verbose)
 		ext_log_msg(l, false, "plugin \"%s\" %s (SDK %u.%u) loaded from %s", name, ctx->desc.version,
-			ctx->desc.abi_major, ctx->desc.abi_minor, ctx->path);
+			    ctx->desc.abi_major, ctx->desc.abi_minor, ctx->path);
 	return 0;
 
 out_nomem:

@@ -107,8 +107,9 @@ struct ext_core_services {
  * registry. Entries stay in load order, and a failed init removes all of its
  * own, so indices (sfile slot, source number, counter number) are stable once
  * ext_load_all returned. Plugin escape codes are OP_ESCAPE_FIRST_PLUGIN..
- * OP_ESCAPE_MAX (the SDK's; the core's are 1..EVB_CORE_CODES_END-1, evbuf.h); a source's number is its index in sources[]; a virtual
- * counter's number is EXT_COUNTER_BASE + its index in counters[].
+ * OP_ESCAPE_MAX (the SDK's; the core's are 1..EVB_CORE_CODES_END-1, evbuf.h);
+ * a source's number is its index in sources[]; a virtual counter's number is
+ * EXT_COUNTER_BASE + its index in counters[].
  */
 struct ext_registry {
 	struct ext_escape *escapes[OP_ESCAPE_MAX + 1]; /* by code; NULL = unused */

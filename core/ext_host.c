@@ -17,7 +17,7 @@ static struct ext_core_services *ext_host_core(op_ext_t *ctx)
 }
 
 static int ext_host_map_pc(op_ext_t *ctx, uint32_t pid, uint16_t cpumode, uint64_t pc,
-		       struct op_pc_map *out)
+			   struct op_pc_map *out)
 {
 	struct ext_core_services *c = ext_host_core(ctx);
 	struct op_pc_map m = { .size = sizeof(m) };
@@ -49,7 +49,7 @@ static int ext_host_emit_nosys(op_emit_t *w, uint32_t code, const uint64_t *args
 }
 
 static int ext_host_log_sample(op_ext_t *ctx, const struct op_trans_view *t, uint32_t counter,
-			   uint64_t key, uint32_t count)
+			       uint64_t key, uint32_t count)
 {
 	struct ext_core_services *c = ext_host_core(ctx);
 

@@ -12,10 +12,20 @@
 
 #include "ext_int.h"
 
-/* where lines go: main's log, or stderr for a loader made without one */
+/* main's log, or one on stderr for a loader made without one (tools, tests) */
+static struct op_log *ext_log_of(const struct ext_loader *l)
+{
+	static struct op_log to_stderr;
+
+	if (l && l->log)
+		return l->log;
+	log_init(&to_stderr, stderr);
+	return &to_stderr;
+}
+
 static FILE *ext_log_file(const struct ext_loader *l)
 {
-	return l && l->log ? log_file(l->log) : stderr;
+	return log_file(ext_log_of(l));
 }
 
 /*
@@ -71,7 +81,7 @@ void ext_log_plugin_vlog(op_ext_t *ctx, enum op_log_level level, const char *fmt
 	 */
 	if (ctx) {
 		snprintf(prefix, sizeof(prefix), "%s: %s", ctx->name, ext_log_level_names[OP_LOG_WARN]);
-		if (!log_limit_pass(&ctx->limit, l ? l->log : NULL, prefix, log_now_ms()))
+		if (!log_limit_pass(&ctx->limit, ext_log_of(l), prefix, log_now_ms()))
 			return;
 	}
 	vsnprintf(buf, sizeof(buf), fmt ? fmt : "(null)", ap);

@@ -33,8 +33,8 @@
  * entries can be renamed only by their owners, and the next one must be root's.
  * @what: "plugin file", "plugin directory", or NULL for a directory above it.
  */
-static int ext_probe_check_owner(const char *what, const char *path, const struct stat *st, char *why,
-			   size_t len)
+static int ext_probe_check_owner(const char *what, const char *path, const struct stat *st,
+				 char *why, size_t len)
 {
 	const char *by = (st->st_mode & S_IWOTH) ? "everyone" : "its group";
 	unsigned mode = (unsigned)(st->st_mode & 07777);
@@ -89,7 +89,7 @@ static int ext_probe_check_owner(const char *what, const char *path, const struc
  * the daemon) with @st filled, or -errno with @why.
  */
 static int ext_probe_open_plugin(const char *real, size_t rdir_len, struct stat *st, char *why,
-			   size_t len)
+				 size_t len)
 {
 	bool root = geteuid() == 0;
 	char dir[PATH_MAX], comp[NAME_MAX + 1];
@@ -173,7 +173,7 @@ out_dir:
 
 /* the version/size/flags rules; @symsize 0 = unknown */
 int ext_probe_check_head(uint32_t major, uint32_t minor, uint32_t size, uint32_t flags,
-			  size_t symsize, char *why, size_t len)
+			 size_t symsize, char *why, size_t len)
 {
 	if (symsize && symsize < 3 * sizeof(uint32_t)) {
 		snprintf(why, len, "descriptor \"%s\" is only %zu bytes, SDK %d.%d needs %d - rebuild "

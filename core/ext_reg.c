@@ -158,7 +158,7 @@ static int ext_reg_missing(op_ext_t *ctx, const char *what, const char *member, 
 }
 
 int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
-				uint32_t *code_out)
+		   uint32_t *code_out)
 {
 	struct ext_registry *r;
 	struct op_escape_desc d;
@@ -179,15 +179,15 @@ int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
 		return rc;
 	if (d.min_args > d.max_args) {
 		ext_log_err(ctx, "register_escape \"%s\": min_args %u > max_args %u", d.name, d.min_args,
-			d.max_args);
+			    d.max_args);
 		return -EINVAL;
 	}
 	for (i = 0; i <= OP_ESCAPE_MAX; i++) {
 		e = r->escapes[i];
 		if (e && !strcmp(e->desc.name, d.name)) {
 			ext_log_err(ctx, "escape code name \"%s\" is already registered by plugin \"%s\" (code %d) - "
-				     "the two plugins cannot be used together",
-				d.name, e->owner->name, i);
+					 "the two plugins cannot be used together",
+				    d.name, e->owner->name, i);
 			return -EEXIST;
 		}
 	}
@@ -197,19 +197,19 @@ int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
 			;
 		if (code > OP_ESCAPE_MAX) {
 			ext_log_err(ctx, "register_escape \"%s\": all %d plugin escape codes are in use", d.name,
-				OP_ESCAPE_MAX + 1 - OP_ESCAPE_FIRST_PLUGIN);
+				    OP_ESCAPE_MAX + 1 - OP_ESCAPE_FIRST_PLUGIN);
 			return -ENOSPC;
 		}
 	} else if (code < OP_ESCAPE_FIRST_PLUGIN || code > OP_ESCAPE_MAX) {
 		ext_log_err(ctx, "register_escape \"%s\": code %u is outside the plugin range %d..%d - "
-			     "use 0 to have one allocated",
-			d.name, code, OP_ESCAPE_FIRST_PLUGIN, OP_ESCAPE_MAX);
+				 "use 0 to have one allocated",
+			    d.name, code, OP_ESCAPE_FIRST_PLUGIN, OP_ESCAPE_MAX);
 		return -EINVAL;
 	} else if (r->escapes[code]) {
 		e = r->escapes[code];
 		ext_log_err(ctx, "escape code %u (\"%s\") is already registered by plugin \"%s\" as \"%s\" - "
-			     "the two plugins cannot be used together (or let one allocate with code 0)",
-			code, d.name, e->owner->name, e->desc.name);
+				 "the two plugins cannot be used together (or let one allocate with code 0)",
+			    code, d.name, e->owner->name, e->desc.name);
 		return -EEXIST;
 	}
 	e = calloc(1, sizeof(*e));
@@ -252,7 +252,7 @@ int ext_reg_sfile_handlers(op_ext_t *ctx, const struct op_sfile_ops *ops, void *
 		}
 	if (r->nr_sfile == EXT_MAX_SFILE_SLOTS) {
 		ext_log_err(ctx, "register_sfile_handlers: all %d slots are in use by other plugins",
-			EXT_MAX_SFILE_SLOTS);
+			    EXT_MAX_SFILE_SLOTS);
 		return -ENOSPC;
 	}
 	h = &r->sfile[r->nr_sfile];
@@ -289,8 +289,8 @@ int ext_reg_model(op_ext_t *ctx, const struct op_model_desc *desc, void *priv)
 	for (i = 0; i < r->nr_models; i++)
 		if (!strcmp(r->models[i].desc.name, d.name)) {
 			ext_log_err(ctx, "hardware model \"%s\" is already registered by plugin \"%s\" - "
-				     "load only one of them",
-				d.name, r->models[i].owner->name);
+					 "load only one of them",
+				    d.name, r->models[i].owner->name);
 			return -EEXIST;
 		}
 	if (r->nr_models == EXT_MAX_MODELS) {
@@ -308,7 +308,7 @@ int ext_reg_model(op_ext_t *ctx, const struct op_model_desc *desc, void *priv)
 }
 
 int ext_reg_source(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
-				uint32_t *source_out)
+		   uint32_t *source_out)
 {
 	struct ext_registry *r;
 	struct op_source_desc d;
@@ -347,7 +347,7 @@ int ext_reg_source(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
 		memset((char *)&d.attr + asize, 0, sizeof(d.attr) - asize);
 	if (r->nr_sources == EXT_MAX_SOURCES) {
 		ext_log_err(ctx, "register_source \"%s\": more than %d plugin sources", d.name,
-			EXT_MAX_SOURCES);
+			    EXT_MAX_SOURCES);
 		return -ENOSPC;
 	}
 	d.name = ext_reg_dup_name(ctx, "register_source", d.name);
@@ -362,8 +362,7 @@ int ext_reg_source(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
 	return 0;
 }
 
-int ext_reg_sample_hook(op_ext_t *ctx, const struct op_sample_hook_desc *desc,
-				     void *priv)
+int ext_reg_sample_hook(op_ext_t *ctx, const struct op_sample_hook_desc *desc, void *priv)
 {
 	struct op_sample_hook_desc d;
 	struct ext_registry *r;
@@ -412,8 +411,8 @@ int ext_reg_kernel(op_ext_t *ctx, const struct op_kernel_ops *ops, void *priv)
 		return ext_reg_missing(ctx, "register_kernel", "resolve", d.size);
 	if (r->has_kernel) {
 		ext_log_err(ctx, "a kernel image resolver is already registered by plugin \"%s\" - "
-			     "load only one kernel plugin",
-			r->kernel.owner->name);
+				 "load only one kernel plugin",
+			    r->kernel.owner->name);
 		return -EEXIST;
 	}
 	r->kernel.ops = d;
@@ -423,8 +422,7 @@ int ext_reg_kernel(op_ext_t *ctx, const struct op_kernel_ops *ops, void *priv)
 	return 0;
 }
 
-int ext_reg_counter(op_ext_t *ctx, const struct op_counter_desc *desc,
-				 uint32_t *counter_out)
+int ext_reg_counter(op_ext_t *ctx, const struct op_counter_desc *desc, uint32_t *counter_out)
 {
 	struct op_counter_desc d;
 	struct ext_registry *r;
@@ -444,13 +442,13 @@ int ext_reg_counter(op_ext_t *ctx, const struct op_counter_desc *desc,
 	for (i = 0; i < r->nr_counters; i++)
 		if (!strcmp(r->counters[i].name, d.name)) {
 			ext_log_err(ctx, "counter \"%s\" is already registered by plugin \"%s\" - "
-				     "the two plugins cannot be used together",
-				d.name, r->counters[i].owner->name);
+					 "the two plugins cannot be used together",
+				    d.name, r->counters[i].owner->name);
 			return -EEXIST;
 		}
 	if (r->nr_counters == EXT_MAX_COUNTERS) {
 		ext_log_err(ctx, "register_counter \"%s\": more than %d virtual counters", d.name,
-			EXT_MAX_COUNTERS);
+			    EXT_MAX_COUNTERS);
 		return -ENOSPC;
 	}
 	c = &r->counters[r->nr_counters];
