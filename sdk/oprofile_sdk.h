@@ -283,8 +283,9 @@ struct op_stats_ops {
 /*
  * Escape codes: a plugin adds record kinds to the event buffer between buffer
  * sync and trans. Codes below OP_ESCAPE_FIRST_PLUGIN are the core's; a plugin
- * registers codes OP_ESCAPE_FIRST_PLUGIN..OP_ESCAPE_MAX (both included). It emits them (host->emit) from a sample hook or a source
- * callback; trans calls the handler when it meets the code.
+ * registers codes OP_ESCAPE_FIRST_PLUGIN..OP_ESCAPE_MAX (both included). It
+ * emits them (host->emit) from a sample hook or a source callback; trans
+ * calls the handler when it meets the code.
  */
 #define OP_ESCAPE_FIRST_PLUGIN 32
 #define OP_ESCAPE_MAX 255
@@ -524,8 +525,9 @@ struct op_host {
 	int (*register_model)(op_ext_t *ctx, const struct op_model_desc *desc, void *priv);
 	/*
 	 * An extra perf event opened on every CPU; name, on_sample and the
-	 * attr (attr_ptr, or the embedded attr with its size set) required. *source_out receives the number that op_perf_sample.source
-	 * carries for its samples.
+	 * attr (attr_ptr, or the embedded attr with its size set) required.
+	 * *source_out receives the number that op_perf_sample.source carries
+	 * for its samples.
 	 */
 	int (*register_source)(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
 			       uint32_t *source_out);
