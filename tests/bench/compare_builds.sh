@@ -212,8 +212,14 @@ speed() {
 			{
 				awk '/^RESULT pipeline / { sub(":", "", $3); if ($4 > 0) printf "pipeline_%s_ns/sample %.3f\n", $3, 1000 / $4 }' \
 					"$S/pipeline.$side.$r.log"
-				awk '/^RESULT overhead / { printf "overhead_%s_%s_%s_ms %s\n", $3, $4, $5, $6 }' \
-					"$S/overhead.$side.$r.log"
+				# the times, and the slowdown under oprofiled against the
+				# workload alone in the same run (machine drift cancels)
+				awk '/^RESULT overhead / { printf "overhead_%s_%s_%s_ms %s\n", $3, $4, $5, $6
+							   v[$3 "_" $4 "_" $5] = $6 }
+				     END { for (k in v) if (k ~ /_oprofiled$/) {
+						a = k; sub(/_oprofiled$/, "_alone", a)
+						if (v[a] > 0) { sub(/_oprofiled$/, "", k); printf "overhead_%s_oprofiled/alone %s\n", k, v[k "_oprofiled"] / v[a] }
+				     } }' "$S/overhead.$side.$r.log" | sort -V
 			} >> "$S/values.$side"
 		done
 		echo "   round $r of $RUNS done"
@@ -226,18 +232,30 @@ speed() {
 			return 1
 		fi
 	done
-	printf "%-34s %12s %12s %9s\n" "median of $RUNS rounds (lower is better)" old new new/old
+	echo "   gated: pipeline ns/sample (the daemon's own replay CPU time) and the workload's slowdown"
+	echo "   under oprofiled (oprofiled/alone, same run); the times in ms are for reading, and the"
+	echo "   workload alone old against new shows the machine's own drift between the runs"
+	printf "%-44s %12s %12s %9s\n" "median of $RUNS rounds (lower is better)" old new new/old
 	nslow=0
 	for m in $(awk '{ print $1 }' "$S/values.old" | awk '!seen[$0]++'); do
 		o=$(awk -v m="$m" '$1 == m { print $2 }' "$S/values.old" | median)
 		n=$(awk -v m="$m" '$1 == m { print $2 }' "$S/values.new" | median)
 		# the workload alone measures the machine, not the builds: the
 		# noise to expect from the others; it is never a failure
-		case $m in *_alone_*) gate=0 ;; *) gate=1 ;; esac
+		case $m in
+		*_alone_ms) gate=noise ;;
+		*_ms) gate=info ;;
+		*) gate=yes ;;
+		esac
 		line=$(awk -v m="$m" -v o="$o" -v n="${n:-0}" -v max="$MAX" -v gate=$gate 'BEGIN {
 			r = (o > 0) ? n / o : 0
-			v = (!gate) ? "(noise reference)" : (r > max) ? sprintf("SLOWER (> %s)", max) : ""
-			printf "%-34s %12.3f %12.3f %9.4f  %s\n", m, o, n, r, v }')
+			if (gate == "noise")
+				v = (r > max || r < 1 / max) ? "(the machine drifted: noisy)" : "(machine drift)"
+			else if (gate == "info")
+				v = ""
+			else
+				v = (r > max) ? sprintf("SLOWER (> %s)", max) : ""
+			printf "%-44s %12.4f %12.4f %9.4f  %s\n", m, o, n, r, v }')
 		echo "$line"
 		case $line in *SLOWER*) nslow=$((nslow + 1)) ;; esac
 	done
