@@ -41,6 +41,13 @@ SANITIZER_TESTS += tests/unit/test_ksyms
 tests_unit_test_ksyms_SOURCES = tests/unit/test_ksyms.c
 tests_unit_test_ksyms_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_ksyms_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+# the trust rule: owners and modes of a file and the directories above it (lib/op_trust.c)
+check_PROGRAMS += tests/unit/test_op_trust
+TESTS += tests/unit/test_op_trust
+SANITIZER_TESTS += tests/unit/test_op_trust
+tests_unit_test_op_trust_SOURCES = tests/unit/test_op_trust.c
+tests_unit_test_op_trust_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_op_trust_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 check_PROGRAMS += tests/unit/test_mock_host
 TESTS += tests/unit/test_mock_host
 SANITIZER_TESTS += tests/unit/test_mock_host
