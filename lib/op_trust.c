@@ -79,7 +79,8 @@ int op_trust_openat(const struct op_trust *t, int dfd, const char *name, int fla
 
 	fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		rc = -errno;
+		/* -EPERM means "not trusted" below: the kernel's own refusal is -EACCES */
+		rc = errno == EPERM ? -EACCES : -errno;
 		/* O_PATH | O_NOFOLLOW opens the link itself: say which it was */
 		if (rc == -ELOOP || rc == -ENOTDIR) {
 			struct stat lst;

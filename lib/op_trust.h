@@ -48,7 +48,9 @@ int op_trust_stat(const struct op_trust *t, const struct stat *st, const char *w
  * caller), fstat it into @st, check that it is of type @type (S_IFREG,
  * S_IFDIR...; 0: any) and trusted. The fd, or -errno with @why: -ENOENT
  * when it does not exist, -ELOOP for a symbolic link, -EPERM when it is
- * not trusted, -EINVAL for another type.
+ * not trusted (and only then), -EINVAL for another type. @st is filled
+ * whenever the name could be opened: on -EPERM, -EINVAL and on -ELOOP
+ * with O_PATH (which opens a link itself), it describes what was found.
  */
 int op_trust_openat(const struct op_trust *t, int dfd, const char *name, int flags, mode_t type,
 		    const char *what, const char *path, struct stat *st, char *why,
