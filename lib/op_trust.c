@@ -72,8 +72,7 @@ static const char *trust_type_name(mode_t type)
 }
 
 int op_trust_openat(const struct op_trust *t, int dfd, const char *name, int flags, mode_t type,
-		    const char *what, const char *path, struct stat *st, char *why,
-		    size_t why_len)
+		    const char *what, const char *path, struct stat *st, char *why, size_t why_len)
 {
 	int fd, rc;
 
@@ -86,8 +85,8 @@ int op_trust_openat(const struct op_trust *t, int dfd, const char *name, int fla
 			struct stat lst;
 
 			if (!fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) && S_ISLNK(lst.st_mode)) {
-				snprintf(why, why_len, "%s %s is a symbolic link - not followed", what,
-					 path);
+				snprintf(why, why_len, "%s %s is a symbolic link - not followed",
+					 what, path);
 				return -ELOOP;
 			}
 		}

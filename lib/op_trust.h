@@ -53,8 +53,7 @@ int op_trust_stat(const struct op_trust *t, const struct stat *st, const char *w
  * with O_PATH (which opens a link itself), it describes what was found.
  */
 int op_trust_openat(const struct op_trust *t, int dfd, const char *name, int flags, mode_t type,
-		    const char *what, const char *path, struct stat *st, char *why,
-		    size_t why_len);
+		    const char *what, const char *path, struct stat *st, char *why, size_t why_len);
 
 /*
  * Open the absolute @path component by component from "/" without

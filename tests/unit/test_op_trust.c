@@ -79,7 +79,8 @@ static void test_trust_stat_table(void **state)
 			fail_msg("case %zu: expected %d (%s)", i, cases[i].rc, why);
 		if (cases[i].msg) {
 			if (!strstr(why, cases[i].msg) || !strstr(why, "lock file /s/lock"))
-				fail_msg("case %zu: message \"%s\" lacks \"%s\"", i, why, cases[i].msg);
+				fail_msg("case %zu: message \"%s\" lacks \"%s\"", i, why,
+					 cases[i].msg);
 		}
 	}
 }
@@ -170,8 +171,8 @@ static void test_openat(void **state)
 	assert_int_equal(fd, -EINVAL);
 	assert_non_null(strstr(why, "is a FIFO, not a regular file"));
 
-	fd = op_trust_openat(&t, d->fd, "missing", O_RDONLY, S_IFREG, "lock file", "D/missing",
-			     &st, why, sizeof(why));
+	fd = op_trust_openat(&t, d->fd, "missing", O_RDONLY, S_IFREG, "lock file", "D/missing", &st,
+			     why, sizeof(why));
 	assert_int_equal(fd, -ENOENT);
 	assert_non_null(strstr(why, "D/missing"));
 
