@@ -81,7 +81,8 @@ static void lru_touch(struct sfile_table *tab, struct op_sfile *sf)
 	tab->lru.lru_prev = sf;
 }
 
-void sfile_touch(struct sfile_table *tab, struct op_sfile *sf)
+/* a cached set @sf was used again: keep it off the eviction end */
+static inline void sfile_touch(struct sfile_table *tab, struct op_sfile *sf)
 {
 	if (tab->lru.lru_prev != sf)
 		lru_touch(tab, sf);
@@ -238,6 +239,40 @@ void sfile_free(struct sfile_table *tab)
 	tab->buckets = NULL;
 }
 
+static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_trans_view *t,
+				       const struct sfile_key *k, uint32_t h);
+
+struct op_sfile *sfile_lookup(struct sfile_table *tab, const struct op_trans_view *t)
+{
+	struct sfile_recent *r;
+	struct sfile_key key;
+	struct op_sfile *sf;
+	uint32_t h;
+
+	if (tab->recent_gen != tab->gen) {
+		/* a set was freed: any entry may dangle */
+		memset(tab->recent, 0, sizeof(tab->recent));
+		tab->recent_gen = tab->gen;
+	}
+	if (!t->cookie || t->in_kernel < 0)
+		return NULL;
+	sfile_make_key(tab, t, &key);
+	h = sfile_key_hash(&key);
+	r = &tab->recent[h & (SFILE_RECENT - 1)];
+	if (r->sf && r->hash == h && sfile_key_eq(&r->key, &key)) {
+		sfile_touch(tab, r->sf);
+		return r->sf;
+	}
+	sf = sfile_find_key(tab, t, &key, h);
+	/* finding it may have evicted another set: then the entries are stale */
+	if (sf && tab->recent_gen == tab->gen) {
+		r->key = key;
+		r->hash = h;
+		r->sf = sf;
+	}
+	return sf;
+}
+
 struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view *t)
 {
 	struct sfile_key key;
@@ -248,8 +283,12 @@ struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view 
 	return sfile_find_key(tab, t, &key, sfile_key_hash(&key));
 }
 
-struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_trans_view *t,
-				const struct sfile_key *k, uint32_t h)
+/*
+ * sfile_find() with the key made already (@t->cookie set, @t->in_kernel >= 0,
+ * @h = sfile_key_hash(@k)); @t gives what a new set records besides its key.
+ */
+static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_trans_view *t,
+				       const struct sfile_key *k, uint32_t h)
 {
 	const struct ext_registry *reg = tab->reg;
 	const struct sfile_key key = *k;

@@ -126,7 +126,7 @@ static void test_lru(void **state)
 			struct op_sfile *sf = sfile_find(&f->sft, &v);
 
 			assert_non_null(sf);
-			f->sft.pinned = sf;
+			sfile_pin(&f->sft, sf);
 			assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10 + i, 1), 0);
 			assert_true(f->sft.nr_open <= 2);
 		}
@@ -194,7 +194,7 @@ static void test_emfile(void **state)
 		v = view(app, cfx_ck(f, path, OP_IMAGE_USER), 5, 5, 0, 0);
 		sf = sfile_find(&f->sft, &v);
 		assert_non_null(sf);
-		f->sft.pinned = sf;
+		sfile_pin(&f->sft, sf);
 		assert_int_equal(sfile_log(&f->sft, sf, 0, 1, 1), 0);
 	}
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
@@ -368,7 +368,7 @@ static void test_hostile_paths(void **state)
 		struct op_sfile *sf = sfile_find(&f->sft, &v);
 
 		assert_non_null(sf);
-		f->sft.pinned = sf;
+		sfile_pin(&f->sft, sf);
 		if (sfile_log(&f->sft, sf, 0, i, 1) == 0)
 			nr_ok++;
 	}
@@ -380,7 +380,7 @@ static void test_hostile_paths(void **state)
 		v.anon_end = 0x1fff;
 		sf = sfile_find(&f->sft, &v);
 		assert_non_null(sf);
-		f->sft.pinned = sf;
+		sfile_pin(&f->sft, sf);
 		if (sfile_log(&f->sft, sf, 0, i, 1) == 0)
 			nr_ok++;
 	}
@@ -389,7 +389,7 @@ static void test_hostile_paths(void **state)
 		struct op_sfile *sf = sfile_find(&f->sft, &v);
 
 		assert_non_null(sf);
-		f->sft.pinned = sf;
+		sfile_pin(&f->sft, sf);
 		if (sfile_log(&f->sft, sf, 0, i, 1) == 0)
 			nr_ok++;
 	}
