@@ -26,37 +26,35 @@
 #include "session.h"
 #include "sfile.h"
 
+/* at most this many error lines a minute (error paths only) */
 #define SFILE_MAX_ERRORS_LOGGED 20
+#define SFILE_LOG_WINDOW_MS 60000
 
 static void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
 {
-	time_t now;
 	va_list ap;
 
-	if (!tab->log)
-		return;
-	/* at most SFILE_MAX_ERRORS_LOGGED messages a minute (error paths only) */
-	now = time(NULL);
-	if (now - tab->log_window >= 60) {
-		if (tab->errors_logged > SFILE_MAX_ERRORS_LOGGED)
-			fprintf(tab->log, "oprofiled: %u sample file errors not logged\n",
-				tab->errors_logged - SFILE_MAX_ERRORS_LOGGED);
-		tab->log_window = now;
-		tab->errors_logged = 0;
-	}
-	if (++tab->errors_logged > SFILE_MAX_ERRORS_LOGGED)
+	if (!log_file(tab->log) ||
+	    !log_limit_pass(&tab->limit, tab->log, LOG_PREFIX, log_now_ms()))
 		return;
 	va_start(ap, fmt);
-	fputs("oprofiled: ", tab->log);
-	vfprintf(tab->log, fmt, ap);
-	fputc('\n', tab->log);
+	log_vput(log_file(tab->log), LOG_PREFIX, fmt, ap);
 	va_end(ap);
-	if (tab->errors_logged == SFILE_MAX_ERRORS_LOGGED)
-		fprintf(tab->log, "oprofiled: more sample file errors this minute are only counted\n");
-	fflush(tab->log);
+	if (tab->limit.in_window == tab->limit.max)
+		log_info(tab->log, "more sample file errors this minute are only counted");
+}
+
+void sfile_set_log(struct sfile_table *tab, struct op_log *log)
+{
+	tab->log = log;
+}
+
+void sfile_set_verbose(struct sfile_table *tab, bool verbose)
+{
+	tab->verbose = verbose;
 }
 
 /* ------------------------------------------------------------------ */
@@ -94,7 +92,7 @@ static inline void sfile_touch(struct sfile_table *tab, struct op_sfile *sf)
 
 int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
 	       struct cookie_table *cookies, const struct ext_registry *reg,
-	       struct op_stats *stats, FILE *log)
+	       struct op_stats *stats, struct op_log *log)
 {
 	memset(tab, 0, sizeof(*tab));
 	tab->cfg = *cfg;
@@ -108,6 +106,7 @@ int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
 	tab->reg = reg;
 	tab->stats = stats;
 	tab->log = log;
+	log_limit_init(&tab->limit, SFILE_MAX_ERRORS_LOGGED, SFILE_LOG_WINDOW_MS);
 	tab->strict = geteuid() == 0;
 	tab->nr_buckets = 2048;
 	tab->buckets = calloc(tab->nr_buckets, sizeof(*tab->buckets));
@@ -678,8 +677,8 @@ static int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *d
 	tab->nr_open++;
 	sf->nr_open++;
 	tab->stats->v[STAT_SFILE_OPENS]++;
-	if (tab->verbose && tab->log)
-		fprintf(tab->log, "oprofiled: opened %s\n", name);
+	if (tab->verbose)
+		log_info(tab->log, "opened %s", name);
 	hd = odb_header(db);
 	if (memcmp(hd->magic, OPD_MAGIC, 4)) {
 		sfile_counter_event(tab, counter, &evname, &event, &um, &count);

@@ -22,6 +22,7 @@
 
 #include "cookie.h"
 #include "ext.h"
+#include "log.h"
 #include "odb.h"
 #include "options.h"
 #include "stats.h"
@@ -96,7 +97,8 @@ struct sfile_table {
 	struct cookie_table *cookies;
 	const struct ext_registry *reg; /* may be NULL */
 	struct op_stats *stats;
-	FILE *log;                     /* may be NULL */
+	struct op_log *log;            /* may be NULL */
+	struct log_limit limit;        /* of error lines */
 	bool verbose;
 	struct op_sfile **buckets;
 	uint32_t nr_buckets;
@@ -112,13 +114,15 @@ struct sfile_table {
 	 * and not writable by group or other, the file with one link - one fstat
 	 * each per open, never per sample */
 	bool strict;
-	unsigned errors_logged;        /* in the current minute */
-	long long log_window;          /* start of that minute (time_t) */
 };
 
 int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
 	       struct cookie_table *cookies, const struct ext_registry *reg,
-	       struct op_stats *stats, FILE *log);
+	       struct op_stats *stats, struct op_log *log);
+/* Where messages go (a log reopen needs nothing: the op_log moves). */
+void sfile_set_log(struct sfile_table *tab, struct op_log *log);
+/* Log every file opened (--verbose=sfile). */
+void sfile_set_verbose(struct sfile_table *tab, bool verbose);
 /* Close every file (plugin close handlers first) and free everything. */
 void sfile_free(struct sfile_table *tab);
 

@@ -158,6 +158,22 @@ op_cookie_t sync_cookie_intern(void *sync, const char *path, bool is_kernel)
 			     is_kernel ? OP_IMAGE_KERNEL : OP_IMAGE_USER, false);
 }
 
+void sync_set_registry(struct sync_ctx *s, const struct ext_registry *reg)
+{
+	s->reg = reg;
+}
+
+void sync_set_proc_root(struct sync_ctx *s, const char *proc_root)
+{
+	s->proc_root = proc_root;
+}
+
+void sync_set_throttle_hook(struct sync_ctx *s, void (*fn)(void *arg, uint64_t id), void *arg)
+{
+	s->on_throttle = fn;
+	s->on_throttle_arg = arg;
+}
+
 int sync_emit(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs)
 {
 	if (!w || !evb_plugin_code(code) || (nargs && !args))
