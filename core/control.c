@@ -70,10 +70,9 @@ int control_check_plugins(const struct op_options *o, FILE *err)
 		snprintf(path, sizeof(path), "%s/%s.so", o->plugin_dir, f->name);
 		if (access(path, F_OK) == 0)
 			continue;
-		if (err)
-			fprintf(err, "oprofiled: %s: plugins: unknown plugin \"%s\": no %s.so in %s - "
-				"fix the name (oprofiled --list-plugins shows them) or set enabled = "
-				"false\n", f->origin, f->name, f->name, o->plugin_dir);
+		log_put(err, LOG_PREFIX, "%s: plugins: unknown plugin \"%s\": no %s.so in %s - fix the "
+			"name (oprofiled --list-plugins shows them) or set enabled = false", f->origin,
+			f->name, f->name, o->plugin_dir);
 		rc = -ENOENT;
 	}
 	return rc;

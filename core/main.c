@@ -802,7 +802,7 @@ int main(int argc, char **argv)
 	pc.ext = d->reg;
 	/* records go straight to buffer sync: no hop per sample */
 	pipeline_perf_config(d->pipe, &pc);
-	pc.log = log_file(&d->log);
+	pc.log = &d->log;
 	err[0] = 0;
 	rc = perf_open(&d->perf, &pc, err, sizeof(err));
 	pipeline_set_perf(d->pipe, d->perf);
