@@ -309,3 +309,13 @@ tests_unit_test_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_replay_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_replay_LDADD = core/libopsample.la $(CMOCKA_LIBS)
 endif
+
+# --- issue 16: the daemon's pipeline object (core/pipeline.c) ---
+check_PROGRAMS += tests/unit/test_pipeline
+TESTS += tests/unit/test_pipeline
+SANITIZER_TESTS += tests/unit/test_pipeline
+tests_unit_test_pipeline_SOURCES = tests/unit/test_pipeline.c
+tests_unit_test_pipeline_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_pipeline_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_test_pipeline_LDADD = core/libopdaemon.la core/libopsample.la core/libopload.la \
+	core/liboplog.la lib/libopng.la $(LIBCONFIG_LIBS) $(DL_LIBS) $(CMOCKA_LIBS)
