@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ext.h"
+#include "log.h"
 #include "op_mangle.h"
 #include "op_interval.h"
 #include "options.h"
@@ -498,17 +499,17 @@ static void conf_msg(struct conf_ctx *c, const config_setting_t *s, bool error,
 static void conf_msg(struct conf_ctx *c, const config_setting_t *s, bool error,
 		     const char *fmt, ...)
 {
-	char where[PATH_MAX + 32], path[256];
+	char where[PATH_MAX + 32], path[256], prefix[PATH_MAX + 320];
 	va_list ap;
 
 	conf_where(s, c->path, where, sizeof(where));
 	conf_path(s, path, sizeof(path));
 	if (c->err) {
-		fprintf(c->err, "oprofiled: %s: %s\"%s\": ", where, error ? "" : "warning: ", path);
+		snprintf(prefix, sizeof(prefix), LOG_PREFIX "%s: %s\"%s\": ", where,
+			 error ? "" : "warning: ", path);
 		va_start(ap, fmt);
-		vfprintf(c->err, fmt, ap);
+		log_vput(c->err, prefix, fmt, ap);
 		va_end(ap);
-		fputc('\n', c->err);
 	}
 	if (error)
 		c->rc = -EINVAL;
@@ -799,9 +800,8 @@ int conf_load(struct op_options *o, const char *path, struct conf_result *res, F
 	if (!f) {
 		int e = errno;
 
-		if (err)
-			fprintf(err, "oprofiled: cannot read config file %s: %s - check --config\n", path,
-				strerror(e));
+		log_put(err, LOG_PREFIX, "cannot read config file %s: %s - check --config", path,
+			strerror(e));
 		return -e;
 	}
 	fclose(f);
@@ -824,13 +824,12 @@ int conf_load(struct op_options *o, const char *path, struct conf_result *res, F
 		config_set_include_dir(cfg, dir);
 	}
 	if (config_read_file(cfg, path) != CONFIG_TRUE) {
-		if (err)
-			fprintf(err, "oprofiled: %s:%d: %s - %s\n",
-				config_error_file(cfg) ? config_error_file(cfg) : path,
-				config_error_line(cfg), config_error_text(cfg),
-				strstr(config_error_text(cfg), "include")
-					? "@include paths are relative to the including config file's directory"
-					: "fix the config file syntax");
+		log_put(err, LOG_PREFIX, "%s:%d: %s - %s",
+			config_error_file(cfg) ? config_error_file(cfg) : path,
+			config_error_line(cfg), config_error_text(cfg),
+			strstr(config_error_text(cfg), "include")
+				? "@include paths are relative to the including config file's directory"
+				: "fix the config file syntax");
 		config_destroy(cfg);
 		free(cfg);
 		free(dir);

@@ -24,16 +24,14 @@
 #include <unistd.h>
 
 #include "control.h"
-#include "evbuf.h"
 #include "ext.h"
+#include "log.h"
 #include "op_interval.h"
 #include "options.h"
 #include "perf.h"
+#include "pipeline.h"
 #include "rotate.h"
 #include "session.h"
-#include "sfile.h"
-#include "sync.h"
-#include "trans.h"
 
 /* counters that are samples the profile does not show */
 static const enum op_stat control_lost[] = {
@@ -43,22 +41,8 @@ static const enum op_stat control_lost[] = {
 	STAT_INVALID_PC,	STAT_NO_MEMORY,
 };
 
-static void control_log(struct control *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void control_log(struct control *c, const char *fmt, ...)
-{
-	va_list ap;
-	FILE *log = c->log ? *c->log : NULL;
-
-	if (!log)
-		return;
-	fputs("oprofiled: ", log);
-	va_start(ap, fmt);
-	vfprintf(log, fmt, ap);
-	va_end(ap);
-	fputc('\n', log);
-	fflush(log);
-}
+/* "oprofiled: ..." to the daemon's log */
+#define control_log(c, ...) log_info((c)->log, __VA_ARGS__)
 
 static uint64_t control_now_ms(void)
 {
@@ -86,10 +70,9 @@ int control_check_plugins(const struct op_options *o, FILE *err)
 		snprintf(path, sizeof(path), "%s/%s.so", o->plugin_dir, f->name);
 		if (access(path, F_OK) == 0)
 			continue;
-		if (err)
-			fprintf(err, "oprofiled: %s: plugins: unknown plugin \"%s\": no %s.so in %s - "
-				"fix the name (oprofiled --list-plugins shows them) or set enabled = "
-				"false\n", f->origin, f->name, f->name, o->plugin_dir);
+		log_put(err, LOG_PREFIX, "%s: plugins: unknown plugin \"%s\": no %s.so in %s - fix the "
+			"name (oprofiled --list-plugins shows them) or set enabled = false", f->origin,
+			f->name, f->name, o->plugin_dir);
 		rc = -ENOENT;
 	}
 	return rc;
@@ -144,7 +127,7 @@ static void control_raise_nofile(struct control *c, size_t nr_events)
 
 static void control_stdio_to_log(struct control *c)
 {
-	FILE *log = c->log ? *c->log : NULL;
+	FILE *log = log_file(c->log);
 	int fd = log ? fileno(log) : -1;
 
 	if (fd < 0)
@@ -233,7 +216,7 @@ static int control_daemonize(struct control *c)
 }
 
 int control_prepare(struct control *c, const struct op_options *o, struct session *sess,
-		    size_t nr_events, FILE **log)
+		    size_t nr_events, struct op_log *log)
 {
 	c->opts = o;
 	c->sess = sess;
@@ -261,6 +244,8 @@ void control_ready(struct control *c)
 	c->ready_fd = -1;
 	control_stdio_to_log(c); /* stderr leaves the pipe for the log */
 	c->stderr_is_log = true;
+	if (c->log)
+		c->log->stderr_is_log = true; /* errors are not echoed to the log twice */
 }
 
 void control_after_hup(struct control *c)
@@ -405,47 +390,12 @@ void control_stop(struct control *c)
 /* actions                                                             */
 /* ------------------------------------------------------------------ */
 
-static void control_drain(struct control *c)
-{
-	evb_flush(c->t.w);
-	sync_round_end(c->t.sync);
-}
-
-static void control_print_stats(struct control *c, FILE *out, const char *why)
-{
-	time_t now = time(NULL);
-
-	c->t.stats->v[STAT_EVB_TOO_LONG] = c->t.w->too_long;
-	fprintf(out, "\n%s%s", why ? why : "", ctime(&now));
-	stats_print(c->t.stats, out);
-	if (c->t.perf)
-		perf_print_stats(c->t.perf, out);
-	if (c->t.loader)
-		ext_print_stats(c->t.loader, out);
-	fflush(out);
-}
-
-static void control_dump(struct control *c)
-{
-	int rc;
-
-	control_drain(c);
-	sfile_sync_all(c->t.sfiles);
-	perf_lost_checkpoint(c->t.perf);
-	if (c->log && *c->log)
-		control_print_stats(c, *c->log, "control: dump ");
-	rc = stats_write_files(c->t.stats, c->sess->current_fd, NULL);
-	if (rc)
-		control_log(c, "%s/samples/current/stats: %s", c->sess->dir, strerror(-rc));
-}
-
 int control_set_aside(struct control *c, const char *name, bool rotate, char *used,
 		      size_t used_len, char *err, size_t err_len)
 {
-	char stamp[ROTATE_NAME_MAX];
+	char stamp[ROTATE_NAME_MAX], why[ROTATE_NAME_MAX + 64];
 	const char *to = name ? name : "previous";
 	int rc, rc2;
-	size_t i;
 
 	err[0] = 0;
 	if (rotate) {
@@ -462,28 +412,16 @@ int control_set_aside(struct control *c, const char *name, bool rotate, char *us
 			 ROTATE_NAME_MAX - 1);
 		return -EINVAL;
 	}
-	/* everything on its way to the files lands, then no file stays open */
-	control_drain(c);
-	/* the kernel's lost counts up to here belong to the session being set aside */
-	perf_lost_checkpoint(c->t.perf);
-	sfile_sync_all(c->t.sfiles);
-	trans_forget_sfile(c->t.trans);
-	sfile_close_all(c->t.sfiles);
 	/*
-	 * the statistics of the session being saved, before it moves: plugins
-	 * complete their part of it to report (the kernel plugin its symbol
-	 * snapshot, still being written in the first ~50 ms after start-up,
-	 * which rotate_keep_snapshot() then carries to the new current)
+	 * every sample on its way lands, no file stays open, and the stats
+	 * (the kernel's lost counts up to here, throttled events) are written
+	 * into the session being set aside, before it moves: plugins complete
+	 * their part of it to report (the kernel plugin its symbol snapshot,
+	 * still being written in the first ~50 ms after start-up, which
+	 * rotate_keep_snapshot() then carries to the new current)
 	 */
-	if (c->log && *c->log) {
-		char why[ROTATE_NAME_MAX + 64];
-
-		snprintf(why, sizeof(why), "control: saving samples/current as samples/%s ", to);
-		control_print_stats(c, *c->log, why);
-	}
-	rc = stats_write_files(c->t.stats, c->sess->current_fd, NULL);
-	if (rc)
-		control_log(c, "%s/samples/current/stats: %s", c->sess->dir, strerror(-rc));
+	snprintf(why, sizeof(why), "control: saving samples/current as samples/%s ", to);
+	pipeline_end_session(c->t.pipe, why);
 	rc = rotate_move_current(c->sess->samples_fd, to, !name && !rotate, err, err_len);
 	/* a fresh (or, if the move failed, the same) current under the same fd */
 	rc2 = session_reopen_current(c->sess);
@@ -506,10 +444,7 @@ int control_set_aside(struct control *c, const char *name, bool rotate, char *us
 			    "samples/current: %s", strerror(-rc2));
 	control_log(c, "control: samples/current saved as samples/%s", to);
 	/* the new session's counters start at zero; status adds the earlier ones */
-	for (i = 0; i < STAT_NR; i++)
-		c->before.v[i] += c->t.stats->v[i];
-	memset(c->t.stats, 0, sizeof(*c->t.stats));
-	c->t.w->too_long = 0;
+	pipeline_new_session(c->t.pipe, &c->before);
 	snprintf(used, used_len, "%s", to);
 	return 0;
 }
@@ -615,9 +550,10 @@ static uint64_t control_lost_sum(const struct op_stats *st)
 static void control_status(struct control *c, FILE *out)
 {
 	static const char *const modes[] = { "launch", "pid", "system-wide", "replay" };
-	const struct op_stats *st = c->t.stats, *bf = &c->before;
+	const struct op_stats *st = pipeline_stats(c->t.pipe), *bf = &c->before;
 	uint64_t cur, all, lost;
 	const struct perf_stats *ps = c->t.perf ? perf_get_stats(c->t.perf) : NULL;
+	unsigned nr_open, nr_sets;
 	char since[64];
 	struct tm tm;
 	char **names;
@@ -652,8 +588,9 @@ static void control_status(struct control *c, FILE *out)
 		fprintf(out, "kernel LOST records: %" PRIu64 " (reporting %" PRIu64
 			" records of any kind)\n",
 			ps->lost_records, ps->lost);
-	fprintf(out, "open sample files: %u (sets %u, max_open_files %u)\n", c->t.sfiles->nr_open,
-		c->t.sfiles->nr_sfiles, c->opts->max_open_files);
+	pipeline_file_counts(c->t.pipe, &nr_open, &nr_sets);
+	fprintf(out, "open sample files: %u (sets %u, max_open_files %u)\n", nr_open, nr_sets,
+		c->opts->max_open_files);
 	fprintf(out, "open file descriptors: %u\n", control_count_fds());
 	if (c->rotate_interval)
 		fprintf(out, "rotation: every %u s, keep %u, next in %lld s, done %u%s%s\n",
@@ -693,7 +630,7 @@ static void control_request(struct control *c, char *line, FILE *out)
 	if (!strcmp(line, "status") && !arg) {
 		control_status(c, out);
 	} else if (!strcmp(line, "dump") && !arg) {
-		control_dump(c);
+		pipeline_dump(c->t.pipe); /* what SIGUSR1 does */
 		fprintf(out, "ok\nsamples synced to %s/samples/current\n", c->sess->dir);
 	} else if (!strcmp(line, "stop") && !arg) {
 		control_log(c, "control: stop requested");

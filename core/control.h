@@ -18,11 +18,9 @@
 #include "stats.h"
 
 struct op_options;
+struct op_log;
 struct session;
-struct sfile_table;
-struct trans_ctx;
-struct sync_ctx;
-struct op_emit;
+struct pipeline;
 struct perf_session;
 struct ext_loader;
 
@@ -54,11 +52,7 @@ struct control_client {
 
 /* The daemon's parts the control commands act on (owned by main.c). */
 struct control_target {
-	struct sfile_table *sfiles;
-	struct trans_ctx *trans;
-	struct sync_ctx *sync;
-	struct op_emit *w;
-	struct op_stats *stats;
+	struct pipeline *pipe;
 	struct perf_session *perf;
 	struct ext_loader *loader;
 };
@@ -67,7 +61,7 @@ struct control_target {
 struct control {
 	const struct op_options *opts;
 	struct session *sess;
-	FILE **log;
+	struct op_log *log;          /* main's; its stderr_is_log is set at control_ready */
 	struct control_target t;
 	bool prepared, active, daemonized, stop;
 	bool stderr_is_log;          /* daemonized and running: stderr is the log */
@@ -105,7 +99,7 @@ int control_check_plugins(const struct op_options *o, FILE *err);
  * pointing at the log); it never returns. 0 or -errno in the daemon.
  */
 int control_prepare(struct control *c, const struct op_options *o, struct session *sess,
-		    size_t nr_events, FILE **log);
+		    size_t nr_events, struct op_log *log);
 
 /* Open the control socket and arm the --rotate timer. 0, or -errno (logged). */
 int control_start(struct control *c, const struct control_target *t);
@@ -129,7 +123,7 @@ void control_stop(struct control *c);
 /*
  * Set samples/current aside as samples/@name (save), samples/previous
  * (@name NULL: reset) or rotate-TIME (@rotate): close and sync the sample
- * files, write the stats files, move the directory, start a fresh current
+ * files, write the stats files (incl. throttled/), move the directory, start a fresh current
  * with the kernel symbol snapshot, restart the session counters. The
  * session name used goes to @used. 0 or -errno with a message in @err.
  */

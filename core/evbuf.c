@@ -11,6 +11,10 @@
 #include "evbuf.h"
 #include "ext.h"
 
+/* the SDK side numbers plugin codes as the event buffer does */
+_Static_assert(EVB_PLUGIN_CODE_FIRST == OP_ESCAPE_FIRST_PLUGIN, "plugin escape codes start apart");
+_Static_assert(EVB_CODE_MAX == OP_ESCAPE_MAX + 1, "escape code ranges end apart");
+
 static const struct {
 	const char *name;
 	int nargs;
@@ -21,8 +25,6 @@ static const struct {
 	[EVB_KERNEL_ENTER] = { "kernel-enter", 0 },
 	[EVB_USER_ENTER] = { "user-enter", 0 },
 	[EVB_ANON_SWITCH] = { "anon-switch", 3 },
-	[EVB_TRACE_BEGIN] = { "trace-begin", 0 },
-	[EVB_TRACE_END] = { "trace-end", 0 },
 	[EVB_CPU_RESTORE] = { "cpu-restore", 1 },
 };
 
@@ -92,23 +94,16 @@ int evb_pair(struct op_emit *w, uint64_t offset, uint64_t counter)
 		return -EINVAL;
 	if (evb_reserve(w, 2))
 		return -ENOSPC;
-	w->buf[w->len++] = offset;
-	w->buf[w->len++] = counter;
+	evb_store_pair(w, offset, counter);
 	return 0;
 }
 
 int evb_code(struct op_emit *w, uint32_t code, const uint64_t *args, uint32_t nargs)
 {
-	uint32_t i;
-
-	if (code == 0 || code > OP_ESCAPE_MAX)
+	if (!evb_code_ok(code))
 		return -EINVAL;
 	if (evb_reserve(w, 3 + (size_t)nargs))
 		return -ENOSPC;
-	w->buf[w->len++] = EVB_ESCAPE;
-	w->buf[w->len++] = code;
-	w->buf[w->len++] = nargs;
-	for (i = 0; i < nargs; i++)
-		w->buf[w->len++] = args[i];
+	evb_store_code(w, code, args, nargs);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef OP_CORE_EVBUF_H
 #define OP_CORE_EVBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,7 +23,17 @@
  */
 #define EVB_ESCAPE (~(uint64_t)0)
 
-/* Core escape codes (< OP_ESCAPE_FIRST_PLUGIN); numbers follow OProfile's. */
+/*
+ * Escape codes: 1 .. EVB_PLUGIN_CODE_FIRST-1 are the core's (below), the
+ * rest up to EVB_CODE_MAX-1 are handed out to plugins at registration. Code
+ * 0 is never written. The SDK numbers plugin codes the same way
+ * (OP_ESCAPE_FIRST_PLUGIN .. OP_ESCAPE_MAX, the last one included;
+ * evbuf.c asserts they agree).
+ */
+#define EVB_PLUGIN_CODE_FIRST 32u
+#define EVB_CODE_MAX 256u
+
+/* Core escape codes (< EVB_PLUGIN_CODE_FIRST); numbers follow OProfile's. */
 enum evb_code {
 	EVB_CTX_SWITCH = 1,    /* tid, app_cookie, tgid */
 	EVB_CPU_SWITCH = 2,    /* cpu */
@@ -30,8 +41,11 @@ enum evb_code {
 	EVB_KERNEL_ENTER = 4,  /* - : following samples are in the kernel */
 	EVB_USER_ENTER = 5,    /* - : following samples are in user space */
 	EVB_ANON_SWITCH = 6,   /* cookie, start, end (inclusive) of an anon region */
-	EVB_TRACE_BEGIN = 8,   /* - : next pair is a leaf, then arcs (see trans.c) */
-	EVB_TRACE_END = 9,     /* - : end of the arcs */
+	/*
+	 * 7 (OProfile's DROP_MODULES), 8 and 9 (TRACE_BEGIN/TRACE_END, arcs of a
+	 * call chain; call graphs are the callgraph plugin's now) and 10..14 are
+	 * reserved: never reuse these numbers, a reader counts them as unknown.
+	 */
 	/*
 	 * cpu: like EVB_CPU_SWITCH, but the context becomes the one last used
 	 * on that cpu (ours; not in OProfile). Both codes first set the current
@@ -41,6 +55,24 @@ enum evb_code {
 	EVB_CPU_RESTORE = 15,
 	EVB_CORE_CODES_END = 16,
 };
+
+/* a code that may be written: core or plugin */
+static inline bool evb_code_ok(uint64_t code)
+{
+	return code && code < EVB_CODE_MAX;
+}
+
+/* in the core's range (not necessarily one the core knows: evb_core_nargs) */
+static inline bool evb_core_code(uint64_t code)
+{
+	return code && code < EVB_CORE_CODES_END;
+}
+
+/* in the plugins' range */
+static inline bool evb_plugin_code(uint64_t code)
+{
+	return code >= EVB_PLUGIN_CODE_FIRST && code < EVB_CODE_MAX;
+}
 
 /* CPUs whose context is set aside on a cpu change (EVB_CPU_RESTORE) */
 #define EVB_MAX_CPU_CONTEXTS 256
@@ -73,18 +105,32 @@ int evb_pair(struct op_emit *w, uint64_t offset, uint64_t counter);
 /* HOT. Append an escape record; -ENOSPC if it can never fit, -EINVAL for a bad code. */
 int evb_code(struct op_emit *w, uint32_t code, const uint64_t *args, uint32_t nargs);
 
-/* HOT, sync's own core codes (@code valid): inline when the record fits. */
-static inline void evb_put_code(struct op_emit *w, uint32_t code, const uint64_t *args,
-				uint32_t nargs)
+/* HOT. @n more words fit without a flush. */
+static inline bool evb_room(const struct op_emit *w, size_t n)
 {
-	uint64_t *p;
+	return w->len + n <= w->cap;
+}
+
+/*
+ * HOT. Store a sample pair; the caller checked evb_room(w, 2) and that
+ * @offset is not EVB_ESCAPE.
+ */
+static inline void evb_store_pair(struct op_emit *w, uint64_t offset, uint64_t counter)
+{
+	uint64_t *p = w->buf + w->len;
+
+	p[0] = offset;
+	p[1] = counter;
+	w->len += 2;
+}
+
+/* HOT. Store an escape record; the caller checked evb_room(w, 3 + nargs) and @code. */
+static inline void evb_store_code(struct op_emit *w, uint32_t code, const uint64_t *args,
+				  uint32_t nargs)
+{
+	uint64_t *p = w->buf + w->len;
 	uint32_t i;
 
-	if (w->len + 3 + nargs > w->cap) {
-		evb_code(w, code, args, nargs);
-		return;
-	}
-	p = w->buf + w->len;
 	p[0] = EVB_ESCAPE;
 	p[1] = code;
 	p[2] = nargs;
@@ -93,16 +139,67 @@ static inline void evb_put_code(struct op_emit *w, uint32_t code, const uint64_t
 	w->len += 3 + (size_t)nargs;
 }
 
+/* HOT, sync's own core codes (@code valid): inline when the record fits. */
+static inline void evb_put_code(struct op_emit *w, uint32_t code, const uint64_t *args,
+				uint32_t nargs)
+{
+	if (!evb_room(w, 3 + (size_t)nargs)) {
+		evb_code(w, code, args, nargs);
+		return;
+	}
+	evb_store_code(w, code, args, nargs);
+}
+
 /* HOT. evb_pair(), inline when the pair fits. */
 static inline void evb_put_pair(struct op_emit *w, uint64_t offset, uint64_t counter)
 {
-	if (offset == EVB_ESCAPE || w->len + 2 > w->cap) {
+	if (offset == EVB_ESCAPE || !evb_room(w, 2)) {
 		evb_pair(w, offset, counter);
 		return;
 	}
-	w->buf[w->len] = offset;
-	w->buf[w->len + 1] = counter;
-	w->len += 2;
+	evb_store_pair(w, offset, counter);
+}
+
+/*
+ * The reader: what evb_next() found at the position it was given.
+ *   EVB_END     no word left
+ *   EVB_PAIR    a sample pair: offset, counter
+ *   EVB_RECORD  an escape record: code (0 when out of range: no code at
+ *               all, count it as unknown), nargs, args (inside the buffer)
+ *   EVB_CUT     a pair or record cut by the end of the buffer (the rest of
+ *               the buffer cannot be read)
+ */
+enum evb_kind { EVB_END, EVB_PAIR, EVB_RECORD, EVB_CUT };
+
+struct evb_item {
+	uint64_t offset, counter;
+	uint32_t code, nargs;
+	const uint64_t *args;
+};
+
+/* HOT. The item at *@pos of the @n words @w; *@pos moves past it. */
+static inline enum evb_kind evb_next(const uint64_t *w, size_t n, size_t *pos,
+				     struct evb_item *it)
+{
+	size_t i = *pos;
+
+	if (i >= n)
+		return EVB_END;
+	if (w[i] != EVB_ESCAPE) {
+		if (n - i < 2)
+			return EVB_CUT;
+		it->offset = w[i];
+		it->counter = w[i + 1];
+		*pos = i + 2;
+		return EVB_PAIR;
+	}
+	if (n - i < 3 || w[i + 2] > n - i - 3)
+		return EVB_CUT;
+	it->code = evb_code_ok(w[i + 1]) ? (uint32_t)w[i + 1] : 0;
+	it->nargs = (uint32_t)w[i + 2];
+	it->args = &w[i + 3];
+	*pos = i + 3 + (size_t)it->nargs;
+	return EVB_RECORD;
 }
 
 #endif /* OP_CORE_EVBUF_H */

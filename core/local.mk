@@ -32,7 +32,14 @@ core_libopsample_la_SOURCES = core/perf.c core/perf.h core/perf_int.h core/perf_
 	core/stats.h core/stats.c core/session.h core/session.c
 core_libopsample_la_LIBADD = core/liboplog.la
 
-core_oprofiled_LDADD += core/libopload.la core/libopsample.la core/liboplog.la lib/libopng.la \
+# the daemon's pipeline object: the sample path's stages wired together,
+# the drain/dump/stats/close verbs main (signals) and control (opcontrol) share
+noinst_LTLIBRARIES += core/libopdaemon.la
+core_libopdaemon_la_SOURCES = core/pipeline.c core/pipeline.h
+core_libopdaemon_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
+core_libopdaemon_la_LIBADD = core/libopsample.la core/libopload.la core/liboplog.la
+
+core_oprofiled_LDADD += core/libopdaemon.la core/libopload.la core/libopsample.la core/liboplog.la lib/libopng.la \
 	$(LIBCONFIG_LIBS) $(PFM_LIBS) $(DL_LIBS)
 
 # service mode: daemonizing, RLIMIT_NOFILE, the owner-only control socket

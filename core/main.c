@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "control.h"
-#include "evbuf.h"
 #include "ext.h"
 #include "log.h"
 #include "op_cpu.h"
@@ -31,23 +30,15 @@
 #include "op_session_layout.h"
 #include "options.h"
 #include "perf.h"
+#include "pipeline.h"
 #include "session.h"
 #include "sfile.h"
-#include "stats.h"
-#include "sync.h"
-#include "trans.h"
-
-#define MAIN_EVBUF_WORDS (64 * 1024)
 
 struct daemon {
 	struct op_options opts;
 	struct session sess;
-	struct cookie_table cookies;
-	struct op_stats stats;
-	struct op_emit w;
-	struct sync_ctx sync;
-	struct sfile_table sfiles;
-	struct trans_ctx trans;
+	struct op_log log;            /* the one logger: every stage writes through it */
+	struct pipeline *pipe;        /* sync, trans, sample files, stats */
 	struct ext_core_services core;
 	struct ext_loader *loader;
 	struct ext_registry *reg;
@@ -59,55 +50,14 @@ struct daemon {
 	bool have_catalogue;
 	struct op_perf_attr attrs[OP_MAX_EVENTS];
 	struct sfile_event events[OP_MAX_EVENTS];
+	const char *event_names[OP_MAX_EVENTS]; /* events[i].name: stats/throttled/ */
 	size_t nr_events;
-	uint32_t throttled;           /* bit per core event that was throttled */
 	char model_why[640];          /* first hardware model's reason to decline */
 	int sigfd;
 	pthread_t warm;               /* main_warm_start() */
 	bool warm_started;
 	struct control ctl;           /* service mode: control.c */
-	FILE *log;
-	struct op_log oplog;          /* the loader's messages: follows log */
 };
-
-static void main_err(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* errors go to stderr and, once the session is open, to the log */
-static void main_err(struct daemon *d, const char *fmt, ...)
-{
-	va_list ap;
-
-	/* a daemon's stderr is the log itself: say it once */
-	if (!d->ctl.stderr_is_log) {
-		va_start(ap, fmt);
-		fputs("oprofiled: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-		va_end(ap);
-	}
-	if (d->log && d->log != stderr) {
-		va_start(ap, fmt);
-		fputs("oprofiled: ", d->log);
-		vfprintf(d->log, fmt, ap);
-		fputc('\n', d->log);
-		va_end(ap);
-		fflush(d->log);
-	}
-}
-
-static void main_log(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void main_log(struct daemon *d, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!d->log)
-		return;
-	va_start(ap, fmt);
-	vfprintf(d->log, fmt, ap);
-	va_end(ap);
-	fflush(d->log);
-}
 
 static uint64_t now_ms(void)
 {
@@ -207,7 +157,7 @@ static const struct ext_model *main_pick_model(struct daemon *d, const struct op
 			best = m;
 			best_score = score;
 		} else if (score <= 0 && why[0] && !quiet) {
-			main_log(d, "oprofiled: model %s declines this CPU: %s\n", m->desc.name, why);
+			log_info(&d->log, "model %s declines this CPU: %s", m->desc.name, why);
 			if (!d->model_why[0])
 				snprintf(d->model_why, sizeof(d->model_why), "model %s declines "
 					 "this CPU: %s", m->desc.name, why);
@@ -240,7 +190,7 @@ static void main_load_models(struct daemon *d)
 		if (access(path, F_OK))
 			continue;
 		if (ext_load(d->loader, models[i], "", "default"))
-			main_err(d, "warning: hardware-model plugin %s could not be loaded from %s "
+			log_err(&d->log, "warning: hardware-model plugin %s could not be loaded from %s "
 			       "(see the log)", models[i], d->opts.plugin_dir);
 	}
 }
@@ -345,11 +295,11 @@ static int main_choose_events(struct daemon *d)
 	int rc = 0;
 
 	if (!spec || !*spec) {
-		main_err(d, "model %s has no default event: give --events=NAME:count", m->desc.name);
+		log_err(&d->log, "model %s has no default event: give --events=NAME:count", m->desc.name);
 		return -EINVAL;
 	}
 	if (!m->desc.encode) {
-		main_err(d, "model %s cannot encode events (no encode callback)", m->desc.name);
+		log_err(&d->log, "model %s cannot encode events (no encode callback)", m->desc.name);
 		return -EINVAL;
 	}
 	list = strdup(spec);
@@ -362,18 +312,18 @@ static int main_choose_events(struct daemon *d)
 		size_t i;
 
 		if (d->nr_events == OP_MAX_EVENTS) {
-			main_err(d, "--events: more than %d events - give fewer", OP_MAX_EVENTS);
+			log_err(&d->log, "--events: more than %d events - give fewer", OP_MAX_EVENTS);
 			rc = -EINVAL;
 			break;
 		}
 		snprintf(item_copy, sizeof(item_copy), "%s", item);
 		rc = main_parse_event(item, &req, err, sizeof(err));
 		if (rc) {
-			main_err(d, "--events=%s: %s", spec, err);
+			log_err(&d->log, "--events=%s: %s", spec, err);
 			break;
 		}
 		if (strlen(req.name) > OP_EVENT_NAME_MAX || strpbrk(req.name, "./ ")) {
-			main_err(d, "--events: event name \"%s\" must be at most %d characters without "
+			log_err(&d->log, "--events: event name \"%s\" must be at most %d characters without "
 			       "'.', '/' or spaces", req.name, OP_EVENT_NAME_MAX);
 			rc = -EINVAL;
 			break;
@@ -384,7 +334,7 @@ static int main_choose_events(struct daemon *d)
 
 			rc = op_parse_event_spec(&d->catalogue, item_copy, &spec, err, sizeof(err));
 			if (rc) {
-				main_err(d, "--events: %s (cpu type %s; ophelp lists the events)", err,
+				log_err(&d->log, "--events: %s (cpu type %s; ophelp lists the events)", err,
 					 d->cpu_type_name);
 				break;
 			}
@@ -397,7 +347,7 @@ static int main_choose_events(struct daemon *d)
 		}
 		if (req.kernel && !main_event_field_given(item_copy, 3) && main_kernel_refused(d)) {
 			if (!user_only_said)
-				main_err(d, "note: perf_event_paranoid is 2 or more and oprofiled is not "
+				log_err(&d->log, "note: perf_event_paranoid is 2 or more and oprofiled is not "
 				       "root: sampling user space only (give NAME:count:um:1:1 to ask "
 				       "for kernel samples too, as root or with CAP_PERFMON)");
 			user_only_said = true;
@@ -405,7 +355,7 @@ static int main_choose_events(struct daemon *d)
 		}
 		for (i = 0; i < d->nr_events; i++) {
 			if (!strcmp(d->events[i].name, req.name) && d->events[i].um == req.um) {
-				main_err(d, "--events: %s with unit mask %u is given twice - give it once",
+				log_err(&d->log, "--events: %s with unit mask %u is given twice - give it once",
 				    req.name, req.um);
 				rc = -EINVAL;
 				goto out;
@@ -415,7 +365,7 @@ static int main_choose_events(struct daemon *d)
 		rc = m->desc.encode(m->priv, &req, &d->attrs[d->nr_events], err, sizeof(err));
 		if (rc) {
 			/* a hardware event asked for while the fallback took over: say why */
-			main_err(d, "event %s cannot be used with model %s: %s%s%s", req.name, m->desc.name,
+			log_err(&d->log, "event %s cannot be used with model %s: %s%s%s", req.name, m->desc.name,
 			    err[0] ? err : strerror(rc < 0 ? -rc : EINVAL),
 			    d->model_why[0] ? "; hardware " : "", d->model_why);
 			rc = rc < 0 ? rc : -EINVAL;
@@ -431,7 +381,7 @@ static int main_choose_events(struct daemon *d)
 out:
 	free(list);
 	if (!rc && d->nr_events == 0 && !d->reg->no_event_ok) {
-		main_err(d, "--events=%s: no event given", spec);
+		log_err(&d->log, "--events=%s: no event given", spec);
 		rc = -EINVAL;
 	}
 	return rc;
@@ -445,11 +395,9 @@ static int main_plugins(struct daemon *d)
 	size_t i;
 	int rc;
 
-	log_init(&d->oplog, d->log);
-	d->oplog.echo_errors = true;
-	d->loader = ext_loader_new(d->opts.plugin_dir, d->opts.config, &d->core, &d->oplog);
+	d->loader = ext_loader_new(d->opts.plugin_dir, d->opts.config, &d->core, &d->log);
 	if (!d->loader) {
-		main_err(d, "out of memory creating the plugin loader");
+		log_err(&d->log, "out of memory creating the plugin loader");
 		return -ENOMEM;
 	}
 	ext_loader_set_verbose(d->loader, d->opts.verbose & OP_VERBOSE_EXT);
@@ -461,11 +409,11 @@ static int main_plugins(struct daemon *d)
 			continue;
 		/* the plugin's own message cannot tell an --ext-feature from a config line */
 		if (strcmp(f->origin, OP_ORIGIN_CMDLINE))
-			main_err(d, "%s: plugin \"%s\" could not be loaded (see its messages above) - "
+			log_err(&d->log, "%s: plugin \"%s\" could not be loaded (see its messages above) - "
 				 "fix its args or settings, or remove the plugins entry", f->origin,
 				 f->name);
 		else
-			main_err(d, "--ext-feature=%s%s%s: plugin \"%s\" could not be loaded (see its "
+			log_err(&d->log, "--ext-feature=%s%s%s: plugin \"%s\" could not be loaded (see its "
 				 "messages above) - fix or remove the option", f->name,
 				 *f->args ? ":" : "", f->args, f->name);
 		return rc;
@@ -476,7 +424,7 @@ static int main_plugins(struct daemon *d)
 		if (d->opts.vmlinux && !d->opts.no_vmlinux)
 			snprintf(args, sizeof(args), "vmlinux=%s", d->opts.vmlinux);
 		if (ext_load(d->loader, "kernel", args, "default"))
-			main_err(d, "warning: the kernel plugin could not be loaded from %s: kernel "
+			log_err(&d->log, "warning: the kernel plugin could not be loaded from %s: kernel "
 			       "samples will be counted as lost", d->opts.plugin_dir);
 	}
 	main_load_models(d);
@@ -491,7 +439,7 @@ static int main_plugins(struct daemon *d)
 	if (!d->model) {
 		if (d->reg->no_event_ok && !d->opts.events_spec)
 			return 0;
-		main_err(d, "no hardware model claims this CPU (%s family %u model %u, PMU %s) and the "
+		log_err(&d->log, "no hardware model claims this CPU (%s family %u model %u, PMU %s) and the "
 		       "timer plugin is not available in %s - install the plugins or set "
 		       "--plugin-dir",
 		    ci.vendor[0] ? ci.vendor : "unknown", ci.family, ci.model,
@@ -503,15 +451,14 @@ static int main_plugins(struct daemon *d)
 	if (!d->cpu_type_name)
 		d->cpu_type_name = "unknown";
 	d->cpu_type = id;
-	main_log(d, "oprofiled: model %s, cpu type %s (%u)\n", d->model->desc.name,
-	      d->cpu_type_name, id);
+	log_info(&d->log, "model %s, cpu type %s (%u)", d->model->desc.name, d->cpu_type_name, id);
 	if (op_cpu_has_events((int)id)) {
 		char err[512] = "";
 
 		rc = op_events_load(&d->catalogue, NULL, d->cpu_type_name,
 				    d->model->desc.nr_counters, 0, err, sizeof(err));
 		if (rc) {
-			main_err(d, "events catalogue of cpu type %s: %s - check OPROFILE_EVENTS_DIR "
+			log_err(&d->log, "events catalogue of cpu type %s: %s - check OPROFILE_EVENTS_DIR "
 			       "or the installation", d->cpu_type_name, err[0] ? err : strerror(-rc));
 			return rc;
 		}
@@ -519,87 +466,14 @@ static int main_plugins(struct daemon *d)
 	}
 	rc = main_choose_events(d);
 	if (rc && d->opts.events_origin)
-		main_err(d, "%s: events: \"%s\" cannot be used (see above) - fix the config file",
+		log_err(&d->log, "%s: events: \"%s\" cannot be used (see above) - fix the config file",
 			 d->opts.events_origin, d->opts.events_spec);
 	return rc;
 }
 
 /* ------------------------------------------------------------------ */
-/* statistics                                                          */
-/* ------------------------------------------------------------------ */
-
-static void main_print_stats(struct daemon *d)
-{
-	time_t t = time(NULL);
-
-	if (!d->log)
-		return;
-	/* the kernel's lost counts up to now (else only a status, save or stop reads them) */
-	if (d->perf)
-		perf_lost_checkpoint(d->perf);
-	d->stats.v[STAT_EVB_TOO_LONG] = d->w.too_long;
-	fprintf(d->log, "\n%s", ctime(&t));
-	stats_print(&d->stats, d->log);
-	if (d->stats.v[STAT_LOST_RECORDS])
-		fprintf(d->log, "oprofiled: the kernel dropped %" PRIu64 " records because a ring "
-				"was full - raise --ring-pages (now %zu) or sample less often\n",
-			d->stats.v[STAT_LOST_RECORDS], d->opts.ring_pages);
-	if (d->perf)
-		perf_print_stats(d->perf, d->log);
-	if (d->loader)
-		ext_print_stats(d->loader, d->log);
-	fflush(d->log);
-}
-
-static void main_write_stats_files(struct daemon *d)
-{
-	const char *names[OP_MAX_EVENTS + 1] = { 0 };
-	size_t i, n;
-	int rc;
-
-	for (i = 0, n = 0; i < d->nr_events; i++)
-		if (d->throttled & (1u << i))
-			names[n++] = d->events[i].name;
-	rc = stats_write_files(&d->stats, d->sess.current_fd, names);
-	if (rc)
-		main_err(d, "%s/samples/current/stats: cannot write the lost-sample counters: %s",
-		    d->sess.dir, strerror(-rc));
-}
-
-/* ------------------------------------------------------------------ */
 /* the loop                                                            */
 /* ------------------------------------------------------------------ */
-
-/* a THROTTLE record (sync's hook): which event, stats/throttled/<event> names it */
-static void main_throttled(void *arg, uint64_t id)
-{
-	struct daemon *d = arg;
-	const struct pdec_event *e = d->perf ? pdec_lookup(perf_decoder(d->perf), id) : NULL;
-
-	if (e && e->source == 0 && e->counter < 32)
-		d->throttled |= 1u << e->counter;
-	else
-		d->throttled |= ~0u;
-}
-
-/* everything synced so far goes to the sample files */
-static void main_drain(struct daemon *d)
-{
-	evb_flush(&d->w);
-	sync_round_end(&d->sync);
-}
-
-/* perf's round_end in replay: what main_loop does after each live round */
-static void main_round_end(void *arg)
-{
-	main_drain(arg);
-}
-
-static void main_sync_files(struct daemon *d)
-{
-	main_drain(d);
-	sfile_sync_all(&d->sfiles);
-}
 
 enum main_action { MAIN_CONTINUE, MAIN_STOP };
 
@@ -613,28 +487,23 @@ static enum main_action main_signals(struct daemon *d)
 		switch (si.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
-			main_log(d, "oprofiled: signal %u: stopping\n", si.ssi_signo);
+			log_info(&d->log, "signal %u: stopping", si.ssi_signo);
 			act = MAIN_STOP;
 			break;
 		case SIGUSR1:
-			main_sync_files(d);
-			main_print_stats(d);
-			main_write_stats_files(d);
+			pipeline_dump(d->pipe);
 			break;
 		case SIGHUP:
-			main_drain(d);
-			trans_forget_sfile(&d->trans);
-			sfile_close_all(&d->sfiles);
+			pipeline_close_files(d->pipe);
 			rc = session_reopen_current(&d->sess);
 			if (rc)
-				main_err(d, "%s/samples/current: cannot reopen it: %s", d->sess.dir,
+				log_err(&d->log, "%s/samples/current: cannot reopen it: %s", d->sess.dir,
 					 strerror(-rc));
+			/* every stage writes through d->log: this moves them all */
 			if (session_reopen_log(&d->sess) == 0)
-				d->log = d->sess.log;
-			log_set_file(&d->oplog, d->log);
-			d->sfiles.log = d->log;
+				log_set_file(&d->log, d->sess.log);
 			control_after_hup(&d->ctl);
-			main_log(d, "oprofiled: SIGHUP: sample files closed, log reopened\n");
+			log_info(&d->log, "SIGHUP: sample files closed, log reopened");
 			break;
 		default:
 			break;
@@ -669,9 +538,9 @@ static int main_loop(struct daemon *d)
 		int r = perf_poll(d->perf, 1000);
 		uint64_t now;
 
-		main_drain(d);
+		pipeline_drain(d->pipe);
 		if (r < 0) {
-			main_err(d, "reading the perf rings failed: %s", strerror(-r));
+			log_err(&d->log, "reading the perf rings failed: %s", strerror(-r));
 			rc = r;
 			break;
 		}
@@ -681,11 +550,11 @@ static int main_loop(struct daemon *d)
 			break;
 		now = now_ms();
 		if (d->opts.sync_interval && now >= next_sync) {
-			sfile_sync_all(&d->sfiles);
+			pipeline_sync_files(d->pipe);
 			next_sync = now + (uint64_t)d->opts.sync_interval * 1000;
 		}
 		if (d->opts.stats_interval && now >= next_stats) {
-			main_print_stats(d);
+			pipeline_print_stats(d->pipe, NULL);
 			next_stats = now + (uint64_t)d->opts.stats_interval * 1000;
 		}
 		control_tick(&d->ctl);
@@ -697,44 +566,23 @@ static int main_loop(struct daemon *d)
 /* set-up                                                              */
 /* ------------------------------------------------------------------ */
 
-static void main_core_services(struct daemon *d)
-{
-	struct ext_core_services *c = &d->core;
-
-	c->sync = &d->sync;
-	c->trans = &d->trans;
-	c->map_pc = sync_map_pc;
-	c->emit = sync_emit;
-	c->log_sample = trans_log_sample;
-	c->sample_file_open = trans_sample_file_open;
-	c->sample_file_add = trans_sample_file_add;
-	c->sample_file_sync = trans_sample_file_sync;
-	c->sample_file_close = trans_sample_file_close;
-	c->cookie_path = sync_cookie_path;
-	c->cookie_intern = sync_cookie_intern;
-	c->session_dir = d->sess.dir;
-	c->proc_root = d->opts.proc_root ? d->opts.proc_root : "/proc";
-}
-
 static int main_pipeline(struct daemon *d)
 {
+	struct ext_core_services *c = &d->core;
 	int rc;
 
-	rc = cookie_init(&d->cookies);
-	d->cookies.filter = d->opts.image_filter;
-	if (!rc)
-		rc = evb_init(&d->w, MAIN_EVBUF_WORDS, trans_buffer, &d->trans);
-	if (!rc)
-		rc = sync_init(&d->sync, &d->cookies, &d->w, NULL, &d->stats);
+	rc = pipeline_new(&d->pipe, &d->log, d->opts.check_config ? NULL : &d->sess,
+			  d->opts.image_filter);
 	if (rc) {
-		main_err(d, "out of memory");
+		log_err(&d->log, "out of memory");
 		return rc;
 	}
-	main_core_services(d);
+	pipeline_core_services(d->pipe, c);
+	c->session_dir = d->sess.dir;
+	c->proc_root = d->opts.proc_root ? d->opts.proc_root : "/proc";
 	return 0;
 }
 
-/* after the plugins are loaded: the registry and events are known */
 /*
  * Launch mode: the command must resolve (as execvp would) to an executable
  * file before the session is touched; 0 or -errno with a message.
@@ -771,9 +619,12 @@ static int main_check_command(char **argv)
 	return rc;
 }
 
+/* after the plugins are loaded: the registry and events are known */
 static int main_sfiles(struct daemon *d)
 {
 	struct sfile_config cfg = { 0 };
+	const char *proc_root = NULL;
+	size_t i;
 	int rc;
 
 	cfg.current_dirfd = d->sess.current_fd;
@@ -783,16 +634,16 @@ static int main_sfiles(struct daemon *d)
 	cfg.cpu_speed = session_cpu_speed(d->opts.proc_root);
 	memcpy(cfg.events, d->events, sizeof(cfg.events));
 	cfg.nr_events = (unsigned)d->nr_events;
-	d->sync.reg = d->reg;
+	for (i = 0; i < d->nr_events; i++)
+		d->event_names[i] = d->events[i].name;
+	pipeline_set_event_names(d->pipe, d->event_names, d->nr_events);
 	/* live modes: processes whose records were lost are read from /proc once */
 	if (d->opts.mode != OP_MODE_REPLAY)
-		d->sync.proc_root = d->opts.proc_root ? d->opts.proc_root : "/proc";
-	rc = sfile_init(&d->sfiles, &cfg, &d->cookies, d->reg, &d->stats, d->log);
-	if (!rc)
-		rc = trans_init(&d->trans, &d->sfiles, d->reg, &d->stats);
+		proc_root = d->opts.proc_root ? d->opts.proc_root : "/proc";
+	rc = pipeline_open_files(d->pipe, &cfg, d->reg, proc_root,
+				 d->opts.verbose & OP_VERBOSE_SFILE, d->opts.ring_pages);
 	if (rc)
-		main_err(d, "out of memory");
-	d->sfiles.verbose = d->opts.verbose & OP_VERBOSE_SFILE;
+		log_err(&d->log, "cannot set up the sample files: %s", strerror(-rc));
 	return rc;
 }
 
@@ -824,9 +675,10 @@ static int main_check_config(struct daemon *d)
 	size_t len = 0;
 	int rc;
 
-	d->log = open_memstream(&text, &len);
-	if (!d->log)
+	log_init(&d->log, open_memstream(&text, &len));
+	if (!d->log.fp)
 		return -ENOMEM;
+	d->log.echo_errors = true;
 	rc = main_pipeline(d);
 	if (!rc)
 		rc = main_plugins(d);
@@ -838,11 +690,10 @@ static int main_check_config(struct daemon *d)
 	if (d->have_catalogue)
 		op_events_free(&d->catalogue);
 	d->have_catalogue = false;
-	sync_free(&d->sync);
-	evb_free(&d->w);
-	cookie_free(&d->cookies);
-	fclose(d->log);
-	d->log = NULL;
+	pipeline_free(d->pipe);
+	d->pipe = NULL;
+	fclose(d->log.fp);
+	log_init(&d->log, NULL);
 	main_check_warnings(text);
 	free(text);
 	return rc;
@@ -869,12 +720,15 @@ int main(int argc, char **argv)
 	struct daemon *d = &dd;
 	struct perf_config pc = { 0 };
 	char err[1024];
-	const char *log_file;
+	const char *log_path;
 	char def_log[PATH_MAX];
 	bool profiling = false;
 	int rc, status;
 
 	d->sigfd = -1;
+	/* before the session's log exists, errors go to stderr */
+	log_init(&d->log, stderr);
+	d->log.echo_errors = true;
 	rc = options_parse(&d->opts, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : 1;
@@ -896,10 +750,10 @@ int main(int argc, char **argv)
 	}
 
 	/* the default log lives in samples/, opened relative to the session */
-	log_file = d->opts.log_file;
+	log_path = d->opts.log_file;
 	snprintf(def_log, sizeof(def_log), "%s/" OP_SESSION_LOG_PATH, d->opts.session_dir);
-	if (log_file && !strcmp(log_file, def_log))
-		log_file = NULL;
+	if (log_path && !strcmp(log_path, def_log))
+		log_path = NULL;
 	if (!d->opts.replay_file && main_check_command(d->opts.command)) {
 		options_free(&d->opts);
 		return 127; /* as a shell says for a command it cannot run */
@@ -907,7 +761,7 @@ int main(int argc, char **argv)
 	{
 		const struct session_conf sc = { .dir = d->opts.session_dir,
 						 .append = d->opts.append,
-						 .log_file = log_file,
+						 .log_file = log_path,
 						 .group = d->opts.session_group };
 
 		rc = session_open_conf(&d->sess, &sc, err, sizeof(err));
@@ -917,11 +771,11 @@ int main(int argc, char **argv)
 		options_free(&d->opts);
 		return 1;
 	}
-	d->log = d->sess.log;
+	log_set_file(&d->log, d->sess.log);
 	{
 		time_t t = time(NULL);
 
-		main_log(d, "oprofiled %s started %s", PACKAGE_VERSION, ctime(&t));
+		log_raw(&d->log, "oprofiled %s started %s", PACKAGE_VERSION, ctime(&t));
 	}
 	main_warm_start(d);
 	rc = main_pipeline(d);
@@ -936,7 +790,7 @@ int main(int argc, char **argv)
 	/* RLIMIT_NOFILE; --daemonize: double fork, the parent waits for control_ready */
 	rc = control_prepare(&d->ctl, &d->opts, &d->sess, d->nr_events, &d->log);
 	if (rc) {
-		main_err(d, "cannot daemonize: %s", strerror(-rc));
+		log_err(&d->log, "cannot daemonize: %s", strerror(-rc));
 		goto out;
 	}
 
@@ -945,68 +799,60 @@ int main(int argc, char **argv)
 	pc.nr_events = d->nr_events;
 	pc.ext = d->reg;
 	/* records go straight to buffer sync: no hop per sample */
-	pc.deliver = sync_deliver;
-	pc.arg = &d->sync;
-	pc.round_end = main_round_end;
-	pc.round_arg = d;
-	d->sync.on_throttle = main_throttled;
-	d->sync.on_throttle_arg = d;
-	pc.log = d->log;
+	pipeline_perf_config(d->pipe, &pc);
+	pc.log = &d->log;
 	err[0] = 0;
 	rc = perf_open(&d->perf, &pc, err, sizeof(err));
+	pipeline_set_perf(d->pipe, d->perf);
+	pipeline_set_loader(d->pipe, d->loader);
 	if (rc) {
-		main_err(d, "%s", err[0] ? err : strerror(-rc));
+		log_err(&d->log, "%s", err[0] ? err : strerror(-rc));
 		goto out;
 	}
 	rc = main_block_signals(d);
 	if (!rc)
 		rc = perf_watch_fd(d->perf, d->sigfd);
 	if (rc) {
-		main_err(d, "cannot watch signals: %s", strerror(-rc));
+		log_err(&d->log, "cannot watch signals: %s", strerror(-rc));
 		goto out;
 	}
 	/* start-up succeeded: only now the old samples/current becomes previous */
 	rc = session_commit(&d->sess);
 	if (rc) {
-		main_err(d, "samples/%s: cannot make it samples/previous: %s", SESSION_STAGED,
+		log_err(&d->log, "samples/%s: cannot make it samples/previous: %s", SESSION_STAGED,
 			 strerror(-rc));
 		goto out;
 	}
 	{
-		struct control_target ct = { &d->sfiles, &d->trans, &d->sync, &d->w, &d->stats,
-					     d->perf, d->loader };
+		struct control_target ct = { d->pipe, d->perf, d->loader };
 
 		control_start(&d->ctl, &ct); /* a failure is logged: signals still work */
 	}
-	main_log(d, "oprofiled: profiling started (%zu event%s, session %s)\n", d->nr_events,
-	      d->nr_events == 1 ? "" : "s", d->sess.dir);
+	log_info(&d->log, "profiling started (%zu event%s, session %s)", d->nr_events,
+		 d->nr_events == 1 ? "" : "s", d->sess.dir);
 	control_ready(&d->ctl);
 
 	profiling = true;
 	rc = main_loop(d);
 	perf_stop(d->perf); /* delivers the kernel's exact lost counts since the last checkpoint */
-	main_drain(d);
-	sfile_sync_all(&d->sfiles);
 	{
 		time_t t = time(NULL);
 
-		main_log(d, "oprofiled: profiling stopped %s", ctime(&t));
+		log_info(&d->log, "profiling stopped %s", ctime(&t));
 	}
-	main_print_stats(d);
-	main_write_stats_files(d);
+	pipeline_dump(d->pipe); /* what is left lands, the stats of the whole run */
 
 out:
 	status = main_exit_status(d, rc);
-	trans_forget_sfile(&d->trans);
-	sfile_free(&d->sfiles);
+	pipeline_free_files(d->pipe); /* plugins' sample-file handlers still there */
+	pipeline_set_perf(d->pipe, NULL);
+	pipeline_set_loader(d->pipe, NULL);
 	perf_close(d->perf);
 	if (d->loader)
 		ext_loader_free(d->loader);
-	sync_free(&d->sync);
+	pipeline_free(d->pipe);
 	if (d->have_catalogue)
 		op_events_free(&d->catalogue);
-	evb_free(&d->w);
-	cookie_free(&d->cookies);
 	if (d->sigfd >= 0)
 		close(d->sigfd);
 	control_stop(&d->ctl);

@@ -19,6 +19,7 @@
 
 #include "conf.h"
 #include "ext.h"
+#include "log.h"
 #include "op_mangle.h"
 #include "op_session_layout.h"
 #include "oprofile_sdk.h"
@@ -153,13 +154,9 @@ static void opt_err(FILE *err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err)
-		return;
-	fputs("oprofiled: ", err);
 	va_start(ap, fmt);
-	vfprintf(err, fmt, ap);
+	log_vput(err, LOG_PREFIX, fmt, ap); /* the caller's stream, as the daemon's log writes */
 	va_end(ap);
-	fputc('\n', err);
 }
 
 static int opt_strdup(char **dst, const char *s)

@@ -25,6 +25,7 @@
 
 #include <linux/perf_event.h>
 
+#include "log.h"
 #include "perf_int.h"
 
 #define PERF_DEFAULT_DRAIN_MS 100
@@ -36,13 +37,11 @@
 
 void perf_log(struct perf_session *s, const char *fmt, ...)
 {
-	FILE *f = s->cfg.log ? s->cfg.log : stderr;
+	FILE *f = s->cfg.log ? log_file(s->cfg.log) : stderr;
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("oprofiled: ", f);
-	vfprintf(f, fmt, ap);
-	fputc('\n', f);
+	log_vput(f, LOG_PREFIX, fmt, ap);
 	va_end(ap);
 }
 

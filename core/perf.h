@@ -64,6 +64,7 @@
 #include "record.h"
 
 struct op_options;
+struct op_log;
 struct ext_registry;
 struct perf_session;
 
@@ -75,7 +76,7 @@ struct perf_config {
 	const struct ext_registry *ext;    /* NULL: no plugin sources or hooks */
 	int (*deliver)(void *arg, const struct op_record *r);
 	void *arg;
-	FILE *log;                /* warnings and errors; NULL: stderr */
+	struct op_log *log;       /* warnings and errors (kept); NULL: stderr */
 	unsigned drain_ms;        /* longest wait between two rounds; 0: 100 ms */
 	/*
 	 * replay: called after each recorded round is delivered, as the live

@@ -90,7 +90,7 @@ enum { LOST_SAMPLES, LOST_SIDEBAND, LOST_EITHER, LOST_PARTS };
 
 /* ---- perf.c: the session, its targets and its loop ---- */
 
-/* "oprofiled: " + message + newline to cfg.log (stderr without one) */
+/* "oprofiled: " + message + newline through cfg.log (stderr without one) */
 void perf_log(struct perf_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Read a ring at @base; @map_len 0: not ours to unmap. Returns its index or -errno. */

@@ -26,37 +26,35 @@
 #include "session.h"
 #include "sfile.h"
 
+/* at most this many error lines a minute (error paths only) */
 #define SFILE_MAX_ERRORS_LOGGED 20
+#define SFILE_LOG_WINDOW_MS 60000
 
 static void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
 {
-	time_t now;
 	va_list ap;
 
-	if (!tab->log)
-		return;
-	/* at most SFILE_MAX_ERRORS_LOGGED messages a minute (error paths only) */
-	now = time(NULL);
-	if (now - tab->log_window >= 60) {
-		if (tab->errors_logged > SFILE_MAX_ERRORS_LOGGED)
-			fprintf(tab->log, "oprofiled: %u sample file errors not logged\n",
-				tab->errors_logged - SFILE_MAX_ERRORS_LOGGED);
-		tab->log_window = now;
-		tab->errors_logged = 0;
-	}
-	if (++tab->errors_logged > SFILE_MAX_ERRORS_LOGGED)
+	if (!log_file(tab->log) ||
+	    !log_limit_pass(&tab->limit, tab->log, LOG_PREFIX, log_now_ms()))
 		return;
 	va_start(ap, fmt);
-	fputs("oprofiled: ", tab->log);
-	vfprintf(tab->log, fmt, ap);
-	fputc('\n', tab->log);
+	log_vput(log_file(tab->log), LOG_PREFIX, fmt, ap);
 	va_end(ap);
-	if (tab->errors_logged == SFILE_MAX_ERRORS_LOGGED)
-		fprintf(tab->log, "oprofiled: more sample file errors this minute are only counted\n");
-	fflush(tab->log);
+	if (tab->limit.in_window == tab->limit.max)
+		log_info(tab->log, "more sample file errors this minute are only counted");
+}
+
+void sfile_set_log(struct sfile_table *tab, struct op_log *log)
+{
+	tab->log = log;
+}
+
+void sfile_set_verbose(struct sfile_table *tab, bool verbose)
+{
+	tab->verbose = verbose;
 }
 
 /* ------------------------------------------------------------------ */
@@ -81,7 +79,8 @@ static void lru_touch(struct sfile_table *tab, struct op_sfile *sf)
 	tab->lru.lru_prev = sf;
 }
 
-void sfile_touch(struct sfile_table *tab, struct op_sfile *sf)
+/* a cached set @sf was used again: keep it off the eviction end */
+static inline void sfile_touch(struct sfile_table *tab, struct op_sfile *sf)
 {
 	if (tab->lru.lru_prev != sf)
 		lru_touch(tab, sf);
@@ -93,7 +92,7 @@ void sfile_touch(struct sfile_table *tab, struct op_sfile *sf)
 
 int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
 	       struct cookie_table *cookies, const struct ext_registry *reg,
-	       struct op_stats *stats, FILE *log)
+	       struct op_stats *stats, struct op_log *log)
 {
 	memset(tab, 0, sizeof(*tab));
 	tab->cfg = *cfg;
@@ -107,6 +106,7 @@ int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
 	tab->reg = reg;
 	tab->stats = stats;
 	tab->log = log;
+	log_limit_init(&tab->limit, SFILE_MAX_ERRORS_LOGGED, SFILE_LOG_WINDOW_MS);
 	tab->strict = geteuid() == 0;
 	tab->nr_buckets = 2048;
 	tab->buckets = calloc(tab->nr_buckets, sizeof(*tab->buckets));
@@ -238,6 +238,40 @@ void sfile_free(struct sfile_table *tab)
 	tab->buckets = NULL;
 }
 
+static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_trans_view *t,
+				       const struct sfile_key *k, uint32_t h);
+
+struct op_sfile *sfile_lookup(struct sfile_table *tab, const struct op_trans_view *t)
+{
+	struct sfile_recent *r;
+	struct sfile_key key;
+	struct op_sfile *sf;
+	uint32_t h;
+
+	if (tab->recent_gen != tab->gen) {
+		/* a set was freed: any entry may dangle */
+		memset(tab->recent, 0, sizeof(tab->recent));
+		tab->recent_gen = tab->gen;
+	}
+	if (!t->cookie || t->in_kernel < 0)
+		return NULL;
+	sfile_make_key(tab, t, &key);
+	h = sfile_key_hash(&key);
+	r = &tab->recent[h & (SFILE_RECENT - 1)];
+	if (r->sf && r->hash == h && sfile_key_eq(&r->key, &key)) {
+		sfile_touch(tab, r->sf);
+		return r->sf;
+	}
+	sf = sfile_find_key(tab, t, &key, h);
+	/* finding it may have evicted another set: then the entries are stale */
+	if (sf && tab->recent_gen == tab->gen) {
+		r->key = key;
+		r->hash = h;
+		r->sf = sf;
+	}
+	return sf;
+}
+
 struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view *t)
 {
 	struct sfile_key key;
@@ -248,8 +282,12 @@ struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view 
 	return sfile_find_key(tab, t, &key, sfile_key_hash(&key));
 }
 
-struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_trans_view *t,
-				const struct sfile_key *k, uint32_t h)
+/*
+ * sfile_find() with the key made already (@t->cookie set, @t->in_kernel >= 0,
+ * @h = sfile_key_hash(@k)); @t gives what a new set records besides its key.
+ */
+static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_trans_view *t,
+				       const struct sfile_key *k, uint32_t h)
 {
 	const struct ext_registry *reg = tab->reg;
 	const struct sfile_key key = *k;
@@ -639,8 +677,8 @@ static int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *d
 	tab->nr_open++;
 	sf->nr_open++;
 	tab->stats->v[STAT_SFILE_OPENS]++;
-	if (tab->verbose && tab->log)
-		fprintf(tab->log, "oprofiled: opened %s\n", name);
+	if (tab->verbose)
+		log_info(tab->log, "opened %s", name);
 	hd = odb_header(db);
 	if (memcmp(hd->magic, OPD_MAGIC, 4)) {
 		sfile_counter_event(tab, counter, &evname, &event, &um, &count);

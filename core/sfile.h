@@ -22,6 +22,7 @@
 
 #include "cookie.h"
 #include "ext.h"
+#include "log.h"
 #include "odb.h"
 #include "options.h"
 #include "stats.h"
@@ -79,40 +80,71 @@ struct sfile_config {
 	unsigned nr_events;
 };
 
+/*
+ * Sets used recently, by key (direct-mapped on its hash): tasks come back,
+ * a task's kernel and user samples alternate, and unless --separate asks
+ * for it, new processes of an image use the set of the one before.
+ */
+#define SFILE_RECENT 128
+struct sfile_recent {
+	struct sfile_key key;
+	uint32_t hash;
+	struct op_sfile *sf; /* NULL: free slot */
+};
+
 struct sfile_table {
 	struct sfile_config cfg;
 	struct cookie_table *cookies;
 	const struct ext_registry *reg; /* may be NULL */
 	struct op_stats *stats;
-	FILE *log;                     /* may be NULL */
+	struct op_log *log;            /* may be NULL */
+	struct log_limit limit;        /* of error lines */
 	bool verbose;
 	struct op_sfile **buckets;
 	uint32_t nr_buckets;
 	uint32_t nr_sfiles;
 	unsigned nr_open;              /* open sample files, all sets */
 	struct op_sfile lru;           /* sentinel: lru.lru_next is the least recent */
-	struct op_sfile *pinned;       /* trans' current set: never evicted */
-	uint64_t gen;                  /* bumped whenever a set is freed (caches of sets check it) */
+	struct op_sfile *pinned;       /* the current set (sfile_pin): never evicted */
+	uint64_t gen;                  /* bumped whenever a set is freed: sfile_epoch() */
+	struct sfile_recent recent[SFILE_RECENT];
+	uint64_t recent_gen;           /* gen the recent entries are valid for */
 	bool no_openat2;               /* openat2() refused (ENOSYS, EPERM): walk components */
 	/* euid 0 (sfile_init): a sample file, and its directory, must be root-owned
 	 * and not writable by group or other, the file with one link - one fstat
 	 * each per open, never per sample */
 	bool strict;
-	unsigned errors_logged;        /* in the current minute */
-	long long log_window;          /* start of that minute (time_t) */
 };
 
 int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
 	       struct cookie_table *cookies, const struct ext_registry *reg,
-	       struct op_stats *stats, FILE *log);
+	       struct op_stats *stats, struct op_log *log);
+/* Where messages go (a log reopen needs nothing: the op_log moves). */
+void sfile_set_log(struct sfile_table *tab, struct op_log *log);
+/* Log every file opened (--verbose=sfile). */
+void sfile_set_verbose(struct sfile_table *tab, bool verbose);
 /* Close every file (plugin close handlers first) and free everything. */
 void sfile_free(struct sfile_table *tab);
 
-/* HOT. A cached set @sf was used again: keep it off the eviction end. */
-void sfile_touch(struct sfile_table *tab, struct op_sfile *sf);
 /* The key of the set a sample in context @t belongs to. */
 void sfile_make_key(const struct sfile_table *tab, const struct op_trans_view *t,
 		    struct sfile_key *key);
+
+/*
+ * The epoch of the table: a set pointer a caller keeps stays valid while
+ * the epoch it was obtained in lasts (a set freed, by eviction or
+ * sfile_close_all, ends it).
+ */
+static inline uint64_t sfile_epoch(const struct sfile_table *tab)
+{
+	return tab->gen;
+}
+
+/* The set the caller uses now (NULL: none): eviction leaves it alone. */
+static inline void sfile_pin(struct sfile_table *tab, struct op_sfile *sf)
+{
+	tab->pinned = sf;
+}
 
 /* hash of a set's key (the table's buckets, trans' recent sets) */
 static inline uint32_t sfile_key_hash(const struct sfile_key *k)
@@ -139,14 +171,41 @@ static inline bool sfile_key_eq(const struct sfile_key *a, const struct sfile_ke
 /* Find or create the set for @t (NULL: ENOMEM, or no image in @t). Marks it recent. */
 struct op_sfile *sfile_find(struct sfile_table *tab, const struct op_trans_view *t);
 /*
- * sfile_find() with the key made already (@t->cookie set, @t->in_kernel >= 0,
- * @h = sfile_key_hash(@k)); @t gives what a new set records besides its key.
+ * sfile_find() through the recent sets first (trans, after a context code):
+ * a set used lately costs a hash and a compare. Does not pin.
  */
-struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_trans_view *t,
-				const struct sfile_key *k, uint32_t h);
-/* HOT. Add @count at @key in @sf's file of @counter (core or virtual). */
+struct op_sfile *sfile_lookup(struct sfile_table *tab, const struct op_trans_view *t);
+/* Add @count at @key in @sf's file of @counter (core or virtual), opening it. */
 int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, uint64_t key,
 	      uint32_t count);
+
+/*
+ * HOT. Count one sample at @key in the file of core counter @counter of @sf
+ * when that file is open (one odb update, inline). false: not done, ask
+ * sfile_add_sample() (the file is not open, or the update failed: no space
+ * to grow, file changed under us).
+ */
+static inline bool sfile_count_open(const struct sfile_table *tab, struct op_sfile *sf,
+				    uint64_t counter, uint64_t key)
+{
+	odb_t *db;
+
+	if (counter >= tab->cfg.nr_events)
+		return false;
+	db = &sf->files[counter];
+	if (__builtin_expect(db->fd < 0, 0))
+		return false;
+	return odb_update_hot(db, key, 1) == 0;
+}
+
+/* HOT. One sample at @key of @counter in @sf: sfile_count_open(), else sfile_log(). */
+static inline int sfile_add_sample(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter,
+				   uint64_t key)
+{
+	if (sfile_count_open(tab, sf, counter, key))
+		return 0;
+	return sfile_log(tab, sf, counter, key, 1);
+}
 /* Open (or return the already open) file @spec of @sf; NULL + log on error. */
 struct op_sample_file *sfile_open_spec(struct sfile_table *tab, struct op_sfile *sf,
 				       const struct op_file_spec *spec);

@@ -158,9 +158,25 @@ op_cookie_t sync_cookie_intern(void *sync, const char *path, bool is_kernel)
 			     is_kernel ? OP_IMAGE_KERNEL : OP_IMAGE_USER, false);
 }
 
+void sync_set_registry(struct sync_ctx *s, const struct ext_registry *reg)
+{
+	s->reg = reg;
+}
+
+void sync_set_proc_root(struct sync_ctx *s, const char *proc_root)
+{
+	s->proc_root = proc_root;
+}
+
+void sync_set_throttle_hook(struct sync_ctx *s, void (*fn)(void *arg, uint64_t id), void *arg)
+{
+	s->on_throttle = fn;
+	s->on_throttle_arg = arg;
+}
+
 int sync_emit(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs)
 {
-	if (!w || code < OP_ESCAPE_FIRST_PLUGIN || code > OP_ESCAPE_MAX || (nargs && !args))
+	if (!w || !evb_plugin_code(code) || (nargs && !args))
 		return -EINVAL;
 	return evb_code(w, code, args, nargs);
 }
@@ -201,14 +217,9 @@ static __attribute__((noinline)) void sync_switch_cpu(struct sync_ctx *s, uint32
  */
 SYNC_HOT void sync_put_restore(struct sync_ctx *s, uint32_t cpu)
 {
-	struct op_emit *w = s->w;
-	uint64_t *p = w->buf + w->len;
+	uint64_t a = cpu;
 
-	p[0] = EVB_ESCAPE;
-	p[1] = EVB_CPU_RESTORE;
-	p[2] = 1;
-	p[3] = cpu;
-	w->len += 4;
+	evb_store_code(s->w, EVB_CPU_RESTORE, &a, 1);
 	s->c = &s->cpu_ctx[cpu];
 	s->cpu = cpu;
 }
@@ -224,7 +235,7 @@ SYNC_HOT void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uin
 
 		/* samples of two CPUs interleave: going back to a known cpu, inline */
 		if (__builtin_expect(s->have_cpu && cpu < EVB_MAX_CPU_CONTEXTS &&
-				     s->cpu_ctx[cpu].valid && w->len + 4 <= w->cap, 1)) {
+				     s->cpu_ctx[cpu].valid && evb_room(w, 4), 1)) {
 			sync_put_restore(s, cpu);
 		} else {
 			sync_switch_cpu(s, cpu);
@@ -349,24 +360,21 @@ SYNC_HOT bool sync_sample_fast(struct sync_ctx *s, const struct op_perf_sample *
 	uint32_t cpu = ps->cpu;
 	struct sync_cpu_ctx *c;
 	struct op_emit *w = s->w;
-	uint64_t off, *p;
+	uint64_t off;
 
 	if (cpu >= EVB_MAX_CPU_CONTEXTS)
 		return false;
 	c = &s->cpu_ctx[cpu];
 	if (c->fast_gen != sync_gen(s, ps->pid) || c->fast_pid != ps->pid || c->fast_tid != ps->tid ||
 	    c->fast_mode != ps->cpumode || ps->ip - c->fast_lo >= c->fast_len ||
-	    !s->have_cpu || w->len + 6 > w->cap)
+	    !s->have_cpu || !evb_room(w, 6))
 		return false;
 	off = ps->ip - c->fast_delta;
 	if (off == EVB_ESCAPE)
 		return false;
 	if (s->cpu != cpu)
 		sync_put_restore(s, cpu);
-	p = w->buf + w->len;
-	p[0] = off;
-	p[1] = counter;
-	w->len += 2;
+	evb_store_pair(w, off, counter);
 	s->stats->v[STAT_SAMPLES]++;
 	s->stats->v[ps->cpumode == OP_CPUMODE_KERNEL ? STAT_KERNEL_SAMPLES : STAT_USER_SAMPLES]++;
 	if (s->reg && s->reg->nr_hooks)

@@ -96,6 +96,12 @@ static inline uint64_t sync_gen(const struct sync_ctx *s, uint32_t pid)
 int sync_init(struct sync_ctx *s, struct cookie_table *cookies, struct op_emit *w,
 	      const struct ext_registry *reg, struct op_stats *stats);
 void sync_free(struct sync_ctx *s);
+/* The plugins' registry: hooks, sources, kernel resolver (NULL: none). */
+void sync_set_registry(struct sync_ctx *s, const struct ext_registry *reg);
+/* Probe @proc_root for processes whose records were lost (NULL: never; replay, tests). */
+void sync_set_proc_root(struct sync_ctx *s, const char *proc_root);
+/* Called for a THROTTLE record with its event id (@fn NULL: nobody). */
+void sync_set_throttle_hook(struct sync_ctx *s, void (*fn)(void *arg, uint64_t id), void *arg);
 /* Process one record (the perf reader's callback). Never fails on bad input. */
 int sync_record(struct sync_ctx *s, const struct op_record *r);
 /* sync_record() as the perf reader's deliver callback (@sync: the sync_ctx). */

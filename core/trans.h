@@ -1,7 +1,7 @@
 /*
  * trans.h - walks the event buffer: escape codes go to handlers[code] (core
  * codes and plugins' registered codes), sample pairs go to the sample file
- * of the current context (struct transient).
+ * of the current context (struct trans_ctx.v).
  * SPDX-License-Identifier: MIT
  */
 #ifndef OP_CORE_TRANS_H
@@ -14,47 +14,25 @@
 #include "sfile.h"
 #include "stats.h"
 
-enum trans_tracing { TRACE_OFF, TRACE_START, TRACE_ON };
-
-struct transient {
-	struct op_trans_view *v;    /* what plugins see: the current cpu's view
-				     * (&cc->v); v->sfile is the current set */
-	enum trans_tracing tracing;
-	struct op_trans_view last;  /* previous frame of a call chain (arcs) */
-};
-
 struct trans_ctx;
 typedef void (*trans_core_handler)(struct trans_ctx *tr, const uint64_t *args);
 
 /*
- * sets used recently, by key (direct-mapped on its hash): tasks come back,
- * a task's kernel and user samples alternate, and unless --separate asks
- * for it, new processes of an image use the set of the one before
- */
-#define TRANS_RECENT 128
-struct trans_recent {
-	struct sfile_key key;
-	uint32_t hash;
-	struct op_sfile *sf; /* NULL: free slot */
-};
-
-/*
- * The context of each cpu: a cpu code only moves cur.v to another one
- * (samples of two CPUs interleave in time). spare serves before the first
- * cpu code and for cpus >= EVB_MAX_CPU_CONTEXTS.
+ * The context of each cpu: a cpu code only moves v to another one (samples
+ * of two CPUs interleave in time). spare serves before the first cpu code
+ * and for cpus >= EVB_MAX_CPU_CONTEXTS. v.sfile is the context's sample-file
+ * set once looked up (NULL: look it up at the next sample).
  */
 struct trans_cpu_ctx {
-	struct op_trans_view v; /* the rest of a transient only matters while tracing */
-	uint64_t gen;           /* sfiles->gen when left: v.sfile valid if equal */
+	struct op_trans_view v;
+	uint64_t epoch;         /* sfile_epoch() when left: v.sfile valid if equal */
 	bool valid;
 };
 
 struct trans_ctx {
-	struct transient cur;
-	struct trans_cpu_ctx *cc;  /* the context cur.v belongs to */
+	struct op_trans_view *v;   /* what plugins see: the current cpu's view (&cc->v) */
+	struct trans_cpu_ctx *cc;  /* the context v belongs to */
 	struct trans_cpu_ctx cpu_ctx[EVB_MAX_CPU_CONTEXTS], spare;
-	struct trans_recent recent[TRANS_RECENT];
-	uint64_t recent_gen;    /* sfiles->gen the entries are valid for */
 	struct sfile_table *sfiles;
 	const struct ext_registry *reg; /* plugin codes; may be NULL */
 	struct op_stats *stats;

@@ -13,6 +13,8 @@ lib_libopng_la_SOURCES += lib/op_interval.h lib/op_interval.c
 lib_libopng_la_SOURCES += lib/op_cg_format.h lib/op_session_layout.h
 # the kallsyms/modules formats: the kernel plugin and opreport
 lib_libopng_la_SOURCES += lib/op_ksyms.h lib/op_ksyms.c
+# who owns a file and every directory above it: the one trust rule (sshd's StrictModes)
+lib_libopng_la_SOURCES += lib/op_trust.h lib/op_trust.c
 # opcount: virtual per-process counters library (issue 8)
 lib_LTLIBRARIES += lib/libopcount.la
 lib_libopcount_la_SOURCES = lib/opcount/opcount.c lib/opcount/opcount.h

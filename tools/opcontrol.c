@@ -28,6 +28,7 @@
 
 #include "op_interval.h"
 #include "op_session_layout.h"
+#include "op_trust.h"
 
 #ifndef OP_SYSCONFIGFILE
 #define OP_SYSCONFIGFILE "/usr/local/etc/oprofiled.conf"
@@ -71,6 +72,7 @@ struct ctl {
 	const char *dir;
 	int dirfd;
 	uid_t owner;  /* of the session directory (root, or the user running opcontrol) */
+	struct op_trust trust; /* whom opcontrol believes (op_trust.h), set by ctl_open_dir */
 	long pid;     /* of the lock; ctl_connect checks the socket's server is that pid */
 };
 
@@ -106,38 +108,31 @@ static int ctl_config_dir(const char *path, bool must, char *buf, size_t len)
  * and only root may own what root believes (sshd's StrictModes). A directory
  * anybody else can write could hold a forged lock (another process's pid)
  * or a forged socket. Root: the directory is root's and writable by root
- * only. A user: it is the user's or root's and not writable by others.
+ * only. A user: it is the user's or root's and not writable by others
+ * (op_trust_for). The rule is lib/op_trust's; what to do about a refusal
+ * is said here.
  */
-static bool ctl_trusted_uid(const struct ctl *c, uid_t uid)
+static void ctl_refuse(const struct ctl *c, const struct stat *st, const char *why)
 {
-	return uid == 0 || uid == c->owner;
+	if (!op_trust_uid(&c->trust, st->st_uid))
+		fprintf(stderr, "opcontrol: %s - %s\n", why, geteuid() == 0 ?
+			"root controls only root's sessions (run opcontrol as that user)" :
+			"not believed");
+	else
+		fprintf(stderr, "opcontrol: %s - anybody could forge what it holds; make it "
+			"writable by %s only\n", why, geteuid() == 0 ? "root" : "its owner");
 }
 
 /* 0, or -EPERM after saying why @path (described as @what) is not believed */
 static int ctl_check_owner(const struct ctl *c, const char *what, const char *path,
 			   const struct stat *st)
 {
-	uid_t me = geteuid();
-	mode_t bad = me == 0 ? S_IWGRP | S_IWOTH : S_IWOTH;
+	char why[PATH_MAX + 256];
+	int rc = op_trust_stat(&c->trust, st, what, path, why, sizeof(why));
 
-	if (me == 0 && st->st_uid != 0) {
-		fprintf(stderr, "opcontrol: %s %s is owned by uid %u, not root - root controls only "
-			"root's sessions (run opcontrol as that user)\n", what, path,
-			(unsigned)st->st_uid);
-		return -EPERM;
-	}
-	if (me != 0 && !ctl_trusted_uid(c, st->st_uid)) {
-		fprintf(stderr, "opcontrol: %s %s is owned by uid %u, neither you (uid %u) nor root "
-			"- not believed\n", what, path, (unsigned)st->st_uid, (unsigned)me);
-		return -EPERM;
-	}
-	if (st->st_mode & bad) {
-		fprintf(stderr, "opcontrol: %s %s is writable by group or others (mode %04o) - "
-			"anybody could forge what it holds; make it writable by %s only\n", what,
-			path, (unsigned)(st->st_mode & 07777), me == 0 ? "root" : "its owner");
-		return -EPERM;
-	}
-	return 0;
+	if (rc)
+		ctl_refuse(c, st, why);
+	return rc;
 }
 
 /* open and check the session directory: 0, -ENOENT or -EPERM (said why) */
@@ -156,6 +151,8 @@ static int ctl_open_dir(struct ctl *c)
 		return -ENOENT;
 	}
 	c->owner = st.st_uid;
+	/* root: root alone; a user: root and the directory's owner */
+	c->trust = op_trust_for(geteuid(), c->owner);
 	return ctl_check_owner(c, "session directory", c->dir, &st);
 }
 
@@ -180,7 +177,7 @@ static long ctl_parse_pid(const char *buf)
  */
 static int ctl_find(struct ctl *c)
 {
-	char buf[32], path[PATH_MAX + 8];
+	char buf[32], path[PATH_MAX + 8], why[PATH_MAX + 256];
 	struct stat st;
 	ssize_t n;
 	int fd, rc;
@@ -189,26 +186,20 @@ static int ctl_find(struct ctl *c)
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "%s/" OP_SESSION_LOCK, c->dir);
-	/* O_NONBLOCK: whatever sits there, opening it does not hang */
-	fd = openat(c->dirfd, OP_SESSION_LOCK, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT) {
+	/* not followed if a link; O_NONBLOCK: whatever sits there, opening it does not hang */
+	fd = op_trust_openat(&c->trust, c->dirfd, OP_SESSION_LOCK, O_RDONLY, S_IFREG, "lock file",
+			     path, &st, why, sizeof(why));
+	if (fd == -ENOENT) {
 		fprintf(stderr, "opcontrol: no oprofiled is running on %s (no %s)\n", c->dir, path);
 		return -ESRCH;
 	}
+	if (fd == -EPERM) {
+		ctl_refuse(c, &st, why);
+		return -EPERM;
+	}
 	if (fd < 0) {
-		fprintf(stderr, "opcontrol: %s: %s - not followed, not believed\n", path,
-			errno == ELOOP ? "a symbolic link" : strerror(errno));
+		fprintf(stderr, "opcontrol: %s - not believed\n", why);
 		return -EPERM;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "opcontrol: %s is not a regular file - not believed\n", path);
-		close(fd);
-		return -EPERM;
-	}
-	rc = ctl_check_owner(c, "lock file", path, &st);
-	if (rc) {
-		close(fd);
-		return rc;
 	}
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	buf[n > 0 ? n : 0] = 0;
@@ -257,24 +248,29 @@ static int ctl_connect(struct ctl *c)
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
 	struct stat st;
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 16], why[PATH_MAX + 256];
 	int fd, e;
 
 	snprintf(path, sizeof(path), "%s/" CTL_SOCKET, c->dir);
-	if (fstatat(c->dirfd, CTL_SOCKET, &st, AT_SYMLINK_NOFOLLOW)) {
-		e = errno;
-		fprintf(stderr, "opcontrol: %s: %s - cannot reach oprofiled (pid %ld): is it an "
-			"older oprofiled, or did its socket fail (see its log)?\n", path, strerror(e),
-			c->pid);
-		return -e;
-	}
-	if (!S_ISSOCK(st.st_mode)) {
+	/* O_PATH: the socket itself (or a link, not followed), checked through its fd */
+	fd = op_trust_openat(&c->trust, c->dirfd, CTL_SOCKET, O_PATH, S_IFSOCK, "control socket",
+			     path, &st, why, sizeof(why));
+	if (fd == -EINVAL || fd == -ELOOP) {
 		fprintf(stderr, "opcontrol: %s is not a socket (%s) - not followed, not believed\n",
 			path, S_ISLNK(st.st_mode) ? "a symbolic link" : "another file type");
 		return -EPERM;
 	}
-	if (ctl_check_owner(c, "control socket", path, &st))
+	if (fd == -EPERM) {
+		ctl_refuse(c, &st, why);
 		return -EPERM;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "opcontrol: %s: %s - cannot reach oprofiled (pid %ld): is it an "
+			"older oprofiled, or did its socket fail (see its log)?\n", path,
+			strerror(-fd), c->pid);
+		return fd;
+	}
+	close(fd);
 	memset(&a, 0, sizeof(a));
 	a.sun_family = AF_UNIX;
 	/* through our fd of the session directory: any path length fits */
@@ -296,7 +292,7 @@ static int ctl_connect(struct ctl *c)
 		close(fd);
 		return -e;
 	}
-	if (!ctl_trusted_uid(c, cred.uid)) {
+	if (!op_trust_uid(&c->trust, cred.uid)) {
 		fprintf(stderr, "opcontrol: %s is served by uid %u (pid %ld), not by root or the "
 			"session's owner (uid %u) - not believed\n", path, (unsigned)cred.uid,
 			(long)cred.pid, (unsigned)c->owner);

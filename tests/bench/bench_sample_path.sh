@@ -24,7 +24,11 @@
 #       and the daemon's own replay_cpu_ns) and of the whole run, perf
 #       report's cost per sample on the same workload, the stage split of
 #       tests/bench/bench_sync (CALLGRIND=1: also the instruction count of
-#       one replay; CALLGRIND_KEEP=PREFIX keeps its profile and recording)
+#       one replay; CALLGRIND_KEEP=PREFIX keeps its profile and recording);
+#       PIPELINE_STREAM_DIR=DIR keeps each recorded stream as DIR/NAME.data
+#       and replays one found there instead of recording anew (two builds
+#       measured on the same streams); PIPELINE_EXTRAS=no leaves out perf
+#       report and bench_sync
 #   bench_sample_path.sh churn [N=2000]
 #       tests/integration/churn.sh's workload: share of user samples
 #       attributed to an image, oprofiled and perf report
@@ -126,6 +130,15 @@ overhead() {
 		done
 		paired "$what"
 	done
+	# one line per figure for scripts (compare_builds.sh): medians in ms
+	for hz in 1000 4000 10000; do
+		for what in w:wall e:end-to-end; do
+			for k in a:alone o:oprofiled; do
+				v=$(awk '{ print $1 / 1000 }' "$T/${what%%:*}${k%%:*}.$hz" | median)
+				echo "RESULT overhead ${hz}Hz ${what#*:} ${k#*:} $v"
+			done
+		done
+	done
 }
 
 # ours minus perf and ours minus the floor, per round (each against the
@@ -210,13 +223,22 @@ wl_churn() {
 # pipeline_stream NAME RUNS COPIES: record workload wl_NAME system-wide at
 # 4 kHz, replay it COPIES times over, compare with perf report
 pipeline_stream() {
-	name=$1 runs=$2 copies=$3
+	name=$1 runs=$2 copies=$3 kept=${PIPELINE_STREAM_DIR:+$PIPELINE_STREAM_DIR/$1.data}
 	rm -rf "$T/s" "$T/rec.data" "$T/long.data"
-	"$OPD" --session-dir="$T/s" --system-wide --events=TIMER:250000 --record="$T/rec.data" 2> /dev/null &
-	pid=$!
-	sleep 1
-	wl_$name
-	kill -TERM $pid; wait $pid
+	if [ -n "$kept" ] && [ -s "$kept" ]; then
+		# a stream recorded before: its replay makes the same session
+		cp "$kept" "$T/rec.data" || return 1
+		"$OPD" --session-dir="$T/s" --events=TIMER:250000 --replay="$T/rec.data" 2> /dev/null
+	else
+		"$OPD" --session-dir="$T/s" --system-wide --events=TIMER:250000 --record="$T/rec.data" 2> /dev/null &
+		pid=$!
+		sleep 1
+		wl_$name
+		kill -TERM $pid; wait $pid
+		if [ -n "$kept" ]; then
+			cp "$T/rec.data" "$kept" || return 1
+		fi
+	fi
 	n=$(stat_of "$T/s/samples/oprofiled.log" "Nr. samples received:")
 	"$DUMP" "$T/s/samples/current" > "$T/dump"
 	files=$(awk '$1 == "TOTAL" { print $2 }' "$T/dump")
@@ -259,6 +281,7 @@ pipeline_stream() {
 		printf "pipeline, the daemon'"'"'s own count (replay_cpu_ns in oprofiled.log, median): %.3f s for %d samples = %.2f M samples/s = %.0f ns/sample\n",
 		       ci, n * k, (ci > 0 ? n * k / ci / 1e6 : 0), (n > 0 ? ci * 1e9 / (n * k) : 0)
 		printf "RESULT pipeline %s: %.2f M samples/s\n", name, (ci > 0 ? n * k / ci / 1e6 : 0) }'
+	[ "${PIPELINE_EXTRAS:-yes}" = no ] && return 0
 	# perf on the same workload: perf report's aggregation by image (dso) per sample
 	perf record -q -a -e cpu-clock -c 250000 -o "$T/perf.data" 2> /dev/null &
 	pid=$!
@@ -298,7 +321,7 @@ pipeline() {
 	for wl in ${PIPELINE_STREAMS:-images churn}; do
 		pipeline_stream "$wl" "$runs" "$copies"
 	done
-	if [ -x "$B/tests/bench/bench_sync" ]; then
+	if [ "${PIPELINE_EXTRAS:-yes}" != no ] && [ -x "$B/tests/bench/bench_sync" ]; then
 		echo "stage split (synthetic stream, tests/bench/bench_sync):"
 		(cd "$T" && "$B/tests/bench/bench_sync" 3000000 | sed 's/^/  /')
 	fi

@@ -124,6 +124,7 @@ int main(int argc, char **argv)
 	struct cookie_table cookies;
 	struct ext_registry reg;
 	struct sfile_table sft;
+	struct op_log lg;
 	struct trans_ctx tr;
 	struct op_stats st;
 	struct op_emit w;
@@ -169,7 +170,8 @@ int main(int argc, char **argv)
 	cfg.cpu_type = 4;
 	strcpy(cfg.events[0].name, "TIMER");
 	cfg.nr_events = 1;
-	sfile_init(&sft, &cfg, &cookies, &reg, &st, stderr);
+	log_init(&lg, stderr);
+	sfile_init(&sft, &cfg, &cookies, &reg, &st, &lg);
 	trans_init(&tr, &sft, &reg, &st);
 	evb_init(&w, 64 * 1024, trans_buffer, &tr);
 	sync_init(&s, &cookies, &w, &reg, &st);

@@ -139,6 +139,11 @@ EXTRA_DIST += tests/bench/bench_sample_path.sh tests/bench/README.md
 # cannot stop the sampling nor delay SIGTERM
 dist_check_SCRIPTS += tests/integration/control_clients.sh
 TESTS += tests/integration/control_clients.sh
+
+# --- issue 16: opcontrol --dump == SIGUSR1 (stats files incl. throttled/), save carries
+# them; a SIGHUP log reopen moves every stage's messages
+dist_check_SCRIPTS += tests/integration/dump_stats.sh tests/integration/log_reopen.sh
+TESTS += tests/integration/dump_stats.sh tests/integration/log_reopen.sh
 EXTRA_DIST += tests/integration/ctl_clients.py
 # issue 14 hole 5: root's opcontrol refuses forged locks and control sockets (root only)
 dist_check_SCRIPTS += tests/integration/opcontrol_trust.sh

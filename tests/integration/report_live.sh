@@ -12,10 +12,14 @@ D=$OP_BUILDDIR/core/oprofiled
 R=$OP_BUILDDIR/tools/opreport/opreport
 B=$OP_BUILDDIR/tests/data/report
 W=$OP_BUILDDIR/tests/report_live.tmp
-if [ ! -x "$D" ]; then
-	echo "report_live: SKIP: the daemon binary $D is missing (core/oprofiled not built)"
-	exit 77
-fi
+# what the build makes is never a reason to skip: a missing program is a failure
+for x in "$D" "$R" "$OP_BUILDDIR/tools/op-demo" "$B/fx_cxx" "$B/fx_dyn" "$B/fx_dlopen" "$B/.libs/libfx.so"; do
+	case $x in *.so) t=-f ;; *) t=-x ;; esac
+	if [ ! $t "$x" ]; then
+		echo "report_live: FAIL: $x is not built (make check builds it)"
+		exit 1
+	fi
+done
 if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3)" -gt 2 ]; then
 	echo "report_live: SKIP: kernel.perf_event_paranoid > 2 forbids perf_event_open for this user"
 	exit 77

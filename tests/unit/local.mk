@@ -41,6 +41,13 @@ SANITIZER_TESTS += tests/unit/test_ksyms
 tests_unit_test_ksyms_SOURCES = tests/unit/test_ksyms.c
 tests_unit_test_ksyms_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_ksyms_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+# the trust rule: owners and modes of a file and the directories above it (lib/op_trust.c)
+check_PROGRAMS += tests/unit/test_op_trust
+TESTS += tests/unit/test_op_trust
+SANITIZER_TESTS += tests/unit/test_op_trust
+tests_unit_test_op_trust_SOURCES = tests/unit/test_op_trust.c
+tests_unit_test_op_trust_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_op_trust_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 check_PROGRAMS += tests/unit/test_mock_host
 TESTS += tests/unit/test_mock_host
 SANITIZER_TESTS += tests/unit/test_mock_host
@@ -309,3 +316,13 @@ tests_unit_test_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_replay_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_replay_LDADD = core/libopsample.la $(CMOCKA_LIBS)
 endif
+
+# --- issue 16: the daemon's pipeline object (core/pipeline.c) ---
+check_PROGRAMS += tests/unit/test_pipeline
+TESTS += tests/unit/test_pipeline
+SANITIZER_TESTS += tests/unit/test_pipeline
+tests_unit_test_pipeline_SOURCES = tests/unit/test_pipeline.c
+tests_unit_test_pipeline_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_pipeline_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(LIBCONFIG_CFLAGS)
+tests_unit_test_pipeline_LDADD = core/libopdaemon.la core/libopsample.la core/libopload.la \
+	core/liboplog.la lib/libopng.la $(LIBCONFIG_LIBS) $(DL_LIBS) $(CMOCKA_LIBS)

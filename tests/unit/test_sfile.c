@@ -126,7 +126,7 @@ static void test_lru(void **state)
 			struct op_sfile *sf = sfile_find(&f->sft, &v);
 
 			assert_non_null(sf);
-			f->sft.pinned = sf;
+			sfile_pin(&f->sft, sf);
 			assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10 + i, 1), 0);
 			assert_true(f->sft.nr_open <= 2);
 		}
@@ -194,7 +194,7 @@ static void test_emfile(void **state)
 		v = view(app, cfx_ck(f, path, OP_IMAGE_USER), 5, 5, 0, 0);
 		sf = sfile_find(&f->sft, &v);
 		assert_non_null(sf);
-		f->sft.pinned = sf;
+		sfile_pin(&f->sft, sf);
 		assert_int_equal(sfile_log(&f->sft, sf, 0, 1, 1), 0);
 	}
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
@@ -368,7 +368,7 @@ static void test_hostile_paths(void **state)
 		struct op_sfile *sf = sfile_find(&f->sft, &v);
 
 		assert_non_null(sf);
-		f->sft.pinned = sf;
+		sfile_pin(&f->sft, sf);
 		if (sfile_log(&f->sft, sf, 0, i, 1) == 0)
 			nr_ok++;
 	}
@@ -380,7 +380,7 @@ static void test_hostile_paths(void **state)
 		v.anon_end = 0x1fff;
 		sf = sfile_find(&f->sft, &v);
 		assert_non_null(sf);
-		f->sft.pinned = sf;
+		sfile_pin(&f->sft, sf);
 		if (sfile_log(&f->sft, sf, 0, i, 1) == 0)
 			nr_ok++;
 	}
@@ -389,7 +389,7 @@ static void test_hostile_paths(void **state)
 		struct op_sfile *sf = sfile_find(&f->sft, &v);
 
 		assert_non_null(sf);
-		f->sft.pinned = sf;
+		sfile_pin(&f->sft, sf);
 		if (sfile_log(&f->sft, sf, 0, i, 1) == 0)
 			nr_ok++;
 	}
@@ -528,6 +528,7 @@ static void test_changed_under_writer(void **state)
 	struct op_trans_view v = view(app, app, 5, 5, 0, 0);
 	char name[PATH_MAX], *logbuf = NULL;
 	size_t loglen = 0, len, i;
+	struct op_log lg;
 	struct op_sfile *sf;
 	uint32_t *heads;
 	uint8_t *map;
@@ -535,8 +536,9 @@ static void test_changed_under_writer(void **state)
 	int fd;
 
 	(void)state;
-	f->sft.log = open_memstream(&logbuf, &loglen);
-	assert_non_null(f->sft.log);
+	log_init(&lg, open_memstream(&logbuf, &loglen));
+	assert_non_null(lg.fp);
+	sfile_set_log(&f->sft, &lg);
 	sf = sfile_find(&f->sft, &v);
 	assert_non_null(sf);
 	assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10, 1), 0);
@@ -560,15 +562,15 @@ static void test_changed_under_writer(void **state)
 	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 101);
 	for (i = 0; i < ODB_INITIAL_NODES; i++)
 		assert_int_equal(heads[i], 0x7fffffff);
-	fflush(f->sft.log);
+	fflush(lg.fp);
 	assert_non_null(strstr(logbuf, "changed by another process under the daemon"));
 	assert_non_null(strstr(logbuf, name));
 	/* said once */
 	assert_null(strstr(strstr(logbuf, "changed by another") + 1, "changed by another"));
 	munmap(map, len);
 	close(fd);
-	fclose(f->sft.log);
-	f->sft.log = NULL;
+	sfile_set_log(&f->sft, NULL);
+	fclose(lg.fp);
 	free(logbuf);
 	cfx_free(f);
 }
@@ -583,6 +585,7 @@ static void test_path_too_long(void **state)
 	struct cfx *f = cfx_new(OP_SEP_LIB, 8);
 	char longp[PATH_MAX + 64], *logbuf = NULL;
 	size_t loglen = 0, n;
+	struct op_log lg;
 	struct op_trans_view v;
 	struct op_sfile *sf;
 	op_cookie_t img;
@@ -597,21 +600,22 @@ static void test_path_too_long(void **state)
 	strcpy(longp + n, "very-long-tail\nforged-binary");
 	img = cfx_ck(f, longp, OP_IMAGE_USER);
 	v = view(img, img, 5, 5, 0, 0);
-	f->sft.log = open_memstream(&logbuf, &loglen);
-	assert_non_null(f->sft.log);
+	log_init(&lg, open_memstream(&logbuf, &loglen));
+	assert_non_null(lg.fp);
+	sfile_set_log(&f->sft, &lg);
 	sf = sfile_find(&f->sft, &v);
 	assert_non_null(sf);
 	assert_int_equal(sfile_log(&f->sft, sf, 0, 1, 1), -ENAMETOOLONG);
 	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 1);
-	fflush(f->sft.log);
+	fflush(lg.fp);
 	assert_non_null(strstr(logbuf, "cannot name the sample file of /opt/vendor-app/deep/dir/"));
 	assert_non_null(strstr(logbuf, "..."));
 	assert_non_null(strstr(logbuf, "/very-long-tail?forged-binary (counter 0)"));
 	assert_non_null(strstr(logbuf, "too long once mangled"));
 	assert_non_null(strstr(logbuf, "stats/lost_samplefile"));
 	assert_null(strstr(logbuf, "\nforged"));
-	fclose(f->sft.log);
-	f->sft.log = NULL;
+	sfile_set_log(&f->sft, NULL);
+	fclose(lg.fp);
 	free(logbuf);
 	cfx_free(f);
 }
@@ -624,6 +628,7 @@ static void test_root_refuses_others_files(void **state)
 	char name[PATH_MAX], dir[PATH_MAX], before[8192], after[8192], msg[4096];
 	size_t n;
 	FILE *log;
+	struct op_log lg;
 	uint64_t lost;
 
 	(void)state;
@@ -636,7 +641,8 @@ static void test_root_refuses_others_files(void **state)
 	v = view(app, app, 5, 5, 0, 0);
 	log = tmpfile();
 	assert_non_null(log);
-	f->sft.log = log;
+	log_init(&lg, log);
+	sfile_set_log(&f->sft, &lg);
 	assert_true(f->sft.strict);
 	assert_int_equal(log_fresh(f, &v), 0);
 	assert_true(sfile_name(&f->sft, sfile_find(&f->sft, &v), 0, NULL, name, sizeof(name)) > 0);
@@ -681,7 +687,7 @@ static void test_root_refuses_others_files(void **state)
 	/* root's again: used */
 	assert_int_equal(fchownat(f->current_fd, dir, 0, 0, 0), 0);
 	assert_int_equal(log_fresh(f, &v), 0);
-	f->sft.log = NULL;
+	sfile_set_log(&f->sft, NULL);
 	fclose(log);
 	cfx_free(f);
 }

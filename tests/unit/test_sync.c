@@ -828,8 +828,7 @@ static void test_throttle_hook(void **state)
 	(void)state;
 	r.throttle.id = 42;
 	sync_record(&f->s, &r); /* no hook set: only counted */
-	f->s.on_throttle = on_throttle;
-	f->s.on_throttle_arg = &throttled_calls;
+	sync_set_throttle_hook(&f->s, on_throttle, &throttled_calls);
 	r.throttle.id = 77;
 	assert_int_equal(sync_deliver(&f->s, &r), 0);
 	assert_int_equal(throttled_calls, 1);

@@ -1,7 +1,7 @@
 /*
  * test_trans.c - trans over hand-made event buffers: every core code,
- * unknown and truncated codes, plugin codes from a fake registry, call-graph
- * arcs; checks the exact contents of the resulting sample files.
+ * unknown and truncated codes, plugin codes from a fake registry, the
+ * retired codes, the event-buffer reader; checks the exact contents of the resulting sample files.
  * SPDX-License-Identifier: MIT
  */
 #include <stdarg.h>
@@ -51,8 +51,8 @@ static void test_core_codes(void **state)
 
 	(void)state;
 	trans_buffer(&f->tr, buf, N(buf));
-	assert_int_equal(f->tr.cur.v->tgid, 100);
-	assert_int_equal(f->tr.cur.v->cpu, 0);
+	assert_int_equal(f->tr.v->tgid, 100);
+	assert_int_equal(f->tr.v->cpu, 0);
 	sfile_close_all(&f->sft);
 
 	assert_int_equal(cfx_read(f, F_HOT, 0x10, &v, &hd), 2);
@@ -227,43 +227,81 @@ static void test_plugin_code(void **state)
 	cfx_free(f);
 }
 
-/* TRACE_BEGIN: a leaf sample, then arcs caller -> callee */
-static void test_trace_arcs(void **state)
+/*
+ * The retired codes 8 and 9 (OProfile's TRACE_BEGIN/END: arcs of a call
+ * chain) are unknown now: skipped and counted, the pairs after them are
+ * plain samples of the current context, no arc file is made.
+ */
+static void test_retired_codes(void **state)
 {
 	struct cfx *f = cfx_new(OP_SEP_LIB | OP_SEP_KERNEL, 64);
 	op_cookie_t hot = cfx_ck(f, "/bin/hot", OP_IMAGE_USER);
 	op_cookie_t libc = cfx_ck(f, "/lib/libc.so.6", OP_IMAGE_USER);
-	struct opd_header hd;
 	uint32_t v;
 	const uint64_t buf[] = {
 		E, EVB_CTX_SWITCH, 3, 100, hot, 100,
 		E, EVB_USER_ENTER, 0,
 		E, EVB_COOKIE_SWITCH, 1, libc,
-		E, EVB_TRACE_BEGIN, 0,
-		0x30, 0,                       /* leaf in libc */
+		E, 8, 0,
+		0x30, 0,
 		E, EVB_COOKIE_SWITCH, 1, hot,
-		0x11d0, 0,                     /* hot:0x11d0 calls libc:0x30 */
-		0x1200, 0,                     /* hot:0x1200 calls hot:0x11d0 */
-		E, EVB_TRACE_END, 0,
-		0x1200, 0,                     /* a plain sample again */
+		0x11d0, 0,
+		0x1200, 0,
+		E, 9, 0,
+		0x1200, 0,
 	};
 
 	(void)state;
+	assert_int_equal(evb_core_nargs(8), -1);
+	assert_int_equal(evb_core_nargs(9), -1);
+	assert_null(evb_code_name(8));
 	trans_buffer(&f->tr, buf, N(buf));
 	sfile_close_all(&f->sft);
+	assert_int_equal(f->st.v[STAT_UNKNOWN_CODE], 2);
+	assert_int_equal(f->st.v[STAT_INCOMPLETE_CODE], 0);
 	assert_int_equal(cfx_total(f, F_LIBC), 1);
-	assert_int_equal(cfx_read(f, F_HOT, 0x1200, &v, NULL), 1);
-	assert_int_equal(v, 1);
+	assert_int_equal(cfx_total(f, F_HOT), 3);
+	assert_int_equal(cfx_read(f, F_HOT, 0x1200, &v, NULL), 2);
+	assert_int_equal(v, 2);
 	assert_int_equal(cfx_read(f, HOT_APP "{root}/bin/hot/{cg}/{root}/lib/libc.so.6/TIMER.0.0.all.all.all",
-				  (0x11d0ull << 32) | 0x30, &v, &hd),
-			 1);
-	assert_int_equal(v, 1);
-	assert_int_equal(hd.cg_to_is_kernel, 0);
-	assert_int_equal(cfx_read(f, HOT_APP "{root}/bin/hot/{cg}/{root}/bin/hot/TIMER.0.0.all.all.all",
-				  (0x1200ull << 32) | 0x11d0, &v, NULL),
-			 1);
-	assert_int_equal(v, 1);
+				  (0x11d0ull << 32) | 0x30, &v, NULL),
+			 -1);
 	cfx_free(f);
+}
+
+/* the reader: pairs, records, out-of-range codes, cut records, the end */
+static void test_evb_next(void **state)
+{
+	const uint64_t w[] = { 0x10, 3, E, EVB_CPU_SWITCH, 1, 7, E, 0x100000000ull, 0, E, 40, 2, 1 };
+	struct evb_item it;
+	size_t pos = 0;
+
+	(void)state;
+	assert_int_equal(evb_next(w, N(w), &pos, &it), EVB_PAIR);
+	assert_int_equal(it.offset, 0x10);
+	assert_int_equal(it.counter, 3);
+	assert_int_equal(evb_next(w, N(w), &pos, &it), EVB_RECORD);
+	assert_int_equal(it.code, EVB_CPU_SWITCH);
+	assert_int_equal(it.nargs, 1);
+	assert_int_equal(it.args[0], 7);
+	assert_int_equal(evb_next(w, N(w), &pos, &it), EVB_RECORD);
+	assert_int_equal(it.code, 0);
+	assert_int_equal(it.nargs, 0);
+	assert_int_equal(pos, 9);
+	assert_int_equal(evb_next(w, N(w), &pos, &it), EVB_CUT);
+	assert_int_equal(pos, 9);
+	pos = N(w);
+	assert_int_equal(evb_next(w, N(w), &pos, &it), EVB_END);
+	pos = N(w) - 1;
+	assert_int_equal(evb_next(w, N(w), &pos, &it), EVB_CUT); /* half a pair */
+	pos = 0;
+	assert_int_equal(evb_next(w, 3, &pos, &it), EVB_PAIR);
+	assert_int_equal(evb_next(w, 3, &pos, &it), EVB_CUT);   /* dangling escape */
+	assert_true(evb_core_code(EVB_CPU_RESTORE));
+	assert_false(evb_core_code(EVB_PLUGIN_CODE_FIRST));
+	assert_true(evb_plugin_code(EVB_PLUGIN_CODE_FIRST));
+	assert_false(evb_plugin_code(EVB_CODE_MAX));
+	assert_false(evb_code_ok(0));
 }
 
 static int soup_calls;
@@ -316,8 +354,8 @@ static void test_cpu_interleave(void **state)
 
 	(void)state;
 	trans_buffer(&f->tr, buf, N(buf));
-	assert_int_equal(f->tr.cur.v->cpu, 1);
-	assert_int_equal(f->tr.cur.v->cookie, libc);
+	assert_int_equal(f->tr.v->cpu, 1);
+	assert_int_equal(f->tr.v->cookie, libc);
 	sfile_close_all(&f->sft);
 	assert_int_equal(cfx_read(f, F_HOT, 0x10, &v, NULL), 4);
 	assert_int_equal(v, 2);
@@ -419,7 +457,8 @@ int main(void)
 		cmocka_unit_test(test_split_buffers),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_plugin_code),
-		cmocka_unit_test(test_trace_arcs),
+		cmocka_unit_test(test_retired_codes),
+		cmocka_unit_test(test_evb_next),
 		cmocka_unit_test(test_cpu_interleave),
 		cmocka_unit_test(test_random_buffers),
 	};
