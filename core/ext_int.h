@@ -27,7 +27,7 @@ struct op_ext {
 	char *path;   /* the resolved file that was dlopen'd */
 	char *origin; /* "command line", "FILE:LINE" */
 	void *handle;
-	int fd;       /* the file handle was loaded through (ext_probe_unload) */
+	int fd;                        /* the file handle was loaded through (ext_probe_unload) */
 	struct op_ext_descriptor desc; /* min(size, sizeof) copy */
 	bool in_init;
 	bool initialized;
@@ -40,9 +40,9 @@ struct ext_loader {
 	char *plugin_dir;
 	void *config;
 	struct ext_core_services *core;
-	struct op_log *log;      /* main's logger; NULL: stderr */
+	struct op_log *log; /* main's logger; NULL: stderr */
 	bool verbose;
-	unsigned log_limit;      /* messages per plugin per window; 0 = no limit */
+	unsigned log_limit; /* messages per plugin per window; 0 = no limit */
 	unsigned log_window_ms;
 	struct op_host host;
 	struct ext_registry reg;
@@ -71,8 +71,7 @@ int ext_reg_config_int64(op_ext_t *ctx, const char *key, int64_t *out);
 int ext_reg_config_bool(op_ext_t *ctx, const char *key, bool *out);
 int ext_reg_stats(op_ext_t *ctx, const struct op_stats_ops *ops, void *priv);
 int ext_reg_sfile_handlers(op_ext_t *ctx, const struct op_sfile_ops *ops, void *priv);
-int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
-		   uint32_t *code_out);
+int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv, uint32_t *code_out);
 int ext_reg_model(op_ext_t *ctx, const struct op_model_desc *desc, void *priv);
 int ext_reg_source(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
 		   uint32_t *source_out);
@@ -96,7 +95,7 @@ struct ext_probe {
 	char path[PATH_MAX]; /* <dir>/<name>.so as named */
 	char real[PATH_MAX]; /* the file it resolves to */
 	void *handle;
-	int fd;              /* the file, open while loaded (ext_probe_unload) */
+	int fd; /* the file, open while loaded (ext_probe_unload) */
 	struct op_ext_descriptor desc;
 };
 
@@ -104,8 +103,7 @@ struct ext_probe {
  * Find, check and dlopen plugin @name of @dir; fill @p. 0, or -errno with
  * @why saying what was expected, what was found and what to do.
  */
-int ext_probe_plugin(const char *dir, const char *name, struct ext_probe *p, char *why,
-		     size_t len);
+int ext_probe_plugin(const char *dir, const char *name, struct ext_probe *p, char *why, size_t len);
 /* dlclose @handle and close @fd, unless ld.so still holds the object */
 void ext_probe_unload(void *handle, int fd);
 /* the descriptor head's version/size/flags rules; @symsize 0 = unknown */

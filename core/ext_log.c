@@ -80,12 +80,14 @@ void ext_log_plugin_vlog(op_ext_t *ctx, enum op_log_level level, const char *fmt
 	 * dropped ("NAME: warning: N messages suppressed ...").
 	 */
 	if (ctx) {
-		snprintf(prefix, sizeof(prefix), "%s: %s", ctx->name, ext_log_level_names[OP_LOG_WARN]);
+		snprintf(prefix, sizeof(prefix), "%s: %s", ctx->name,
+			 ext_log_level_names[OP_LOG_WARN]);
 		if (!log_limit_pass(&ctx->limit, ext_log_of(l), prefix, log_now_ms()))
 			return;
 	}
 	vsnprintf(buf, sizeof(buf), fmt ? fmt : "(null)", ap);
-	snprintf(prefix, sizeof(prefix), "%s: %s", ctx ? ctx->name : "?", ext_log_level_names[level]);
+	snprintf(prefix, sizeof(prefix), "%s: %s", ctx ? ctx->name : "?",
+		 ext_log_level_names[level]);
 	log_put(f, prefix, "%s", buf);
 	/* why a plugin refuses to start must reach the terminal, not only the log (see ext_log_put) */
 	if (level == OP_LOG_ERR && ctx && ctx->in_init && ext_log_echo(l, f))

@@ -21,8 +21,7 @@
 #include "ext_int.h"
 #include "log.h"
 
-static int h_escape(void *priv, const struct op_trans_view *t, const uint64_t *args,
-		    uint32_t nargs)
+static int h_escape(void *priv, const struct op_trans_view *t, const uint64_t *args, uint32_t nargs)
 {
 	(void)priv, (void)t, (void)args, (void)nargs;
 	return 0;
@@ -53,8 +52,8 @@ static const char *h_cpu_type(void *priv, uint32_t *id)
 	return "x";
 }
 
-static int h_encode(void *priv, const struct op_event_req *ev, struct op_perf_attr *attr,
-		    char *err, size_t len)
+static int h_encode(void *priv, const struct op_event_req *ev, struct op_perf_attr *attr, char *err,
+		    size_t len)
 {
 	(void)priv, (void)ev, (void)attr, (void)err, (void)len;
 	return 0;
@@ -88,25 +87,69 @@ union payload {
 
 /* valid payloads of every kind; a case changes one thing by overriding a member */
 #pragma GCC diagnostic ignored "-Woverride-init"
-#define ESC(...) { .esc = { .size = sizeof(struct op_escape_desc), .name = "esc",              \
-			   .handler = h_escape, __VA_ARGS__ } }
-#define SFILE(...) { .sfile = { .size = sizeof(struct op_sfile_ops), .get_file = h_get_file,  \
-			       __VA_ARGS__ } }
-#define MODEL(...) { .model = { .size = sizeof(struct op_model_desc), .name = "model",          \
-			       .detect = h_detect, .cpu_type = h_cpu_type, .encode = h_encode,     \
-			       __VA_ARGS__ } }
-#define SRC(...) { .src = { .size = sizeof(struct op_source_desc), .name = "src",              \
-			   .attr = { .size = sizeof(struct op_perf_attr) }, .on_sample = h_on_sample, \
-			   __VA_ARGS__ } }
-#define HOOK(...) { .hook = { .size = sizeof(struct op_sample_hook_desc),                      \
-			     .on_sample = h_on_sample, __VA_ARGS__ } }
-#define KERN(...) { .kern = { .size = sizeof(struct op_kernel_ops), .resolve = h_resolve,      \
-			     __VA_ARGS__ } }
-#define CTR(...) { .ctr = { .size = sizeof(struct op_counter_desc), .name = "CTR", __VA_ARGS__ } }
-#define STATS(...) { .stats = { .size = sizeof(struct op_stats_ops),                           \
-			       .print_stats = h_print_stats, __VA_ARGS__ } }
+#define ESC(...)                                               \
+	{                                                      \
+		.esc = {.size = sizeof(struct op_escape_desc), \
+			.name = "esc",                         \
+			.handler = h_escape,                   \
+			__VA_ARGS__ }                          \
+	}
+#define SFILE(...)                                           \
+	{                                                    \
+		.sfile = {                                   \
+			.size = sizeof(struct op_sfile_ops), \
+			.get_file = h_get_file,              \
+			__VA_ARGS__                          \
+		}                                            \
+	}
+#define MODEL(...)                                            \
+	{                                                     \
+		.model = {                                    \
+			.size = sizeof(struct op_model_desc), \
+			.name = "model",                      \
+			.detect = h_detect,                   \
+			.cpu_type = h_cpu_type,               \
+			.encode = h_encode,                   \
+			__VA_ARGS__                           \
+		}                                             \
+	}
+#define SRC(...)                                                         \
+	{                                                                \
+		.src = {.size = sizeof(struct op_source_desc),           \
+			.name = "src",                                   \
+			.attr = { .size = sizeof(struct op_perf_attr) }, \
+			.on_sample = h_on_sample,                        \
+			__VA_ARGS__ }                                    \
+	}
+#define HOOK(...)                                                   \
+	{                                                           \
+		.hook = {                                           \
+			.size = sizeof(struct op_sample_hook_desc), \
+			.on_sample = h_on_sample,                   \
+			__VA_ARGS__                                 \
+		}                                                   \
+	}
+#define KERN(...)                                                                                  \
+	{                                                                                          \
+		.kern = {.size = sizeof(struct op_kernel_ops), .resolve = h_resolve, __VA_ARGS__ } \
+	}
+#define CTR(...)                                                                             \
+	{                                                                                    \
+		.ctr = {.size = sizeof(struct op_counter_desc), .name = "CTR", __VA_ARGS__ } \
+	}
+#define STATS(...)                                           \
+	{                                                    \
+		.stats = {                                   \
+			.size = sizeof(struct op_stats_ops), \
+			.print_stats = h_print_stats,        \
+			__VA_ARGS__                          \
+		}                                            \
+	}
 
-#define UDATA(...) { .ud = { .size = sizeof(struct op_user_data), __VA_ARGS__ } }
+#define UDATA(...)                                                        \
+	{                                                                 \
+		.ud = {.size = sizeof(struct op_user_data), __VA_ARGS__ } \
+	}
 
 static const struct op_perf_attr attr0 = { .size = 0 };
 static const struct op_perf_attr attr4 = { .size = 4 };
@@ -117,13 +160,13 @@ struct reg_case {
 	const char *what;
 	enum kind kind;
 	union payload p;
-	bool null_payload;  /* pass NULL instead of p */
-	bool outside_init;  /* call after ext_init returned */
-	bool before;        /* another plugin registered p first */
-	bool before_self;   /* the same plugin registered p first */
-	unsigned fill;      /* another plugin registered this many others first */
+	bool null_payload; /* pass NULL instead of p */
+	bool outside_init; /* call after ext_init returned */
+	bool before;       /* another plugin registered p first */
+	bool before_self;  /* the same plugin registered p first */
+	unsigned fill;     /* another plugin registered this many others first */
 	int rc;
-	const char *msg;    /* the whole line after "oprofiled: plugin "fx" (/p/fx.so): " */
+	const char *msg; /* the whole line after "oprofiled: plugin "fx" (/p/fx.so): " */
 };
 
 static const struct reg_case cases[] = {
@@ -259,8 +302,9 @@ static const struct reg_case cases[] = {
 	  .msg = "register_source \"src\": attr_ptr->size is 0 - set attr_ptr->size = "
 		 "sizeof(struct op_perf_attr)" },
 	{ "source attr_ptr size 4", K_SOURCE, SRC(.attr = { .size = 0 }, .attr_ptr = &attr4),
-	  .rc = -EINVAL, .msg = "register_source \"src\": attr_ptr->size is 4 - set "
-				"attr_ptr->size = sizeof(struct op_perf_attr)" },
+	  .rc = -EINVAL,
+	  .msg = "register_source \"src\": attr_ptr->size is 4 - set "
+		 "attr_ptr->size = sizeof(struct op_perf_attr)" },
 
 	/* duplicates: another plugin holds the name, code or slot */
 	{ "escape name twice", K_ESCAPE, ESC(), .before = true, .rc = -EEXIST,
@@ -302,15 +346,24 @@ static int reg_call(const struct op_host *h, op_ext_t *ctx, enum kind k, const u
 	uint32_t out;
 
 	switch (k) {
-	case K_ESCAPE: return h->register_escape(ctx, p ? &p->esc : NULL, NULL, &out);
-	case K_SFILE: return h->register_sfile_handlers(ctx, p ? &p->sfile : NULL, NULL);
-	case K_MODEL: return h->register_model(ctx, p ? &p->model : NULL, NULL);
-	case K_SOURCE: return h->register_source(ctx, p ? &p->src : NULL, NULL, &out);
-	case K_HOOK: return h->register_sample_hook(ctx, p ? &p->hook : NULL, NULL);
-	case K_KERNEL: return h->register_kernel(ctx, p ? &p->kern : NULL, NULL);
-	case K_COUNTER: return h->register_counter(ctx, p ? &p->ctr : NULL, &out);
-	case K_STATS: return h->register_stats(ctx, p ? &p->stats : NULL, NULL);
-	case K_UDATA: return h->set_user_data(ctx, p ? &p->ud : NULL);
+	case K_ESCAPE:
+		return h->register_escape(ctx, p ? &p->esc : NULL, NULL, &out);
+	case K_SFILE:
+		return h->register_sfile_handlers(ctx, p ? &p->sfile : NULL, NULL);
+	case K_MODEL:
+		return h->register_model(ctx, p ? &p->model : NULL, NULL);
+	case K_SOURCE:
+		return h->register_source(ctx, p ? &p->src : NULL, NULL, &out);
+	case K_HOOK:
+		return h->register_sample_hook(ctx, p ? &p->hook : NULL, NULL);
+	case K_KERNEL:
+		return h->register_kernel(ctx, p ? &p->kern : NULL, NULL);
+	case K_COUNTER:
+		return h->register_counter(ctx, p ? &p->ctr : NULL, &out);
+	case K_STATS:
+		return h->register_stats(ctx, p ? &p->stats : NULL, NULL);
+	case K_UDATA:
+		return h->set_user_data(ctx, p ? &p->ud : NULL);
 	}
 	return -1;
 }
@@ -319,12 +372,23 @@ static int reg_call(const struct op_host *h, op_ext_t *ctx, enum kind k, const u
 static void reg_rename(union payload *p, enum kind k, const char *name)
 {
 	switch (k) {
-	case K_ESCAPE: p->esc.name = name; break;
-	case K_MODEL: p->model.name = name; break;
-	case K_SOURCE: p->src.name = name; break;
-	case K_HOOK: p->hook.name = name; break;
-	case K_COUNTER: p->ctr.name = name; break;
-	default: break;
+	case K_ESCAPE:
+		p->esc.name = name;
+		break;
+	case K_MODEL:
+		p->model.name = name;
+		break;
+	case K_SOURCE:
+		p->src.name = name;
+		break;
+	case K_HOOK:
+		p->hook.name = name;
+		break;
+	case K_COUNTER:
+		p->ctr.name = name;
+		break;
+	default:
+		break;
 	}
 }
 
@@ -380,7 +444,8 @@ static void test_refusals_table(void **state)
 		fflush(f);
 		snprintf(want, sizeof(want), "oprofiled: plugin \"fx\" (/p/fx.so): %s\n", c->msg);
 		if (rc != c->rc) {
-			print_error("%s: returned %d, expected %d; log:\n%s", c->what, rc, c->rc, text);
+			print_error("%s: returned %d, expected %d; log:\n%s", c->what, rc, c->rc,
+				    text);
 			wrong++;
 		} else if (strcmp(text, want)) {
 			print_error("%s: logged\n%sexpected\n%s", c->what, text, want);
@@ -417,7 +482,8 @@ static void test_table_covers_every_kind(void **state)
 	seen[K_UDATA] |= 2; /* data and free_func may be NULL */
 	for (i = 0; i <= K_UDATA; i++)
 		if (seen[i] != 3)
-			fail_msg("registration kind %zu lacks a NULL-description or missing-member case", i);
+			fail_msg("registration kind %zu lacks a NULL-description or missing-member case",
+				 i);
 }
 
 int main(void)
