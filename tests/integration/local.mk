@@ -152,3 +152,6 @@ TESTS += tests/integration/configure_quiet.sh
 # issue 14 hole 6: --record creates its file, never through a symlink
 dist_check_SCRIPTS += tests/integration/record_trust.sh
 TESTS += tests/integration/record_trust.sh
+# --- ophelp, operf, ocount front-ends and man pages (issue 17, front)
+dist_check_SCRIPTS += tests/integration/ophelp_options.sh
+TESTS += tests/integration/ophelp_options.sh
