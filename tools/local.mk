@@ -35,3 +35,10 @@ tools_opcontrol_SOURCES = tools/opcontrol.c
 tools_opcontrol_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 tools_opcontrol_LDADD = lib/libopng.la $(LIBCONFIG_LIBS)
 EXTRA_DIST += tools/opcount.md
+# operf and ocount: OProfile 1.x's command lines on oprofiled and opcount (issue 17, front)
+bin_PROGRAMS += tools/operf tools/ocount
+tools_operf_SOURCES = tools/operf.c tools/frontend.c tools/frontend.h
+tools_operf_CPPFLAGS = $(AM_CPPFLAGS) -DOP_SBINDIR='"$(sbindir)"' -DOP_BINDIR='"$(bindir)"'
+tools_ocount_SOURCES = tools/ocount.c tools/frontend.c tools/frontend.h
+tools_ocount_CPPFLAGS = $(tools_operf_CPPFLAGS)
+EXTRA_DIST += tools/operf.md
