@@ -155,3 +155,5 @@ TESTS += tests/integration/record_trust.sh
 # --- ophelp, operf, ocount front-ends and man pages (issue 17, front)
 dist_check_SCRIPTS += tests/integration/ophelp_options.sh
 TESTS += tests/integration/ophelp_options.sh
+dist_check_SCRIPTS += tests/integration/operf_cmdline.sh tests/integration/ocount_cmdline.sh
+TESTS += tests/integration/operf_cmdline.sh tests/integration/ocount_cmdline.sh
