@@ -157,3 +157,5 @@ dist_check_SCRIPTS += tests/integration/ophelp_options.sh
 TESTS += tests/integration/ophelp_options.sh
 dist_check_SCRIPTS += tests/integration/operf_cmdline.sh tests/integration/ocount_cmdline.sh
 TESTS += tests/integration/operf_cmdline.sh tests/integration/ocount_cmdline.sh
+dist_check_SCRIPTS += tests/integration/man_pages.sh
+TESTS += tests/integration/man_pages.sh
