@@ -51,6 +51,7 @@ static bool ocount_spec(const char *list, const char *spec, size_t len, char *ou
 	char buf[256], *field[4] = { NULL }, *p;
 	size_t nf = 0;
 	bool kernel = true, user = true, named_um;
+	size_t used;
 
 	if (!len || len >= sizeof(buf)) {
 		fprintf(stderr, "ocount: --events=%s: an empty or too long event\n", list);
@@ -94,8 +95,14 @@ static bool ocount_spec(const char *list, const char *spec, size_t len, char *ou
 			list, field[0]);
 		return false;
 	}
-	snprintf(out + strlen(out), outlen - strlen(out), "%s%s%s%s%s", out[0] ? "," : "", field[0],
-		 named_um ? ":" : "", named_um ? field[1] : "", kernel && user ? "" : kernel ? ":k" : ":u");
+	used = strlen(out);
+	if ((size_t)snprintf(out + used, outlen - used, "%s%s%s%s%s", used ? "," : "", field[0],
+			     named_um ? ":" : "", named_um ? field[1] : "",
+			     kernel && user ? "" : kernel ? ":k" : ":u") >= outlen - used) {
+		fprintf(stderr, "ocount: --events=%s: more than %zu characters of events - give "
+				"fewer\n", list, outlen - 1);
+		return false;
+	}
 	return true;
 }
 

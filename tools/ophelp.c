@@ -327,22 +327,30 @@ static char *ophelp_complete_spec(const struct ophelp *h, const char *spec, size
 }
 
 /* the specs of all @args (each a comma list) as one list, completed */
-static char *ophelp_join_specs(const struct ophelp *h, char **args, int nargs, bool complete)
+static char *ophelp_join_specs(const struct ophelp *h, char **args, int nargs)
 {
-	size_t cap = 1, len = 0;
-	char *list = calloc(1, 1);
+	size_t cap = 64, len = 0;
+	char *list = calloc(1, cap);
 
 	for (int i = 0; list && i < nargs; i++) {
 		const char *p = args[i];
 
-		while (list) {
+		for (;;) {
 			size_t n = strcspn(p, ",");
-			char *one = complete ? ophelp_complete_spec(h, p, n) : strndup(p, n);
+			char *one = ophelp_complete_spec(h, p, n), *grown;
 			size_t olen = one ? strlen(one) : 0;
 
-			if (!one || (len + olen + 2 > cap &&
-				     !(list = realloc(list, cap = 2 * (len + olen + 2))))) {
-				free(one);
+			if (one && len + olen + 2 > cap) {
+				cap = 2 * (len + olen + 2);
+				grown = realloc(list, cap);
+				if (!grown) {
+					free(one);
+					one = NULL;
+				} else {
+					list = grown;
+				}
+			}
+			if (!one) {
 				free(list);
 				return NULL;
 			}
@@ -373,7 +381,7 @@ static int ophelp_check(struct ophelp *h, char **args, int nargs, bool extra_onl
 			extra_only ? "-E" : "-e");
 		return 1;
 	}
-	list = ophelp_join_specs(h, args, nargs, true);
+	list = ophelp_join_specs(h, args, nargs);
 	if (!list) {
 		fprintf(stderr, "ophelp error: out of memory\n");
 		return 1;

@@ -50,7 +50,8 @@ case $f in
 *) bad "-t -c: sample file '$f' is not per thread and CPU: $(find "$W/s2/samples/current" -type f -name 'TIMER*' | head -3)" ;;
 esac
 find "$W/s2/samples/current" -type d -name '{cg}' | grep -q . && ok || bad "-g: no call-graph files in $W/s2"
-"$R" --session-dir="$W/s2" >"$W/2.rep" 2>&1 && grep -q "TIMER:500000" "$W/2.rep" && ok ||
+# -m cpu: one column (with -c and the demo on both CPUs there is one per CPU)
+"$R" --session-dir="$W/s2" -m cpu >"$W/2.rep" 2>&1 && grep -q "TIMER:500000" "$W/2.rep" && ok ||
 	bad "opreport --session-dir of -d: $(head -5 "$W/2.rep")"
 
 # 3. -a: the second run adds to the first
