@@ -62,6 +62,7 @@ enum {
 	OPT_ROTATE_KEEP,
 	OPT_SESSION_GROUP,
 	OPT_VERSION,
+	OPT_USAGE,
 };
 
 static const struct option opt_long[] = {
@@ -96,6 +97,7 @@ static const struct option opt_long[] = {
 	{ "rotate-keep", required_argument, NULL, OPT_ROTATE_KEEP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "usage", no_argument, NULL, OPT_USAGE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -103,7 +105,7 @@ static const struct option opt_long[] = {
  * '+': stop at the first non-option, which starts the command to launch;
  * ':': report a missing value as ':' (not as an unknown option)
  */
-static const char opt_short[] = "+:he:p:a";
+static const char opt_short[] = "+:he:p:a?";
 
 static const char opt_usage[] =
 	"Usage: oprofiled [OPTIONS] [--] [COMMAND [ARGS...]]\n"
@@ -146,7 +148,19 @@ static const char opt_usage[] =
 	"  --check-config           check what a start checks (plugins and their args,\n"
 	"                           events), print the effective configuration, exit\n"
 	"  -h, --help               this text\n"
+	"  -?, --usage              the options in brief\n"
 	"  --version                print the version\n";
+
+static const char opt_brief_usage[] =
+	"Usage: oprofiled [--session-dir=DIR] [--session-group=GROUP] [-e|--events=EV,...]\n"
+	"        [--separate=LIST] [--ext-feature=NAME[:ARGS]] [--config=FILE]\n"
+	"        [--plugin-dir=DIR] [--vmlinux=FILE|--no-vmlinux] [--image=A,B,...]\n"
+	"        [--verbose[=LIST]] [--append] [--ring-pages=N] [-p|--pid=PID[,PID...]]\n"
+	"        [-a|--system-wide] [--record=FILE] [--record-overwrite] [--replay=FILE]\n"
+	"        [--proc-root=DIR] [--cpu-type=NAME] [--stats-interval=SEC]\n"
+	"        [--sync-interval=SEC] [--max-open-files=N] [--log-file=FILE] [--daemonize]\n"
+	"        [--rotate=INTERVAL] [--rotate-keep=K] [--list-plugins] [--check-config]\n"
+	"        [-h|--help] [-?|--usage] [--version] [--] [COMMAND [ARGS...]]\n";
 
 static void opt_err(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -279,6 +293,11 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 				*config_given = true;
 			} else if (c == 'h') {
 				fputs(opt_usage, stdout);
+				return 1;
+			} else if (c == OPT_USAGE ||
+				   (c == '?' && !strcmp(argv[optind - 1], "-?"))) {
+				/* -? is in opt_short: glibc returns it without setting optopt */
+				fputs(opt_brief_usage, stdout);
 				return 1;
 			} else if (c == OPT_VERSION) {
 				printf("oprofiled (oprofile-ng) %s, plugin SDK %d.%d\n",

@@ -3,7 +3,8 @@ lib_LTLIBRARIES += lib/libopng.la
 lib_libopng_la_SOURCES = \
 	lib/op_header.h lib/op_header.c lib/odb.h lib/odb.c lib/op_mangle.h
 # 1:0:0: odb_t changed layout (the writer's own size/cur, broken; issue 14)
-lib_libopng_la_LDFLAGS = -version-info 1:0:0 -no-undefined
+# 2:0:1: op_xml_put() added (issue 17)
+lib_libopng_la_LDFLAGS = -version-info 2:0:1 -no-undefined
 EXTRA_DIST += lib/opcount/opcount.pc.in
 # names: sample-file names, events/ catalogue parser, cpu types
 lib_libopng_la_SOURCES += lib/op_mangle.c lib/op_events.h lib/op_events.c lib/op_cpu.h lib/op_cpu.c
@@ -15,6 +16,8 @@ lib_libopng_la_SOURCES += lib/op_cg_format.h lib/op_session_layout.h
 lib_libopng_la_SOURCES += lib/op_ksyms.h lib/op_ksyms.c
 # who owns a file and every directory above it: the one trust rule (sshd's StrictModes)
 lib_libopng_la_SOURCES += lib/op_trust.h lib/op_trust.c
+# XML text escaping: ophelp -X (and opreport -X)
+lib_libopng_la_SOURCES += lib/op_xml.h lib/op_xml.c
 # opcount: virtual per-process counters library (issue 8)
 lib_LTLIBRARIES += lib/libopcount.la
 lib_libopcount_la_SOURCES = lib/opcount/opcount.c lib/opcount/opcount.h

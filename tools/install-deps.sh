@@ -5,7 +5,8 @@
 # librsvg2-bin: rsvg-convert, which tests/integration/callgraph.sh uses to render the flame graph
 # logrotate: tests/integration/deploy.sh runs conf/oprofiled.logrotate
 # libxml2-utils: xmllint checks the flame-graph SVG and opreport -X; python3: the tests' JSON/CSV checks
-pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev librsvg2-bin logrotate libxml2-utils python3"
+# man-db, groff-base: tests/integration/man_pages.sh renders the man pages (man -l, man -M)
+pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev librsvg2-bin logrotate libxml2-utils python3 man-db groff-base"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

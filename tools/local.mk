@@ -35,3 +35,18 @@ tools_opcontrol_SOURCES = tools/opcontrol.c
 tools_opcontrol_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 tools_opcontrol_LDADD = lib/libopng.la $(LIBCONFIG_LIBS)
 EXTRA_DIST += tools/opcount.md
+# operf and ocount: OProfile 1.x's command lines on oprofiled and opcount (issue 17, front)
+bin_PROGRAMS += tools/operf tools/ocount
+tools_operf_SOURCES = tools/operf.c tools/frontend.c tools/frontend.h
+tools_operf_CPPFLAGS = $(AM_CPPFLAGS) -DOP_SBINDIR='"$(sbindir)"' -DOP_BINDIR='"$(bindir)"'
+tools_ocount_SOURCES = tools/ocount.c tools/frontend.c tools/frontend.h
+tools_ocount_CPPFLAGS = $(tools_operf_CPPFLAGS)
+EXTRA_DIST += tools/operf.md
+# man pages of the existing tools and of operf/ocount (issue 17, front)
+dist_man1_MANS += tools/man/ophelp.1 tools/man/opcount.1 tools/man/operf.1 tools/man/ocount.1
+dist_man8_MANS += tools/man/oprofiled.8 tools/man/opcontrol.8
+if BUILD_REPORT
+dist_man1_MANS += tools/man/opreport.1
+else
+EXTRA_DIST += tools/man/opreport.1
+endif

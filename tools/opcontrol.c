@@ -56,6 +56,7 @@ static const char ctl_usage[] =
 	"  --pid               print the daemon's pid\n"
 	"  --wait=SEC          with --stop: how long to wait (default 60)\n"
 	"  --version           the package version\n"
+	"  -?, --usage         the options in brief\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"As root, opcontrol believes only a session directory, lock and socket that root\n"
@@ -65,6 +66,11 @@ static const char ctl_usage[] =
 	"\n"
 	"Exit status: 0 done, 1 the daemon refused or failed, or what was found is not\n"
 	"believed, 2 usage, 3 no daemon running.\n";
+
+static const char ctl_brief_usage[] =
+	"Usage: opcontrol [--session-dir=DIR | --config=FILE] [--status | --dump | --stop |\n"
+	"        --reset | --save=NAME | --rotate[=INTERVAL] | --rotate-keep=K | --hup |\n"
+	"        --pid] [--wait=SEC] [--version] [-?|--usage] [-h|--help]\n";
 
 enum { CTL_EXIT_OK = 0, CTL_EXIT_FAIL = 1, CTL_EXIT_USAGE = 2, CTL_EXIT_NODAEMON = 3 };
 
@@ -470,6 +476,7 @@ int main(int argc, char **argv)
 		{ "wait", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "usage", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctl c = { .dir = NULL, .dirfd = -1 };
@@ -480,7 +487,7 @@ int main(int argc, char **argv)
 	int cmd = 0, opt, rc;
 	const char *arg = NULL;
 
-	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "h?", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			c.dir = optarg;
@@ -499,7 +506,15 @@ int main(int argc, char **argv)
 		case 'h':
 			fputs(ctl_usage, stdout);
 			return CTL_EXIT_OK;
+		case 'U':
+			fputs(ctl_brief_usage, stdout);
+			return CTL_EXIT_OK;
 		case '?':
+			/* -? is in the option string: glibc returns it without setting optopt */
+			if (!strcmp(argv[optind - 1], "-?")) {
+				fputs(ctl_brief_usage, stdout);
+				return CTL_EXIT_OK;
+			}
 			fprintf(stderr, "opcontrol: see opcontrol --help\n");
 			return CTL_EXIT_USAGE;
 		default:

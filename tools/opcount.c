@@ -49,6 +49,12 @@ struct opc {
 	struct oc_value *prev; /* [nslots + 1][nev]: last interval, row 0 = total */
 };
 
+static const char opc_brief_usage[] =
+	"Usage: opcount [-e|--events LIST] [-p|--pid PID] [-t|--tid TID] [-a|--system-wide]\n"
+	"        [--separate-thread] [--separate-cpu] [-i|--time-interval MS] [--csv|--json]\n"
+	"        [-o|--output FILE|-] [-l|--list] [--version] [-?|--usage] [-h|--help]\n"
+	"        [-- COMMAND [ARGS...]]\n";
+
 static void opc_usage(FILE *f)
 {
 	fprintf(f,
@@ -64,10 +70,11 @@ static void opc_usage(FILE *f)
 		"  -i, --time-interval=MS print counts for each MS milliseconds\n"
 		"      --csv              CSV output\n"
 		"      --json             JSON output\n"
-		"  -o, --output=FILE      write counts to FILE (default: stderr; CSV and JSON\n"
-		"                         on stderr are written whole when counting ends)\n"
+		"  -o, --output=FILE      write counts to FILE (default: stderr; - is stdout; CSV\n"
+		"                         and JSON on stderr/stdout are written whole at the end)\n"
 		"  -l, --list             list the built-in event names\n"
 		"      --version          the package version\n"
+		"  -?, --usage            the options in brief\n"
 		"  -h, --help             this text\n"
 		"Without a command, --pid/--tid/--system-wide count until the target exits or\n"
 		"SIGINT/SIGTERM.  An event this machine cannot count (no PMU) is shown as\n"
@@ -604,8 +611,13 @@ static int opc_list(void)
  */
 static int opc_open_output(struct opc *o, const char *outpath)
 {
-	int fd;
+	int fd, to = STDERR_FILENO;
 
+	/* "-": stdout, written as stderr is (ocount's counts go to stdout) */
+	if (outpath && !strcmp(outpath, "-")) {
+		outpath = NULL;
+		to = STDOUT_FILENO;
+	}
 	if (outpath) {
 		o->out = fopen(outpath, "w");
 		if (!o->out) {
@@ -616,16 +628,16 @@ static int opc_open_output(struct opc *o, const char *outpath)
 	}
 	if (o->format != OPC_TEXT) {
 		o->out = open_memstream(&o->held, &o->held_len);
-		o->held_to = stderr;
+		o->held_to = to == STDOUT_FILENO ? stdout : stderr;
 	} else {
-		fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+		fd = fcntl(to, F_DUPFD_CLOEXEC, 0);
 		o->out = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (!o->out && fd >= 0)
 			close(fd);
 	}
 	if (!o->out) {
-		fprintf(stderr, "opcount: cannot set up the output on stderr: %s\n",
-			strerror(errno));
+		fprintf(stderr, "opcount: cannot set up the output on %s: %s\n",
+			to == STDOUT_FILENO ? "stdout" : "stderr", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -663,7 +675,7 @@ static bool opc_parse_long(const char *s, long min, long max, long *v)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SEP_THREAD = 256, OPT_SEP_CPU, OPT_CSV, OPT_JSON };
+	enum { OPT_SEP_THREAD = 256, OPT_SEP_CPU, OPT_CSV, OPT_JSON, OPT_USAGE };
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -678,6 +690,7 @@ int main(int argc, char **argv)
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "usage", no_argument, NULL, OPT_USAGE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opc o = { .events = OPC_DEFAULT_EVENTS, .out = stderr };
@@ -685,7 +698,7 @@ int main(int argc, char **argv)
 	int c, rc;
 	long v;
 
-	while ((c = getopt_long(argc, argv, "+e:p:t:ai:o:lh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:p:t:ai:o:lh?", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			o.events = optarg;
@@ -737,7 +750,15 @@ int main(int argc, char **argv)
 		case 'h':
 			opc_usage(stdout);
 			return 0;
+		case OPT_USAGE:
+			fputs(opc_brief_usage, stdout);
+			return 0;
 		default:
+			/* -? (getopt's answer for unknown options too) */
+			if (optopt == '?' || !strcmp(argv[optind - 1], "-?")) {
+				fputs(opc_brief_usage, stdout);
+				return 0;
+			}
 			opc_usage(stderr);
 			return 1;
 		}

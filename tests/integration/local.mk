@@ -157,3 +157,10 @@ TESTS += tests/integration/configure_quiet.sh
 # issue 14 hole 6: --record creates its file, never through a symlink
 dist_check_SCRIPTS += tests/integration/record_trust.sh
 TESTS += tests/integration/record_trust.sh
+# --- ophelp, operf, ocount front-ends and man pages (issue 17, front)
+dist_check_SCRIPTS += tests/integration/ophelp_options.sh
+TESTS += tests/integration/ophelp_options.sh
+dist_check_SCRIPTS += tests/integration/operf_cmdline.sh tests/integration/ocount_cmdline.sh
+TESTS += tests/integration/operf_cmdline.sh tests/integration/ocount_cmdline.sh
+dist_check_SCRIPTS += tests/integration/man_pages.sh
+TESTS += tests/integration/man_pages.sh

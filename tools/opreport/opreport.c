@@ -47,7 +47,7 @@ static void usage(FILE *f)
 	      "  --callgraph-output=folded  one \"main;a;b N\" line per stack (flamegraph.pl)\n"
 	      "  --flamegraph=FILE.svg    write a flame graph of the whole stacks\n"
 	      "      --version            the package version\n"
-	      "  -h, --help               this help\n"
+	      "  -h, -?, --help, --usage  this help\n"
 	      "profile specification: session:, session-exclude:, image:, image-exclude:,\n"
 	      "lib-image:, event:, count:, unit-mask:, tid:, tgid:, cpu: (comma lists, globs),\n"
 	      "or image names.\n"
@@ -169,6 +169,7 @@ int main(int argc, char **argv)
 		{ "root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "usage", no_argument, NULL, 'h' },
 		{ "callgraph", no_argument, NULL, 'c' },
 		{ "callgraph-output", required_argument, NULL, OPT_CG_OUTPUT },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
@@ -188,7 +189,7 @@ int main(int argc, char **argv)
 	o.cmdline = cmdline;
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = 0;
-	while ((c = getopt_long(argc, argv, "ldgwf%arxt:s:e:i:D:m:Xo:p:R:hc", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ldgwf%arxt:s:e:i:D:m:Xo:p:R:hc?", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -296,6 +297,12 @@ int main(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
+			/* -? (in the option string: glibc returns it without setting optopt) */
+			if (!strcmp(argv[optind - 1], "-?")) {
+				usage(stdout);
+				ret = 0;
+				goto out;
+			}
 			usage(stderr);
 			goto out;
 		}
