@@ -344,4 +344,18 @@ void rsym_load_image(struct rpt_profile *p, const struct rpt_opts *o, struct rpt
 int out_report(FILE *f, struct rpt_profile *p, const struct rpt_opts *o, struct rpt_rows *rows);
 const char *out_image_name(const struct rpt_image *img, bool long_names, char *buf, size_t len);
 
+/* ------------------------------------------------------ XML and JSON text */
+
+/*
+ * @s as XML character data or attribute text (without the quotes): & < > " '
+ * as entities; bytes that are not UTF-8, C0 controls but tab, U+FFFE and
+ * U+FFFF (which XML cannot carry) as &#xfffd;. Returns the bytes written.
+ */
+size_t txt_put_xml(FILE *f, const char *s);
+/*
+ * @s as a whole JSON string, quotes included: " and \ escaped, C0 controls
+ * as \u00XX, bytes that are not UTF-8 as \ufffd. Returns the bytes written.
+ */
+size_t txt_put_json(FILE *f, const char *s);
+
 #endif /* OPREPORT_H */
