@@ -358,4 +358,20 @@ size_t txt_put_xml(FILE *f, const char *s);
  */
 size_t txt_put_json(FILE *f, const char *s);
 
+/* ------------------------------------------ report heads (opreport_output.c) */
+
+/* The text header: CPU, the counted events (or the timer), the class lines. */
+void out_text_header(FILE *f, const struct rpt_profile *p);
+/*
+ * <?xml?>, <profile ...> (left open), <options/>, <setup> and <classes> of
+ * @p; @base (or NULL) adds basesession="" to <options> (differential).
+ */
+void out_xml_head(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
+		  const struct rpt_profile *base);
+/*
+ * "{", then "schema" (@schema), "version" 1, "session", "cpu", "class_axis"
+ * and "classes" of @p; the object is left open after the "classes" array.
+ */
+void out_json_head(FILE *f, const struct rpt_profile *p, const char *schema);
+
 #endif /* OPREPORT_H */

@@ -107,7 +107,7 @@ static void print_counted(FILE *f, const struct rpt_class *k, const struct op_ev
 	fprintf(f, " count %" PRIu64 "\n", k->count);
 }
 
-static void print_header(FILE *f, const struct rpt_profile *p)
+void out_text_header(FILE *f, const struct rpt_profile *p)
 {
 	fprintf(f, "CPU: %s", is_timer(p) ? "CPU with timer interrupt" : rs_cpu_name(p->cpu_type));
 	/* as OProfile: the speed only when the header knows it */
@@ -505,25 +505,10 @@ static size_t distinct_keys(const struct rpt_symrow *r)
 	return n;
 }
 
-static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
-		      const struct rpt_rows *rows)
+void out_xml_head(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
+		  const struct rpt_profile *base)
 {
-	bool syms = o->symbols || o->details;
 	const char *cpu, *slash;
-	struct sum_ent *e;
-	size_t n, *detail_base;
-	char nb[4096];
-
-	if (build_ents(p, o, &e, &n))
-		return -ENOMEM;
-	detail_base = calloc(rows->n + 1, sizeof(size_t));
-	if (!detail_base) {
-		free_ents(e, n);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < rows->n; i++)
-		detail_base[i + 1] = detail_base[i] +
-				     (row_visible(p, o, &rows->v[i]) ? distinct_keys(&rows->v[i]) : 0);
 
 	/* as OProfile: "arch/model" splits into cputype and processor */
 	cpu = rs_cpu_name(p->cpu_type);
@@ -555,6 +540,11 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 		fputs(" excludedependent=\"true\"", f);
 	if (o->reverse_sort)
 		fputs(" reversesort=\"true\"", f);
+	if (base) {
+		fputs(" basesession=\"", f);
+		txt_put_xml(f, base->samples_dir);
+		fputc('"', f);
+	}
 	fputs("/>\n <setup>\n", f);
 	if (is_timer(p)) {
 		fprintf(f, "  <timersetup rtcinterrupts=\"%" PRIu64 "\"/>\n", p->cls[0].count);
@@ -585,6 +575,28 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 		}
 		fputs(" </classes>\n", f);
 	}
+}
+
+static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
+		      const struct rpt_rows *rows)
+{
+	bool syms = o->symbols || o->details;
+	struct sum_ent *e;
+	size_t n, *detail_base;
+	char nb[4096];
+
+	if (build_ents(p, o, &e, &n))
+		return -ENOMEM;
+	detail_base = calloc(rows->n + 1, sizeof(size_t));
+	if (!detail_base) {
+		free_ents(e, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < rows->n; i++)
+		detail_base[i + 1] = detail_base[i] +
+				     (row_visible(p, o, &rows->v[i]) ? distinct_keys(&rows->v[i]) : 0);
+
+	out_xml_head(f, p, o, NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct rpt_group *self = NULL;
 
@@ -703,18 +715,13 @@ static void json_image(FILE *f, const struct rpt_image *img)
 	fprintf(f, ", \"image_kind\": \"%s\"", img->is_kernel ? "kernel" : kinds[img->kind]);
 }
 
-static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
-		       const struct rpt_rows *rows)
+void out_json_head(FILE *f, const struct rpt_profile *p, const char *schema)
 {
-	const uint64_t *den = denominators(p, o);
 	static const char *const axes[] = { "event", "cpu", "tid", "tgid" };
-	struct sum_ent *e;
-	size_t n;
-	bool first = true;
 
-	if (build_ents(p, o, &e, &n))
-		return -ENOMEM;
-	fputs("{\n  \"schema\": \"oprofile-ng-report\",\n  \"version\": 1,\n  \"session\": ", f);
+	fputs("{\n  \"schema\": ", f);
+	txt_put_json(f, schema);
+	fputs(",\n  \"version\": 1,\n  \"session\": ", f);
 	txt_put_json(f, p->samples_dir);
 	fputs(",\n  \"cpu\": {\"type\": ", f);
 	txt_put_json(f, rs_cpu_name(p->cpu_type));
@@ -738,7 +745,21 @@ static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_op
 			fprintf(f, ", \"tgid\": %d", k->tgid);
 		fputc('}', f);
 	}
-	fputs("\n  ],\n  ", f);
+	fputs("\n  ]", f);
+}
+
+static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
+		       const struct rpt_rows *rows)
+{
+	const uint64_t *den = denominators(p, o);
+	struct sum_ent *e;
+	size_t n;
+	bool first = true;
+
+	if (build_ents(p, o, &e, &n))
+		return -ENOMEM;
+	out_json_head(f, p, "oprofile-ng-report");
+	fputs(",\n  ", f);
 	json_counts(f, "total", p->total, p->ncls);
 	fputs(",\n  ", f);
 	json_counts(f, "percent_base", den, p->ncls);
@@ -840,7 +861,7 @@ int out_report(FILE *f, struct rpt_profile *p, const struct rpt_opts *o, struct 
 		return xml_report(f, p, o, rows);
 	if (o->format == FMT_JSON)
 		return json_report(f, p, o, rows);
-	print_header(f, p);
+	out_text_header(f, p);
 	if (o->symbols || o->details) {
 		text_symbols(f, p, o, rows);
 		return 0;
