@@ -378,14 +378,10 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* the call graph has no XML or JSON form yet: say so rather than print text */
-	if (o.format != FMT_TEXT && (cgo.blocks || cgo.folded)) {
-		const char *cg = cgo.blocks ? "-c" : "--callgraph-output=folded";
-		const char *fmt = o.format == FMT_XML ? "-X" : "--json";
-
-		txt_error("%s has no %s form yet: drop %s for the text call graph, or %s for the "
-			  "flat %s report",
-			  cg, o.format == FMT_XML ? "XML" : "JSON", fmt, cg, fmt);
+	/* -c has XML and JSON forms; folded stacks are a text format of their own */
+	if (o.format != FMT_TEXT && cgo.folded) {
+		txt_error("--callgraph-output=folded is a text format: drop %s, or use -c %s",
+			  o.format == FMT_XML ? "-X" : "--json", o.format == FMT_XML ? "-X" : "--json");
 		goto out;
 	}
 	side_opts[0] = side_opts[1] = o;
