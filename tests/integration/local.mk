@@ -152,3 +152,12 @@ TESTS += tests/integration/configure_quiet.sh
 # issue 14 hole 6: --record creates its file, never through a symlink
 dist_check_SCRIPTS += tests/integration/record_trust.sh
 TESTS += tests/integration/record_trust.sh
+
+# issue 17 (diff): differential opreport { A } { B } and -c in -X / --json
+check_PROGRAMS += tests/integration/diff_work
+tests_integration_diff_work_SOURCES = tests/integration/diff_work.c
+tests_integration_diff_work_CFLAGS = $(AM_CFLAGS) -O2 -g
+dist_check_SCRIPTS += tests/integration/report_diff.sh
+if BUILD_REPORT
+TESTS += tests/integration/report_diff.sh
+endif
