@@ -302,3 +302,16 @@ tests_unit_test_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_replay_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_replay_LDADD = core/libopsample.la $(CMOCKA_LIBS)
 endif
+
+# issue 17 (diff): differential opreport - { } splitting, diff % arithmetic, row matching
+if HAVE_CMOCKA
+if BUILD_REPORT
+check_PROGRAMS += tests/unit/test_report_diff
+TESTS += tests/unit/test_report_diff
+SANITIZER_TESTS += tests/unit/test_report_diff
+tests_unit_test_report_diff_SOURCES = tests/unit/test_report_diff.c
+tests_unit_test_report_diff_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
+tests_unit_test_report_diff_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_report_diff_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS) $(CMOCKA_LIBS) -lm
+endif
+endif
