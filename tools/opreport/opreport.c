@@ -398,7 +398,6 @@ int main(int argc, char **argv)
 		/* the shared words go to both sides, each side's to its own */
 		for (int s = 0; s < 2; s++) {
 			struct rpt_spec *sp = diff ? &side_opts[s].spec : &o.spec;
-
 			enum rdiff_word w = side[i - optind];
 
 			if (w == RDIFF_BRACE || (diff && w != RDIFF_SHARED &&

@@ -188,7 +188,7 @@ static void rdiff_ent_free(struct rdiff_ent *e)
 	free(e->count[1]);
 }
 
-/* the larger of two rows of one side shows the entry (its vma, file, image path) */
+/* samples of a row in the first class: the larger row of a side shows the entry */
 static uint64_t rdiff_first(const uint64_t *c)
 {
 	return c ? c[0] : 0;
@@ -211,6 +211,7 @@ void rdiff_fold(struct rdiff *d)
 		for (int s = 0; s < 2; s++) {
 			if (!e->in[s])
 				continue;
+			/* its vma, file and image path come from the larger row of the side */
 			if (!t->in[s] || (e->row[s] && t->row[s] &&
 					  rdiff_first(e->row[s]->count) > rdiff_first(t->row[s]->count))) {
 				t->row[s] = e->row[s];
