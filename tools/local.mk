@@ -14,7 +14,7 @@ tools_opreport_libopreport_la_SOURCES = tools/opreport/opreport.h \
 	tools/opreport/opreport_spec.c tools/opreport/opreport_session.c \
 	tools/opreport/opreport_symbols.c tools/opreport/opreport_symtab.c \
 	tools/opreport/opreport_ksyms.c tools/opreport/opreport_output.c \
-	tools/opreport/opreport_text.c tools/opreport/op_bfd.c \
+	tools/opreport/opreport_text.c tools/opreport/op_bfd.c tools/opreport/opreport_diff.c \
 	tools/opreport/op_demangle.c tools/opreport/op_demangle.h \
 	tools/opreport/opreport_callgraph.c tools/opreport/opreport_callgraph.h \
 	tools/opreport/flamegraph.c tools/opreport/flamegraph.h

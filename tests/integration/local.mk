@@ -164,3 +164,12 @@ dist_check_SCRIPTS += tests/integration/operf_cmdline.sh tests/integration/ocoun
 TESTS += tests/integration/operf_cmdline.sh tests/integration/ocount_cmdline.sh
 dist_check_SCRIPTS += tests/integration/man_pages.sh
 TESTS += tests/integration/man_pages.sh
+
+# issue 17 (diff): differential opreport { A } { B } and -c in -X / --json
+check_PROGRAMS += tests/integration/diff_work
+tests_integration_diff_work_SOURCES = tests/integration/diff_work.c
+tests_integration_diff_work_CFLAGS = $(AM_CFLAGS) -O2 -g
+dist_check_SCRIPTS += tests/integration/report_diff.sh
+if BUILD_REPORT
+TESTS += tests/integration/report_diff.sh
+endif

@@ -326,3 +326,15 @@ tests_unit_test_pipeline_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_pipeline_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_unit_test_pipeline_LDADD = core/libopdaemon.la core/libopsample.la core/libopload.la \
 	core/liboplog.la lib/libopng.la $(LIBCONFIG_LIBS) $(DL_LIBS) $(CMOCKA_LIBS)
+# issue 17 (diff): differential opreport - { } splitting, diff % arithmetic, row matching
+if HAVE_CMOCKA
+if BUILD_REPORT
+check_PROGRAMS += tests/unit/test_report_diff
+TESTS += tests/unit/test_report_diff
+SANITIZER_TESTS += tests/unit/test_report_diff
+tests_unit_test_report_diff_SOURCES = tests/unit/test_report_diff.c
+tests_unit_test_report_diff_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
+tests_unit_test_report_diff_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_report_diff_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS) $(CMOCKA_LIBS) -lm
+endif
+endif

@@ -21,6 +21,8 @@
 static void usage(FILE *f)
 {
 	fputs("usage: opreport [options] [profile specification]\n"
+	      "       opreport [options] [shared spec] { first spec } { second spec }\n"
+	      "                (differential: diff % of each symbol's share, +++ new, --- gone)\n"
 	      "  --session-dir=DIR        session directory (default ./oprofile_data if present,\n"
 	      "                           else /var/lib/oprofile)\n"
 	      "  -l, --symbols            list symbols\n"
@@ -142,6 +144,76 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
+/* OProfile's limits of a differential report, and ours (no call graph, details, accumulation) */
+static int check_diff_opts(const struct rpt_opts *o, const struct cgr_opts *cgo)
+{
+	const char *bad = cgo->blocks			 ? "-c/--callgraph" :
+			  cgo->folded			 ? "--callgraph-output=folded" :
+			  cgo->flamegraph		 ? "--flamegraph" :
+			  o->details			 ? "-d/--details" :
+			  o->accumulated		 ? "-a/--accumulated" :
+							   NULL;
+
+	if (!bad)
+		return 0;
+	txt_error("differential profiles ({ first } { second }) are incompatible with %s", bad);
+	return -EINVAL;
+}
+
+/* Load both sides of "{ first } { second }" from @session_dir and print the report. */
+static int diff_main(const struct rpt_opts *o, struct rpt_opts side_opts[2],
+		     const char *session_dir, const char *outfile)
+{
+	static const char *const names[2] = { "first", "second" };
+	struct rpt_profile p[2] = { { 0 }, { 0 } };
+	struct rpt_rows rows[2] = { { 0 }, { 0 } };
+	char err[2048] = "";
+	FILE *out = stdout;
+	int ret = 1;
+
+	for (int s = 0; s < 2; s++) {
+		p[s].session_dir = strdup(session_dir);
+		if (!p[s].session_dir) {
+			txt_error("out of memory");
+			goto out;
+		}
+		if (rs_load(&p[s], &side_opts[s], err, sizeof(err))) {
+			txt_error("the %s profile { }: %s", names[s], err[0] ? err : "out of memory");
+			goto out;
+		}
+		rs_warn_stats(&p[s]);
+		if (o->symbols && rsym_build(&p[s], &side_opts[s], &rows[s])) {
+			txt_error("out of memory");
+			goto out;
+		}
+	}
+	if (outfile) {
+		out = fopen(outfile, "w");
+		if (!out) {
+			out = stdout;
+			txt_error("-o %s: cannot open for writing: %s", outfile, strerror(errno));
+			goto out;
+		}
+	}
+	if (rdiff_report(out, &p[0], &rows[0], &p[1], &rows[1], o))
+		goto out;
+	if (fflush(out) || ferror(out)) {
+		txt_error("writing the report failed: %s", strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (out != stdout && fclose(out) && !ret) {
+		txt_error("writing %s failed: %s", outfile, strerror(errno));
+		ret = 1;
+	}
+	for (int s = 0; s < 2; s++) {
+		rsym_free(&rows[s]);
+		rs_free(&p[s]);
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_SESSION = 256, OPT_JSON, OPT_CG_OUTPUT, OPT_FLAMEGRAPH };
@@ -179,7 +251,9 @@ int main(int argc, char **argv)
 	struct rpt_profile p = { 0 };
 	struct rpt_rows rows = { 0 };
 	struct cgr_opts cgo = { 0 };
-	int cgr;
+	int cgr, diff = 0;
+	struct rpt_opts side_opts[2];
+	enum rdiff_word *side = calloc((size_t)argc + 1, sizeof(*side));
 	char err[2048] = "", cwd[PATH_MAX];
 	const char *outfile = NULL;
 	FILE *out = stdout;
@@ -187,6 +261,10 @@ int main(int argc, char **argv)
 	int c, ret = 1;
 
 	o.cmdline = cmdline;
+	if (!side) {
+		txt_error("out of memory");
+		goto out;
+	}
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = 0;
 	while ((c = getopt_long(argc, argv, "ldgwf%arxt:s:e:i:D:m:Xo:p:R:hc?", longopts, NULL)) != -1) {
@@ -307,24 +385,48 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* the call graph has no XML or JSON form yet: say so rather than print text */
-	if (o.format != FMT_TEXT && (cgo.blocks || cgo.folded)) {
-		const char *cg = cgo.blocks ? "-c" : "--callgraph-output=folded";
-		const char *fmt = o.format == FMT_XML ? "-X" : "--json";
-
-		txt_error("%s has no %s form yet: drop %s for the text call graph, or %s for the "
-			  "flat %s report",
-			  cg, o.format == FMT_XML ? "XML" : "JSON", fmt, cg, fmt);
+	/* -c has XML and JSON forms; folded stacks are a text format of their own */
+	if (o.format != FMT_TEXT && cgo.folded) {
+		txt_error("--callgraph-output=folded is a text format: drop %s, or use -c %s",
+			  o.format == FMT_XML ? "-X" : "--json", o.format == FMT_XML ? "-X" : "--json");
 		goto out;
 	}
+	side_opts[0] = side_opts[1] = o;
+	memset(&side_opts[0].spec, 0, sizeof(side_opts[0].spec));
+	memset(&side_opts[1].spec, 0, sizeof(side_opts[1].spec));
+	diff = rdiff_split(argv + optind, (size_t)(argc - optind), side, err, sizeof(err));
+	if (diff < 0) {
+		txt_error("%s", err);
+		goto out;
+	}
+	if (diff && check_diff_opts(&o, &cgo))
+		goto out;
 	for (int i = optind; i < argc; i++) {
-		if (spec_add(&o.spec, argv[i], cwd, err, sizeof(err))) {
-			txt_error("%s", err);
-			goto out;
+		/* the shared words go to both sides, each side's to its own */
+		for (int s = 0; s < 2; s++) {
+			struct rpt_spec *sp = diff ? &side_opts[s].spec : &o.spec;
+			enum rdiff_word w = side[i - optind];
+
+			if (w == RDIFF_BRACE || (diff && w != RDIFF_SHARED &&
+						 w != (s ? RDIFF_SECOND : RDIFF_FIRST)))
+				continue;
+			if (spec_add(sp, argv[i], cwd, err, sizeof(err))) {
+				txt_error("%s", err);
+				goto out;
+			}
+			if (!diff)
+				break;
 		}
 	}
-	if (rs_find_session(o.session_dir, &p.session_dir, err, sizeof(err)) ||
-	    rs_load(&p, &o, err, sizeof(err))) {
+	if (rs_find_session(o.session_dir, &p.session_dir, err, sizeof(err))) {
+		txt_error("%s", err[0] ? err : "out of memory");
+		goto out_free;
+	}
+	if (diff) {
+		ret = diff_main(&o, side_opts, p.session_dir, outfile);
+		goto out_free;
+	}
+	if (rs_load(&p, &o, err, sizeof(err))) {
 		txt_error("%s", err[0] ? err : "out of memory");
 		goto out_free;
 	}
@@ -363,6 +465,11 @@ out_free:
 	rsym_free(&rows);
 	rs_free(&p);
 out:
+	if (diff > 0) {
+		spec_free(&side_opts[0].spec);
+		spec_free(&side_opts[1].spec);
+	}
+	free(side);
 	spec_free(&o.spec);
 	strlist_free(&o.include_syms);
 	strlist_free(&o.exclude_syms);

@@ -344,4 +344,85 @@ void rsym_load_image(struct rpt_profile *p, const struct rpt_opts *o, struct rpt
 int out_report(FILE *f, struct rpt_profile *p, const struct rpt_opts *o, struct rpt_rows *rows);
 const char *out_image_name(const struct rpt_image *img, bool long_names, char *buf, size_t len);
 
+/* ------------------------------------------------------ XML and JSON text */
+
+/*
+ * @s as XML character data or attribute text (without the quotes): & < > " '
+ * as entities; bytes that are not UTF-8, C0 controls but tab, U+FFFE and
+ * U+FFFF (which XML cannot carry) as &#xfffd;. Returns the bytes written.
+ */
+size_t txt_put_xml(FILE *f, const char *s);
+/*
+ * @s as a whole JSON string, quotes included: " and \ escaped, C0 controls
+ * as \u00XX, bytes that are not UTF-8 as \ufffd. Returns the bytes written.
+ */
+size_t txt_put_json(FILE *f, const char *s);
+
+/* ------------------------------------------ report heads (opreport_output.c) */
+
+/* The text header: CPU, the counted events (or the timer), the class lines. */
+void out_text_header(FILE *f, const struct rpt_profile *p);
+/*
+ * <?xml?>, <profile ...> (left open), <options/>, <setup> and <classes> of
+ * @p; @base (or NULL) adds basesession="" to <options> (differential).
+ */
+void out_xml_head(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
+		  const struct rpt_profile *base);
+/*
+ * "{", then "schema" (@schema), "version" 1, "session", "cpu", "class_axis"
+ * and "classes" of @p; the object is left open after the "classes" array.
+ */
+void out_json_head(FILE *f, const struct rpt_profile *p, const char *schema);
+
+/* ------------------------------------------ differential (opreport_diff.c) */
+
+/* what a profile-specification word of "[shared] { first } { second }" is */
+enum rdiff_word { RDIFF_SHARED, RDIFF_FIRST, RDIFF_SECOND, RDIFF_BRACE };
+/*
+ * Sort the words @w[0..@n) into @side. "{" and "}" are braces only as whole
+ * words. Returns 0 when there is no brace (an ordinary report), 1 for two
+ * non-empty braced profiles, -EINVAL with a message naming the word or the
+ * side in @err (nested, unbalanced, empty, one or three profiles).
+ */
+int rdiff_split(char *const *w, size_t n, enum rdiff_word *side, char *err, size_t err_len);
+/*
+ * The relative change of a share, in percent: 100 * (B% - A%) / A% with
+ * A% = @ca / @ta and B% = @cb / @tb; +INFINITY when A% is 0 and B% is not,
+ * 0 when both are 0.
+ */
+double rdiff_pct(uint64_t ca, uint64_t ta, uint64_t cb, uint64_t tb);
+
+/* A row of a differential report: one key, what each side (0 first, 1 second) has of it */
+struct rdiff_ent {
+	char *image;                      /* key: base name of the image */
+	char *app;                        /* key: base name of the application, "" if none */
+	char *name;                       /* key: symbol name, "" for an image row */
+	bool in[2];                       /* the side has the key */
+	uint64_t *count[2];               /* per class, summed over the side's rows */
+	const struct rpt_symrow *row[2];  /* its largest row (symbol rows), or NULL */
+	const struct rpt_group *grp[2];   /* its group, or NULL */
+};
+
+struct rdiff {
+	struct rdiff_ent *v;
+	size_t n, cap;
+	size_t ncls;                      /* set before adding */
+};
+
+/* Add the symbol rows / the images (groups) of one side. 0 or -ENOMEM. */
+int rdiff_add_rows(struct rdiff *d, int side, const struct rpt_rows *rows);
+int rdiff_add_images(struct rdiff *d, int side, const struct rpt_profile *p);
+/* Merge the entries of equal key (image, app, name): counts summed per side. */
+void rdiff_fold(struct rdiff *d);
+/* --sort keys; "sample" is the second profile's samples, then the first's. */
+void rdiff_sort(struct rdiff *d, const struct rpt_opts *o);
+void rdiff_free(struct rdiff *d);
+/*
+ * The differential report of @pa/@ra (first) against @pb/@rb (second), in
+ * @o->format; symbol rows with @o->symbols, else image rows. 0, or -errno
+ * after a message on stderr (classes that differ, out of memory).
+ */
+int rdiff_report(FILE *f, struct rpt_profile *pa, const struct rpt_rows *ra,
+		 struct rpt_profile *pb, const struct rpt_rows *rb, const struct rpt_opts *o);
+
 #endif /* OPREPORT_H */

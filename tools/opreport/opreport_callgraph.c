@@ -841,48 +841,79 @@ static int cgr_by_caller(const void *a, const void *b)
 	return x->to < y->to ? -1 : 1;
 }
 
-static int cgr_blocks(FILE *f, struct cgr *g)
-{
-	static const char rule[] = "------------------------------------------------------------"
-				   "--------------------------------------------";
-	size_t *order = calloc(g->nnodes + 1, sizeof(*order));
-	size_t *in = calloc(g->narcs + 1, sizeof(*in)), *out = calloc(g->narcs + 1, sizeof(*out));
-	size_t *in_start = calloc(g->nnodes + 1, sizeof(size_t));
-	size_t *out_start = calloc(g->nnodes + 1, sizeof(size_t));
-	size_t nord = 0;
-	int ret = 0;
+/* the arcs into and out of each node, and the nodes to show in order */
+struct cgr_index {
+	size_t *order, nord;
+	size_t *in, *out;           /* arc indexes by callee / by caller */
+	size_t *in_start, *out_start; /* each node's run in in[] / out[] (nnodes + 1) */
+};
 
-	if (!order || !in || !out || !in_start || !out_start) {
-		ret = -ENOMEM;
-		goto out;
+static void cgr_index_free(struct cgr_index *x)
+{
+	free(x->order);
+	free(x->in);
+	free(x->out);
+	free(x->in_start);
+	free(x->out_start);
+}
+
+static int cgr_index_build(struct cgr *g, struct cgr_index *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->order = calloc(g->nnodes + 1, sizeof(*x->order));
+	x->in = calloc(g->narcs + 1, sizeof(*x->in));
+	x->out = calloc(g->narcs + 1, sizeof(*x->out));
+	x->in_start = calloc(g->nnodes + 1, sizeof(size_t));
+	x->out_start = calloc(g->nnodes + 1, sizeof(size_t));
+	if (!x->order || !x->in || !x->out || !x->in_start || !x->out_start) {
+		cgr_index_free(x);
+		return -ENOMEM;
 	}
 	cgr_sort_ctx = g;
 	for (size_t i = 0; i < g->narcs; i++)
-		in[i] = out[i] = i;
-	qsort(in, g->narcs, sizeof(*in), cgr_by_callee);
-	qsort(out, g->narcs, sizeof(*out), cgr_by_caller);
+		x->in[i] = x->out[i] = i;
+	qsort(x->in, g->narcs, sizeof(*x->in), cgr_by_callee);
+	qsort(x->out, g->narcs, sizeof(*x->out), cgr_by_caller);
 	/* start of each node's run in in[] / out[] (node index + 1 = end marker) */
 	for (size_t i = 0, j = 0, k = 0; i <= g->nnodes; i++) {
-		while (j < g->narcs && g->arcs[in[j]].to < i)
+		while (j < g->narcs && g->arcs[x->in[j]].to < i)
 			j++;
-		while (k < g->narcs && g->arcs[out[k]].from < i)
+		while (k < g->narcs && g->arcs[x->out[k]].from < i)
 			k++;
-		in_start[i] = j;
-		out_start[i] = k;
+		x->in_start[i] = j;
+		x->out_start[i] = k;
 	}
 	for (size_t i = 0; i < g->nnodes; i++) {
 		const struct cgr_node *n = &g->nodes[i];
 		double pself = cgr_pct(n->self, g->self_total), pincl = cgr_pct(n->incl, g->stack_total);
 
-		if (!n->self && !n->incl && in_start[i] == in_start[i + 1] &&
-		    out_start[i] == out_start[i + 1])
+		if (!n->self && !n->incl && x->in_start[i] == x->in_start[i + 1] &&
+		    x->out_start[i] == x->out_start[i + 1])
 			continue;
 		if (g->o->threshold > 0 && pself < g->o->threshold && pincl < g->o->threshold)
 			continue;
-		order[nord++] = i;
+		x->order[x->nord++] = i;
 	}
-	qsort(order, nord, sizeof(*order), cgr_node_order);
+	qsort(x->order, x->nord, sizeof(*x->order), cgr_node_order);
+	return 0;
+}
 
+static int cgr_blocks(FILE *f, struct cgr *g)
+{
+	static const char rule[] = "------------------------------------------------------------"
+				   "--------------------------------------------";
+	struct cgr_index x;
+	size_t *order, *in, *out, *in_start, *out_start, nord;
+	int ret = cgr_index_build(g, &x);
+
+	if (ret)
+		return ret;
+	order = x.order;
+	in = x.in;
+	out = x.out;
+	in_start = x.in_start;
+	out_start = x.out_start;
+	nord = x.nord;
 	fprintf(f, "Call graph: callers of each symbol above it (indented), its callees below.\n"
 		   "self: samples in the symbol itself (%% of %" PRIu64 "); incl.: samples with the "
 		   "symbol on the stack (%% of %" PRIu64 " stacks).\n"
@@ -933,13 +964,157 @@ static int cgr_blocks(FILE *f, struct cgr *g)
 	}
 	if (nord)
 		fprintf(f, "%s\n", rule);
-out:
-	free(order);
-	free(in);
-	free(out);
-	free(in_start);
-	free(out_start);
-	return ret;
+	cgr_index_free(&x);
+	return 0;
+}
+
+/* <symbol idref> of an arc's other end, in a <module> of its image (OProfile's callers/callees) */
+static void cgr_xml_arcs(FILE *f, struct cgr *g, const char *what, const size_t *arcs, size_t lo,
+			 size_t hi, bool callers, size_t self, bool *used)
+{
+	char ib[4096];
+
+	if (lo == hi)
+		return;
+	fprintf(f, "   <%s>\n", what);
+	for (size_t j = lo; j < hi; j++) {
+		const struct cgr_arc *a = &g->arcs[arcs[j]];
+		size_t k = callers ? a->from : a->to;
+
+		used[k] = true;
+		fputs("    <module name=\"", f);
+		txt_put_xml(f, cgr_image_name(g, &g->nodes[k], ib, sizeof(ib)));
+		fprintf(f, "\">\n     <symbol idref=\"%zu\"%s>\n      <count>%" PRIu64
+			   "</count>\n     </symbol>\n    </module>\n",
+			k, k == self ? " self=\"true\"" : "", a->count);
+	}
+	fprintf(f, "   </%s>\n", what);
+}
+
+/* -c -X: OProfile's call-graph XML, <callers>/<callees> inside each <symbol> */
+static int cgr_xml(FILE *f, struct cgr *g)
+{
+	struct cgr_index x;
+	bool *used = calloc(g->nnodes + 1, sizeof(bool)), *done = calloc(g->nnodes + 1, sizeof(bool));
+	char ib[4096], sb[4096];
+	int ret = used && done ? cgr_index_build(g, &x) : -ENOMEM;
+
+	if (ret) {
+		free(used);
+		free(done);
+		return ret;
+	}
+	out_xml_head(f, g->p, g->o, NULL);
+	/* one <binary> per image, in the order of its first symbol */
+	for (size_t r = 0; r < x.nord; r++) {
+		const struct rpt_image *img = g->nodes[x.order[r]].img;
+		uint64_t self = 0;
+
+		if (done[x.order[r]])
+			continue;
+		for (size_t q = r; q < x.nord; q++)
+			if (g->nodes[x.order[q]].img == img)
+				self += g->nodes[x.order[q]].self;
+		fputs(" <binary name=\"", f);
+		txt_put_xml(f, cgr_image_name(g, &g->nodes[x.order[r]], ib, sizeof(ib)));
+		fprintf(f, "\">\n  <count>%" PRIu64 "</count>\n", self);
+		for (size_t q = r; q < x.nord; q++) {
+			size_t i = x.order[q];
+			const struct cgr_node *n = &g->nodes[i];
+
+			if (n->img != img)
+				continue;
+			done[i] = used[i] = true;
+			fprintf(f, "  <symbol idref=\"%zu\"", i);
+			if (g->have_stacks)
+				fprintf(f, " inclusive=\"%" PRIu64 "\"", n->incl);
+			fprintf(f, ">\n   <count>%" PRIu64 "</count>\n", n->self);
+			cgr_xml_arcs(f, g, "callers", x.in, x.in_start[i], x.in_start[i + 1], true, i,
+				     used);
+			cgr_xml_arcs(f, g, "callees", x.out, x.out_start[i], x.out_start[i + 1], false,
+				     i, used);
+			fputs("  </symbol>\n", f);
+		}
+		fputs(" </binary>\n", f);
+	}
+	fputs(" <symboltable>\n", f);
+	for (size_t i = 0; i < g->nnodes; i++) {
+		if (!used[i])
+			continue;
+		fprintf(f, "  <symboldata id=\"%zu\" name=\"", i);
+		txt_put_xml(f, cgr_sym_name(&g->nodes[i], sb, sizeof(sb)));
+		fputs("\"/>\n", f);
+	}
+	fputs(" </symboltable>\n</profile>\n", f);
+	cgr_index_free(&x);
+	free(used);
+	free(done);
+	return 0;
+}
+
+static void cgr_json_node(FILE *f, struct cgr *g, size_t k)
+{
+	char ib[4096], sb[4096];
+
+	fprintf(f, "\"id\": %zu, \"name\": ", k);
+	txt_put_json(f, cgr_sym_name(&g->nodes[k], sb, sizeof(sb)));
+	fputs(", \"image\": ", f);
+	txt_put_json(f, cgr_image_name(g, &g->nodes[k], ib, sizeof(ib)));
+}
+
+static void cgr_json_arcs(FILE *f, struct cgr *g, const char *what, const size_t *arcs, size_t lo,
+			  size_t hi, bool callers)
+{
+	uint64_t tot = 0;
+
+	for (size_t j = lo; j < hi; j++)
+		tot += g->arcs[arcs[j]].count;
+	fprintf(f, ",\n     \"%s\": [", what);
+	for (size_t j = lo; j < hi; j++) {
+		const struct cgr_arc *a = &g->arcs[arcs[j]];
+
+		fprintf(f, "%s\n       {", j > lo ? "," : "");
+		cgr_json_node(f, g, callers ? a->from : a->to);
+		fprintf(f, ", \"samples\": %" PRIu64 ", \"percent\": %.4f}", a->count,
+			cgr_pct(a->count, tot));
+	}
+	fputc(']', f);
+}
+
+/* -c --json: schema "oprofile-ng-callgraph" (tools/opreport/opreport-json.md) */
+static int cgr_json(FILE *f, struct cgr *g)
+{
+	struct cgr_index x;
+	int ret = cgr_index_build(g, &x);
+
+	if (ret)
+		return ret;
+	out_json_head(f, g->p, "oprofile-ng-callgraph");
+	fprintf(f, ",\n  \"self_total\": %" PRIu64 ", \"stack_total\": %" PRIu64
+		   ", \"whole_stacks\": %s,\n  \"nostack_samples\": %" PRIu64
+		   ", \"truncated_samples\": %" PRIu64 ",\n  \"symbols\": [",
+		g->self_total, g->stack_total, g->have_stacks ? "true" : "false", g->nostack_total,
+		g->stack_truncated);
+	for (size_t r = 0; r < x.nord; r++) {
+		size_t i = x.order[r];
+		const struct cgr_node *n = &g->nodes[i];
+
+		fprintf(f, "%s\n    {", r ? "," : "");
+		cgr_json_node(f, g, i);
+		fprintf(f, ", \"self\": %" PRIu64 ", \"self_percent\": %.4f", n->self,
+			cgr_pct(n->self, g->self_total));
+		if (g->have_stacks)
+			fprintf(f, ", \"inclusive\": %" PRIu64 ", \"inclusive_percent\": %.4f", n->incl,
+				cgr_pct(n->incl, g->stack_total));
+		else
+			fputs(", \"inclusive\": null, \"inclusive_percent\": null", f);
+		cgr_json_arcs(f, g, "callers", x.in, x.in_start[i], x.in_start[i + 1], true);
+		cgr_json_arcs(f, g, "callees", x.out, x.out_start[i], x.out_start[i + 1], false);
+		fputc('}', f);
+	}
+	fprintf(f, "\n  ],\n  \"skipped_files\": %u\n}\n", g->p->nskipped);
+	cgr_index_free(&x);
+	return 0;
 }
 
 struct cgr_line {
@@ -1147,7 +1322,8 @@ int cgr_report(FILE *out, struct rpt_profile *p, const struct rpt_opts *o,
 	if (!ret && c->flamegraph)
 		ret = cgr_svg(&g, c->flamegraph);
 	if (!ret && c->blocks)
-		ret = cgr_blocks(out, &g);
+		ret = o->format == FMT_XML ? cgr_xml(out, &g) :
+		      o->format == FMT_JSON ? cgr_json(out, &g) : cgr_blocks(out, &g);
 	if (!ret && c->folded) {
 		if (!g.have_stacks)
 			txt_warn("no whole stacks in %s: profile with --ext-feature=callgraph for "

@@ -107,7 +107,7 @@ static void print_counted(FILE *f, const struct rpt_class *k, const struct op_ev
 	fprintf(f, " count %" PRIu64 "\n", k->count);
 }
 
-static void print_header(FILE *f, const struct rpt_profile *p)
+void out_text_header(FILE *f, const struct rpt_profile *p)
 {
 	fprintf(f, "CPU: %s", is_timer(p) ? "CPU with timer interrupt" : rs_cpu_name(p->cpu_type));
 	/* as OProfile: the speed only when the header knows it */
@@ -460,46 +460,6 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 
 /* ---------------------------------------------------------------- XML */
 
-/* XML attribute text; control characters and bytes that are not UTF-8 become U+FFFD */
-static void xml_str(FILE *f, const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	while (*u) {
-		uint32_t ch = 0;
-		size_t n = txt_utf8_len(u, &ch);
-
-		if (!n || ch == 0xfffe || ch == 0xffff) {
-			fputs("&#xfffd;", f);
-			u += n ? n : 1;
-			continue;
-		}
-		switch (ch) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		default:
-			if (ch < 0x20 && ch != '\t')
-				fputs("&#xfffd;", f);
-			else
-				fwrite(u, 1, n, f);
-		}
-		u += n;
-	}
-}
-
 static void xml_counts(FILE *f, const char *indent, const struct rpt_profile *p,
 		       const uint64_t *count)
 {
@@ -545,25 +505,10 @@ static size_t distinct_keys(const struct rpt_symrow *r)
 	return n;
 }
 
-static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
-		      const struct rpt_rows *rows)
+void out_xml_head(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
+		  const struct rpt_profile *base)
 {
-	bool syms = o->symbols || o->details;
 	const char *cpu, *slash;
-	struct sum_ent *e;
-	size_t n, *detail_base;
-	char nb[4096];
-
-	if (build_ents(p, o, &e, &n))
-		return -ENOMEM;
-	detail_base = calloc(rows->n + 1, sizeof(size_t));
-	if (!detail_base) {
-		free_ents(e, n);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < rows->n; i++)
-		detail_base[i + 1] = detail_base[i] +
-				     (row_visible(p, o, &rows->v[i]) ? distinct_keys(&rows->v[i]) : 0);
 
 	/* as OProfile: "arch/model" splits into cputype and processor */
 	cpu = rs_cpu_name(p->cpu_type);
@@ -582,10 +527,10 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 		fprintf(f, " separatedcpus=\"%d\"", maxcpu + 1);
 	}
 	fprintf(f, " mhz=\"%g\" title=\"", p->cpu_speed);
-	xml_str(f, o->cmdline ? o->cmdline : "opreport");
+	txt_put_xml(f, o->cmdline ? o->cmdline : "opreport");
 	fputs("\">\n", f);
 	fputs(" <options session=\"", f);
-	xml_str(f, p->samples_dir);
+	txt_put_xml(f, p->samples_dir);
 	fputc('"', f);
 	if (o->debug_info)
 		fputs(" debuginfo=\"true\"", f);
@@ -595,13 +540,18 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 		fputs(" excludedependent=\"true\"", f);
 	if (o->reverse_sort)
 		fputs(" reversesort=\"true\"", f);
+	if (base) {
+		fputs(" basesession=\"", f);
+		txt_put_xml(f, base->samples_dir);
+		fputc('"', f);
+	}
 	fputs("/>\n <setup>\n", f);
 	if (is_timer(p)) {
 		fprintf(f, "  <timersetup rtcinterrupts=\"%" PRIu64 "\"/>\n", p->cls[0].count);
 	} else {
 		for (size_t c = 0; c < p->ncls; c++) {
 			fprintf(f, "  <eventsetup id=\"%zu\" eventname=\"", c);
-			xml_str(f, p->cls[c].event);
+			txt_put_xml(f, p->cls[c].event);
 			fprintf(f, "\" unitmask=\"%u\" setupcount=\"%" PRIu64 "\"/>\n", p->cls[c].um,
 				p->cls[c].count);
 		}
@@ -625,13 +575,35 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 		}
 		fputs(" </classes>\n", f);
 	}
+}
+
+static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
+		      const struct rpt_rows *rows)
+{
+	bool syms = o->symbols || o->details;
+	struct sum_ent *e;
+	size_t n, *detail_base;
+	char nb[4096];
+
+	if (build_ents(p, o, &e, &n))
+		return -ENOMEM;
+	detail_base = calloc(rows->n + 1, sizeof(size_t));
+	if (!detail_base) {
+		free_ents(e, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < rows->n; i++)
+		detail_base[i + 1] = detail_base[i] +
+				     (row_visible(p, o, &rows->v[i]) ? distinct_keys(&rows->v[i]) : 0);
+
+	out_xml_head(f, p, o, NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct rpt_group *self = NULL;
 
 		if (!above_threshold(o, e[i].count, denominators(p, o), p->ncls))
 			continue;
 		fputs(" <binary name=\"", f);
-		xml_str(f, o->long_filenames || !e[i].g[0]->app ? e[i].name :
+		txt_put_xml(f, o->long_filenames || !e[i].g[0]->app ? e[i].name :
 								 app_name(e[i].name, false));
 		fputs("\">\n", f);
 		xml_counts(f, "  ", p, e[i].count);
@@ -646,7 +618,7 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 			if (g == self)
 				continue;
 			fputs("  <module name=\"", f);
-			xml_str(f, out_image_name(g->img, o->long_filenames, nb, sizeof(nb)));
+			txt_put_xml(f, out_image_name(g->img, o->long_filenames, nb, sizeof(nb)));
 			fputs("\">\n", f);
 			xml_counts(f, "   ", p, g->total);
 			if (syms)
@@ -663,11 +635,11 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 			if (!row_visible(p, o, r))
 				continue;
 			fprintf(f, "  <symboldata id=\"%zu\" name=\"", i);
-			xml_str(f, r->sym ? r->sym->name : "(no symbols)");
+			txt_put_xml(f, r->sym ? r->sym->name : "(no symbols)");
 			fputc('"', f);
 			if (o->debug_info && r->sym && r->sym->file) {
 				fputs(" file=\"", f);
-				xml_str(f, o->long_filenames ? r->sym->file : base_name(r->sym->file));
+				txt_put_xml(f, o->long_filenames ? r->sym->file : base_name(r->sym->file));
 				fprintf(f, "\" line=\"%u\"", r->sym->line);
 			}
 			if (o->details || o->show_address)
@@ -716,43 +688,6 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 
 /* --------------------------------------------------------------- JSON */
 
-/* JSON string; bytes that are not UTF-8 become U+FFFD so the output stays valid */
-static void json_str(FILE *f, const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	fputc('"', f);
-	while (*u) {
-		unsigned char ch = *u;
-		size_t len;
-
-		if (ch == '"' || ch == '\\') {
-			fprintf(f, "\\%c", ch);
-			u++;
-			continue;
-		}
-		if (ch < 0x20) {
-			fprintf(f, "\\u%04x", ch);
-			u++;
-			continue;
-		}
-		if (ch < 0x80) {
-			fputc(ch, f);
-			u++;
-			continue;
-		}
-		len = txt_utf8_len(u, NULL);
-		if (!len) {
-			fputs("\\ufffd", f);
-			u++;
-			continue;
-		}
-		fwrite(u, 1, len, f);
-		u += len;
-	}
-	fputc('"', f);
-}
-
 static void json_counts(FILE *f, const char *key, const uint64_t *count, size_t ncls)
 {
 	fprintf(f, "\"%s\": [", key);
@@ -774,27 +709,22 @@ static void json_image(FILE *f, const struct rpt_image *img)
 	static const char *const kinds[] = { "user", "kernel", "anon" };
 
 	fputs("\"image\": ", f);
-	json_str(f, img->display);
+	txt_put_json(f, img->display);
 	fputs(", \"image_path\": ", f);
-	json_str(f, img->path);
+	txt_put_json(f, img->path);
 	fprintf(f, ", \"image_kind\": \"%s\"", img->is_kernel ? "kernel" : kinds[img->kind]);
 }
 
-static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
-		       const struct rpt_rows *rows)
+void out_json_head(FILE *f, const struct rpt_profile *p, const char *schema)
 {
-	const uint64_t *den = denominators(p, o);
 	static const char *const axes[] = { "event", "cpu", "tid", "tgid" };
-	struct sum_ent *e;
-	size_t n;
-	bool first = true;
 
-	if (build_ents(p, o, &e, &n))
-		return -ENOMEM;
-	fputs("{\n  \"schema\": \"oprofile-ng-report\",\n  \"version\": 1,\n  \"session\": ", f);
-	json_str(f, p->samples_dir);
+	fputs("{\n  \"schema\": ", f);
+	txt_put_json(f, schema);
+	fputs(",\n  \"version\": 1,\n  \"session\": ", f);
+	txt_put_json(f, p->samples_dir);
 	fputs(",\n  \"cpu\": {\"type\": ", f);
-	json_str(f, rs_cpu_name(p->cpu_type));
+	txt_put_json(f, rs_cpu_name(p->cpu_type));
 	fprintf(f, ", \"cpu_type\": %u, \"speed_mhz\": %g, \"timer\": %s},\n", p->cpu_type,
 		p->cpu_speed, is_timer(p) ? "true" : "false");
 	fprintf(f, "  \"class_axis\": %s%s%s,\n  \"classes\": [", p->axis >= 0 ? "\"" : "",
@@ -803,9 +733,9 @@ static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_op
 		const struct rpt_class *k = &p->cls[c];
 
 		fprintf(f, "%s\n    {\"id\": %zu, \"label\": ", c ? "," : "", c);
-		json_str(f, k->label);
+		txt_put_json(f, k->label);
 		fputs(", \"event\": ", f);
-		json_str(f, k->event);
+		txt_put_json(f, k->event);
 		fprintf(f, ", \"count\": %" PRIu64 ", \"unit_mask\": %u", k->count, k->um);
 		if (k->cpu >= 0)
 			fprintf(f, ", \"cpu\": %d", k->cpu);
@@ -815,7 +745,21 @@ static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_op
 			fprintf(f, ", \"tgid\": %d", k->tgid);
 		fputc('}', f);
 	}
-	fputs("\n  ],\n  ", f);
+	fputs("\n  ]", f);
+}
+
+static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o,
+		       const struct rpt_rows *rows)
+{
+	const uint64_t *den = denominators(p, o);
+	struct sum_ent *e;
+	size_t n;
+	bool first = true;
+
+	if (build_ents(p, o, &e, &n))
+		return -ENOMEM;
+	out_json_head(f, p, "oprofile-ng-report");
+	fputs(",\n  ", f);
 	json_counts(f, "total", p->total, p->ncls);
 	fputs(",\n  ", f);
 	json_counts(f, "percent_base", den, p->ncls);
@@ -825,7 +769,7 @@ static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_op
 			continue;
 		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
 		first = false;
-		json_str(f, e[i].name);
+		txt_put_json(f, e[i].name);
 		fputs(", ", f);
 		json_counts(f, "samples", e[i].count, p->ncls);
 		fputs(", ", f);
@@ -856,7 +800,7 @@ static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_op
 			fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
 			first = false;
 			if (r->sym)
-				json_str(f, r->sym->name);
+				txt_put_json(f, r->sym->name);
 			else
 				fputs("null", f);
 			fprintf(f, ", \"vma\": \"0x%" PRIx64 "\", ", row_vma(r));
@@ -865,12 +809,12 @@ static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_op
 			json_image(f, r->g->img);
 			fputs(", \"app\": ", f);
 			if (r->g->app)
-				json_str(f, r->g->app);
+				txt_put_json(f, r->g->app);
 			else
 				fputs("null", f);
 			if (r->sym && r->sym->file) {
 				fputs(", \"file\": ", f);
-				json_str(f, r->sym->file);
+				txt_put_json(f, r->sym->file);
 				fprintf(f, ", \"line\": %u", r->sym->line);
 			}
 			fputs(", ", f);
@@ -895,7 +839,7 @@ static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_op
 					if (o->debug_info &&
 					    sym_key_line(&r->g->img->syms, key, &file, &line)) {
 						fputs(", \"file\": ", f);
-						json_str(f, file);
+						txt_put_json(f, file);
 						fprintf(f, ", \"line\": %u", line);
 					}
 					fputc('}', f);
@@ -917,7 +861,7 @@ int out_report(FILE *f, struct rpt_profile *p, const struct rpt_opts *o, struct 
 		return xml_report(f, p, o, rows);
 	if (o->format == FMT_JSON)
 		return json_report(f, p, o, rows);
-	print_header(f, p);
+	out_text_header(f, p);
 	if (o->symbols || o->details) {
 		text_symbols(f, p, o, rows);
 		return 0;

@@ -189,3 +189,66 @@ void txt_msg(const char *prefix, const char *fmt, ...)
 	txt_vmsg(stderr, prefix, fmt, ap);
 	va_end(ap);
 }
+
+size_t txt_put_xml(FILE *f, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t o = 0;
+
+	while (*u) {
+		uint32_t ch = 0;
+		size_t n = txt_utf8_len(u, &ch);
+		const char *ent = NULL;
+
+		/* XML 1.0 has no form for C0 controls but tab, nor for U+FFFE/U+FFFF */
+		if (!n || ch == 0xfffe || ch == 0xffff || (ch < 0x20 && ch != '\t'))
+			ent = "&#xfffd;";
+		else if (ch == '&')
+			ent = "&amp;";
+		else if (ch == '<')
+			ent = "&lt;";
+		else if (ch == '>')
+			ent = "&gt;";
+		else if (ch == '"')
+			ent = "&quot;";
+		else if (ch == '\'')
+			ent = "&apos;";
+		if (ent) {
+			fputs(ent, f);
+			o += strlen(ent);
+		} else {
+			fwrite(u, 1, n, f);
+			o += n;
+		}
+		u += n ? n : 1;
+	}
+	return o;
+}
+
+size_t txt_put_json(FILE *f, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t o = 2;
+
+	fputc('"', f);
+	while (*u) {
+		size_t n = *u < 0x80 ? 1 : txt_utf8_len(u, NULL);
+
+		if (*u == '"' || *u == '\\') {
+			fprintf(f, "\\%c", *u);
+			o += 2;
+		} else if (*u < 0x20) {
+			fprintf(f, "\\u%04x", *u);
+			o += 6;
+		} else if (!n) {
+			fputs("\\ufffd", f);
+			o += 6;
+		} else {
+			fwrite(u, 1, n, f);
+			o += n;
+		}
+		u += n ? n : 1;
+	}
+	fputc('"', f);
+	return o;
+}
