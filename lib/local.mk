@@ -3,7 +3,8 @@ lib_LTLIBRARIES += lib/libopng.la
 lib_libopng_la_SOURCES = \
 	lib/op_header.h lib/op_header.c lib/odb.h lib/odb.c lib/op_mangle.h
 # 1:0:0: odb_t changed layout (the writer's own size/cur, broken; issue 14)
-lib_libopng_la_LDFLAGS = -version-info 1:0:0 -no-undefined
+# 2:0:1: op_abi_* added (the abi file and the sample-file conversion, issue 17)
+lib_libopng_la_LDFLAGS = -version-info 2:0:1 -no-undefined
 EXTRA_DIST += lib/opcount/opcount.pc.in
 # names: sample-file names, events/ catalogue parser, cpu types
 lib_libopng_la_SOURCES += lib/op_mangle.c lib/op_events.h lib/op_events.c lib/op_cpu.h lib/op_cpu.c
@@ -13,6 +14,9 @@ lib_libopng_la_SOURCES += lib/op_interval.h lib/op_interval.c
 lib_libopng_la_SOURCES += lib/op_cg_format.h lib/op_session_layout.h
 # the kallsyms/modules formats: the kernel plugin and opreport
 lib_libopng_la_SOURCES += lib/op_ksyms.h lib/op_ksyms.c
+
+# opimport: the abi file and the conversion of foreign sample files (issue 17)
+lib_libopng_la_SOURCES += lib/op_abi.h lib/op_abi.c
 # opcount: virtual per-process counters library (issue 8)
 lib_LTLIBRARIES += lib/libopcount.la
 lib_libopcount_la_SOURCES = lib/opcount/opcount.c lib/opcount/opcount.h
