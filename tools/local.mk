@@ -35,3 +35,10 @@ tools_opcontrol_SOURCES = tools/opcontrol.c
 tools_opcontrol_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 tools_opcontrol_LDADD = lib/libopng.la $(LIBCONFIG_LIBS)
 EXTRA_DIST += tools/opcount.md
+
+# opimport: sample files of another ABI to this machine's (issue 17, owner: opimport)
+bin_PROGRAMS += tools/opimport
+tools_opimport_SOURCES = tools/opimport.c
+tools_opimport_LDADD = lib/libopng.la
+EXTRA_DIST += tools/opimport.md
+dist_man1_MANS += tools/man/opimport.1

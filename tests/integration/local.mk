@@ -152,3 +152,10 @@ TESTS += tests/integration/configure_quiet.sh
 # issue 14 hole 6: --record creates its file, never through a symlink
 dist_check_SCRIPTS += tests/integration/record_trust.sh
 TESTS += tests/integration/record_trust.sh
+
+# --- opimport (issue 17): a live session rewritten in foreign ABIs by abi_gen, converted back
+check_PROGRAMS += tests/integration/abi_gen
+tests_integration_abi_gen_SOURCES = tests/integration/abi_gen.c
+tests_integration_abi_gen_LDADD = lib/libopng.la
+dist_check_SCRIPTS += tests/integration/opimport.sh
+TESTS += tests/integration/opimport.sh
