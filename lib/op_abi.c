@@ -131,13 +131,9 @@ static int abi_parse_line(struct op_abi *abi, const char *p, const char *e, cons
 			 "found \"%.*s\"", subject, line, (int)(e - k > 60 ? 60 : e - k), k);
 		return -EINVAL;
 	}
-	while (p < e && abi_is_blank(*p))
+	/* the line is trimmed: a value follows the blanks */
+	while (abi_is_blank(*p))
 		p++;
-	if (p == e) {
-		snprintf(err, err_len, "%s:%u: key %.*s has no value", subject, line,
-			 (int)(ke - k > 60 ? 60 : ke - k), k);
-		return -EINVAL;
-	}
 	for (; p < e; p++) {
 		if (*p < '0' || *p > '9' || (v = v * 10 + (uint32_t)(*p - '0')) > OP_ABI_MAX_VALUE) {
 			snprintf(err, err_len, "%s:%u: %.*s: value must be a decimal number 0..%d, "

@@ -302,3 +302,13 @@ tests_unit_test_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_replay_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_replay_LDADD = core/libopsample.la $(CMOCKA_LIBS)
 endif
+
+# --- opimport (issue 17): lib/op_abi, the abi file and the sample-file conversion
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_op_abi
+TESTS += tests/unit/test_op_abi
+SANITIZER_TESTS += tests/unit/test_op_abi
+tests_unit_test_op_abi_SOURCES = tests/unit/test_op_abi.c
+tests_unit_test_op_abi_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_op_abi_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif
