@@ -295,6 +295,23 @@ enum {
 };
 _Static_assert(sizeof(abi_fields) / sizeof(abi_fields[0]) == ABI_F_NR, "one row per field");
 
+/* field @f (ABI_F_NR: the magic) of the table above: its structure, offset and size */
+static enum op_abi_key abi_within(int f)
+{
+	return f == ABI_F_NR ? OP_ABI_SIZEOF_HEADER : abi_fields[f].within;
+}
+
+static enum op_abi_key abi_off(int f)
+{
+	return f == ABI_F_NR ? OP_ABI_OFF_HEADER_MAGIC : abi_fields[f].off;
+}
+
+static void abi_extent(const struct op_abi *abi, int f, int32_t *off, int32_t *size)
+{
+	*off = abi->val[abi_off(f)];
+	*size = f == ABI_F_NR ? 4 : abi->val[abi_fields[f].size];
+}
+
 /* the keys the conversion needs (sizeof_u8, _int, _unsigned_int are informative) */
 static bool abi_needed(enum op_abi_key k)
 {
@@ -340,6 +357,23 @@ int op_abi_check(const struct op_abi *abi, const char *subject, char *err, size_
 			 "sizeof_struct_opd_header %d", subject, v[OP_ABI_OFF_HEADER_MAGIC],
 			 v[OP_ABI_SIZEOF_HEADER]);
 		return -EINVAL;
+	}
+	/* fields of one structure never share bytes (the magic is a header field too) */
+	for (i = 0; i <= ABI_F_NR; i++) {
+		int j;
+
+		for (j = i + 1; j <= ABI_F_NR; j++) {
+			int32_t oi, si, oj, sj;
+
+			abi_extent(abi, i, &oi, &si);
+			abi_extent(abi, j, &oj, &sj);
+			if (abi_within(i) != abi_within(j) || oi + si <= oj || oj + sj <= oi)
+				continue;
+			snprintf(err, err_len, "%s: %s %d (%d bytes) and %s %d (%d bytes) overlap",
+				 subject, abi_names[abi_off(i)], oi, si, abi_names[abi_off(j)], oj,
+				 sj);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

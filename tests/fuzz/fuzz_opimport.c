@@ -297,6 +297,9 @@ static int make_corpus(const char *dir)
 	rc |= save(dir, "bad-empty", NULL, NULL, 0);
 	native.val[OP_ABI_OFF_NODE_NEXT] = 13;
 	rc |= save(dir, "bad-layout-overrun", &native, NULL, 0);
+	/* found by the fuzzer: overlapping fields do not round-trip */
+	native.val[OP_ABI_OFF_NODE_NEXT] = 6;
+	rc |= save(dir, "bad-layout-overlap", &native, NULL, 0);
 	{
 		static const char text[] = "sizeof_u32 4\nsizeof_u32 4\n";
 

@@ -397,6 +397,10 @@ static void test_check_layout(void **state)
 		{ OP_ABI_OFF_DESCR_CURRENT_SIZE, 30, "offsetof_descr_current_size" },
 		{ OP_ABI_OFF_HEADER_MAGIC, 69, "offsetof_header_magic: 4 bytes at 69" },
 		{ OP_ABI_SIZEOF_ODB_NODE_T, -1, "sizeof_odb_node_t: missing" },
+		{ OP_ABI_OFF_NODE_NEXT, 6, "offsetof_node_key 0 (8 bytes) and offsetof_node_next 6 (4 bytes) overlap" },
+		{ OP_ABI_OFF_HEADER_MAGIC, 2, "offsetof_header_version 4 (4 bytes) and offsetof_header_magic 2 (4 bytes) overlap" },
+		{ OP_ABI_OFF_DESCR_CURRENT_SIZE, 0, "offsetof_descr_size 0 (4 bytes) and offsetof_descr_current_size 0 (4 bytes) overlap" },
+		{ OP_ABI_OFF_HEADER_MTIME, 36, "offsetof_header_cpu_speed 32 (8 bytes) and offsetof_header_mtime 36 (8 bytes) overlap" },
 	};
 	struct op_abi a;
 	char err[256];
