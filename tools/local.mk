@@ -50,3 +50,10 @@ dist_man1_MANS += tools/man/opreport.1
 else
 EXTRA_DIST += tools/man/opreport.1
 endif
+
+# opimport: sample files of another ABI to this machine's (issue 17, owner: opimport)
+bin_PROGRAMS += tools/opimport
+tools_opimport_SOURCES = tools/opimport.c
+tools_opimport_LDADD = lib/libopng.la
+EXTRA_DIST += tools/opimport.md
+dist_man1_MANS += tools/man/opimport.1

@@ -29,3 +29,11 @@ EXTRA_DIST += tests/fuzz/corpus/perf
 # run-fuzz.sh must know every fuzz_*.c of this directory
 dist_check_SCRIPTS += tests/fuzz/fuzz_targets.sh
 TESTS += tests/fuzz/fuzz_targets.sh
+# fuzz_opimport: libFuzzer target for lib/op_abi (opimport's conversion); built
+# here as a TAP regression runner over tests/fuzz/corpus/opimport (issue 17).
+check_PROGRAMS += tests/fuzz/fuzz_opimport
+TESTS += tests/fuzz/fuzz_opimport
+SANITIZER_TESTS += tests/fuzz/fuzz_opimport
+tests_fuzz_fuzz_opimport_SOURCES = tests/fuzz/fuzz_opimport.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
+tests_fuzz_fuzz_opimport_LDADD = lib/libopng.la
+EXTRA_DIST += tests/fuzz/corpus/opimport

@@ -10,7 +10,7 @@
 # SPDX-License-Identifier: MIT
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-targets="odb names perf"
+targets="odb names perf opimport"
 target=${1:-odb}
 secs=${2:-300}
 [ $# -gt 0 ] && shift
@@ -34,6 +34,7 @@ incs="-I$top/lib -I$top/sdk"
 case $target in
 odb) srcs="$top/lib/odb.c $top/lib/op_header.c" ;;
 names) srcs="$top/lib/op_mangle.c $top/lib/op_events.c" ;;
+opimport) srcs="$top/lib/op_abi.c $top/lib/odb.c $top/lib/op_header.c" ;;
 perf)
 	build=${OP_BUILDDIR:-$top/build/dev}
 	[ -f "$build/config.h" ] || {

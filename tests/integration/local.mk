@@ -173,3 +173,10 @@ dist_check_SCRIPTS += tests/integration/report_diff.sh
 if BUILD_REPORT
 TESTS += tests/integration/report_diff.sh
 endif
+
+# --- opimport (issue 17): a live session rewritten in foreign ABIs by abi_gen, converted back
+check_PROGRAMS += tests/integration/abi_gen
+tests_integration_abi_gen_SOURCES = tests/integration/abi_gen.c
+tests_integration_abi_gen_LDADD = lib/libopng.la
+dist_check_SCRIPTS += tests/integration/opimport.sh
+TESTS += tests/integration/opimport.sh
