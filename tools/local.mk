@@ -35,3 +35,14 @@ tools_opcontrol_SOURCES = tools/opcontrol.c
 tools_opcontrol_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 tools_opcontrol_LDADD = lib/libopng.la $(LIBCONFIG_LIBS)
 EXTRA_DIST += tools/opcount.md
+# opannotate: annotated source and disassembly (issue 17, owner: annotate); libbfd and
+# libopcodes (GPL-3) through the report library
+if BUILD_REPORT
+bin_PROGRAMS += tools/opannotate/opannotate
+tools_opannotate_opannotate_SOURCES = tools/opannotate/opannotate.c \
+	tools/opannotate/opannotate.h tools/opannotate/ann_source.c tools/opannotate/ann_asm.c
+tools_opannotate_opannotate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
+tools_opannotate_opannotate_LDADD = tools/opreport/libopreport.la lib/libopng.la $(OPCODES_LIBS) \
+	$(BFD_LIBS)
+endif
+EXTRA_DIST += tools/opannotate/opannotate.md

@@ -107,7 +107,7 @@ static void print_counted(FILE *f, const struct rpt_class *k, const struct op_ev
 	fprintf(f, " count %" PRIu64 "\n", k->count);
 }
 
-static void print_header(FILE *f, const struct rpt_profile *p)
+void out_header(FILE *f, const struct rpt_profile *p)
 {
 	fprintf(f, "CPU: %s", is_timer(p) ? "CPU with timer interrupt" : rs_cpu_name(p->cpu_type));
 	/* as OProfile: the speed only when the header knows it */
@@ -917,7 +917,7 @@ int out_report(FILE *f, struct rpt_profile *p, const struct rpt_opts *o, struct 
 		return xml_report(f, p, o, rows);
 	if (o->format == FMT_JSON)
 		return json_report(f, p, o, rows);
-	print_header(f, p);
+	out_header(f, p);
 	if (o->symbols || o->details) {
 		text_symbols(f, p, o, rows);
 		return 0;
