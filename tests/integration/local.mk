@@ -152,3 +152,11 @@ TESTS += tests/integration/configure_quiet.sh
 # issue 14 hole 6: --record creates its file, never through a symlink
 dist_check_SCRIPTS += tests/integration/record_trust.sh
 TESTS += tests/integration/record_trust.sh
+# opannotate (issue 17): annotated source and assembly of a live profile
+check_PROGRAMS += tests/integration/annot_work
+tests_integration_annot_work_SOURCES = tests/integration/annot_work.c
+tests_integration_annot_work_CFLAGS = $(AM_CFLAGS) -O2 -g
+dist_check_SCRIPTS += tests/integration/opannotate.sh
+if BUILD_REPORT
+TESTS += tests/integration/opannotate.sh
+endif

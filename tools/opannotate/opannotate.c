@@ -195,38 +195,87 @@ static bool ann_readable(const char *path, char **out)
  * As OProfile: an absolute name loses the first --base-dirs prefix it has,
  * then each --search-dirs directory is tried; else the name as it is.
  */
-static char *ann_locate(const struct ann *a, const char *name)
+/*
+ * "/a/b/../c/./d" -> "/a/c/d" in place, lexically (the line table of a
+ * VPATH build names "BUILDDIR/../src/x.c", which a --base-dirs prefix
+ * given as the real source directory must still match).
+ */
+static void ann_normalize(char *path)
 {
-	const char *rel = name;
+	char *out = path, *in = path;
+
+	while (*in) {
+		char *end;
+		size_t len;
+
+		while (*in == '/')
+			in++;
+		end = strchrnul(in, '/');
+		len = (size_t)(end - in);
+		if (len == 1 && in[0] == '.') {
+			/* nothing */
+		} else if (len == 2 && in[0] == '.' && in[1] == '.') {
+			while (out > path && *--out != '/')
+				;
+		} else if (len) {
+			*out++ = '/';
+			memmove(out, in, len);
+			out += len;
+		}
+		in = end;
+	}
+	if (out == path)
+		*out++ = '/';
+	*out = 0;
+}
+
+static char *ann_locate(const struct ann *a, const char *dwarf_name)
+{
+	char *name = strdup(dwarf_name);
+	const char *rel;
 	char *found = NULL;
 
+	if (!name)
+		return NULL;
+	if (name[0] == '/')
+		ann_normalize(name);
+	rel = name;
 	if (name[0] == '/') {
 		for (size_t i = 0; i < a->base_dirs.n; i++) {
-			const char *b = a->base_dirs.v[i];
-			size_t bl = strlen(b);
+			char *b = realpath(a->base_dirs.v[i], NULL);
+			size_t bl;
+
+			if (!b)
+				continue;
+			bl = strlen(b);
 
 			while (bl > 1 && b[bl - 1] == '/')
 				bl--;
 			if (!strncmp(name, b, bl) && (name[bl] == '/' || !name[bl])) {
 				rel = name + bl;
+				free(b);
 				break;
 			}
+			free(b);
 		}
 	}
-	for (size_t i = 0; i < a->search_dirs.n; i++) {
+	for (size_t i = 0; i < a->search_dirs.n && !found; i++) {
 		char *cand;
 
-		if (asprintf(&cand, "%s/%s", a->search_dirs.v[i], rel) < 0)
+		if (asprintf(&cand, "%s/%s", a->search_dirs.v[i], rel) < 0) {
+			free(name);
 			return NULL;
-		if (ann_readable(cand, &found)) {
-			free(cand);
-			return found;
 		}
+		ann_readable(cand, &found);
 		free(cand);
 	}
-	if (ann_readable(name, &found))
-		return found;
-	return strdup(name);
+	/* not relocated: the name as the line table has it (relative: to the cwd) */
+	if (!found && !ann_readable(dwarf_name, &found)) {
+		found = name;
+		name = NULL;
+	}
+	free(name);
+	return found;
 }
 
 static int ann_read_text(struct ann_text *t)
