@@ -46,3 +46,4 @@ tools_opannotate_opannotate_LDADD = tools/opreport/libopreport.la lib/libopng.la
 	$(BFD_LIBS)
 endif
 EXTRA_DIST += tools/opannotate/opannotate.md
+dist_man1_MANS += tools/man/opannotate.1
