@@ -57,3 +57,15 @@ tools_opimport_SOURCES = tools/opimport.c
 tools_opimport_LDADD = lib/libopng.la
 EXTRA_DIST += tools/opimport.md
 dist_man1_MANS += tools/man/opimport.1
+# opannotate: annotated source and disassembly (issue 17, owner: annotate); libbfd and
+# libopcodes (GPL-3) through the report library
+if BUILD_REPORT
+bin_PROGRAMS += tools/opannotate/opannotate
+tools_opannotate_opannotate_SOURCES = tools/opannotate/opannotate.c \
+	tools/opannotate/opannotate.h tools/opannotate/ann_source.c tools/opannotate/ann_asm.c
+tools_opannotate_opannotate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
+tools_opannotate_opannotate_LDADD = tools/opreport/libopreport.la lib/libopng.la $(OPCODES_LIBS) \
+	$(BFD_LIBS)
+endif
+EXTRA_DIST += tools/opannotate/opannotate.md
+dist_man1_MANS += tools/man/opannotate.1

@@ -44,3 +44,5 @@ tests_bench_replay_loop_LDADD = core/libopsample.la
 # (bench_sample_path.sh overhead)
 noinst_PROGRAMS += tests/bench/bare_sampler
 tests_bench_bare_sampler_SOURCES = tests/bench/bare_sampler.c
+# opannotate --source/--assembly beside perf annotate, in-process disassembly vs objdump (by hand)
+EXTRA_DIST += tests/bench/bench_annotate.sh

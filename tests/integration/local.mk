@@ -180,3 +180,11 @@ tests_integration_abi_gen_SOURCES = tests/integration/abi_gen.c
 tests_integration_abi_gen_LDADD = lib/libopng.la
 dist_check_SCRIPTS += tests/integration/opimport.sh
 TESTS += tests/integration/opimport.sh
+# opannotate (issue 17): annotated source and assembly of a live profile
+check_PROGRAMS += tests/integration/annot_work
+tests_integration_annot_work_SOURCES = tests/integration/annot_work.c
+tests_integration_annot_work_CFLAGS = $(AM_CFLAGS) -O2 -g
+dist_check_SCRIPTS += tests/integration/opannotate.sh
+if BUILD_REPORT
+TESTS += tests/integration/opannotate.sh
+endif

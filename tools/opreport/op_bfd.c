@@ -1,8 +1,10 @@
 /*
  * op_bfd.c - symbols of an ELF image through libbfd (GPL-3: opreport only):
  * static + dynamic + synthetic (PLT) symbols, or the separate debug file's,
- * placed in file-offset key space through their section; demangling and
- * source lines.
+ * placed in file-offset key space through their section; demangling,
+ * source lines with their chain of inlined functions (DWARF of the image or
+ * of its separate debug file: build-id or .gnu_debuglink) and the bytes of
+ * the code for a disassembler.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -43,6 +45,8 @@ struct opbfd {
 	bfd *dbg;            /* separate debug file, when used */
 	asymbol **dbgsyms;
 	long ndbgsyms;
+	bfd *lbfd;           /* where the line tables are read: abfd, or dbg when abfd has none */
+	asymbol **lsyms;
 	struct opbfd_sec *secs;
 	size_t nsecs;
 };
@@ -76,20 +80,101 @@ uint64_t opbfd_key_vma(const struct opbfd *b, uint64_t key)
 	return s ? s->vma + (key - s->filepos) : key;
 }
 
-bool opbfd_key_line(struct opbfd *b, uint64_t key, const char **file, unsigned *line)
+static const struct rpt_symsrc_ops opbfd_src_ops;
+
+/* the section of the line-table file (the image or its debug file) that holds @s */
+static asection *opbfd_line_sec(const struct opbfd *b, const struct opbfd_sec *s)
+{
+	asection *ls;
+
+	if (b->lbfd == b->abfd)
+		return s->sec;
+	ls = bfd_get_section_by_name(b->lbfd, s->name);
+	return ls && bfd_section_vma(ls) == s->vma ? ls : NULL;
+}
+
+bool opbfd_key_func_line(struct opbfd *b, uint64_t key, const char **file, unsigned *line,
+			 const char **func)
 {
 	const struct opbfd_sec *s = b ? sec_by_key(b, key) : NULL;
+	asection *ls = s ? opbfd_line_sec(b, s) : NULL;
 	const char *f = NULL, *fn = NULL;
 	unsigned l = 0;
 
-	if (!s)
+	if (!ls)
 		return false;
-	if (!bfd_find_nearest_line(b->abfd, s->sec, b->syms, key - s->filepos, &f, &fn, &l) ||
-	    !f || !l)
+	if (!bfd_find_nearest_line(b->lbfd, ls, b->lsyms, key - s->filepos, &f, &fn, &l) || !f ||
+	    !l)
 		return false;
 	*file = f;
 	*line = l;
+	if (func)
+		*func = fn;
 	return true;
+}
+
+bool opbfd_key_line(struct opbfd *b, uint64_t key, const char **file, unsigned *line)
+{
+	return opbfd_key_func_line(b, key, file, line, NULL);
+}
+
+bool opbfd_inliner(struct opbfd *b, const char **file, unsigned *line, const char **func)
+{
+	const char *f = NULL, *fn = NULL;
+	unsigned l = 0;
+
+	if (!b || !bfd_find_inliner_info(b->lbfd, &f, &fn, &l))
+		return false;
+	*file = f;
+	*line = l;
+	*func = fn;
+	return true;
+}
+
+struct opbfd *opbfd_of(const struct rpt_symtab *t)
+{
+	return t->src_ops == &opbfd_src_ops ? t->src : NULL;
+}
+
+struct bfd *opbfd_bfd(const struct opbfd *b)
+{
+	return b->abfd;
+}
+
+bool opbfd_vma_key(const struct opbfd *b, uint64_t vma, uint64_t *key)
+{
+	const struct opbfd_sec *s = sec_by_vma(b, NULL, vma);
+
+	if (!s)
+		return false;
+	*key = vma - s->vma + s->filepos;
+	return true;
+}
+
+int opbfd_code(struct opbfd *b, uint64_t key, uint64_t len, unsigned char **buf, size_t *got,
+	       uint64_t *vma)
+{
+	const struct opbfd_sec *s = sec_by_key(b, key);
+	uint64_t off;
+
+	*buf = NULL;
+	*got = 0;
+	if (!s || !(bfd_section_flags(s->sec) & SEC_CODE))
+		return -ENOENT;
+	off = key - s->filepos;
+	if (len > s->size - off)
+		len = s->size - off;
+	*buf = malloc(len ? len : 1);
+	if (!*buf)
+		return -ENOMEM;
+	if (!bfd_get_section_contents(b->abfd, s->sec, *buf, (file_ptr)off, len)) {
+		free(*buf);
+		*buf = NULL;
+		return -EIO;
+	}
+	*got = len;
+	*vma = s->vma + off;
+	return 0;
 }
 
 char *opbfd_demangle(const char *name, enum rpt_demangle dm)
@@ -252,6 +337,19 @@ static bfd *open_object(const char *path, char *err, size_t err_len)
 	return abfd;
 }
 
+static bool has_dwarf(bfd *abfd)
+{
+	asection *s = bfd_get_section_by_name(abfd, ".debug_info");
+
+	return s && bfd_section_size(s) && (bfd_section_flags(s) & SEC_HAS_CONTENTS);
+}
+
+/*
+ * The separate debug file of a stripped image (build-id under
+ * /usr/lib/debug/.build-id, or .gnu_debuglink next to the image, in its
+ * .debug/ or below /usr/lib/debug): its symbols when the image has none,
+ * its line tables when the image has no DWARF.
+ */
 static void open_debug_file(struct opbfd *b)
 {
 	char *dpath = bfd_follow_build_id_debuglink(b->abfd, DEBUG_DIR);
@@ -266,15 +364,16 @@ static void open_debug_file(struct opbfd *b)
 	free(dpath);
 	if (!b->dbg)
 		return;
-	if (read_symtab(b->dbg, false, &b->dbgsyms, &n) || n == 0) {
-		free(b->dbgsyms);
-		b->dbgsyms = NULL;
+	if (read_symtab(b->dbg, false, &b->dbgsyms, &n)) {
 		bfd_close(b->dbg);
 		b->dbg = NULL;
 		return;
 	}
-	/* bfd_find_nearest_line on the stripped file follows the link by itself */
 	b->ndbgsyms = n;
+	if (has_dwarf(b->dbg)) {
+		b->lbfd = b->dbg;
+		b->lsyms = b->dbgsyms;
+	}
 }
 
 /* the table asks the open image through these (struct rpt_symsrc_ops) */
@@ -348,10 +447,13 @@ int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, boo
 	    add_syms(b, b->dsyms, nd, NULL, true, 10, &c, &nc, &cap) ||
 	    add_syms(b, NULL, b->nsynth, b->synth, true, 20, &c, &nc, &cap))
 		goto out_err;
-	if (b->nsyms == 0) {
-		/* stripped: the separate debug file may have the full table */
+	b->lbfd = b->abfd;
+	b->lsyms = b->syms;
+	if (b->nsyms == 0 || (want_lines && !has_dwarf(b->abfd))) {
+		/* stripped: the separate debug file may have the full table and the lines */
 		open_debug_file(b);
-		if (b->dbg && add_syms(b, b->dbgsyms, b->ndbgsyms, NULL, false, 0, &c, &nc, &cap))
+		if (b->nsyms == 0 && b->dbg &&
+		    add_syms(b, b->dbgsyms, b->ndbgsyms, NULL, false, 0, &c, &nc, &cap))
 			goto out_err;
 	}
 

@@ -197,6 +197,32 @@ bool opbfd_key_line(struct opbfd *b, uint64_t key, const char **file, unsigned *
 void opbfd_close(struct opbfd *b);
 /* demangle one name as asked; returns malloc'd string or NULL (use the original) */
 char *opbfd_demangle(const char *name, enum rpt_demangle dm);
+/*
+ * file:line of @key and the function it is in (innermost: an inlined
+ * function's own line), from the image's DWARF or its separate debug file's;
+ * false when unknown. @func may be NULL. The strings live as long as @b.
+ */
+bool opbfd_key_func_line(struct opbfd *b, uint64_t key, const char **file, unsigned *line,
+			 const char **func);
+/*
+ * After opbfd_key_func_line found an inlined function: the call site of the
+ * level being left (file, line) and the function it is inlined into; call
+ * again for the next level out. false at the outermost function.
+ */
+bool opbfd_inliner(struct opbfd *b, const char **file, unsigned *line, const char **func);
+/* The image of an ELF symbol table (opbfd_load), NULL for kernel / perf-map tables */
+struct opbfd *opbfd_of(const struct rpt_symtab *t);
+/* its libbfd handle (architecture for a disassembler) */
+struct bfd *opbfd_bfd(const struct opbfd *b);
+/* the key of a vma in a loaded section, false if none holds it */
+bool opbfd_vma_key(const struct opbfd *b, uint64_t vma, uint64_t *key);
+/*
+ * The code bytes at [@key, @key + @len) (cut at the end of its section):
+ * malloc'd in *@buf, *@got bytes, the vma of @key in *@vma. 0, -ENOENT (not
+ * in a code section), -EIO or -ENOMEM.
+ */
+int opbfd_code(struct opbfd *b, uint64_t key, uint64_t len, unsigned char **buf, size_t *got,
+	       uint64_t *vma);
 
 /* ------------------------------------------------------------ profile */
 
