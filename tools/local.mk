@@ -35,3 +35,11 @@ tools_opcontrol_SOURCES = tools/opcontrol.c
 tools_opcontrol_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 tools_opcontrol_LDADD = lib/libopng.la $(LIBCONFIG_LIBS)
 EXTRA_DIST += tools/opcount.md
+# oparchive, opgprof: archive a session with its binaries; gmon.out for gprof (issue 17, archive)
+if BUILD_REPORT
+bin_PROGRAMS += tools/oparchive
+tools_oparchive_SOURCES = tools/oparchive.c
+tools_oparchive_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
+tools_oparchive_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS)
+endif
+dist_man1_MANS += tools/man/oparchive.1
