@@ -41,5 +41,9 @@ bin_PROGRAMS += tools/oparchive
 tools_oparchive_SOURCES = tools/oparchive.c
 tools_oparchive_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
 tools_oparchive_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS)
+bin_PROGRAMS += tools/opgprof
+tools_opgprof_SOURCES = tools/opgprof.c
+tools_opgprof_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
+tools_opgprof_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS)
 endif
-dist_man1_MANS += tools/man/oparchive.1
+dist_man1_MANS += tools/man/oparchive.1 tools/man/opgprof.1
