@@ -152,3 +152,6 @@ TESTS += tests/integration/configure_quiet.sh
 # issue 14 hole 6: --record creates its file, never through a symlink
 dist_check_SCRIPTS += tests/integration/record_trust.sh
 TESTS += tests/integration/record_trust.sh
+# --- oparchive, archive:, opgprof (issue 17, archive)
+dist_check_SCRIPTS += tests/integration/oparchive.sh tests/integration/opgprof.sh
+TESTS += tests/integration/oparchive.sh tests/integration/opgprof.sh
