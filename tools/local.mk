@@ -69,3 +69,15 @@ tools_opannotate_opannotate_LDADD = tools/opreport/libopreport.la lib/libopng.la
 endif
 EXTRA_DIST += tools/opannotate/opannotate.md
 dist_man1_MANS += tools/man/opannotate.1
+# oparchive, opgprof: archive a session with its binaries; gmon.out for gprof (issue 17, archive)
+if BUILD_REPORT
+bin_PROGRAMS += tools/oparchive
+tools_oparchive_SOURCES = tools/oparchive.c
+tools_oparchive_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
+tools_oparchive_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS)
+bin_PROGRAMS += tools/opgprof
+tools_opgprof_SOURCES = tools/opgprof.c
+tools_opgprof_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
+tools_opgprof_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS)
+endif
+dist_man1_MANS += tools/man/oparchive.1 tools/man/opgprof.1

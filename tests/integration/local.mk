@@ -188,3 +188,6 @@ dist_check_SCRIPTS += tests/integration/opannotate.sh
 if BUILD_REPORT
 TESTS += tests/integration/opannotate.sh
 endif
+# --- oparchive, archive:, opgprof (issue 17, archive)
+dist_check_SCRIPTS += tests/integration/oparchive.sh tests/integration/opgprof.sh
+TESTS += tests/integration/oparchive.sh tests/integration/opgprof.sh

@@ -28,6 +28,9 @@
 
 #define DEBUG_DIR "/usr/lib/debug"
 
+/* where .build-id/ debug files are looked up: DEBUG_DIR, or an archive's */
+static char *opbfd_debug_dir;
+
 struct opbfd_sec {
 	asection *sec;
 	const char *name;
@@ -337,6 +340,44 @@ static bfd *open_object(const char *path, char *err, size_t err_len)
 	return abfd;
 }
 
+int opbfd_set_debug_dir(const char *dir)
+{
+	char *d = dir ? strdup(dir) : NULL;
+
+	if (dir && !d)
+		return -ENOMEM;
+	free(opbfd_debug_dir);
+	opbfd_debug_dir = d;
+	return 0;
+}
+
+static char *opbfd_find_debug(bfd *abfd)
+{
+	const char *dir = opbfd_debug_dir ? opbfd_debug_dir : DEBUG_DIR;
+	char *dpath = bfd_follow_build_id_debuglink(abfd, dir);
+
+	return dpath ? dpath : bfd_follow_gnu_debuglink(abfd, dir);
+}
+
+char *opbfd_debug_file(const char *path, char **link)
+{
+	char err[256], *dpath;
+	unsigned long crc;
+	bfd *abfd;
+
+	if (link)
+		*link = NULL;
+	bfd_init_once();
+	abfd = open_object(path, err, sizeof(err));
+	if (!abfd)
+		return NULL;
+	dpath = opbfd_find_debug(abfd);
+	if (dpath && link)
+		*link = bfd_get_debug_link_info(abfd, &crc);
+	bfd_close(abfd);
+	return dpath;
+}
+
 static bool has_dwarf(bfd *abfd)
 {
 	asection *s = bfd_get_section_by_name(abfd, ".debug_info");
@@ -352,12 +393,10 @@ static bool has_dwarf(bfd *abfd)
  */
 static void open_debug_file(struct opbfd *b)
 {
-	char *dpath = bfd_follow_build_id_debuglink(b->abfd, DEBUG_DIR);
+	char *dpath = opbfd_find_debug(b->abfd);
 	char err[256];
 	long n;
 
-	if (!dpath)
-		dpath = bfd_follow_gnu_debuglink(b->abfd, DEBUG_DIR);
 	if (!dpath)
 		return;
 	b->dbg = open_object(dpath, err, sizeof(err));

@@ -69,6 +69,7 @@ struct rpt_spec {
 	struct strlist session, session_exclude;
 	struct strlist image, image_exclude, lib_image;
 	struct strlist event, count, unit_mask, tid, tgid, cpu;
+	char *archive;        /* archive:DIR (absolute), NULL without */
 };
 
 /*
@@ -84,6 +85,8 @@ bool spec_match_noimage(const struct rpt_spec *s, const struct op_parsed_name *p
 /* Is the session directory name selected? */
 bool spec_match_session(const struct rpt_spec *s, const char *name);
 void spec_free(struct rpt_spec *s);
+/* Collapse "//", "/./" and "/../" of the absolute path @p in place. */
+void spec_normalize_path(char *p);
 
 /* --------------------------------------------------------------- options */
 
@@ -297,6 +300,10 @@ struct rpt_profile {
 	double cpu_speed;
 	bool multiple_apps;    /* show the app name column */
 	unsigned nwarnings, nskipped;
+	/* archive: (oparchive, opgprof) */
+	bool keep_files;       /* set before rs_load: fill files */
+	struct strlist files;  /* the selected sample files (full paths), when keep_files */
+	char *session_origin;  /* the session directory on the profiled machine (absolute) */
 };
 
 /* opreport_session.c */
@@ -450,5 +457,31 @@ void rdiff_free(struct rdiff *d);
  */
 int rdiff_report(FILE *f, struct rpt_profile *pa, const struct rpt_rows *ra,
 		 struct rpt_profile *pb, const struct rpt_rows *rb, const struct rpt_opts *o);
+
+/* ------------------------------------------------------------ archive */
+
+/*
+ * archive:DIR (oparchive's layout, as OProfile's): the session directory
+ * at DIR/<its absolute path>, every binary at DIR/<its absolute path>, a
+ * separate debug file at DIR/<its absolute path> (build-id under
+ * DIR/usr/lib/debug) and at DIR/<binary's directory>/.debug/<debuglink>.
+ * rs_load reads such a session when the spec holds archive:, looking
+ * binaries up below DIR only and never through a symbolic link.
+ *
+ * Open @rel (absolute path of the profiled machine) below @root, no
+ * component a symbolic link, none "." or ".." or empty: the fd (O_RDONLY |
+ * @flags, O_NONBLOCK) or -errno (-ELOOP: a link, -EINVAL: a dot component).
+ */
+int rs_archive_open(const char *root, const char *rel, int flags);
+
+/* op_bfd.c: the directory holding .build-id/ of separate debug files
+ * ("/usr/lib/debug" unless an archive says DIR/usr/lib/debug); NULL resets */
+int opbfd_set_debug_dir(const char *dir);
+/*
+ * The separate debug file libbfd finds for the binary @path (build-id, then
+ * .gnu_debuglink, each verified), malloc'd, or NULL (none or unreadable);
+ * its .gnu_debuglink name in *@link (malloc'd, NULL without) if @link.
+ */
+char *opbfd_debug_file(const char *path, char **link);
 
 #endif /* OPREPORT_H */

@@ -73,17 +73,231 @@ int rs_find_session(const char *opt_dir, char **out, char *err, size_t err_len)
 {
 	const char *d = opt_dir;
 
+	(void)err;
+	(void)err_len;
+	/* rs_load checks it (below the archive with archive:) */
 	if (!d)
 		d = is_dir(OP_SESSION_DIR_LAUNCH) ? OP_SESSION_DIR_LAUNCH : OP_SESSION_DIR_SYSTEM;
-	if (!is_dir(d)) {
-		snprintf(err, err_len,
-			 "no session directory: %s does not exist (profile something first, or give "
-			 "--session-dir=DIR)",
-			 d);
-		return -ENOENT;
-	}
 	*out = strdup(d);
 	return *out ? 0 : -ENOMEM;
+}
+
+static int rs_no_session(const char *d, char *err, size_t err_len)
+{
+	snprintf(err, err_len,
+		 "no session directory: %s does not exist (profile something first, or give "
+		 "--session-dir=DIR)",
+		 d);
+	return -ENOENT;
+}
+
+/* ------------------------------------------------------------ archive: */
+
+int rs_archive_open(const char *root, const char *rel, int flags)
+{
+	int dfd, fd;
+	char *dup, *comp, *slash;
+
+	while (*rel == '/')
+		rel++;
+	for (const char *c = rel; *c; c += strcspn(c, "/") + (c[strcspn(c, "/")] ? 1 : 0)) {
+		size_t n = strcspn(c, "/");
+
+		if (!n || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return -EINVAL;
+	}
+	dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	if (!*rel)
+		return dfd;
+#ifdef RS_HAVE_OPENAT2
+	{
+		struct open_how how = {
+			.flags = (uint64_t)(O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags),
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		long r = syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+
+		if (r >= 0 || (errno != ENOSYS && errno != EPERM)) {
+			fd = r >= 0 ? (int)r : -errno;
+			close(dfd);
+			return fd;
+		}
+	}
+#endif
+	dup = strdup(rel);
+	if (!dup) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	for (comp = dup;; comp = slash + 1) {
+		slash = strchr(comp, '/');
+		if (slash)
+			*slash = 0;
+		fd = openat(dfd, comp, slash ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC :
+					       O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | flags);
+		if (fd < 0)
+			fd = -errno;
+		close(dfd);
+		if (fd < 0 || !slash)
+			break;
+		dfd = fd;
+	}
+	free(dup);
+	return fd;
+}
+
+/* does the directory @dfd hold a session: samples/ (a directory) and abi (a file)? */
+static bool rs_archive_is_session(int dfd)
+{
+	struct stat st;
+
+	return !fstatat(dfd, OP_SESSION_SAMPLES, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode) &&
+	       !fstatat(dfd, OP_SESSION_ABI, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
+}
+
+#define RS_ARCHIVE_MAX_FOUND 8
+#define RS_ARCHIVE_MAX_DEPTH 64
+
+/* the session directories below @dfd (consumed), @rel its path in the archive */
+static int rs_archive_find(int dfd, const char *rel, int depth, struct strlist *found)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	if (rs_archive_is_session(dirfd(d))) {
+		ret = strlist_add(found, *rel ? rel : "/");
+		closedir(d);
+		return ret;
+	}
+	while (!ret && depth < RS_ARCHIVE_MAX_DEPTH && found->n < RS_ARCHIVE_MAX_FOUND &&
+	       (de = readdir(d))) {
+		struct stat st;
+		char *sub;
+		int nfd;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+			continue;
+		nfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0)
+			continue;
+		if (asprintf(&sub, "%s/%s", rel, de->d_name) < 0) {
+			close(nfd);
+			ret = -ENOMEM;
+			break;
+		}
+		ret = rs_archive_find(nfd, sub, depth + 1, found);
+		free(sub);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* @path made absolute against the working directory and normalized, malloc'd */
+static char *rs_abs_path(const char *path)
+{
+	char cwd[PATH_MAX], *abs;
+
+	if (path[0] == '/')
+		abs = strdup(path);
+	else if (!getcwd(cwd, sizeof(cwd)) || asprintf(&abs, "%s/%s", cwd, path) < 0)
+		abs = NULL;
+	if (abs)
+		spec_normalize_path(abs);
+	return abs;
+}
+
+/*
+ * With archive:DIR, the session is DIR/<--session-dir made absolute>; without
+ * --session-dir, DIR/<cwd>/oprofile_data or DIR/var/lib/oprofile, else the
+ * one session directory the archive holds.
+ */
+static int rs_archive_session(struct rpt_profile *p, const struct rpt_opts *o, char *err,
+			      size_t err_len)
+{
+	const char *archive = o->spec.archive;
+	struct strlist found = { 0 };
+	char *cand[2] = { NULL, NULL }, *dbg = NULL;
+	int ret = -ENOENT, fd;
+
+	if (o->root) {
+		snprintf(err, err_len, "--root=%s and archive:%s do not go together: an archive "
+			 "holds every binary at its original path", o->root, archive);
+		return -EINVAL;
+	}
+	cand[0] = rs_abs_path(o->session_dir ? o->session_dir : OP_SESSION_DIR_LAUNCH);
+	cand[1] = o->session_dir ? NULL : strdup(OP_SESSION_DIR_SYSTEM);
+	if (!cand[0] || (!o->session_dir && !cand[1])) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < 2 && cand[i]; i++) {
+		fd = rs_archive_open(archive, cand[i], O_DIRECTORY);
+		if (fd == -ELOOP) {
+			snprintf(err, err_len, "archive %s: %s%s: a symbolic link on the way (not "
+				 "followed out of the archive)", archive, archive, cand[i]);
+			ret = -ELOOP;
+			goto out;
+		}
+		if (fd >= 0) {
+			bool ok = rs_archive_is_session(fd);
+
+			close(fd);
+			if (ok || o->session_dir) {
+				ret = strlist_add(&found, cand[i]);
+				goto found;
+			}
+		}
+	}
+	if (o->session_dir) {
+		snprintf(err, err_len, "archive %s holds no session %s (no directory %s%s)", archive,
+			 cand[0], archive, cand[0]);
+		goto out;
+	}
+	fd = open(archive, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = fd < 0 ? -errno : rs_archive_find(fd, "", 0, &found);
+	if (ret)
+		goto out;
+	if (found.n != 1) {
+		size_t len;
+
+		len = (size_t)snprintf(err, err_len, found.n ? "archive %s holds several sessions "
+				       "(give --session-dir=DIR, their original path):" :
+				       "archive %s holds no session directory (a directory with %s/ "
+				       "and %s: made by oparchive -o %s)", archive, OP_SESSION_SAMPLES,
+				       OP_SESSION_ABI, archive);
+		for (size_t i = 0; i < found.n && len < err_len; i++)
+			len += (size_t)snprintf(err + len, err_len - len, " %s", found.v[i]);
+		ret = -ENOENT;
+		goto out;
+	}
+found:
+	if (ret)
+		goto out;
+	free(p->session_dir);
+	p->session_dir = NULL;
+	free(p->session_origin);
+	p->session_origin = strdup(found.v[0]);
+	if (asprintf(&p->session_dir, "%s%s", archive, found.v[0]) < 0)
+		p->session_dir = NULL;
+	if (asprintf(&dbg, "%s/usr/lib/debug", archive) < 0)
+		dbg = NULL;
+	ret = !p->session_dir || !p->session_origin || !dbg || opbfd_set_debug_dir(dbg) ? -ENOMEM : 0;
+out:
+	if (ret == -ENOMEM)
+		snprintf(err, err_len, "out of memory");
+	free(dbg);
+	free(cand[0]);
+	free(cand[1]);
+	strlist_free(&found);
+	return ret;
 }
 
 const char *rs_image_refused(const struct op_image_name *n)
@@ -620,16 +834,20 @@ static bool same_image(const struct rpt_image *img, const struct op_image_name *
 	return true;
 }
 
-/* Where to read a user binary from: --root prefix, then --image-path by base name. */
+/*
+ * Where to read a user binary from: --root prefix (the archive with
+ * archive:), then --image-path by base name (below the archive with archive:).
+ */
 static char *resolve_file(const struct rpt_opts *o, const char *path)
 {
 	const char *base = strrchr(path, '/');
+	const char *root = o->spec.archive ? o->spec.archive : o->root;
 	struct stat st;
 	char *f = NULL;
 
 	if (path[0] != '/') /* RPT_UNKNOWN_IMAGE, a kernel or anon name: not a file */
 		return strdup(path);
-	if (o->root && asprintf(&f, "%s%s", o->root, path) < 0)
+	if (root && asprintf(&f, "%s%s", root, path) < 0)
 		return NULL;
 	if (!f)
 		f = strdup(path);
@@ -639,7 +857,8 @@ static char *resolve_file(const struct rpt_opts *o, const char *path)
 	for (size_t i = 0; i < o->image_path.n; i++) {
 		char *c;
 
-		if (asprintf(&c, "%s/%s", o->image_path.v[i], base) < 0)
+		if (asprintf(&c, "%s%s/%s", o->spec.archive ? o->spec.archive : "",
+			     o->image_path.v[i], base) < 0)
 			break;
 		if (!stat(c, &st)) {
 			free(f);
@@ -648,6 +867,33 @@ static char *resolve_file(const struct rpt_opts *o, const char *path)
 		free(c);
 	}
 	return f;
+}
+
+/*
+ * A binary of an archive is read only when no component of its path below
+ * the archive is a symbolic link: else it has no symbols, with a warning.
+ */
+static void rs_archive_check_image(struct rpt_profile *p, const struct rpt_opts *o,
+				   struct rpt_image *img)
+{
+	size_t alen = strlen(o->spec.archive);
+	int fd;
+
+	if (img->path[0] != '/' || strncmp(img->file, o->spec.archive, alen))
+		return;
+	fd = rs_archive_open(o->spec.archive, img->file + alen, 0);
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	if (fd != -ELOOP && fd != -EINVAL)
+		return; /* missing: said when its symbols are loaded */
+	txt_warn("not reading %s: %s (not followed out of the archive %s); its samples are "
+		 "reported as \"(no symbols)\"", img->file,
+		 fd == -ELOOP ? "a symbolic link on its path" : "a \".\" or \"..\" component",
+		 o->spec.archive);
+	p->nwarnings++;
+	img->syms_loaded = img->no_syms = true;
 }
 
 static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts *o,
@@ -682,11 +928,14 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts 
 		return NULL;
 	}
 	p->imgs[p->nimgs++] = img;
+	if (o->spec.archive)
+		rs_archive_check_image(p, o, img);
 	/* a binary changed since it was profiled gives wrong symbols */
 	if (n->kind == OP_IMAGE_USER && h->mtime && !img->is_kernel && img->path[0] == '/') {
 		struct stat st;
 
-		if (stat(img->file, &st) == 0 && (uint64_t)st.st_mtime != h->mtime) {
+		if (!img->no_syms && stat(img->file, &st) == 0 &&
+		    (uint64_t)st.st_mtime != h->mtime) {
 			char then[32], now[32];
 
 			txt_warn("the binary %s was modified after it was profiled (profiled %s, "
@@ -897,6 +1146,15 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 
 	p->axis = -1;
 	p->samples_fd = p->dcache_fd = -1;
+	if (o->spec.archive)
+		ret = rs_archive_session(p, o, err, err_len);
+	else if (!is_dir(p->session_dir))
+		ret = rs_no_session(p->session_dir, err, err_len);
+	else if (!(p->session_origin = realpath(p->session_dir, NULL)) &&
+		 !(p->session_origin = rs_abs_path(p->session_dir)))
+		ret = -ENOMEM;
+	if (ret)
+		return ret;
 	if (asprintf(&p->samples_root, "%s/" OP_SESSION_SAMPLES, p->session_dir) < 0) {
 		p->samples_root = NULL;
 		return -ENOMEM;
@@ -963,6 +1221,24 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 	ret = pick_axis(p, &w, o->merge, err, err_len);
 	if (ret)
 		goto out;
+	for (size_t i = 0; i < w.n && p->keep_files; i++) {
+		char **nv;
+
+		if (!w.v[i].selected)
+			continue;
+		nv = realloc(p->files.v, (p->files.n + 1) * sizeof(*nv));
+		if (!nv) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		p->files.v = nv;
+		nv[p->files.n] = strdup(w.v[i].path);
+		if (!nv[p->files.n]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		p->files.n++;
+	}
 	/* classes in a stable order */
 	for (size_t i = 0; i < w.n; i++) {
 		if (w.v[i].selected && class_of(p, w.v[i].pn, p->axis, o->merge) < 0) {
@@ -1238,6 +1514,8 @@ void rs_free(struct rpt_profile *p)
 	for (size_t i = 0; i < p->ncg_files; i++)
 		free(p->cg_files[i].path);
 	free(p->cg_files);
+	strlist_free(&p->files);
+	free(p->session_origin);
 }
 
 const char *rs_cpu_name(uint32_t cpu_type)

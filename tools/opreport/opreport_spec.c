@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "op_session_layout.h"
@@ -68,7 +69,7 @@ void strlist_free(struct strlist *l)
 }
 
 /* Collapse "//", "/./" and "/../" of an absolute path in place. */
-static void normalize_path(char *p)
+void spec_normalize_path(char *p)
 {
 	char *out = p, *in = p;
 
@@ -122,7 +123,7 @@ static int add_images(struct strlist *l, const char *csv, const char *cwd, char 
 			break;
 		}
 		if (abs[0] == '/')
-			normalize_path(abs);
+			spec_normalize_path(abs);
 		ret = strlist_add(l, abs);
 		free(abs);
 	}
@@ -161,6 +162,43 @@ static int check_numbers(const struct strlist *l, const char *key, bool allow_al
 	return 0;
 }
 
+/* archive:DIR - an oparchive directory; one per specification */
+static int spec_set_archive(struct rpt_spec *s, const char *dir, const char *cwd, char *err,
+			    size_t err_len)
+{
+	struct stat st;
+	char *abs;
+	int se;
+
+	if (dir[0] == '/')
+		abs = strdup(dir);
+	else if (asprintf(&abs, "%s/%s", cwd ? cwd : "", dir) < 0)
+		abs = NULL;
+	if (!abs) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	spec_normalize_path(abs);
+	if (s->archive && strcmp(s->archive, abs)) {
+		snprintf(err, err_len,
+			 "bad profile specification \"archive:%s\": a second archive (archive:%s "
+			 "was given before); one archive: at a time",
+			 dir, s->archive);
+		free(abs);
+		return -EINVAL;
+	}
+	se = stat(abs, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (se) {
+		snprintf(err, err_len, "bad profile specification \"archive:%s\": %s: %s", dir, abs,
+			 strerror(se));
+		free(abs);
+		return -EINVAL;
+	}
+	free(s->archive);
+	s->archive = abs;
+	return 0;
+}
+
 int spec_add(struct rpt_spec *s, const char *word, const char *cwd, char *err, size_t err_len)
 {
 	static const struct {
@@ -192,6 +230,15 @@ int spec_add(struct rpt_spec *s, const char *word, const char *cwd, char *err, s
 		size_t klen = (size_t)(colon - word);
 		const char *val = colon + 1;
 
+		if (klen == 7 && !strncmp(word, "archive", 7)) {
+			if (!*val) {
+				snprintf(err, err_len, "bad profile specification \"%s\": no "
+					 "directory after \"archive:\"", word);
+				return -EINVAL;
+			}
+			return spec_set_archive(s, val, cwd, err, err_len);
+		}
+
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			struct strlist *l;
 
@@ -219,9 +266,9 @@ int spec_add(struct rpt_spec *s, const char *word, const char *cwd, char *err, s
 		if (!access(word, F_OK))
 			return add_images(&s->image, word, cwd, err, err_len);
 		snprintf(err, err_len,
-			 "bad profile specification \"%s\": unknown key \"%.*s\" (expected session, "
-			 "session-exclude, image, image-exclude, lib-image, event, count, unit-mask, "
-			 "tid, tgid or cpu)",
+			 "bad profile specification \"%s\": unknown key \"%.*s\" (expected archive, "
+			 "session, session-exclude, image, image-exclude, lib-image, event, count, "
+			 "unit-mask, tid, tgid or cpu)",
 			 word, (int)klen, word);
 		return -EINVAL;
 	}
@@ -331,4 +378,6 @@ void spec_free(struct rpt_spec *s)
 	strlist_free(&s->tid);
 	strlist_free(&s->tgid);
 	strlist_free(&s->cpu);
+	free(s->archive);
+	s->archive = NULL;
 }
