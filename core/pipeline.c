@@ -238,8 +238,9 @@ void pipeline_dump(struct pipeline *p)
 {
 	pipeline_drain(p);
 	pipeline_sync_files(p);
-	pipeline_print_stats(p, NULL);
+	/* files first: the block in the log says the dump is complete */
 	pipeline_write_stats_files(p);
+	pipeline_print_stats(p, NULL);
 }
 
 void pipeline_close_files(struct pipeline *p)

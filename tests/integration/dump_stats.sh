@@ -76,6 +76,13 @@ wait_block() {
 		sleep 0.1
 		i=$((i + 1))
 	done
+	# the block is written line by line: wait until the log stops growing
+	prev=-1
+	while [ "$(wc -c < "$LOG")" != "$prev" ] && [ $i -lt 80 ]; do
+		prev=$(wc -c < "$LOG")
+		sleep 0.2
+		i=$((i + 1))
+	done
 }
 blocks() { grep -c '^-- OProfile-ng Statistics --' "$LOG"; }
 
