@@ -318,6 +318,7 @@ tests_unit_test_replay_LDADD = core/libopsample.la $(CMOCKA_LIBS)
 endif
 
 # --- issue 16: the daemon's pipeline object (core/pipeline.c) ---
+if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_pipeline
 TESTS += tests/unit/test_pipeline
 SANITIZER_TESTS += tests/unit/test_pipeline
@@ -326,6 +327,8 @@ tests_unit_test_pipeline_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_pipeline_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(LIBCONFIG_CFLAGS)
 tests_unit_test_pipeline_LDADD = core/libopdaemon.la core/libopsample.la core/libopload.la \
 	core/liboplog.la lib/libopng.la $(LIBCONFIG_LIBS) $(DL_LIBS) $(CMOCKA_LIBS)
+endif
+
 # issue 17 (diff): differential opreport - { } splitting, diff % arithmetic, row matching
 if HAVE_CMOCKA
 if BUILD_REPORT
@@ -336,6 +339,7 @@ tests_unit_test_report_diff_SOURCES = tests/unit/test_report_diff.c
 tests_unit_test_report_diff_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
 tests_unit_test_report_diff_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_report_diff_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS) $(CMOCKA_LIBS) -lm
+endif
 endif
 # --- opimport (issue 17): lib/op_abi, the abi file and the sample-file conversion
 if HAVE_CMOCKA
