@@ -14,7 +14,8 @@ core_liboplog_la_SOURCES = core/log.c core/log.h
 # both take, the SDK's host side (dlopen, registrations, host services)
 noinst_LTLIBRARIES += core/libopload.la
 core_libopload_la_SOURCES = core/options.c core/options.h core/optval.c core/optval.h \
-	core/config.c core/conf.h core/record.h core/ext.c core/ext.h core/ext_int.h \
+	core/config.c core/config_keys.c core/config_wide.c core/conf.h core/conf_int.h \
+	core/record.h core/ext.c core/ext.h core/ext_int.h \
 	core/ext_log.c core/ext_reg.c core/ext_host.c core/ext_probe.c core/ext_elf.c
 core_libopload_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 core_libopload_la_LIBADD = core/liboplog.la $(LIBCONFIG_LIBS) $(DL_LIBS)
