@@ -13,7 +13,8 @@ core_liboplog_la_SOURCES = core/log.c core/log.h
 # configuration and the plugin loader: options, the config file, the values
 # both take, the SDK's host side (dlopen, registrations, host services)
 noinst_LTLIBRARIES += core/libopload.la
-core_libopload_la_SOURCES = core/options.c core/options.h core/optval.c core/optval.h \
+core_libopload_la_SOURCES = core/options.c core/options_print.c core/options.h \
+	core/optval.c core/optval.h \
 	core/config.c core/config_keys.c core/config_wide.c core/conf.h core/conf_int.h \
 	core/record.h core/ext.c core/ext.h core/ext_int.h \
 	core/ext_log.c core/ext_reg.c core/ext_host.c core/ext_probe.c core/ext_elf.c
