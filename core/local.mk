@@ -13,8 +13,10 @@ core_liboplog_la_SOURCES = core/log.c core/log.h
 # configuration and the plugin loader: options, the config file, the values
 # both take, the SDK's host side (dlopen, registrations, host services)
 noinst_LTLIBRARIES += core/libopload.la
-core_libopload_la_SOURCES = core/options.c core/options.h core/optval.c core/optval.h \
-	core/config.c core/conf.h core/record.h core/ext.c core/ext.h core/ext_int.h \
+core_libopload_la_SOURCES = core/options.c core/options_print.c core/options.h \
+	core/optval.c core/optval.h \
+	core/config.c core/config_keys.c core/config_wide.c core/conf.h core/conf_int.h \
+	core/record.h core/ext.c core/ext.h core/ext_int.h \
 	core/ext_log.c core/ext_reg.c core/ext_host.c core/ext_probe.c core/ext_elf.c
 core_libopload_la_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 core_libopload_la_LIBADD = core/liboplog.la $(LIBCONFIG_LIBS) $(DL_LIBS)
@@ -29,6 +31,7 @@ core_libopsample_la_SOURCES = core/perf.c core/perf.h core/perf_int.h core/perf_
 	core/proc_synth.c core/proc_synth.h \
 	core/evbuf.h core/evbuf.c core/cookie.h core/cookie.c core/task.h core/task.c \
 	core/sync.h core/sync.c core/trans.h core/trans.c core/sfile.h core/sfile.c \
+	core/sfile_int.h core/sfile_open.c core/sfile_file.c \
 	core/stats.h core/stats.c core/session.h core/session.c
 core_libopsample_la_LIBADD = core/liboplog.la
 

@@ -1,39 +1,27 @@
 /*
- * sfile.c - sample-file sets: hash by context, LRU of sets with open files,
- * lazy odb opens through a safe directory walk below samples/current/.
+ * sfile.c - sample-file sets: hash by context, recent sets, LRU of sets
+ * with open files, eviction, the plugin sfile hooks (create, close, sync).
+ * Naming and opening a set's files is sfile_open.c; the files a plugin
+ * opens (sfile_open_spec) are sfile_file.c.
  * Allocation happens when a set or a file is created, never per sample.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#if defined(SYS_openat2) && __has_include(<linux/openat2.h>)
-#include <linux/openat2.h>
-#define SFILE_HAVE_OPENAT2 1
-#endif
-
-#include "op_mangle.h"
-#include "session.h"
 #include "sfile.h"
+#include "sfile_int.h"
 
 /* at most this many error lines a minute (error paths only) */
 #define SFILE_MAX_ERRORS_LOGGED 20
 #define SFILE_LOG_WINDOW_MS 60000
 
-static void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
+void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -61,7 +49,7 @@ void sfile_set_verbose(struct sfile_table *tab, bool verbose)
 /* LRU                                                                 */
 /* ------------------------------------------------------------------ */
 
-static void lru_unlink(struct op_sfile *sf)
+static void sfile_lru_unlink(struct op_sfile *sf)
 {
 	if (!sf->lru_next)
 		return;
@@ -70,9 +58,9 @@ static void lru_unlink(struct op_sfile *sf)
 	sf->lru_prev = sf->lru_next = NULL;
 }
 
-static void lru_touch(struct sfile_table *tab, struct op_sfile *sf)
+static void sfile_lru_touch(struct sfile_table *tab, struct op_sfile *sf)
 {
-	lru_unlink(sf);
+	sfile_lru_unlink(sf);
 	sf->lru_prev = tab->lru.lru_prev;
 	sf->lru_next = &tab->lru;
 	tab->lru.lru_prev->lru_next = sf;
@@ -83,7 +71,7 @@ static void lru_touch(struct sfile_table *tab, struct op_sfile *sf)
 static inline void sfile_touch(struct sfile_table *tab, struct op_sfile *sf)
 {
 	if (tab->lru.lru_prev != sf)
-		lru_touch(tab, sf);
+		sfile_lru_touch(tab, sf);
 }
 
 /* ------------------------------------------------------------------ */
@@ -189,7 +177,7 @@ static void sfile_destroy(struct sfile_table *tab, struct op_sfile *sf)
 	struct op_sfile **pp = &tab->buckets[sf->hash & (tab->nr_buckets - 1)];
 
 	sfile_close_files(tab, sf);
-	lru_unlink(sf);
+	sfile_lru_unlink(sf);
 	for (; *pp; pp = &(*pp)->hnext) {
 		if (*pp == sf) {
 			*pp = sf->hnext;
@@ -205,7 +193,7 @@ static void sfile_destroy(struct sfile_table *tab, struct op_sfile *sf)
 
 /* Evict least recently used sets (never @keep or the pinned one) until fewer
  * than @target files are open. Returns the number of sets evicted. */
-static unsigned sfile_evict(struct sfile_table *tab, unsigned target, const struct op_sfile *keep)
+unsigned sfile_evict(struct sfile_table *tab, unsigned target, const struct op_sfile *keep)
 {
 	struct op_sfile *sf = tab->lru.lru_next, *n;
 	unsigned nr = 0;
@@ -296,7 +284,7 @@ static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_
 
 	for (sf = tab->buckets[h & (tab->nr_buckets - 1)]; sf; sf = sf->hnext) {
 		if (sf->hash == h && sfile_key_eq(&sf->key, &key)) {
-			lru_touch(tab, sf);
+			sfile_lru_touch(tab, sf);
 			return sf;
 		}
 	}
@@ -326,7 +314,7 @@ static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_
 	tab->buckets[h & (tab->nr_buckets - 1)] = sf;
 	tab->nr_sfiles++;
 	tab->stats->v[STAT_SFILE_CREATED]++;
-	lru_touch(tab, sf);
+	sfile_lru_touch(tab, sf);
 	for (i = 0; reg && i < reg->nr_sfile; i++) {
 		const struct ext_sfile_handlers *hd = &reg->sfile[i];
 
@@ -342,540 +330,6 @@ static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_
 		}
 	}
 	return sf;
-}
-
-/* ------------------------------------------------------------------ */
-/* Names and opening                                                   */
-/* ------------------------------------------------------------------ */
-
-static int sfile_image(const struct sfile_table *tab, op_cookie_t c, int32_t in_kernel,
-		       int32_t tgid, uint64_t start, uint64_t end, struct op_image_name *out)
-{
-	const struct cookie_ent *e = cookie_get(tab->cookies, c);
-
-	if (!e)
-		return -ENOENT;
-	memset(out, 0, sizeof(*out));
-	out->path = e->path;
-	if (e->kind == OP_IMAGE_ANON || start || end) {
-		out->kind = OP_IMAGE_ANON;
-		out->tgid = tgid < 0 ? 0 : tgid;
-		out->start = start;
-		out->end = end;
-	} else if (in_kernel == 1 || e->kind == OP_IMAGE_KERNEL) {
-		out->kind = OP_IMAGE_KERNEL;
-	} else {
-		out->kind = OP_IMAGE_USER;
-	}
-	return 0;
-}
-
-/* event name, code, um, count of @counter; false if unknown */
-static bool sfile_counter_event(const struct sfile_table *tab, uint32_t counter,
-				const char **name, uint32_t *event, uint32_t *um, uint64_t *count)
-{
-	if (counter < tab->cfg.nr_events) {
-		const struct sfile_event *e = &tab->cfg.events[counter];
-
-		*name = e->name;
-		*event = e->event;
-		*um = e->um;
-		*count = e->count;
-		return true;
-	}
-	if (counter >= EXT_COUNTER_BASE && tab->reg &&
-	    counter - EXT_COUNTER_BASE < tab->reg->nr_counters) {
-		const struct ext_counter *c = &tab->reg->counters[counter - EXT_COUNTER_BASE];
-
-		*name = c->name ? c->name : c->desc.name;
-		*event = c->desc.event;
-		*um = c->desc.um;
-		*count = c->desc.count;
-		return true;
-	}
-	return false;
-}
-
-int sfile_name(const struct sfile_table *tab, const struct op_sfile *sf, uint32_t counter,
-	       const struct op_file_spec *spec, char *buf, size_t len)
-{
-	const struct sfile_key *k = &sf->key;
-	struct op_mangle_args a;
-	uint32_t event, um;
-	int rc;
-
-	memset(&a, 0, sizeof(a));
-	if (!sfile_counter_event(tab, counter, &a.event, &event, &um, &a.count))
-		return -EINVAL;
-	a.um = um;
-	rc = sfile_image(tab, k->cookie, k->in_kernel, k->anon_tgid, k->anon_start, k->anon_end,
-			 &a.image);
-	if (rc)
-		return rc;
-	if (k->app) {
-		rc = sfile_image(tab, k->app, 0, -1, 0, 0, &a.app);
-		if (rc)
-			return rc;
-	} else {
-		a.app = a.image;
-	}
-	if (spec && spec->is_cg) {
-		a.is_cg = true;
-		rc = sfile_image(tab, spec->cg_to_cookie, spec->cg_to_is_kernel,
-				 sf->tgid_hint, spec->cg_to_anon_start, spec->cg_to_anon_end,
-				 &a.cg_to);
-		if (rc)
-			return rc;
-	}
-	a.tgid = k->tgid;
-	a.tid = k->tid;
-	a.cpu = k->cpu;
-	a.separate = tab->cfg.separate;
-	return op_mangle(&a, buf, len);
-}
-
-/*
- * Walk @name's directories from samples/current, creating them, refusing
- * symlinks and "."/".." at every step; return a dirfd for the last directory
- * and the file's base name in *base.
- */
-/* a "." or ".." component anywhere in @name (never in names we build) */
-static bool sfile_has_dot_component(const char *name)
-{
-	const char *c = name;
-
-	for (;;) {
-		size_t n = strcspn(c, "/");
-
-		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-			return true;
-		if (!c[n])
-			return false;
-		c += n + 1;
-	}
-}
-
-#ifdef SFILE_HAVE_OPENAT2
-/*
- * The directory of @name in one system call, when it exists: beneath
- * samples/current, never through a symlink (the kernel checks what the
- * component walk below checks by hand). -errno otherwise.
- */
-static int sfile_open_dir_fast(struct sfile_table *tab, char *name, char **base)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	char *last = strrchr(name, '/');
-	long fd;
-
-	if (tab->no_openat2 || !last || last == name || !last[1] || sfile_has_dot_component(name))
-		return -EINVAL;
-	*last = 0;
-	fd = syscall(SYS_openat2, tab->cfg.current_dirfd, name, &how, sizeof(how));
-	*last = '/';
-	if (fd < 0) {
-		if (errno == ENOSYS || errno == EPERM)
-			tab->no_openat2 = true; /* old kernel, or a seccomp filter */
-		return -errno;
-	}
-	*base = last + 1;
-	return (int)fd;
-}
-#endif
-
-/*
- * Open the directory of sample file @name (relative to samples/current),
- * creating what is missing, one component at a time through directory fds
- * with O_NOFOLLOW: never outside samples/current, never through a symlink.
- * Returns the fd (current_dirfd itself for a name without '/') and sets
- * *@base to the file name; -errno, -EINVAL for a "." or ".." component.
- */
-static int sfile_mkdirs(struct sfile_table *tab, char *name, char **base)
-{
-	int dfd = tab->cfg.current_dirfd, nfd;
-	char *comp = name, *slash;
-
-#ifdef SFILE_HAVE_OPENAT2
-	nfd = sfile_open_dir_fast(tab, name, base);
-	if (nfd >= 0)
-		return nfd;
-#endif
-	while ((slash = strchr(comp, '/'))) {
-		*slash = 0;
-		if (!*comp) {
-			comp = slash + 1;
-			continue;
-		}
-		if (!strcmp(comp, ".") || !strcmp(comp, "..")) {
-			*slash = '/';
-			goto out_bad;
-		}
-		nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (nfd < 0 && errno == ENOENT) {
-			if (mkdirat(dfd, comp, 0755) && errno != EEXIST) {
-				nfd = -errno;
-				*slash = '/';
-				goto out_err;
-			}
-			nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		*slash = '/';
-		if (nfd < 0) {
-			nfd = -errno;
-			goto out_err;
-		}
-		if (dfd != tab->cfg.current_dirfd)
-			close(dfd);
-		dfd = nfd;
-		comp = slash + 1;
-	}
-	if (!*comp || !strcmp(comp, ".") || !strcmp(comp, ".."))
-		goto out_bad;
-	*base = comp;
-	return dfd;
-
-out_bad:
-	nfd = -EINVAL;
-out_err:
-	if (dfd != tab->cfg.current_dirfd)
-		close(dfd);
-	return nfd;
-}
-
-static const char sfile_advice[] =
-	"a root oprofiled writes only root-owned sample files that group and other cannot "
-	"write - remove it";
-
-/*
- * Root: sample file @base below @dfd may be opened (it does not exist yet,
- * or is a trusted one in a trusted directory). The directory is root's and
- * no one else may write it: what fstatat sees is what odb_open opens.
- */
-static int sfile_trusted_entry(int dfd, const char *base, char *err, size_t len)
-{
-	struct stat st;
-	int rc;
-
-	if (fstat(dfd, &st))
-		return -errno;
-	rc = session_trusted(&st, "its directory", err, len);
-	if (rc)
-		goto out_advise;
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW))
-		return errno == ENOENT ? 0 : -errno;
-	rc = session_trusted(&st, "it", err, len);
-out_advise:
-	if (rc && strlen(err) + 2 < len)
-		snprintf(err + strlen(err), len - strlen(err), ": %s", sfile_advice);
-	return rc;
-}
-
-/* root: the file odb_open opened is a trusted one (checked on its fd) */
-static int sfile_trusted_fd(int fd, char *err, size_t len)
-{
-	struct stat st;
-	int rc;
-
-	if (fstat(fd, &st))
-		return -errno;
-	rc = session_trusted(&st, "it", err, len);
-	if (rc && strlen(err) + 2 < len)
-		snprintf(err + strlen(err), len - strlen(err), ": %s", sfile_advice);
-	return rc;
-}
-
-/*
- * A process path for a log line: control bytes as '?' (a path is any bytes
- * but a NUL: it must not forge a line of the log), and a long one cut in the
- * middle with "..." so that both ends show.
- */
-static void sfile_show_path(const char *path, char *out, size_t len)
-{
-	size_t n = strlen(path), i, o = 0, head = n, tail = 0;
-
-	if (n >= len) {
-		head = (len - 4) / 2;
-		tail = len - 4 - head;
-	}
-	for (i = 0; i < n && o + 1 < len; i++) {
-		unsigned char c = (unsigned char)path[i];
-
-		if (i == head && tail) {
-			memcpy(out + o, "...", 3);
-			o += 3;
-			i = n - tail;
-			c = (unsigned char)path[i];
-		}
-		out[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-	}
-	out[o] = 0;
-}
-
-static int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
-			  uint32_t counter, const struct op_file_spec *spec)
-{
-	char name[PATH_MAX], err[256];
-	struct opd_header *hd;
-	const struct cookie_ent *ce;
-	const char *evname;
-	uint32_t event, um;
-	uint64_t count;
-	char *base = NULL;
-	int rc, dfd, tries;
-
-	err[0] = 0;
-	rc = sfile_name(tab, sf, counter, spec, name, sizeof(name));
-	if (rc < 0) {
-		const struct cookie_ent *img = cookie_get(tab->cookies, sf->key.cookie);
-		char shown[200];
-
-		tab->stats->v[STAT_BAD_PATH]++;
-		sfile_show_path(img ? img->path : "?", shown, sizeof(shown));
-		sfile_logf(tab, "cannot name the sample file of %s (counter %u): %s%s", shown, counter,
-			   strerror(-rc),
-			   rc == -ENAMETOOLONG ? " - the binary's path is too long once mangled into "
-						 "a sample-file name (PATH_MAX): its samples are "
-						 "counted as lost (stats/lost_samplefile)"
-					       : "");
-		return rc;
-	}
-	if (tab->nr_open >= tab->cfg.max_open_files)
-		sfile_evict(tab, tab->cfg.max_open_files, sf);
-	for (tries = 0;; tries++) {
-		dfd = sfile_mkdirs(tab, name, &base);
-		if (dfd >= 0) {
-			err[0] = 0;
-			rc = tab->strict ? sfile_trusted_entry(dfd, base, err, sizeof(err)) : 0;
-			if (!rc)
-				rc = odb_open(db, dfd, base, ODB_RDWR, err, sizeof(err));
-			if (!rc && tab->strict) {
-				rc = sfile_trusted_fd(db->fd, err, sizeof(err));
-				if (rc)
-					odb_close(db);
-			}
-			if (dfd != tab->cfg.current_dirfd)
-				close(dfd);
-		} else {
-			rc = dfd;
-		}
-		if ((rc == -EMFILE || rc == -ENFILE) && tries < 2 && tab->nr_open > 0) {
-			tab->stats->v[STAT_EMFILE_RETRIES]++;
-			sfile_evict(tab, tab->nr_open / 2, sf);
-			continue;
-		}
-		break;
-	}
-	if (rc) {
-		if (rc == -EINVAL && dfd < 0)
-			tab->stats->v[STAT_BAD_PATH]++;
-		sfile_logf(tab, "cannot open sample file %s: %s%s%s", name, strerror(-rc),
-			   err[0] ? " - " : "", err[0] ? err : "");
-		return rc;
-	}
-	tab->nr_open++;
-	sf->nr_open++;
-	tab->stats->v[STAT_SFILE_OPENS]++;
-	if (tab->verbose)
-		log_info(tab->log, "opened %s", name);
-	hd = odb_header(db);
-	if (memcmp(hd->magic, OPD_MAGIC, 4)) {
-		sfile_counter_event(tab, counter, &evname, &event, &um, &count);
-		op_header_init(hd);
-		hd->cpu_type = tab->cfg.cpu_type;
-		hd->ctr_event = event;
-		hd->ctr_um = um;
-		hd->ctr_count = (uint32_t)count;
-		hd->is_kernel = sf->key.in_kernel == 1;
-		hd->cpu_speed = tab->cfg.cpu_speed;
-		ce = cookie_get(tab->cookies, sf->key.cookie);
-		hd->mtime = ce ? ce->mtime : 0;
-		hd->anon_start = sf->key.anon_start;
-		if (spec && spec->is_cg) {
-			hd->cg_to_is_kernel = spec->cg_to_is_kernel == 1;
-			hd->cg_to_anon_start = spec->cg_to_anon_start;
-		}
-	}
-	return 0;
-}
-
-/*
- * A sample file changed under the writer (odb found an index out of order in
- * its own mapping: another process wrote to it): say so once, close it and
- * count its later samples as lost until the set is opened anew (SIGHUP,
- * eviction), when the full check at open refuses or repairs the file.
- */
-static void sfile_give_up(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
-			  uint32_t counter)
-{
-	char name[PATH_MAX];
-
-	if (sfile_name(tab, sf, counter, NULL, name, sizeof(name)) <= 0)
-		snprintf(name, sizeof(name), "%s", db->path ? db->path : "?");
-	sfile_logf(tab,
-		   "sample file %s changed by another process under the daemon (bad index in "
-		   "its hash chains): no longer written, its samples counted as lost",
-		   name);
-	odb_close(db);
-	db->fd = -1;
-	if (counter < OP_MAX_EVENTS) {
-		sf->failed |= 1u << counter;
-	} else {
-		uint32_t idx = counter - EXT_COUNTER_BASE;
-
-		sf->vfiles[idx] = NULL;
-		sf->vfailed[idx / 64] |= 1ull << (idx % 64);
-		free(db);
-	}
-}
-
-int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, uint64_t key,
-	      uint32_t count)
-{
-	odb_t *db;
-	int rc;
-
-	if (counter < OP_MAX_EVENTS && counter < tab->cfg.nr_events) {
-		db = &sf->files[counter];
-		if (db->fd < 0) {
-			if (sf->failed & (1u << counter)) {
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
-				return -EIO;
-			}
-			rc = sfile_open_odb(tab, sf, db, counter, NULL);
-			if (rc) {
-				db->fd = -1;
-				sf->failed |= 1u << counter;
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
-				return rc;
-			}
-		}
-	} else if (counter >= EXT_COUNTER_BASE && tab->reg &&
-		   counter - EXT_COUNTER_BASE < tab->reg->nr_counters) {
-		uint32_t idx = counter - EXT_COUNTER_BASE;
-
-		db = sf->vfiles[idx];
-		if (!db) {
-			if (sf->vfailed[idx / 64] & (1ull << (idx % 64))) {
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
-				return -EIO;
-			}
-			db = calloc(1, sizeof(*db));
-			if (!db) {
-				tab->stats->v[STAT_NO_MEMORY]++;
-				return -ENOMEM;
-			}
-			rc = sfile_open_odb(tab, sf, db, counter, NULL);
-			if (rc) {
-				free(db);
-				sf->vfailed[idx / 64] |= 1ull << (idx % 64);
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
-				return rc;
-			}
-			sf->vfiles[idx] = db;
-		}
-	} else {
-		tab->stats->v[STAT_LOST_BAD_COUNTER]++;
-		return -EINVAL;
-	}
-	rc = odb_update(db, key, count);
-	if (rc) {
-		tab->stats->v[STAT_LOST_SAMPLEFILE]++;
-		if (db->broken)
-			sfile_give_up(tab, sf, db, counter);
-	}
-	return rc;
-}
-
-static bool sfile_spec_eq(const struct op_file_spec *a, const struct op_file_spec *b)
-{
-	return a->counter == b->counter && a->is_cg == b->is_cg &&
-	       (!a->is_cg || (a->cg_to_cookie == b->cg_to_cookie &&
-			      (a->cg_to_is_kernel == 1) == (b->cg_to_is_kernel == 1) &&
-			      a->cg_to_anon_start == b->cg_to_anon_start &&
-			      a->cg_to_anon_end == b->cg_to_anon_end));
-}
-
-struct op_sample_file *sfile_open_spec(struct sfile_table *tab, struct op_sfile *sf,
-				       const struct op_file_spec *spec_in)
-{
-	struct op_file_spec spec = { 0 };
-	struct op_sample_file *f;
-
-	if (!sf || !spec_in)
-		return NULL;
-	memcpy(&spec, spec_in, spec_in->size < sizeof(spec) ? spec_in->size : sizeof(spec));
-	spec.size = sizeof(spec);
-	for (f = sf->pfiles; f; f = f->next)
-		if (sfile_spec_eq(&f->spec, &spec))
-			return f;
-	f = calloc(1, sizeof(*f));
-	if (!f) {
-		tab->stats->v[STAT_NO_MEMORY]++;
-		return NULL;
-	}
-	f->spec = spec;
-	f->sf = sf;
-	f->tab = tab;
-	if (sfile_open_odb(tab, sf, &f->db, spec.counter, &spec)) {
-		free(f);
-		tab->stats->v[STAT_LOST_SAMPLEFILE]++;
-		return NULL;
-	}
-	f->next = sf->pfiles;
-	sf->pfiles = f;
-	return f;
-}
-
-int sfile_file_add(struct op_sample_file *f, uint64_t key, uint32_t count)
-{
-	int rc;
-
-	if (!f)
-		return -EINVAL;
-	if (f->db.fd < 0) { /* given up: changed under the writer */
-		f->tab->stats->v[STAT_LOST_SAMPLEFILE]++;
-		return -EIO;
-	}
-	rc = odb_update(&f->db, key, count);
-	if (rc) {
-		f->tab->stats->v[STAT_LOST_SAMPLEFILE]++;
-		if (f->db.broken) {
-			sfile_logf(f->tab,
-				   "sample file %s changed by another process under the daemon "
-				   "(bad index in its hash chains): no longer written, its "
-				   "samples counted as lost",
-				   f->db.path ? f->db.path : "?");
-			odb_close(&f->db);
-			f->db.fd = -1;
-		}
-	}
-	return rc;
-}
-
-int sfile_file_sync(struct op_sample_file *f)
-{
-	return f ? odb_sync(&f->db) : -EINVAL;
-}
-
-void sfile_file_close(struct op_sample_file *f)
-{
-	struct op_sample_file **pp;
-
-	if (!f)
-		return;
-	for (pp = &f->sf->pfiles; *pp; pp = &(*pp)->next) {
-		if (*pp == f) {
-			*pp = f->next;
-			break;
-		}
-	}
-	f->tab->stats->v[STAT_ODB_SATURATED] += f->db.saturated;
-	odb_close(&f->db);
-	f->tab->nr_open--;
-	f->sf->nr_open--;
-	free(f);
 }
 
 void sfile_sync_all(struct sfile_table *tab)

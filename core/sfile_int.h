@@ -1,0 +1,31 @@
+/*
+ * sfile_int.h - what the sample-file files share and nothing else uses:
+ * the rate-limited error log (sfile.c), eviction of the least recently used
+ * sets (sfile.c), opening one odb of a set (sfile_open.c). Include after
+ * sfile.h, only from core/sfile*.c.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_CORE_SFILE_INT_H
+#define OP_CORE_SFILE_INT_H
+
+#include <stdint.h>
+
+#include "sfile.h"
+
+/* An error line to the table's log, at most a few a minute (error paths only). */
+void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Evict least recently used sets (never @keep or the pinned one) until fewer
+ * than @target files are open. Returns the number of sets evicted. */
+unsigned sfile_evict(struct sfile_table *tab, unsigned target, const struct op_sfile *keep);
+
+/*
+ * Open (creating it and its directories) the file of @counter, or of @spec
+ * when not NULL, of set @sf into @db, evicting sets first when too many
+ * files are open; a new file gets its header. 0, or -errno after a log line.
+ */
+int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
+		   uint32_t counter, const struct op_file_spec *spec);
+
+#endif /* OP_CORE_SFILE_INT_H */
