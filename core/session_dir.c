@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_trust.h"
 #include "session.h"
 #include "session_int.h"
 
@@ -50,7 +51,7 @@ static const char session_advice_entry[] =
 /* append ": @advice" to the message in @err */
 static int session_advise(char *err, size_t len, int rc, const char *advice)
 {
-	size_t n = err && len ? strlen(err) : 0;
+	size_t n = rc && err && len ? strlen(err) : 0;
 
 	if (n && n < len)
 		snprintf(err + n, len - n, ": %s", advice);
@@ -86,15 +87,19 @@ static const char *session_type(mode_t m)
 
 int session_trusted(const struct stat *st, const char *subject, char *err, size_t err_len)
 {
+	const struct op_trust t = op_trust_for(0, 0);
 	char owner[128];
+	int rc;
 
-	if (st->st_uid != 0) {
+	/* op_trust's rule, the session's words (the owner's name), and one link more */
+	rc = op_trust_stat(&t, st, subject, NULL, err, err_len);
+	if (rc && !op_trust_uid(&t, st->st_uid)) {
 		session_owner(st->st_uid, owner, sizeof(owner));
-		return session_err(err, err_len, -EPERM, "%s is owned by %s, not root", subject,
+		return session_err(err, err_len, rc, "%s is owned by %s, not root", subject,
 				   owner);
 	}
-	if (st->st_mode & (S_IWGRP | S_IWOTH))
-		return session_err(err, err_len, -EPERM,
+	if (rc)
+		return session_err(err, err_len, rc,
 				   "%s is writable by group or other (mode %04o)", subject,
 				   (unsigned)(st->st_mode & 07777));
 	if (!S_ISDIR(st->st_mode) && st->st_nlink > 1)
@@ -114,21 +119,40 @@ int session_check_entry(const struct session *s, const struct stat *st,
 		return session_err(err, len, want_dir ? -ENOTDIR : -EINVAL,
 				   "%s is not a %s (%s): remove it", subject,
 				   want_dir ? "directory" : "regular file", session_type(st->st_mode));
-	if (!s->strict)
-		return 0;
+	if (!s->strict) {
+		/* a user's session: root's entries or the user's, not writable by others */
+		const struct op_trust t = op_trust_for(geteuid(), geteuid());
+
+		return op_trust_stat(&t, st, subject, NULL, err, len);
+	}
 	return session_advise(err, len, session_trusted(st, subject, err, len),
 			      session_advice_entry);
 }
 
-int session_check_fd(const struct session *s, int fd, const char *subject, bool want_dir,
-			    char *err, size_t len)
+int session_openat(const struct session *s, int dfd, const char *name, int flags, mode_t mode,
+		   bool want_dir, const char *subject, char *err, size_t len)
 {
+	const struct op_trust t = s->strict ? op_trust_for(0, 0)
+					    : op_trust_for(geteuid(), geteuid());
 	struct stat st;
+	int fd, rc;
 
-	if (fstat(fd, &st))
-		return session_err(err, len, -errno, "%s: cannot stat: %s", subject,
-				   strerror(errno));
-	return session_check_entry(s, &st, subject, want_dir, err, len);
+	fd = op_trust_createat(&t, dfd, name, flags, mode, want_dir ? S_IFDIR : S_IFREG, subject,
+			       NULL, &st, err, len);
+	if (fd == -EPERM || fd == -EINVAL) {
+		/* what was found, in the session's words (with its advice) */
+		rc = session_check_entry(s, &st, subject, want_dir, err, len);
+		return rc ? rc : fd;
+	}
+	if (fd < 0)
+		return session_open_error(s, dfd, name, subject, want_dir, -fd, err, len);
+	/* op_trust's answer, and the session's stricter one: a file with one link */
+	rc = session_check_entry(s, &st, subject, want_dir, err, len);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	return fd;
 }
 
 /*
@@ -247,6 +271,7 @@ int session_walk(struct session *s, bool *created, char *err, size_t len)
 {
 	const char *p = s->dir, *comp, *next;
 	char name[NAME_MAX + 1], where[PATH_MAX], parent[PATH_MAX], subject[PATH_MAX + 64];
+	const struct op_trust root = op_trust_for(0, 0);
 	struct stat pst, st;
 	int fd, nfd, rc;
 
@@ -271,8 +296,9 @@ int session_walk(struct session *s, bool *created, char *err, size_t len)
 		name[n] = 0;
 		snprintf(where, sizeof(where), "%.*s", (int)(comp + n - p), p);
 		snprintf(parent, sizeof(parent), "%.*s", comp - p > 1 ? (int)(comp - p - 1) : 1, p);
-		if (s->strict && (pst.st_uid != 0 || ((pst.st_mode & (S_IWGRP | S_IWOTH)) &&
-						      !(pst.st_mode & S_ISVTX)))) {
+		/* a parent: root's and sticky (/tmp), or trusted (op_trust's rule) */
+		if (s->strict && (pst.st_uid != 0 || !(pst.st_mode & S_ISVTX)) &&
+		    op_trust_stat(&root, &pst, "directory", parent, err, len)) {
 			snprintf(subject, sizeof(subject), "session directory %s: %s", p, parent);
 			if (pst.st_uid != 0)
 				rc = session_advise(err, len, session_trusted(&pst, subject, err, len),

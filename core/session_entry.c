@@ -29,7 +29,8 @@
  */
 int session_open_log(struct session *s, char *err, size_t len)
 {
-	const int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+	/* op_trust adds O_NOFOLLOW, O_CLOEXEC and O_NONBLOCK */
+	const int flags = O_WRONLY | O_APPEND | O_CREAT;
 	char subject[PATH_MAX + 64];
 	int fd, dfd, rc;
 	const char *name;
@@ -44,11 +45,11 @@ int session_open_log(struct session *s, char *err, size_t len)
 		dfd = s->samples_fd;
 		name = OP_SESSION_LOG;
 	}
-	fd = openat(dfd, name, flags, 0644);
+	fd = session_openat(s, dfd, name, flags, 0644, false, subject, err, len);
 	if (fd < 0)
-		return session_open_error(s, dfd, name, subject, false, errno, err, len);
-	rc = session_check_fd(s, fd, subject, false, err, len);
-	if (!rc && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+		return fd;
+	rc = 0;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
 		rc = session_err(err, len, -errno, "%s: %s", subject, strerror(errno));
 	if (rc) {
 		close(fd);
@@ -102,17 +103,13 @@ int session_lock(struct session *s, char *err, size_t err_len)
 {
 	char buf[32], subject[PATH_MAX + 64];
 	ssize_t n;
-	int fd, rc;
+	int fd;
 
 	session_subject(s, OP_SESSION_LOCK, subject, sizeof(subject));
-	fd = openat(s->dirfd, OP_SESSION_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	fd = session_openat(s, s->dirfd, OP_SESSION_LOCK, O_RDWR | O_CREAT, 0644, false, subject, err,
+			    err_len);
 	if (fd < 0)
-		return session_open_error(s, s->dirfd, OP_SESSION_LOCK, subject, false, errno, err, err_len);
-	rc = session_check_fd(s, fd, subject, false, err, err_len);
-	if (rc) {
-		close(fd);
-		return rc;
-	}
+		return fd;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		int e = errno;
 
@@ -144,21 +141,12 @@ int session_open_subdir(const struct session *s, int dfd, const char *name,
 			       const char *rel, char *err, size_t len)
 {
 	char subject[PATH_MAX + 64];
-	int fd, rc;
 
 	session_subject(s, rel, subject, sizeof(subject));
 	if (mkdirat(dfd, name, 0755) && errno != EEXIST)
 		return session_err(err, len, -errno, "%s: cannot create it: %s", subject,
 				   strerror(errno));
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return session_open_error(s, dfd, name, subject, true, errno, err, len);
-	rc = session_check_fd(s, fd, subject, true, err, len);
-	if (rc) {
-		close(fd);
-		return rc;
-	}
-	return fd;
+	return session_openat(s, dfd, name, O_RDONLY | O_DIRECTORY, 0, true, subject, err, len);
 }
 
 /* an existing entry @name of samples/ that is moved or reused: a trusted directory */

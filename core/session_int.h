@@ -25,9 +25,14 @@ int session_err(char *err, size_t len, int rc, const char *fmt, ...)
  */
 int session_check_entry(const struct session *s, const struct stat *st, const char *subject,
 			bool want_dir, char *err, size_t len);
-/* session_check_entry() of what @fd is */
-int session_check_fd(const struct session *s, int fd, const char *subject, bool want_dir,
-		     char *err, size_t len);
+/*
+ * Open the session's entry @name below @dfd (@subject in messages) with
+ * op_trust_createat (@flags, @mode; O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
+ * added), a directory (@want_dir) or a regular file, checked as
+ * session_check_entry() does. The fd, or -errno with a message.
+ */
+int session_openat(const struct session *s, int dfd, const char *name, int flags, mode_t mode,
+		   bool want_dir, const char *subject, char *err, size_t len);
 /*
  * @name below @dfd could not be opened (errno @e): say why, naming what is
  * there instead of a directory or regular file (a symlink, a FIFO, ...).
