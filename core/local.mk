@@ -32,7 +32,8 @@ core_libopsample_la_SOURCES = core/perf.c core/perf.h core/perf_int.h core/perf_
 	core/evbuf.h core/evbuf.c core/cookie.h core/cookie.c core/task.h core/task.c \
 	core/sync.h core/sync.c core/trans.h core/trans.c core/sfile.h core/sfile.c \
 	core/sfile_int.h core/sfile_open.c core/sfile_file.c \
-	core/stats.h core/stats.c core/session.h core/session.c
+	core/stats.h core/stats.c core/session.h core/session.c core/session_int.h \
+	core/session_dir.c core/session_entry.c
 core_libopsample_la_LIBADD = core/liboplog.la
 
 # the daemon's pipeline object: the sample path's stages wired together,

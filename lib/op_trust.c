@@ -32,17 +32,21 @@ bool op_trust_uid(const struct op_trust *t, uid_t uid)
 int op_trust_stat(const struct op_trust *t, const struct stat *st, const char *what,
 		  const char *path, char *why, size_t why_len)
 {
+	const char *sep = path ? " " : "";
+
+	if (!path)
+		path = "";
 	if (!op_trust_uid(t, st->st_uid)) {
 		if (t->owner == 0)
-			snprintf(why, why_len, "%s %s is owned by uid %u, not root", what, path,
+			snprintf(why, why_len, "%s%s%s is owned by uid %u, not root", what, sep, path,
 				 (unsigned)st->st_uid);
 		else
-			snprintf(why, why_len, "%s %s is owned by uid %u, neither uid %u nor root",
-				 what, path, (unsigned)st->st_uid, (unsigned)t->owner);
+			snprintf(why, why_len, "%s%s%s is owned by uid %u, neither uid %u nor root",
+				 what, sep, path, (unsigned)st->st_uid, (unsigned)t->owner);
 		return -EPERM;
 	}
 	if (st->st_mode & t->forbid) {
-		snprintf(why, why_len, "%s %s is writable by %s (mode %04o)", what, path,
+		snprintf(why, why_len, "%s%s%s is writable by %s (mode %04o)", what, sep, path,
 			 (t->forbid & S_IWGRP) ? "group or others" : "others",
 			 (unsigned)(st->st_mode & 07777));
 		return -EPERM;
@@ -74,9 +78,20 @@ static const char *trust_type_name(mode_t type)
 int op_trust_openat(const struct op_trust *t, int dfd, const char *name, int flags, mode_t type,
 		    const char *what, const char *path, struct stat *st, char *why, size_t why_len)
 {
+	return op_trust_createat(t, dfd, name, flags & ~O_CREAT, 0, type, what, path, st, why,
+				 why_len);
+}
+
+int op_trust_createat(const struct op_trust *t, int dfd, const char *name, int flags, mode_t mode,
+		      mode_t type, const char *what, const char *path, struct stat *st, char *why,
+		      size_t why_len)
+{
+	const char *sep = path ? " " : "";
 	int fd, rc;
 
-	fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (!path)
+		path = "";
+	fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode);
 	if (fd < 0) {
 		/* -EPERM means "not trusted" below: the kernel's own refusal is -EACCES */
 		rc = errno == EPERM ? -EACCES : -errno;
@@ -85,26 +100,26 @@ int op_trust_openat(const struct op_trust *t, int dfd, const char *name, int fla
 			struct stat lst;
 
 			if (!fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) && S_ISLNK(lst.st_mode)) {
-				snprintf(why, why_len, "%s %s is a symbolic link - not followed",
-					 what, path);
+				snprintf(why, why_len, "%s%s%s is a symbolic link - not followed",
+					 what, sep, path);
 				return -ELOOP;
 			}
 		}
-		snprintf(why, why_len, "%s %s: %s", what, path, strerror(-rc));
+		snprintf(why, why_len, "%s%s%s: %s", what, sep, path, strerror(-rc));
 		return rc;
 	}
 	if (fstat(fd, st)) {
 		rc = -errno;
-		snprintf(why, why_len, "%s %s: %s", what, path, strerror(-rc));
+		snprintf(why, why_len, "%s%s%s: %s", what, sep, path, strerror(-rc));
 		goto out_close;
 	}
 	if (type && (st->st_mode & S_IFMT) != (type & S_IFMT)) {
 		rc = (st->st_mode & S_IFMT) == S_IFLNK ? -ELOOP : -EINVAL;
-		snprintf(why, why_len, "%s %s is %s, not %s", what, path,
+		snprintf(why, why_len, "%s%s%s is %s, not %s", what, sep, path,
 			 trust_type_name(st->st_mode), trust_type_name(type));
 		goto out_close;
 	}
-	rc = op_trust_stat(t, st, what, path, why, why_len);
+	rc = op_trust_stat(t, st, what, *sep ? path : NULL, why, why_len);
 	if (rc)
 		goto out_close;
 	return fd;

@@ -34,7 +34,8 @@ struct op_trust op_trust_for(uid_t euid, uid_t owner);
 bool op_trust_uid(const struct op_trust *t, uid_t uid);
 
 /*
- * Is the file of @st (described as "@what @path" in the message) owned by
+ * Is the file of @st (described as "@what @path" in the message, as "@what"
+ * alone when @path is NULL) owned by
  * root or t->owner and free of t->forbid? 0, or -EPERM with @why saying
  * which of the two failed ("lock file /s/lock is owned by uid 1000, not
  * root", "... is writable by group or others (mode 0775)").
@@ -54,6 +55,14 @@ int op_trust_stat(const struct op_trust *t, const struct stat *st, const char *w
  */
 int op_trust_openat(const struct op_trust *t, int dfd, const char *name, int flags, mode_t type,
 		    const char *what, const char *path, struct stat *st, char *why, size_t why_len);
+/*
+ * op_trust_openat() with O_CREAT allowed in @flags: a file it creates gets
+ * @mode (less the umask) and is checked like any other (@path NULL: @what
+ * alone names it, as in op_trust_stat).
+ */
+int op_trust_createat(const struct op_trust *t, int dfd, const char *name, int flags, mode_t mode,
+		      mode_t type, const char *what, const char *path, struct stat *st, char *why,
+		      size_t why_len);
 
 /*
  * Open the absolute @path component by component from "/" without

@@ -183,6 +183,40 @@ static void test_openat(void **state)
 	close(fd);
 }
 
+/* op_trust_createat: creates with the mode asked (less the umask), checks what it opened */
+static void test_createat(void **state)
+{
+	struct trust_dir *d = *state;
+	struct op_trust t = op_trust_for(geteuid(), geteuid());
+	mode_t old = umask(022);
+	struct stat st;
+	char why[512];
+	int fd;
+
+	fd = op_trust_createat(&t, d->fd, "new", O_WRONLY | O_CREAT, 0666, S_IFREG, "log file D/new",
+			       NULL, &st, why, sizeof(why));
+	umask(old);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(fstatat(d->fd, "new", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+
+	/* an existing file others may write is refused; @path NULL: @what alone names it */
+	assert_int_equal(fchmodat(d->fd, "new", 0646, 0), 0);
+	fd = op_trust_createat(&t, d->fd, "new", O_WRONLY | O_CREAT, 0644, S_IFREG, "log file D/new",
+			       NULL, &st, why, sizeof(why));
+	assert_int_equal(fd, -EPERM);
+	assert_non_null(strstr(why, "log file D/new is writable by"));
+
+	/* a planted link is not followed, and nothing is created through it */
+	assert_int_equal(symlinkat("target", d->fd, "link"), 0);
+	fd = op_trust_createat(&t, d->fd, "link", O_WRONLY | O_CREAT, 0644, S_IFREG, "log file",
+			       "D/link", &st, why, sizeof(why));
+	assert_int_equal(fd, -ELOOP);
+	assert_non_null(strstr(why, "log file D/link is a symbolic link"));
+	assert_int_equal(fstatat(d->fd, "target", &st, AT_SYMLINK_NOFOLLOW), -1);
+}
+
 /* another owner: root can make one (chown) */
 static void test_openat_owner(void **state)
 {
@@ -319,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_trust_stat_table),
 		cmocka_unit_test_setup_teardown(test_openat, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_openat_owner, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_createat, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_open_path, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_open_path_owner, setup_dir, teardown_dir),
 	};
