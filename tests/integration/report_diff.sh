@@ -77,7 +77,7 @@ awk '$NF == "diff_extra" { exit !($2 == "---" && $3 == "---" && $1 > 0) } END { 
 	grep -q ' diff_extra$' "$W/r.txt" && ok || { bad "reversed: diff_extra not '--- ---' with its samples"; cat "$W/r.txt"; }
 
 # -X: well-formed, the second profile's counts, the first's as basecount, diff
-"$R" --session-dir="$W/s" -l -x -X { session:runA "$P" } { session:current "$W/bin2/diff_work" } >"$W/d.xml" 2>&1
+"$R" --session-dir="$W/s" -l -x -X { session:runA "$P" } { session:current "$W/bin2/diff_work" } >"$W/d.xml" 2>"$W/d.err"
 xmllint --noout "$W/d.xml" && ok || { bad "-X diff output is not well-formed XML"; head -20 "$W/d.xml"; }
 python3 - "$W/d.xml" <<'EOF' && ok || bad "-X diff content"
 import sys, xml.etree.ElementTree as ET
@@ -92,7 +92,7 @@ assert int(syms["diff_one"].find("basecount").text) > int(syms["diff_one"].find(
 EOF
 
 # --json: valid, status and diff_percent coherent with the counts
-"$R" --session-dir="$W/s" -l -x --json { session:runA "$P" } { session:current "$W/bin2/diff_work" } >"$W/d.json" 2>&1
+"$R" --session-dir="$W/s" -l -x --json { session:runA "$P" } { session:current "$W/bin2/diff_work" } >"$W/d.json" 2>"$W/d.err"
 python3 -m json.tool "$W/d.json" >/dev/null && ok || { bad "--json diff output is not JSON"; head -20 "$W/d.json"; }
 python3 - "$W/d.json" <<'EOF' && ok || bad "--json diff content"
 import json, sys
