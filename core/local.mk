@@ -2,7 +2,7 @@
 # that oprofiled, the unit tests, the fuzzers and the benchmarks link the same
 # code; docs/ARCHITECTURE.md names every file.
 sbin_PROGRAMS += core/oprofiled
-core_oprofiled_SOURCES = core/main.c
+core_oprofiled_SOURCES = core/main.c core/evpick.c core/evpick.h
 core_oprofiled_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 core_oprofiled_LDADD =
 
