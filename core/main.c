@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "daemonize.h"
 #include "evpick.h"
 #include "ext.h"
 #include "log.h"
@@ -51,7 +52,7 @@ struct daemon {
 	struct control ctl;           /* service mode: control.c */
 };
 
-static uint64_t now_ms(void)
+static uint64_t main_now_ms(void)
 {
 	struct timespec ts;
 
@@ -177,7 +178,7 @@ static enum main_action main_signals(struct daemon *d)
 			/* every stage writes through d->log: this moves them all */
 			if (session_reopen_log(&d->sess) == 0)
 				log_set_file(&d->log, d->sess.log);
-			control_after_hup(&d->ctl);
+			daemonize_after_hup(&d->ctl);
 			log_info(&d->log, "SIGHUP: sample files closed, log reopened");
 			break;
 		default:
@@ -207,8 +208,8 @@ static int main_loop(struct daemon *d)
 	uint64_t next_sync, next_stats;
 	int rc = 0;
 
-	next_sync = now_ms() + (uint64_t)d->opts.sync_interval * 1000;
-	next_stats = now_ms() + (uint64_t)d->opts.stats_interval * 1000;
+	next_sync = main_now_ms() + (uint64_t)d->opts.sync_interval * 1000;
+	next_stats = main_now_ms() + (uint64_t)d->opts.stats_interval * 1000;
 	for (;;) {
 		int r = perf_poll(d->perf, 1000);
 		uint64_t now;
@@ -223,7 +224,7 @@ static int main_loop(struct daemon *d)
 			break;
 		if (r == PERF_POLL_CHILD_EXIT || r == PERF_POLL_DONE)
 			break;
-		now = now_ms();
+		now = main_now_ms();
 		if (d->opts.sync_interval && now >= next_sync) {
 			pipeline_sync_files(d->pipe);
 			next_sync = now + (uint64_t)d->opts.sync_interval * 1000;
@@ -410,7 +411,7 @@ int main(int argc, char **argv)
 		options_free(&d->opts);
 		return rc ? 1 : 0;
 	}
-	if (control_check_plugins(&d->opts, stderr)) {
+	if (daemonize_check_plugins(&d->opts, stderr)) {
 		options_free(&d->opts);
 		return 1;
 	}
@@ -460,8 +461,8 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 
-	/* RLIMIT_NOFILE; --daemonize: double fork, the parent waits for control_ready */
-	rc = control_prepare(&d->ctl, &d->opts, &d->sess, d->pick.nr_events, &d->log);
+	/* RLIMIT_NOFILE; --daemonize: double fork, the parent waits for daemonize_ready */
+	rc = daemonize_prepare(&d->ctl, &d->opts, &d->sess, d->pick.nr_events, &d->log);
 	if (rc) {
 		log_err(&d->log, "cannot daemonize: %s", strerror(-rc));
 		goto out;
@@ -503,7 +504,7 @@ int main(int argc, char **argv)
 	}
 	log_info(&d->log, "profiling started (%zu event%s, session %s)", d->pick.nr_events,
 		 d->pick.nr_events == 1 ? "" : "s", d->sess.dir);
-	control_ready(&d->ctl);
+	daemonize_ready(&d->ctl);
 
 	profiling = true;
 	rc = main_loop(d);
