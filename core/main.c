@@ -1,7 +1,7 @@
 /*
  * main.c - oprofiled: options, session, plugins, event choice (evpick.c),
- * then the loop that moves records from the perf rings through buffer sync and trans
- * into sample files; signals, periodic sync and statistics, shutdown.
+ * then the loop that moves records from the perf rings through buffer sync
+ * and trans into sample files; signals, periodic sync and statistics, shutdown.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
