@@ -1,8 +1,8 @@
 /*
- * control.h - oprofiled as a service: RLIMIT_NOFILE, --daemonize (double
- * fork, readiness reported to the starting process), the owner-only control
- * socket <session>/control that opcontrol talks to (status, dump, stop,
- * reset, save, rotate) and the --rotate timer. main.c calls these hooks.
+ * control.h - oprofiled as a service: the owner-only control socket
+ * <session>/control that opcontrol talks to (status, dump, stop, reset,
+ * save, rotate) and the --rotate timer. struct control is shared with
+ * daemonize.c (RLIMIT_NOFILE, --daemonize). main.c calls these hooks.
  * SPDX-License-Identifier: MIT
  */
 #ifndef OP_CORE_CONTROL_H
@@ -61,7 +61,7 @@ struct control_target {
 struct control {
 	const struct op_options *opts;
 	struct session *sess;
-	struct op_log *log;          /* main's; its stderr_is_log is set at control_ready */
+	struct op_log *log;          /* main's; its stderr_is_log is set at daemonize_ready */
 	struct control_target t;
 	bool prepared, active, daemonized, stop;
 	bool stderr_is_log;          /* daemonized and running: stderr is the log */
@@ -85,26 +85,8 @@ struct control {
 	unsigned notes_suppressed;
 };
 
-/*
- * Before any plugin is loaded: every plugin the config file asks for exists
- * in the plugin directory; else "FILE:LINE: ..." to @err and -ENOENT.
- */
-int control_check_plugins(const struct op_options *o, FILE *err);
-
-/*
- * After the sample files are set up, before the perf rings are opened:
- * raise RLIMIT_NOFILE to what the sample-file LRU and the rings need and,
- * with --daemonize (not in launch mode), detach. The starting process waits
- * until control_ready() (exit 0) or until the daemon exits first (exit 1,
- * pointing at the log); it never returns. 0 or -errno in the daemon.
- */
-int control_prepare(struct control *c, const struct op_options *o, struct session *sess,
-		    size_t nr_events, struct op_log *log);
-
 /* Open the control socket and arm the --rotate timer. 0, or -errno (logged). */
 int control_start(struct control *c, const struct control_target *t);
-/* Profiling runs: release the process that started a --daemonize'd daemon. */
-void control_ready(struct control *c);
 /*
  * perf_poll said a watched fd is readable: one step for one connection
  * (accept one, read what it sent, run a complete request, write what the
@@ -115,8 +97,6 @@ void control_ready(struct control *c);
 bool control_poll(struct control *c);
 /* Every loop turn: clients past their deadline are dropped; timed rotation. */
 void control_tick(struct control *c);
-/* After SIGHUP reopened the log: a daemon's stdout/stderr follow it. */
-void control_after_hup(struct control *c);
 /* Close the clients, close and remove the socket. */
 void control_stop(struct control *c);
 

@@ -2,7 +2,8 @@
 # that oprofiled, the unit tests, the fuzzers and the benchmarks link the same
 # code; docs/ARCHITECTURE.md names every file.
 sbin_PROGRAMS += core/oprofiled
-core_oprofiled_SOURCES = core/main.c
+# main: options, start-up order, the signal/run loop; evpick: model and events
+core_oprofiled_SOURCES = core/main.c core/evpick.c core/evpick.h
 core_oprofiled_CFLAGS = $(AM_CFLAGS) $(LIBCONFIG_CFLAGS)
 core_oprofiled_LDADD =
 
@@ -46,6 +47,8 @@ core_libopdaemon_la_LIBADD = core/libopsample.la core/libopload.la core/liboplog
 core_oprofiled_LDADD += core/libopdaemon.la core/libopload.la core/libopsample.la core/liboplog.la lib/libopng.la \
 	$(LIBCONFIG_LIBS) $(PFM_LIBS) $(DL_LIBS)
 
-# service mode: daemonizing, RLIMIT_NOFILE, the owner-only control socket
-# opcontrol talks to, save/reset/rotate of samples/current
-core_oprofiled_SOURCES += core/control.c core/control.h core/rotate.c core/rotate.h
+# service mode: daemonizing, RLIMIT_NOFILE (daemonize.c), the owner-only
+# control socket opcontrol talks to (control.c), save/reset/rotate of
+# samples/current
+core_oprofiled_SOURCES += core/daemonize.c core/daemonize.h core/control.c core/control.h \
+	core/rotate.c core/rotate.h

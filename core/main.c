@@ -1,7 +1,7 @@
 /*
- * main.c - oprofiled: options, session, plugins, event choice, then the
- * loop that moves records from the perf rings through buffer sync and trans
- * into sample files; signals, periodic sync and statistics, shutdown.
+ * main.c - oprofiled: options, session, plugins, event choice (evpick.c),
+ * then the loop that moves records from the perf rings through buffer sync
+ * and trans into sample files; signals, periodic sync and statistics, shutdown.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "daemonize.h"
+#include "evpick.h"
 #include "ext.h"
 #include "log.h"
 #include "op_cpu.h"
@@ -41,25 +43,16 @@ struct daemon {
 	struct pipeline *pipe;        /* sync, trans, sample files, stats */
 	struct ext_core_services core;
 	struct ext_loader *loader;
-	struct ext_registry *reg;
 	struct perf_session *perf;
-	const struct ext_model *model;
-	uint32_t cpu_type;
-	const char *cpu_type_name;
-	struct op_events catalogue;   /* events/ of the cpu type (not for timer) */
-	bool have_catalogue;
-	struct op_perf_attr attrs[OP_MAX_EVENTS];
-	struct sfile_event events[OP_MAX_EVENTS];
-	const char *event_names[OP_MAX_EVENTS]; /* events[i].name: stats/throttled/ */
-	size_t nr_events;
-	char model_why[640];          /* first hardware model's reason to decline */
+	struct evpick pick;           /* model, cpu type, events: evpick.c */
+	const char *event_names[OP_MAX_EVENTS]; /* pick.events[i].name: stats/throttled/ */
 	int sigfd;
 	pthread_t warm;               /* main_warm_start() */
 	bool warm_started;
 	struct control ctl;           /* service mode: control.c */
 };
 
-static uint64_t now_ms(void)
+static uint64_t main_now_ms(void)
 {
 	struct timespec ts;
 
@@ -68,34 +61,8 @@ static uint64_t now_ms(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* CPU, models, events                                                 */
+/* plugins, perf warm-up                                               */
 /* ------------------------------------------------------------------ */
-
-static bool main_pmu_usable(void)
-{
-	struct perf_event_attr a;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_CPU_CYCLES;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
-
-static void main_cpuinfo(const char *proc_root, const char *forced, struct op_cpuinfo *ci)
-{
-	session_cpuinfo(proc_root, ci);
-	ci->forced_cpu_type = forced;
-	ci->pmu_usable = main_pmu_usable();
-}
 
 /*
  * The first per-task perf event after a quiet second makes the kernel turn
@@ -140,258 +107,8 @@ static void main_warm_join(struct daemon *d)
 	d->warm_started = false;
 }
 
-/* the registered model with the highest detect() score, or NULL */
-static const struct ext_model *main_pick_model(struct daemon *d, const struct op_cpuinfo *ci,
-					       bool quiet)
-{
-	const struct ext_model *best = NULL;
-	int best_score = 0;
-	size_t i;
-
-	for (i = 0; i < d->reg->nr_models; i++) {
-		const struct ext_model *m = &d->reg->models[i];
-		char why[512] = "";
-		int score = m->desc.detect ? m->desc.detect(m->priv, ci, why, sizeof(why)) : 0;
-
-		if (score > best_score) {
-			best = m;
-			best_score = score;
-		} else if (score <= 0 && why[0] && !quiet) {
-			log_info(&d->log, "model %s declines this CPU: %s", m->desc.name, why);
-			if (!d->model_why[0])
-				snprintf(d->model_why, sizeof(d->model_why), "model %s declines "
-					 "this CPU: %s", m->desc.name, why);
-		}
-	}
-	return best;
-}
-
-/* user turned plugin @name off in the config file (plugins.NAME.enabled = false)? */
-static bool main_plugin_disabled(const struct daemon *d, const char *name)
-{
-	return options_plugin_disabled(&d->opts, name);
-}
-
-/*
- * Hardware-model plugins are probed on every start: each one present in the
- * plugin directory and not disabled (plugins.NAME.enabled = false) is
- * loaded; its models' detect() decide. A missing file is not an error.
- */
-static void main_load_models(struct daemon *d)
-{
-	static const char *const models[] = { "amd64", "intel" };
-	char path[PATH_MAX];
-	size_t i;
-
-	for (i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
-		if (ext_plugin(d->loader, models[i]) || main_plugin_disabled(d, models[i]))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s.so", d->opts.plugin_dir, models[i]);
-		if (access(path, F_OK))
-			continue;
-		if (ext_load(d->loader, models[i], "", "default"))
-			log_err(&d->log, "warning: hardware-model plugin %s could not be loaded from %s "
-			       "(see the log)", models[i], d->opts.plugin_dir);
-	}
-}
-
-/* NAME[:count[:um[:kernel[:user]]]] -> req; strings point into @buf */
-static int main_parse_event(char *buf, struct op_event_req *req, char *err, size_t err_len)
-{
-	char *field[5] = { 0 }, *p = buf, *end;
-	unsigned long long v;
-	int n = 0, i;
-
-	memset(req, 0, sizeof(*req));
-	req->size = sizeof(*req);
-	req->kernel = req->user = true;
-	while (n < 5) {
-		field[n++] = p;
-		p = strchr(p, ':');
-		if (!p)
-			break;
-		*p++ = 0;
-	}
-	if (p) {
-		snprintf(err, err_len, "event \"%s\": too many ':' fields - expected "
-			 "NAME[:count[:unitmask[:kernel[:user]]]]", buf);
-		return -EINVAL;
-	}
-	if (!field[0][0]) {
-		snprintf(err, err_len, "empty event name - expected NAME[:count[:unitmask[:kernel[:user]]]]");
-		return -EINVAL;
-	}
-	req->name = field[0];
-	for (i = 1; i < n; i++) {
-		if (!field[i][0])
-			continue;
-		errno = 0;
-		v = strtoull(field[i], &end, 0);
-		if (errno || *end) {
-			snprintf(err, err_len, "event %s: field %d \"%s\" is not a number", req->name,
-				 i + 1, field[i]);
-			return -EINVAL;
-		}
-		if (i == 1) {
-			req->count = v;
-		} else if (i == 2) {
-			if (v > UINT32_MAX)
-				goto out_range;
-			req->um = (uint32_t)v;
-		} else {
-			if (v > 1) {
-				snprintf(err, err_len, "event %s: the %s flag must be 0 or 1, found \"%s\"",
-					 req->name, i == 3 ? "kernel" : "user", field[i]);
-				return -EINVAL;
-			}
-			if (i == 3)
-				req->kernel = v;
-			else
-				req->user = v;
-		}
-	}
-	return 0;
-
-out_range:
-	snprintf(err, err_len, "event %s: unit mask \"%s\" does not fit 32 bits", req->name,
-		 field[2]);
-	return -EINVAL;
-}
-
-/* field @i (0: name, 3: kernel) of NAME[:count[:um[:kernel[:user]]]] is given, non-empty */
-static bool main_event_field_given(const char *item, int i)
-{
-	const char *p = item;
-
-	while (i-- > 0) {
-		p = strchr(p, ':');
-		if (!p)
-			return false;
-		p++;
-	}
-	return *p && *p != ':';
-}
-
-/*
- * A user the kernel will not give kernel samples (perf_event_paranoid 2 or
- * more, not root) profiling their own command or processes: as perf record
- * does, an event whose kernel field was not given samples user space only,
- * where asking for the kernel would make the start fail.
- */
-static bool main_kernel_refused(const struct daemon *d)
-{
-	if (geteuid() == 0 || (d->opts.mode != OP_MODE_LAUNCH && d->opts.mode != OP_MODE_PID))
-		return false;
-	return perf_paranoid() >= 2;
-}
-
-static int main_choose_events(struct daemon *d)
-{
-	const struct ext_model *m = d->model;
-	const char *spec = d->opts.events_spec ? d->opts.events_spec : m->desc.default_event;
-	char *list, *item, *save = NULL;
-	bool user_only_said = false;
-	char err[512];
-	int rc = 0;
-
-	if (!spec || !*spec) {
-		log_err(&d->log, "model %s has no default event: give --events=NAME:count", m->desc.name);
-		return -EINVAL;
-	}
-	if (!m->desc.encode) {
-		log_err(&d->log, "model %s cannot encode events (no encode callback)", m->desc.name);
-		return -EINVAL;
-	}
-	list = strdup(spec);
-	if (!list)
-		return -ENOMEM;
-	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-		struct op_event_req req;
-		struct sfile_event *se;
-		char item_copy[256];
-		size_t i;
-
-		if (d->nr_events == OP_MAX_EVENTS) {
-			log_err(&d->log, "--events: more than %d events - give fewer", OP_MAX_EVENTS);
-			rc = -EINVAL;
-			break;
-		}
-		snprintf(item_copy, sizeof(item_copy), "%s", item);
-		rc = main_parse_event(item, &req, err, sizeof(err));
-		if (rc) {
-			log_err(&d->log, "--events=%s: %s", spec, err);
-			break;
-		}
-		if (strlen(req.name) > OP_EVENT_NAME_MAX || strpbrk(req.name, "./ ")) {
-			log_err(&d->log, "--events: event name \"%s\" must be at most %d characters without "
-			       "'.', '/' or spaces", req.name, OP_EVENT_NAME_MAX);
-			rc = -EINVAL;
-			break;
-		}
-		if (d->have_catalogue) {
-			/* the catalogue validates name, count, unit mask and flags */
-			struct op_event_spec spec;
-
-			rc = op_parse_event_spec(&d->catalogue, item_copy, &spec, err, sizeof(err));
-			if (rc) {
-				log_err(&d->log, "--events: %s (cpu type %s; ophelp lists the events)", err,
-					 d->cpu_type_name);
-				break;
-			}
-			req.code = spec.ev->code;
-			req.um = spec.um;
-			req.count = spec.count;
-			req.kernel = spec.kernel;
-			req.user = spec.user;
-			req.counter_mask = spec.ev->counter_mask;
-		}
-		if (req.kernel && !main_event_field_given(item_copy, 3) && main_kernel_refused(d)) {
-			if (!user_only_said)
-				log_err(&d->log, "note: perf_event_paranoid is 2 or more and oprofiled is not "
-				       "root: sampling user space only (give NAME:count:um:1:1 to ask "
-				       "for kernel samples too, as root or with CAP_PERFMON)");
-			user_only_said = true;
-			req.kernel = false;
-		}
-		for (i = 0; i < d->nr_events; i++) {
-			if (!strcmp(d->events[i].name, req.name) && d->events[i].um == req.um) {
-				log_err(&d->log, "--events: %s with unit mask %u is given twice - give it once",
-				    req.name, req.um);
-				rc = -EINVAL;
-				goto out;
-			}
-		}
-		err[0] = 0;
-		rc = m->desc.encode(m->priv, &req, &d->attrs[d->nr_events], err, sizeof(err));
-		if (rc) {
-			/* a hardware event asked for while the fallback took over: say why */
-			log_err(&d->log, "event %s cannot be used with model %s: %s%s%s", req.name, m->desc.name,
-			    err[0] ? err : strerror(rc < 0 ? -rc : EINVAL),
-			    d->model_why[0] ? "; hardware " : "", d->model_why);
-			rc = rc < 0 ? rc : -EINVAL;
-			break;
-		}
-		se = &d->events[d->nr_events];
-		snprintf(se->name, sizeof(se->name), "%s", req.name);
-		se->event = req.code;
-		se->um = req.um;
-		se->count = req.count;
-		d->nr_events++;
-	}
-out:
-	free(list);
-	if (!rc && d->nr_events == 0 && !d->reg->no_event_ok) {
-		log_err(&d->log, "--events=%s: no event given", spec);
-		rc = -EINVAL;
-	}
-	return rc;
-}
-
 static int main_plugins(struct daemon *d)
 {
-	struct op_cpuinfo ci;
-	const char *proc_root = d->opts.proc_root ? d->opts.proc_root : "/proc";
-	uint32_t id = 0;
 	size_t i;
 	int rc;
 
@@ -418,7 +135,7 @@ static int main_plugins(struct daemon *d)
 				 *f->args ? ":" : "", f->args, f->name);
 		return rc;
 	}
-	if (!ext_plugin(d->loader, "kernel") && !main_plugin_disabled(d, "kernel")) {
+	if (!ext_plugin(d->loader, "kernel") && !options_plugin_disabled(&d->opts, "kernel")) {
 		char args[PATH_MAX + 16] = "";
 
 		if (d->opts.vmlinux && !d->opts.no_vmlinux)
@@ -427,48 +144,7 @@ static int main_plugins(struct daemon *d)
 			log_err(&d->log, "warning: the kernel plugin could not be loaded from %s: kernel "
 			       "samples will be counted as lost", d->opts.plugin_dir);
 	}
-	main_load_models(d);
-	d->reg = ext_registry(d->loader);
-	main_cpuinfo(proc_root, d->opts.cpu_type, &ci);
-	d->model = main_pick_model(d, &ci, true);
-	if (!d->model && !ext_plugin(d->loader, "timer") && !main_plugin_disabled(d, "timer")) {
-		if (ext_load(d->loader, "timer", "", "default") == 0)
-			d->reg = ext_registry(d->loader);
-	}
-	d->model = main_pick_model(d, &ci, false);
-	if (!d->model) {
-		if (d->reg->no_event_ok && !d->opts.events_spec)
-			return 0;
-		log_err(&d->log, "no hardware model claims this CPU (%s family %u model %u, PMU %s) and the "
-		       "timer plugin is not available in %s - install the plugins or set "
-		       "--plugin-dir",
-		    ci.vendor[0] ? ci.vendor : "unknown", ci.family, ci.model,
-		    ci.pmu_usable ? "usable" : "not usable", d->opts.plugin_dir);
-		return -ENOENT;
-	}
-	if (d->model->desc.cpu_type)
-		d->cpu_type_name = d->model->desc.cpu_type(d->model->priv, &id);
-	if (!d->cpu_type_name)
-		d->cpu_type_name = "unknown";
-	d->cpu_type = id;
-	log_info(&d->log, "model %s, cpu type %s (%u)", d->model->desc.name, d->cpu_type_name, id);
-	if (op_cpu_has_events((int)id)) {
-		char err[512] = "";
-
-		rc = op_events_load(&d->catalogue, NULL, d->cpu_type_name,
-				    d->model->desc.nr_counters, 0, err, sizeof(err));
-		if (rc) {
-			log_err(&d->log, "events catalogue of cpu type %s: %s - check OPROFILE_EVENTS_DIR "
-			       "or the installation", d->cpu_type_name, err[0] ? err : strerror(-rc));
-			return rc;
-		}
-		d->have_catalogue = true;
-	}
-	rc = main_choose_events(d);
-	if (rc && d->opts.events_origin)
-		log_err(&d->log, "%s: events: \"%s\" cannot be used (see above) - fix the config file",
-			 d->opts.events_origin, d->opts.events_spec);
-	return rc;
+	return evpick_choose(&d->pick, &d->opts, &d->log, d->loader);
 }
 
 /* ------------------------------------------------------------------ */
@@ -502,7 +178,7 @@ static enum main_action main_signals(struct daemon *d)
 			/* every stage writes through d->log: this moves them all */
 			if (session_reopen_log(&d->sess) == 0)
 				log_set_file(&d->log, d->sess.log);
-			control_after_hup(&d->ctl);
+			daemonize_after_hup(&d->ctl);
 			log_info(&d->log, "SIGHUP: sample files closed, log reopened");
 			break;
 		default:
@@ -532,8 +208,8 @@ static int main_loop(struct daemon *d)
 	uint64_t next_sync, next_stats;
 	int rc = 0;
 
-	next_sync = now_ms() + (uint64_t)d->opts.sync_interval * 1000;
-	next_stats = now_ms() + (uint64_t)d->opts.stats_interval * 1000;
+	next_sync = main_now_ms() + (uint64_t)d->opts.sync_interval * 1000;
+	next_stats = main_now_ms() + (uint64_t)d->opts.stats_interval * 1000;
 	for (;;) {
 		int r = perf_poll(d->perf, 1000);
 		uint64_t now;
@@ -548,7 +224,7 @@ static int main_loop(struct daemon *d)
 			break;
 		if (r == PERF_POLL_CHILD_EXIT || r == PERF_POLL_DONE)
 			break;
-		now = now_ms();
+		now = main_now_ms();
 		if (d->opts.sync_interval && now >= next_sync) {
 			pipeline_sync_files(d->pipe);
 			next_sync = now + (uint64_t)d->opts.sync_interval * 1000;
@@ -630,17 +306,17 @@ static int main_sfiles(struct daemon *d)
 	cfg.current_dirfd = d->sess.current_fd;
 	cfg.separate = d->opts.separate;
 	cfg.max_open_files = d->opts.max_open_files ? d->opts.max_open_files : OP_DEFAULT_MAX_OPEN_FILES;
-	cfg.cpu_type = d->cpu_type;
+	cfg.cpu_type = d->pick.cpu_type;
 	cfg.cpu_speed = session_cpu_speed(d->opts.proc_root);
-	memcpy(cfg.events, d->events, sizeof(cfg.events));
-	cfg.nr_events = (unsigned)d->nr_events;
-	for (i = 0; i < d->nr_events; i++)
-		d->event_names[i] = d->events[i].name;
-	pipeline_set_event_names(d->pipe, d->event_names, d->nr_events);
+	memcpy(cfg.events, d->pick.events, sizeof(cfg.events));
+	cfg.nr_events = (unsigned)d->pick.nr_events;
+	for (i = 0; i < d->pick.nr_events; i++)
+		d->event_names[i] = d->pick.events[i].name;
+	pipeline_set_event_names(d->pipe, d->event_names, d->pick.nr_events);
 	/* live modes: processes whose records were lost are read from /proc once */
 	if (d->opts.mode != OP_MODE_REPLAY)
 		proc_root = d->opts.proc_root ? d->opts.proc_root : "/proc";
-	rc = pipeline_open_files(d->pipe, &cfg, d->reg, proc_root,
+	rc = pipeline_open_files(d->pipe, &cfg, d->pick.reg, proc_root,
 				 d->opts.verbose & OP_VERBOSE_SFILE, d->opts.ring_pages);
 	if (rc)
 		log_err(&d->log, "cannot set up the sample files: %s", strerror(-rc));
@@ -687,9 +363,7 @@ static int main_check_config(struct daemon *d)
 	if (d->loader)
 		ext_loader_free(d->loader);
 	d->loader = NULL;
-	if (d->have_catalogue)
-		op_events_free(&d->catalogue);
-	d->have_catalogue = false;
+	evpick_free(&d->pick);
 	pipeline_free(d->pipe);
 	d->pipe = NULL;
 	fclose(d->log.fp);
@@ -737,7 +411,7 @@ int main(int argc, char **argv)
 		options_free(&d->opts);
 		return rc ? 1 : 0;
 	}
-	if (control_check_plugins(&d->opts, stderr)) {
+	if (daemonize_check_plugins(&d->opts, stderr)) {
 		options_free(&d->opts);
 		return 1;
 	}
@@ -787,17 +461,17 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 
-	/* RLIMIT_NOFILE; --daemonize: double fork, the parent waits for control_ready */
-	rc = control_prepare(&d->ctl, &d->opts, &d->sess, d->nr_events, &d->log);
+	/* RLIMIT_NOFILE; --daemonize: double fork, the parent waits for daemonize_ready */
+	rc = daemonize_prepare(&d->ctl, &d->opts, &d->sess, d->pick.nr_events, &d->log);
 	if (rc) {
 		log_err(&d->log, "cannot daemonize: %s", strerror(-rc));
 		goto out;
 	}
 
 	pc.opts = &d->opts;
-	pc.events = d->attrs;
-	pc.nr_events = d->nr_events;
-	pc.ext = d->reg;
+	pc.events = d->pick.attrs;
+	pc.nr_events = d->pick.nr_events;
+	pc.ext = d->pick.reg;
 	/* records go straight to buffer sync: no hop per sample */
 	pipeline_perf_config(d->pipe, &pc);
 	pc.log = &d->log;
@@ -828,9 +502,9 @@ int main(int argc, char **argv)
 
 		control_start(&d->ctl, &ct); /* a failure is logged: signals still work */
 	}
-	log_info(&d->log, "profiling started (%zu event%s, session %s)", d->nr_events,
-		 d->nr_events == 1 ? "" : "s", d->sess.dir);
-	control_ready(&d->ctl);
+	log_info(&d->log, "profiling started (%zu event%s, session %s)", d->pick.nr_events,
+		 d->pick.nr_events == 1 ? "" : "s", d->sess.dir);
+	daemonize_ready(&d->ctl);
 
 	profiling = true;
 	rc = main_loop(d);
@@ -851,8 +525,7 @@ out:
 	if (d->loader)
 		ext_loader_free(d->loader);
 	pipeline_free(d->pipe);
-	if (d->have_catalogue)
-		op_events_free(&d->catalogue);
+	evpick_free(&d->pick);
 	if (d->sigfd >= 0)
 		close(d->sigfd);
 	control_stop(&d->ctl);
