@@ -337,6 +337,7 @@ tests_unit_test_report_diff_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opre
 tests_unit_test_report_diff_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_report_diff_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS) $(CMOCKA_LIBS) -lm
 endif
+endif
 # --- opimport (issue 17): lib/op_abi, the abi file and the sample-file conversion
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_op_abi
