@@ -25,7 +25,7 @@ lib_libopng_la_SOURCES += lib/op_abi.h lib/op_abi.c
 lib_LTLIBRARIES += lib/libopcount.la
 lib_libopcount_la_SOURCES = lib/opcount/opcount.c lib/opcount/opcount.h
 # 1:0:1: OC_SKIP_UNSUPPORTED and oc_event_supported() added (issue 15)
-lib_libopcount_la_LDFLAGS = -version-info 1:0:1 -no-undefined
+lib_libopcount_la_LDFLAGS = -version-info 2:0:2 -no-undefined
 lib_libopcount_la_LIBADD = $(PFM_LIBS)
 sdkinclude_HEADERS += lib/opcount/opcount.h
 pkgconfig_DATA += lib/opcount/opcount.pc
