@@ -3,7 +3,7 @@ lib_LTLIBRARIES += lib/libopng.la
 lib_libopng_la_SOURCES = \
 	lib/op_header.h lib/op_header.c lib/odb.h lib/odb.c lib/op_mangle.h
 # 1:0:0: odb_t changed layout (the writer's own size/cur, broken; issue 14)
-# 2:0:1: op_trust_*, op_xml_put(), op_abi_* added (issues 16, 17)
+# 2:0:1: op_trust_*, op_xml_put(), op_utf8_len(), op_abi_* added (issues 16, 17)
 lib_libopng_la_LDFLAGS = -version-info 2:0:1 -no-undefined
 EXTRA_DIST += lib/opcount/opcount.pc.in
 # names: sample-file names, events/ catalogue parser, cpu types

@@ -380,9 +380,11 @@ const char *out_image_name(const struct rpt_image *img, bool long_names, char *b
 /* ------------------------------------------------------ XML and JSON text */
 
 /*
- * @s as XML character data or attribute text (without the quotes): & < > " '
- * as entities; bytes that are not UTF-8, C0 controls but tab, U+FFFE and
- * U+FFFF (which XML cannot carry) as &#xfffd;. Returns the bytes written.
+ * @s as XML character data or attribute text (without the quotes), by
+ * lib/op_xml.c's op_xml_put: & < > " ' as entities; tab, newline and
+ * carriage return as &#9; &#10; &#13; (an attribute keeps them); bytes that
+ * are not UTF-8, other C0 controls, U+FFFE and U+FFFF (which XML cannot
+ * carry) as &#xfffd;. Returns the bytes written.
  */
 size_t txt_put_xml(FILE *f, const char *s);
 /*
