@@ -137,6 +137,29 @@ char *txt_dup(const char *s)
 	return d;
 }
 
+char *txt_join_args(const char *prog, int argc, char **argv)
+{
+	size_t len = strlen(prog) + 1, o;
+	char *s;
+
+	for (int i = 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	o = strlen(prog);
+	memcpy(s, prog, o);
+	for (int i = 1; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+
+		s[o++] = ' ';
+		memcpy(s + o, argv[i], n);
+		o += n;
+	}
+	s[o] = '\0';
+	return s;
+}
+
 void txt_vmsg(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
 	char buf[2048], *big = NULL, *msg = buf;
