@@ -3,7 +3,7 @@ lib_LTLIBRARIES += lib/libopng.la
 lib_libopng_la_SOURCES = \
 	lib/op_header.h lib/op_header.c lib/odb.h lib/odb.c lib/op_mangle.h
 # 1:0:0: odb_t changed layout (the writer's own size/cur, broken; issue 14)
-# 2:0:1: op_trust_*, op_xml_put(), op_abi_* added (issues 16, 17)
+# 2:0:1: op_trust_*, op_xml_put(), op_utf8_len(), op_abi_* added (issues 16, 17)
 lib_libopng_la_LDFLAGS = -version-info 2:0:1 -no-undefined
 EXTRA_DIST += lib/opcount/opcount.pc.in
 # names: sample-file names, events/ catalogue parser, cpu types
@@ -25,7 +25,7 @@ lib_libopng_la_SOURCES += lib/op_abi.h lib/op_abi.c
 lib_LTLIBRARIES += lib/libopcount.la
 lib_libopcount_la_SOURCES = lib/opcount/opcount.c lib/opcount/opcount.h
 # 1:0:1: OC_SKIP_UNSUPPORTED and oc_event_supported() added (issue 15)
-lib_libopcount_la_LDFLAGS = -version-info 1:0:1 -no-undefined
+lib_libopcount_la_LDFLAGS = -version-info 2:0:2 -no-undefined
 lib_libopcount_la_LIBADD = $(PFM_LIBS)
 sdkinclude_HEADERS += lib/opcount/opcount.h
 pkgconfig_DATA += lib/opcount/opcount.pc

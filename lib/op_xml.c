@@ -8,18 +8,14 @@
 
 #include "op_xml.h"
 
-/*
- * Length of the well-formed UTF-8 sequence at @u (1..4) and its code point
- * in @cp, or 0: overlong forms, surrogates, values above U+10FFFF and
- * truncated sequences are not UTF-8.
- */
-static size_t xml_utf8_len(const unsigned char *u, uint32_t *cp)
+size_t op_utf8_len(const unsigned char *u, uint32_t *cp)
 {
 	size_t n;
 	uint32_t c, min;
 
 	if (u[0] < 0x80) {
-		*cp = u[0];
+		if (cp)
+			*cp = u[0];
 		return 1;
 	}
 	if ((u[0] & 0xe0) == 0xc0) {
@@ -38,7 +34,8 @@ static size_t xml_utf8_len(const unsigned char *u, uint32_t *cp)
 	}
 	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
 		return 0;
-	*cp = c;
+	if (cp)
+		*cp = c;
 	return n;
 }
 
@@ -49,7 +46,7 @@ size_t op_xml_put(FILE *f, const char *s)
 
 	while (*u) {
 		uint32_t c = 0;
-		size_t n = xml_utf8_len(u, &c);
+		size_t n = op_utf8_len(u, &c);
 		const char *ent = NULL;
 
 		if (!n || c == 0xfffe || c == 0xffff ||

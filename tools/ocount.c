@@ -17,29 +17,33 @@
 
 static const char ocount_help_text[] =
 	"Usage: ocount [OPTIONS] [--system-wide | --process-list PID | --thread-list TID |\n"
-	"              COMMAND [ARGS...]]\n"
-	"Count events for COMMAND, a process, a thread or the whole system (until SIGINT)\n"
-	"with opcount; the counts go to stdout.\n"
+	"              --cpu-list CPUS | COMMAND [ARGS...]]\n"
+	"Count events for COMMAND, a process, a thread, some CPUs or the whole system\n"
+	"(until SIGINT) with opcount; the counts go to stdout.\n"
 	"  -e, --events=EV[,EV...]    NAME[:unitmask[:kernel[:user]]]: opcount's names\n"
 	"                             (opcount --list) or libpfm4's; unit masks by name\n"
 	"  -s, --system-wide          count every CPU until SIGINT\n"
 	"  -p, --process-list=PID     count process PID (one) and what it starts\n"
 	"  -r, --thread-list=TID      count thread TID (one)\n"
+	"  -C, --cpu-list=CPUS        count every task on CPUS (0,2,4-7) until SIGINT\n"
 	"  -t, --separate-thread      counts per thread (with -p/-r)\n"
 	"  -c, --separate-cpu         counts per CPU\n"
-	"  -i, --time-interval=SEC    print the counts of each SEC seconds (0.01..86400)\n"
+	"  -i, --time-interval=SEC[:N]  print the counts of each SEC seconds (0.01..86400);\n"
+	"                             stop after N intervals (a COMMAND is killed)\n"
+	"  -b, --brief-format         EVENT,COUNT,PERCENT lines (CPU or TID first with\n"
+	"                             -c/-t), as ocount's\n"
 	"  -f, --output-file=FILE     write the counts to FILE\n"
 	"  -V, --verbose              show the opcount command line run\n"
 	"  -v, --version              print the version\n"
 	"  -u, -?, --usage            print the options in brief\n"
 	"  -h, --help                 this text\n"
-	"Not supported (an error says so): -C/--cpu-list, -b/--brief-format, several\n"
-	"PIDs or TIDs, -i SEC:COUNT, unit mask values.\n";
+	"Not supported (an error says so): several PIDs or TIDs, unit mask values.\n";
 
 static const char ocount_brief_usage[] =
 	"Usage: ocount [-e|--events EV,...] [-s|--system-wide] [-p|--process-list PID]\n"
-	"        [-r|--thread-list TID] [-t|--separate-thread] [-c|--separate-cpu]\n"
-	"        [-i|--time-interval SEC] [-f|--output-file FILE] [-V|--verbose]\n"
+	"        [-r|--thread-list TID] [-C|--cpu-list CPUS] [-t|--separate-thread]\n"
+	"        [-c|--separate-cpu] [-i|--time-interval SEC[:N]] [-b|--brief-format]\n"
+	"        [-f|--output-file FILE] [-V|--verbose]\n"
 	"        [-v|--version] [-u|-?|--usage] [-h|--help] [COMMAND [ARGS...]]\n";
 
 /*
@@ -157,10 +161,11 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *pid = NULL, *tid = NULL, *output = NULL;
+	const char *pid = NULL, *tid = NULL, *output = NULL, *cpu_list = NULL;
 	bool system_wide = false, sep_thread = false, sep_cpu = false, verbose = false;
+	bool brief = false;
 	char events[1024] = "", prog[PATH_MAX], *end;
-	long interval_ms = 0;
+	long interval_ms = 0, nintervals = 0;
 	struct fe_argv a = { 0 };
 	double sec;
 	int opt, targets;
@@ -187,9 +192,13 @@ int main(int argc, char **argv)
 			tid = optarg;
 			break;
 		case 'C':
-			return fe_unsupported("ocount", "-C/--cpu-list",
-					      "opcount counts every CPU or none - use --system-wide "
-					      "with --separate-cpu and read the CPUs wanted");
+			/* checked by opcount (numbers, ranges, online CPUs) */
+			if (!*optarg) {
+				fprintf(stderr, "ocount: --cpu-list: expected CPUS (0,2,4-7)\n");
+				return 1;
+			}
+			cpu_list = optarg;
+			break;
 		case 't':
 			sep_thread = true;
 			break;
@@ -197,22 +206,26 @@ int main(int argc, char **argv)
 			sep_cpu = true;
 			break;
 		case 'i':
-			if (strchr(optarg, ':'))
-				return fe_unsupported("ocount", "--time-interval=SEC:COUNT",
-						      "opcount prints intervals until the end of "
-						      "counting - give -i SEC and stop it with SIGINT");
 			sec = strtod(optarg, &end);
+			nintervals = 0;
+			if (end != optarg && *end == ':') {
+				char *n = end + 1;
+
+				nintervals = strtol(n, &end, 10);
+				if (end == n || nintervals < 1)
+					end = n - 1; /* reported below */
+			}
 			if (end == optarg || *end || !(sec >= 0.01 && sec <= 86400)) {
-				fprintf(stderr, "ocount: --time-interval=%s: expected seconds between "
-						"0.01 and 86400\n", optarg);
+				fprintf(stderr, "ocount: --time-interval=%s: expected SEC[:N], seconds "
+						"between 0.01 and 86400 and a positive number of "
+						"intervals\n", optarg);
 				return 1;
 			}
 			interval_ms = (long)(sec * 1000 + 0.5);
 			break;
 		case 'b':
-			return fe_unsupported("ocount", "-b/--brief-format",
-					      "opcount has no such format - use opcount --csv "
-					      "(columns: kind,time_s,tid,cpu,event,count,...)");
+			brief = true;
+			break;
 		case 'f':
 			output = optarg;
 			break;
@@ -245,10 +258,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	targets = (optind < argc) + (pid != NULL) + (tid != NULL) + system_wide;
+	targets = (optind < argc) + (pid != NULL) + (tid != NULL) + system_wide + (cpu_list != NULL);
 	if (targets != 1) {
 		fprintf(stderr, "ocount: %s - give exactly one of COMMAND, --process-list, "
-				"--thread-list and --system-wide (see ocount --help)\n",
+				"--thread-list, --cpu-list and --system-wide (see ocount --help)\n",
 			targets ? "more than one target given" : "nothing to count");
 		return 1;
 	}
@@ -269,12 +282,18 @@ int main(int argc, char **argv)
 		fe_argv_addf(&a, "--tid=%s", tid);
 	if (system_wide)
 		fe_argv_add(&a, "--system-wide");
+	if (cpu_list)
+		fe_argv_addf(&a, "--cpu-list=%s", cpu_list);
 	if (sep_thread)
 		fe_argv_add(&a, "--separate-thread");
 	if (sep_cpu)
 		fe_argv_add(&a, "--separate-cpu");
 	if (interval_ms)
 		fe_argv_addf(&a, "--time-interval=%ld", interval_ms);
+	if (nintervals)
+		fe_argv_addf(&a, "--intervals=%ld", nintervals);
+	if (brief)
+		fe_argv_add(&a, "--brief");
 	/* ocount writes to stdout; opcount's default is stderr */
 	fe_argv_addf(&a, "--output=%s", output ? output : "-");
 	if (optind < argc) {

@@ -68,19 +68,6 @@ static void oa_usage(FILE *f)
 	      f);
 }
 
-/* one component of @rel is empty, "." or ".." */
-static bool oa_bad_path(const char *rel)
-{
-	for (const char *c = rel;; c += strcspn(c, "/") + 1) {
-		size_t n = strcspn(c, "/");
-
-		if (!n || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-			return true;
-		if (!c[n])
-			return false;
-	}
-}
-
 /*
  * The directory holding @rel (a path relative to the archive), made
  * component by component, none followed if it is a symbolic link. The fd
@@ -202,7 +189,7 @@ static void oa_copy(struct oa_ctx *c, const char *src, const char *rel, bool nof
 		close(sfd);
 		return;
 	}
-	if (oa_bad_path(rel)) {
+	if (rs_path_has_dot(rel)) {
 		oa_warn("not archiving %s: its destination %s/%s has an empty, \".\" or \"..\" "
 			"component", src, c->outdir, rel);
 		c->nwarn++;

@@ -22,14 +22,18 @@
 
 #define OPC_DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults"
 
-enum opc_format { OPC_TEXT, OPC_CSV, OPC_JSON };
+enum opc_format { OPC_TEXT, OPC_CSV, OPC_JSON, OPC_BRIEF };
 
 struct opc {
 	const char *events;
 	pid_t pid, tid;
 	bool system_wide;
+	const char *cpu_list; /* --cpu-list as given (cpus[ncpus] parsed), or NULL */
+	int *cpus;
+	unsigned int ncpus;
 	bool sep_thread, sep_cpu;
 	long interval_ms;
+	long max_intervals; /* --intervals: stop after so many, 0 = no limit */
 	enum opc_format format;
 	FILE *out;	   /* where the rows go (see opc_open_output) */
 	FILE *held_to;	   /* non-NULL: out is held in memory, written here at the end */
@@ -51,7 +55,8 @@ struct opc {
 
 static const char opc_brief_usage[] =
 	"Usage: opcount [-e|--events LIST] [-p|--pid PID] [-t|--tid TID] [-a|--system-wide]\n"
-	"        [--separate-thread] [--separate-cpu] [-i|--time-interval MS] [--csv|--json]\n"
+	"        [-C|--cpu-list LIST] [--separate-thread] [--separate-cpu]\n"
+	"        [-i|--time-interval MS] [--intervals N] [--csv|--json|--brief]\n"
 	"        [-o|--output FILE|-] [-l|--list] [--version] [-?|--usage] [-h|--help]\n"
 	"        [-- COMMAND [ARGS...]]\n";
 
@@ -65,11 +70,16 @@ static void opc_usage(FILE *f)
 		"  -p, --pid=PID          count every thread of process PID (and what it starts)\n"
 		"  -t, --tid=TID          count thread TID only\n"
 		"  -a, --system-wide      count every CPU (needs root/CAP_PERFMON or paranoid <= 0)\n"
+		"  -C, --cpu-list=LIST    count every task on the CPUs of LIST only (0,2,4-7):\n"
+		"                         --system-wide on those CPUs\n"
 		"      --separate-thread  one row per thread (with --pid/--tid)\n"
 		"      --separate-cpu     one row per CPU\n"
 		"  -i, --time-interval=MS print counts for each MS milliseconds\n"
+		"      --intervals=N      with -i: stop after N intervals (a command is killed)\n"
 		"      --csv              CSV output\n"
 		"      --json             JSON output\n"
+		"      --brief            OProfile ocount's brief format: EVENT,COUNT,PERCENT\n"
+		"                         lines (TID/CPU first when separated)\n"
 		"  -o, --output=FILE      write counts to FILE (default: stderr; - is stdout; CSV\n"
 		"                         and JSON on stderr/stdout are written whole at the end)\n"
 		"  -l, --list             list the built-in event names\n"
@@ -185,6 +195,19 @@ static void opc_rows(struct opc *o, int slot, const struct oc_value *v, double t
 					v[e].count, v[e].scaled, v[e].enabled, v[e].running,
 					v[e].percent);
 			break;
+		case OPC_BRIEF:
+			/* ocount's -b: [TID,][CPU,]EVENT,COUNT,PERCENT; an event this
+			 * machine cannot count has 0 and "Event not counted" (0 per slot) */
+			if (show_tid)
+				fprintf(o->out, "%d,", (int)tid);
+			if (show_cpu)
+				fprintf(o->out, "%d,", cpu);
+			if (!counted)
+				fprintf(o->out, "%s,0,%s\n", name, slot >= 0 ? "0" : "Event not counted");
+			else
+				fprintf(o->out, "%s,%" PRIu64 ",%.2f\n", name, v[e].scaled,
+					v[e].percent);
+			break;
 		case OPC_JSON:
 			fprintf(o->out, "%s\n    {", *first_json ? "" : ",");
 			*first_json = false;
@@ -228,6 +251,13 @@ static bool opc_separate(const struct opc *o)
 	return o->sep_thread || o->sep_cpu;
 }
 
+/* the total rows: every format has them but the brief one when separated
+ * (ocount's -b gives the per-thread or per-CPU rows alone) */
+static bool opc_total_rows(const struct opc *o)
+{
+	return o->format != OPC_BRIEF || !opc_separate(o);
+}
+
 /* read totals (row 0) and, when separated, each slot (rows 1..) */
 static int opc_read_all(struct opc *o, struct oc_value *rows)
 {
@@ -263,6 +293,14 @@ static int opc_interval(struct opc *o, double t)
 	if (o->format == OPC_TEXT && o->nintervals == 0)
 		fprintf(o->out, "#     time %s%sevent                            count                    %% time counted\n",
 			o->sep_thread ? "tid      " : "", o->sep_cpu ? "cpu   " : "");
+	if (o->format == OPC_BRIEF) {
+		struct timespec now;
+
+		/* ocount's: seconds since the epoch, to a tenth */
+		clock_gettime(CLOCK_REALTIME, &now);
+		fprintf(o->out, "\ntimestamp,%lld.%d\n", (long long)now.tv_sec,
+			(int)(now.tv_nsec / 100000000));
+	}
 	if (opc_separate(o)) {
 		for (unsigned int s = 0; s < ns; s++) {
 			opc_delta(d, cur + (size_t)(s + 1) * n, o->prev + (size_t)(s + 1) * n, n);
@@ -270,7 +308,8 @@ static int opc_interval(struct opc *o, double t)
 		}
 	}
 	opc_delta(d, cur, o->prev, n);
-	opc_rows(o, -1, d, t, true, &first);
+	if (opc_total_rows(o))
+		opc_rows(o, -1, d, t, true, &first);
 	memcpy(o->prev, cur, rows * n * sizeof(*cur));
 	o->nintervals++;
 	o->last_t = t;
@@ -290,8 +329,12 @@ static void opc_describe_target(struct opc *o, char *buf, size_t len)
 		buf[0] = '\0';
 		for (int i = 0; i < o->argc && off + 1 < len; i++)
 			off += snprintf(buf + off, len - off, "%s%s", i ? " " : "", o->argv[i]);
-		if (o->system_wide)
+		if (o->cpu_list)
+			snprintf(buf + strlen(buf), len - strlen(buf), " (CPUs %s)", o->cpu_list);
+		else if (o->system_wide)
 			snprintf(buf + strlen(buf), len - strlen(buf), " (system-wide)");
+	} else if (o->cpu_list) {
+		snprintf(buf, len, "CPUs %s", o->cpu_list);
 	} else if (o->system_wide) {
 		snprintf(buf, len, "all CPUs (system-wide)");
 	} else if (o->pid > 0) {
@@ -368,6 +411,17 @@ static int opc_final(struct opc *o, double elapsed)
 				opc_rows(o, (int)s, cur + (size_t)(s + 1) * n, 0, false, &first);
 		opc_rows(o, -1, cur, 0, false, &first);
 		fputs("\n  ]\n}\n", o->out);
+		break;
+	case OPC_BRIEF:
+		/* with -i the intervals are the output, as ocount's */
+		if (o->interval_ms)
+			break;
+		fputc('\n', o->out);
+		if (opc_separate(o))
+			for (unsigned int s = 0; s < ns; s++)
+				opc_rows(o, (int)s, cur + (size_t)(s + 1) * n, 0, false, &first);
+		if (opc_total_rows(o))
+			opc_rows(o, -1, cur, 0, false, &first);
 		break;
 	}
 	fflush(o->out);
@@ -465,7 +519,9 @@ static int opc_run(struct opc *o)
 			return 1;
 		}
 	}
-	if (o->system_wide) {
+	if (o->cpu_list) {
+		flags = OC_START;
+	} else if (o->system_wide) {
 		t.kind = OC_TARGET_CPU;
 		t.cpu = -1;
 		flags = OC_START;
@@ -484,9 +540,15 @@ static int opc_run(struct opc *o)
 	}
 	if (o->sep_cpu && !o->system_wide)
 		flags |= OC_PER_CPU;
-	ret = oc_open(&o->set, &t, o->events, flags | OC_SKIP_UNSUPPORTED, &err);
+	if (o->cpu_list)
+		ret = oc_open_cpus(&o->set, o->cpus, o->ncpus, o->events,
+				   flags | OC_SKIP_UNSUPPORTED, &err);
+	else
+		ret = oc_open(&o->set, &t, o->events, flags | OC_SKIP_UNSUPPORTED, &err);
 	if (ret) {
-		fprintf(stderr, "opcount: %s\n", err.msg[0] ? err.msg : oc_strerror(ret));
+		fprintf(stderr, "opcount: %s%s%s%s\n", o->cpu_list ? "--cpu-list=" : "",
+			o->cpu_list ? o->cpu_list : "", o->cpu_list ? ": " : "",
+			err.msg[0] ? err.msg : oc_strerror(ret));
 		if (o->argv) {
 			close(go); /* the child exits 127 without exec */
 			waitpid(o->child, NULL, 0);
@@ -560,12 +622,20 @@ static int opc_run(struct opc *o)
 				goto out;
 			}
 			next += o->interval_ms / 1000.0;
+			if (o->max_intervals && o->nintervals >= (unsigned long)o->max_intervals)
+				break;
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t_end);
 	elapsed = (double)(t_end.tv_sec - o->t0.tv_sec) + (double)(t_end.tv_nsec - o->t0.tv_nsec) / 1e9;
 	oc_stop(o->set);
-	if (o->interval_ms > 0 && elapsed > o->last_t) {
+	if (o->argv && !o->have_status) {
+		/* --intervals ended counting before the command: ocount kills it */
+		kill(o->child, SIGKILL);
+		waitpid(o->child, NULL, 0);
+	}
+	if (o->interval_ms > 0 && elapsed > o->last_t &&
+	    !(o->max_intervals && o->nintervals >= (unsigned long)o->max_intervals)) {
 		/* the last, partial interval (as perf stat -I): the intervals
 		 * then add up to the totals */
 		ret = opc_interval(o, elapsed);
@@ -673,19 +743,74 @@ static bool opc_parse_long(const char *s, long min, long max, long *v)
 	return s[0] && !*end && !errno && *v >= min && *v <= max;
 }
 
+/*
+ * --cpu-list=LIST: CPU numbers and ranges ("0,2,4-7") into a new array; the
+ * library checks that each is online and given once.  -1 after a message.
+ */
+static int opc_parse_cpu_list(const char *arg, int **out, unsigned int *n)
+{
+	unsigned int cap = 0, cnt = 0, item = 0;
+	const char *p = arg;
+	int *v = NULL;
+
+	for (;;) {
+		long lo, hi;
+		char *end;
+
+		item++;
+		errno = 0;
+		lo = strtol(p, &end, 10);
+		hi = lo;
+		if (end != p && *end == '-' && end[1] >= '0' && end[1] <= '9')
+			hi = strtol(end + 1, &end, 10);
+		if (end == p || (*end && *end != ',') || errno || lo < 0 || hi < lo ||
+		    hi > 65535 || *p < '0' || *p > '9') {
+			fprintf(stderr, "opcount: --cpu-list=%s: item %u is not a CPU number or a "
+					"range N-M (0..65535)\n", arg, item);
+			free(v);
+			return -1;
+		}
+		for (long c = lo; c <= hi; c++) {
+			if (cnt == cap) {
+				int *nv;
+
+				cap = cap ? cap * 2 : 8;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					fprintf(stderr, "opcount: --cpu-list=%s: out of memory\n", arg);
+					free(v);
+					return -1;
+				}
+				v = nv;
+			}
+			v[cnt++] = (int)c;
+		}
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_SEP_THREAD = 256, OPT_SEP_CPU, OPT_CSV, OPT_JSON, OPT_USAGE };
+	enum { OPT_SEP_THREAD = 256, OPT_SEP_CPU, OPT_CSV, OPT_JSON, OPT_USAGE, OPT_BRIEF,
+	       OPT_INTERVALS };
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "system-wide", no_argument, NULL, 'a' },
+		{ "cpu-list", required_argument, NULL, 'C' },
 		{ "separate-thread", no_argument, NULL, OPT_SEP_THREAD },
 		{ "separate-cpu", no_argument, NULL, OPT_SEP_CPU },
 		{ "time-interval", required_argument, NULL, 'i' },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "brief", no_argument, NULL, OPT_BRIEF },
+		{ "intervals", required_argument, NULL, OPT_INTERVALS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
@@ -698,7 +823,7 @@ int main(int argc, char **argv)
 	int c, rc;
 	long v;
 
-	while ((c = getopt_long(argc, argv, "+e:p:t:ai:o:lh?", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:p:t:aC:i:o:lh?", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			o.events = optarg;
@@ -717,6 +842,13 @@ int main(int argc, char **argv)
 				o.tid = (pid_t)v;
 			break;
 		case 'a':
+			o.system_wide = true;
+			break;
+		case 'C':
+			free(o.cpus);
+			if (opc_parse_cpu_list(optarg, &o.cpus, &o.ncpus))
+				return 1;
+			o.cpu_list = optarg;
 			o.system_wide = true;
 			break;
 		case OPT_SEP_THREAD:
@@ -738,6 +870,17 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			o.format = OPC_JSON;
+			break;
+		case OPT_BRIEF:
+			o.format = OPC_BRIEF;
+			break;
+		case OPT_INTERVALS:
+			if (!opc_parse_long(optarg, 1, 0x7fffffff, &v)) {
+				fprintf(stderr, "opcount: --intervals=%s: expected a positive number "
+						"of intervals\n", optarg);
+				return 1;
+			}
+			o.max_intervals = v;
 			break;
 		case 'o':
 			outpath = optarg;
@@ -774,6 +917,10 @@ int main(int argc, char **argv)
 				"see opcount --help\n");
 		return 1;
 	}
+	if (o.max_intervals && !o.interval_ms) {
+		fprintf(stderr, "opcount: --intervals=%ld needs --time-interval\n", o.max_intervals);
+		return 1;
+	}
 	if (o.sep_thread && !(o.pid > 0 || o.tid > 0)) {
 		fprintf(stderr, "opcount: --separate-thread needs --pid or --tid (the threads of a "
 				"launched command are folded into it by the kernel's inheritance)\n");
@@ -789,6 +936,7 @@ int main(int argc, char **argv)
 		fputs("kind,time_s,tid,cpu,event,count,scaled_count,time_enabled_ns,"
 		      "time_running_ns,percent_counted\n", o.out);
 	rc = opc_run(&o);
+	free(o.cpus);
 	if (opc_close_output(&o, outpath))
 		return rc ? rc : 1;
 	return rc;

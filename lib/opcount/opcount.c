@@ -348,7 +348,54 @@ static int oc_push_slot(struct oc_set *s, unsigned int *cap, pid_t pid, pid_t ti
 	return 0;
 }
 
-static int oc_build_slots(struct oc_set *s, struct oc_error *err)
+/* slots of a CPU target: @list (@nlist CPUs, each online, no repeats) or
+ * t->cpu (-1: every online CPU of @cpus) */
+static int oc_cpu_slots(struct oc_set *s, unsigned int *cap, const int *cpus, int ncpu,
+			const int *list, unsigned int nlist, struct oc_error *err)
+{
+	const struct oc_target *t = &s->target;
+	int ret;
+
+	if (!list) {
+		if (t->cpu < -1)
+			return oc_fail(err, -OC_E_BAD_TARGET, "cpu %d: expected -1 (all) or a CPU "
+				       "number", t->cpu);
+		for (int i = 0; i < ncpu; i++) {
+			if (t->cpu != -1 && cpus[i] != t->cpu)
+				continue;
+			ret = oc_push_slot(s, cap, -1, -1, cpus[i]);
+			if (ret)
+				return ret;
+		}
+		if (!s->nslots)
+			return oc_fail(err, -OC_E_BAD_TARGET, "cpu %d: not online (online CPUs: "
+				       "0..%d)", t->cpu, ncpu ? cpus[ncpu - 1] : 0);
+		return 0;
+	}
+	if (!nlist)
+		return oc_fail(err, -OC_E_BAD_TARGET, "an empty CPU list");
+	for (unsigned int i = 0; i < nlist; i++) {
+		bool online = false;
+
+		for (int c = 0; c < ncpu && !online; c++)
+			online = cpus[c] == list[i];
+		if (!online)
+			return oc_fail(err, -OC_E_BAD_TARGET, "cpu %d (item %u of the CPU list): not "
+				       "online (online CPUs: 0..%d)", list[i], i + 1,
+				       ncpu ? cpus[ncpu - 1] : 0);
+		for (unsigned int j = 0; j < i; j++)
+			if (list[j] == list[i])
+				return oc_fail(err, -OC_E_BAD_TARGET, "cpu %d: given twice in the "
+					       "CPU list", list[i]);
+		ret = oc_push_slot(s, cap, -1, -1, list[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int oc_build_slots(struct oc_set *s, const int *list, unsigned int nlist,
+			  struct oc_error *err)
 {
 	const struct oc_target *t = &s->target;
 	unsigned int cap = 0;
@@ -362,21 +409,7 @@ static int oc_build_slots(struct oc_set *s, struct oc_error *err)
 
 	switch (t->kind) {
 	case OC_TARGET_CPU:
-		if (t->cpu < -1) {
-			ret = oc_fail(err, -OC_E_BAD_TARGET, "cpu %d: expected -1 (all) or a CPU number",
-				      t->cpu);
-			goto out;
-		}
-		for (int i = 0; i < ncpu; i++) {
-			if (t->cpu != -1 && cpus[i] != t->cpu)
-				continue;
-			ret = oc_push_slot(s, &cap, -1, -1, cpus[i]);
-			if (ret)
-				goto out;
-		}
-		if (!s->nslots)
-			ret = oc_fail(err, -OC_E_BAD_TARGET, "cpu %d: not online (online CPUs: 0..%d)",
-				      t->cpu, ncpu ? cpus[ncpu - 1] : 0);
+		ret = oc_cpu_slots(s, &cap, cpus, ncpu, list, nlist, err);
 		goto out;
 	case OC_TARGET_THREAD:
 		if (t->id < 0) {
@@ -711,8 +744,9 @@ static int oc_parse_events(const char *events, char names[][96], unsigned int *n
 	return 0;
 }
 
-int oc_open(struct oc_set **out, const struct oc_target *target, const char *events,
-	    unsigned int flags, struct oc_error *err)
+static int oc_open_slots(struct oc_set **out, const struct oc_target *target, const int *cpus,
+			 unsigned int ncpus, const char *events, unsigned int flags,
+			 struct oc_error *err)
 {
 	struct oc_set *s;
 	int ret;
@@ -730,7 +764,7 @@ int oc_open(struct oc_set **out, const struct oc_target *target, const char *eve
 	s->target = *target;
 	s->flags = flags;
 	s->pagesize = sysconf(_SC_PAGESIZE);
-	ret = oc_build_slots(s, err);
+	ret = oc_build_slots(s, cpus, ncpus, err);
 	if (ret)
 		goto fail;
 	ret = oc_reconfigure(s, events, 0, err);
@@ -748,6 +782,29 @@ int oc_open(struct oc_set **out, const struct oc_target *target, const char *eve
 fail:
 	oc_close(s);
 	return ret;
+}
+
+int oc_open(struct oc_set **out, const struct oc_target *target, const char *events,
+	    unsigned int flags, struct oc_error *err)
+{
+	return oc_open_slots(out, target, NULL, 0, events, flags, err);
+}
+
+int oc_open_cpus(struct oc_set **out, const int *cpus, unsigned int ncpus, const char *events,
+		 unsigned int flags, struct oc_error *err)
+{
+	const struct oc_target t = { .kind = OC_TARGET_CPU, .cpu = -1 };
+
+	if (!cpus && ncpus) {
+		if (err) {
+			err->code = 0;
+			err->msg[0] = '\0';
+		}
+		if (out)
+			*out = NULL;
+		return oc_fail(err, -EINVAL, "oc_open_cpus: NULL CPU list");
+	}
+	return oc_open_slots(out, &t, cpus ? cpus : &t.cpu, ncpus, events, flags, err);
 }
 
 void oc_close(struct oc_set *s)

@@ -132,6 +132,14 @@ struct oc_set;
  */
 int oc_open(struct oc_set **out, const struct oc_target *target, const char *events,
 	    unsigned int flags, struct oc_error *err);
+/*
+ * Open a set counting everything on the @ncpus CPUs of @cpus (a CPU target
+ * over a list: one slot per listed CPU, in the list's order; OProfile's
+ * ocount --cpu-list).  Every CPU must be online and listed once, else
+ * -OC_E_BAD_TARGET with the CPU named in err.  Flags as oc_open().
+ */
+int oc_open_cpus(struct oc_set **out, const int *cpus, unsigned int ncpus, const char *events,
+		 unsigned int flags, struct oc_error *err);
 void oc_close(struct oc_set *set);
 
 /* Replace the event list (same target and flags).  With OC_PRESERVE the

@@ -321,6 +321,41 @@ py=$?
 	check "cycles,bogus-event: the unknown name is still an error" '[ $rc = 1 ] && grep -q "event .bogus-event.: unknown event" "$T/err"'
 fi
 
+# 15. --brief (ocount's -b lines), --intervals N, --cpu-list
+"$OPC" -e task-clock --brief -o "$T/b.txt" -- "$W" spin 100 2>"$T/err"; rc=$?
+tc=$(awk -F, -v e="task-clock$U" '$1 == e && $3 ~ /^[0-9]+\.[0-9][0-9]$/ { print $2 }' "$T/b.txt")
+check "--brief: a blank line and task-clock$U,COUNT,PERCENT only, spin 100 ms = '$tc' ns" \
+	'[ $rc = 0 ] && within "$tc" 80000000 1000000000 && [ "$(sed -n 1p "$T/b.txt")" = "" ] && [ $(wc -l <"$T/b.txt") = 2 ]'
+start=$(date +%s%N)
+"$OPC" -e task-clock -i 100 --intervals=3 --brief -o "$T/bi.txt" -- sleep 5 2>"$T/err"; rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "--intervals=3 -i 100: 3 timestamped intervals, the command killed after ${ms} ms, exit 0" \
+	'[ $rc = 0 ] && [ $ms -lt 3000 ] && [ "$(grep -c "^timestamp,[0-9]*\.[0-9]$" "$T/bi.txt")" = 3 ] && [ "$(grep -c "^task-clock$U,[0-9]*," "$T/bi.txt")" = 3 ]'
+"$OPC" --intervals=2 -- true >"$T/out" 2>"$T/err"; rc=$?
+check "--intervals without -i: rc != 0, explained" '[ $rc != 0 ] && grep -q "needs --time-interval" "$T/err"'
+for l in x 0,,1 3-1 99999 -1; do
+	"$OPC" --cpu-list=$l -- true >"$T/out" 2>"$T/err"; rc=$?
+	check "--cpu-list=$l: rc != 0, names the item" '[ $rc != 0 ] && grep -q "^opcount: --cpu-list=$l: item [0-9] is not a CPU number" "$T/err"'
+done
+if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ]; then
+	"$OPC" -e cpu-clock --cpu-list=0 --brief -o "$T/c0.txt" -- sleep 0.2 2>"$T/err"; rc=$?
+	c0=$(awk -F, '$1 == "cpu-clock" { print $2 }' "$T/c0.txt")
+	# cpu-clock on one CPU counts its wall time: the 0.2 s the command ran
+	check "--cpu-list=0 --brief: cpu-clock of CPU 0 over 0.2 s = '$c0' ns" '[ $rc = 0 ] && within "$c0" 150000000 1000000000'
+	"$OPC" -e cpu-clock --cpu-list=60000 -- true >"$T/out" 2>"$T/err"; rc=$?
+	check "--cpu-list=60000: rc != 0, not online" '[ $rc != 0 ] && grep -q "cpu-list=60000: cpu 60000 .*not online" "$T/err"'
+	"$OPC" -e cpu-clock --cpu-list=0,0 -- true >"$T/out" 2>"$T/err"; rc=$?
+	check "--cpu-list=0,0: rc != 0, given twice" '[ $rc != 0 ] && grep -q "given twice" "$T/err"'
+	if [ "$ncpu" -ge 2 ]; then
+		"$OPC" -e cpu-clock -C 1,0 --separate-cpu --brief -o "$T/c01.txt" -- sleep 0.2 2>"$T/err"; rc=$?
+		rows=$(awk -F, 'NF == 4 && $1 ~ /^[01]$/ && $2 == "cpu-clock" && $3 > 150000000 && $3 < 1000000000 { print $1 }' "$T/c01.txt" | tr '\n' ' ')
+		check "-C 1,0 --separate-cpu --brief: CPU,cpu-clock,COUNT,PERCENT rows for 1 then 0, no total: '$rows'" \
+			'[ $rc = 0 ] && [ "$rows" = "1 0 " ] && [ $(grep -c . "$T/c01.txt") = 2 ]'
+		"$OPC" -e cpu-clock -C 0-1 -o "$T/c2.txt" -- sleep 0.2 2>"$T/err"; rc=$?
+		check "-C 0-1 text: the target is named 'CPUs 0-1'" '[ $rc = 0 ] && grep -q "for sleep 0.2 (CPUs 0-1):" "$T/c2.txt"'
+	fi
+fi
+
 # 11. --list
 "$OPC" --list >"$T/out" 2>"$T/err"
 check "--list names the software events" 'grep -q "page-faults" "$T/out" && grep -q "context-switches" "$T/out"'

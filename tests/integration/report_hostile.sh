@@ -107,6 +107,17 @@ if command -v python3 >/dev/null; then
 	else
 		bad "names: XML or JSON not well formed"
 	fi
+	# one escaper with ophelp's rules: newline and CR as character references
+	# (a parser gives them back), ESC as U+FFFD
+	if grep -q -F 'a&#10;99999 99.9999 sshd&#xfffd;[2J' "$W/names.xml" &&
+		grep -q -F 'fn&#13;99999 99.9999 sshd' "$W/names.xml" &&
+		python3 -c 'import sys, xml.dom.minidom
+x = xml.dom.minidom.parse(sys.argv[1]).toxml()
+assert "a\n99999 99.9999 sshd\ufffd[2J" in x' "$W/names.xml"; then
+		ok
+	else
+		bad "names: XML escapes are not op_xml_put rules (&#10; &#13; &#xfffd;)"; grep -a -o '.\{30\}99999 99.9999 sshd.\{20\}' "$W/names.xml"
+	fi
 fi
 
 # ---- "." and ".." components: counted under (unknown), never opened --------

@@ -214,7 +214,7 @@ tests_unit_test_report_text_SOURCES = tests/unit/test_report_text.c tools/oprepo
 	tools/opreport/flamegraph.c
 tests_unit_test_report_text_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
 tests_unit_test_report_text_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_report_text_LDADD = $(CMOCKA_LIBS)
+tests_unit_test_report_text_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
 endif
 

@@ -336,6 +336,46 @@ static void test_cpu_target(void **state)
 	oc_close(s);
 }
 
+/* oc_open_cpus: one slot per listed CPU, in the list's order; bad lists refused */
+static void test_cpu_list(void **state)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int list[2] = { (int)ncpu - 1, 0 }, twice[2] = { 0, 0 }, offline[1] = { 65535 };
+	unsigned int n = ncpu > 1 ? 2 : 1;
+	struct timespec d = { 0, 50000000 };
+	struct oc_value v;
+	struct oc_error err;
+	struct oc_set *s;
+	int ret;
+
+	(void)state;
+	ret = oc_open_cpus(&s, list, n, "cpu-clock", OC_START, &err);
+	if (ret == -OC_E_NO_PERMISSION)
+		skip(); /* only when not privileged */
+	assert_int_equal(ret, 0);
+	assert_int_equal(oc_nslots(s), n);
+	for (unsigned int i = 0; i < n; i++) {
+		assert_int_equal(oc_slot_cpu(s, i), list[i]);
+		assert_int_equal(oc_slot_tid(s, i), -1);
+	}
+	nanosleep(&d, NULL);
+	assert_int_equal(oc_read_slot(s, 0, OC_VIEW_ALL, &v), 0);
+	/* cpu-clock on one CPU counts its wall time: about 50 ms */
+	assert_true(v.count > 40000000ULL);
+	oc_close(s);
+
+	assert_int_equal(oc_open_cpus(&s, offline, 1, "cpu-clock", 0, &err), -OC_E_BAD_TARGET);
+	assert_non_null(strstr(err.msg, "cpu 65535"));
+	assert_null(s);
+	if (ncpu > 1) {
+		assert_int_equal(oc_open_cpus(&s, twice, 2, "cpu-clock", 0, &err),
+				 -OC_E_BAD_TARGET);
+		assert_non_null(strstr(err.msg, "twice"));
+	}
+	assert_int_equal(oc_open_cpus(&s, list, 0, "cpu-clock", 0, &err), -OC_E_BAD_TARGET);
+	assert_int_equal(oc_open_cpus(&s, NULL, 1, "cpu-clock", 0, &err), -EINVAL);
+}
+
 static void test_fast_equals_slow(void **state)
 {
 	struct oc_set *s = open_self("page-faults", OC_START);
@@ -698,6 +738,7 @@ int main(void)
 		cmocka_unit_test(test_inherit_threads),
 		cmocka_unit_test(test_process_target),
 		cmocka_unit_test(test_cpu_target),
+		cmocka_unit_test(test_cpu_list),
 		cmocka_unit_test(test_fast_equals_slow),
 		cmocka_unit_test(test_overflow_oneshot),
 		cmocka_unit_test(test_overflow_periodic),

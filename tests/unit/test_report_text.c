@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_xml.h"
 #include "flamegraph.h"
 #include "opreport.h"
 
@@ -157,6 +158,49 @@ static void test_utf8_len(void **state)
 	assert_int_equal(txt_utf8_len((const unsigned char *)"\xc3", NULL), 0);
 }
 
+/* @s through txt_put_xml (or op_xml_put) into a new string */
+static char *xml_of(const char *s, bool lib)
+{
+	char *mem = NULL;
+	size_t len = 0, n;
+	FILE *f = open_memstream(&mem, &len);
+
+	assert_non_null(f);
+	n = lib ? op_xml_put(f, s) : txt_put_xml(f, s);
+	fclose(f);
+	assert_int_equal(n, len);
+	return mem;
+}
+
+/* opreport's XML escaping is op_xml_put's (ophelp's): one rule set */
+static void test_xml_escape(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{ "a<b>&\"c'd", "a&lt;b&gt;&amp;&quot;c&apos;d" },
+		/* attribute whitespace kept as references, not normalised to spaces */
+		{ "t\tn\nr\r", "t&#9;n&#10;r&#13;" },
+		/* C0 controls, DEL-free ESC, bytes that are not UTF-8, U+FFFE */
+		{ "e\x1b[2J\x01", "e&#xfffd;[2J&#xfffd;" },
+		{ "bad\xff\xc3(\xed\xa0\x80", "bad&#xfffd;&#xfffd;(&#xfffd;&#xfffd;&#xfffd;" },
+		{ "x\xef\xbf\xbe", "x&#xfffd;" },
+		/* UTF-8 and C1 characters XML 1.0 allows stay as they are */
+		{ "caf\xc3\xa9 \xc2\x9b \xf0\x9f\x98\x80", "caf\xc3\xa9 \xc2\x9b \xf0\x9f\x98\x80" },
+		{ "", "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *r = xml_of(t[i].in, false), *l = xml_of(t[i].in, true);
+
+		assert_string_equal(r, t[i].out);
+		assert_string_equal(r, l);
+		free(r);
+		free(l);
+	}
+}
+
 /* every byte of @s is valid UTF-8 with no C0 control but '\n' */
 static void assert_xml_text(const char *s)
 {
@@ -211,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_escape_cut),
 		cmocka_unit_test(test_message_one_line),
 		cmocka_unit_test(test_utf8_len),
+		cmocka_unit_test(test_xml_escape),
 		cmocka_unit_test(test_flamegraph_names),
 	};
 

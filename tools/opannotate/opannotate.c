@@ -384,56 +384,6 @@ static void ann_free(struct ann *a)
 
 /* ------------------------------------------------------------ options */
 
-static int ann_parse_merge(const char *arg, unsigned *merge)
-{
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} m[] = {
-		{ "lib", MERGE_LIB },   { "cpu", MERGE_CPU },           { "tid", MERGE_TID },
-		{ "tgid", MERGE_TGID }, { "unitmask", MERGE_UNITMASK }, { "all", MERGE_ALL },
-	};
-	char *dup = strdup(arg), *save = NULL, *tok;
-	int ret = 0;
-
-	if (!dup)
-		return -ENOMEM;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; i < sizeof(m) / sizeof(m[0]) && strcmp(tok, m[i].name); i++)
-			;
-		if (i == sizeof(m) / sizeof(m[0])) {
-			ann_error("--merge: unknown \"%s\" (expected a comma list of lib, cpu, tid, "
-				  "tgid, unitmask, all)",
-				  tok);
-			ret = -EINVAL;
-			break;
-		}
-		*merge |= m[i].bit;
-	}
-	free(dup);
-	return ret;
-}
-
-static char *ann_join_args(int argc, char **argv)
-{
-	size_t len = sizeof("opannotate");
-	char *s;
-
-	for (int i = 1; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = calloc(1, len);
-	if (!s)
-		return NULL;
-	strcpy(s, "opannotate");
-	for (int i = 1; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 /* --output-dir: created if needed, made absolute; "/" is refused (as OProfile) */
 static int ann_set_output_dir(struct ann *a, const char *dir)
 {
@@ -500,7 +450,7 @@ int main(int argc, char **argv)
 	char err[2048] = "", cwd[PATH_MAX];
 	int c, ret = 1;
 
-	a.cmdline = ann_join_args(argc, argv);
+	a.cmdline = txt_join_args("opannotate", argc, argv);
 	a.o.cmdline = a.cmdline;
 	if (!a.cmdline) {
 		fprintf(stderr, "opannotate error: out of memory\n");
@@ -572,8 +522,10 @@ int main(int argc, char **argv)
 			a.o.exclude_dependent = true;
 			break;
 		case 'm':
-			if (ann_parse_merge(optarg, &a.o.merge))
+			if (spec_parse_merge(optarg, &a.o.merge, err, sizeof(err))) {
+				ann_error("%s", err[0] ? err : "out of memory");
 				goto out;
+			}
 			break;
 		case 'p':
 			if (strlist_add_csv(&a.o.image_path, optarg))

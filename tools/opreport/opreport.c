@@ -58,39 +58,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-static int parse_merge(const char *arg, unsigned *merge)
-{
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} m[] = {
-		{ "lib", MERGE_LIB },   { "cpu", MERGE_CPU },           { "tid", MERGE_TID },
-		{ "tgid", MERGE_TGID }, { "unitmask", MERGE_UNITMASK }, { "all", MERGE_ALL },
-	};
-	char *dup = strdup(arg), *save = NULL, *tok;
-	int ret = 0;
-
-	if (!dup)
-		return -ENOMEM;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
-			if (!strcmp(tok, m[i].name))
-				break;
-		if (i == sizeof(m) / sizeof(m[0])) {
-			txt_error("--merge: unknown \"%s\" (expected a comma list of lib, cpu, tid, "
-				  "tgid, unitmask, all)",
-				  tok);
-			ret = -EINVAL;
-			break;
-		}
-		*merge |= m[i].bit;
-	}
-	free(dup);
-	return ret;
-}
-
 static int parse_sort(const char *arg, struct rpt_opts *o)
 {
 	static const char *const names[] = { "sample", "symbol", "image", "vma", "app-name" };
@@ -123,25 +90,6 @@ static int parse_sort(const char *arg, struct rpt_opts *o)
 		o->sort = o->sort_keys[0];
 	free(dup);
 	return ret;
-}
-
-static char *join_args(int argc, char **argv)
-{
-	size_t len = sizeof("opreport");
-	char *s;
-
-	/* "opreport ARGS": not argv[0], which may be a libtool or install path */
-	for (int i = 1; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = calloc(1, len);
-	if (!s)
-		return NULL;
-	strcpy(s, "opreport");
-	for (int i = 1; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
 }
 
 /* OProfile's limits of a differential report, and ours (no call graph, details, accumulation) */
@@ -257,7 +205,7 @@ int main(int argc, char **argv)
 	char err[2048] = "", cwd[PATH_MAX];
 	const char *outfile = NULL;
 	FILE *out = stdout;
-	char *cmdline = join_args(argc, argv);
+	char *cmdline = txt_join_args("opreport", argc, argv);
 	int c, ret = 1;
 
 	o.cmdline = cmdline;
@@ -335,8 +283,10 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'm':
-			if (parse_merge(optarg, &o.merge))
+			if (spec_parse_merge(optarg, &o.merge, err, sizeof(err))) {
+				txt_error("%s", err[0] ? err : "out of memory");
 				goto out;
+			}
 			break;
 		case 'X':
 			o.format = FMT_XML;

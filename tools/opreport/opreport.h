@@ -38,6 +38,9 @@ size_t txt_escape(char *out, size_t len, const char *s);
 size_t txt_put(FILE *f, const char *s);
 /* malloc'd escaped copy of @s, NULL when out of memory */
 char *txt_dup(const char *s);
+/* malloc'd "PROG ARGV[1] ARGV[2] ..." (the command line a report shows: not
+ * argv[0], which may be a libtool or install path); NULL when out of memory */
+char *txt_join_args(const char *prog, int argc, char **argv);
 /* "PREFIX" + the formatted message, escaped as a whole, + "\n" on stderr
  * (messages are one line: a newline in an argument is escaped too) */
 void txt_msg(const char *prefix, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -78,6 +81,9 @@ struct rpt_spec {
  * -EINVAL with a message in @err.
  */
 int spec_add(struct rpt_spec *s, const char *word, const char *cwd, char *err, size_t err_len);
+/* --merge=LIST (lib,cpu,tid,tgid,unitmask,all) or'ed into *@merge; 0, or
+ * -EINVAL with a message in @err, -ENOMEM */
+int spec_parse_merge(const char *arg, unsigned *merge, char *err, size_t err_len);
 /* Does a sample file (by its parsed name) match everything but session:? */
 bool spec_match(const struct rpt_spec *s, const struct op_parsed_name *pn);
 /* The same without the image parts (for --global-percent). */
@@ -342,6 +348,8 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
  * a warning (once per entry) naming what was found there.
  */
 int rs_open_session_file(struct rpt_profile *p, const char *rel, int flags);
+/* Has the relative path @rel an empty, "." or ".." component? */
+bool rs_path_has_dot(const char *rel);
 /*
  * odb_open(ODB_RDONLY) of the sample file @path found by the walk, through
  * directories opened without following a symbolic link (one kept open for
@@ -380,9 +388,11 @@ const char *out_image_name(const struct rpt_image *img, bool long_names, char *b
 /* ------------------------------------------------------ XML and JSON text */
 
 /*
- * @s as XML character data or attribute text (without the quotes): & < > " '
- * as entities; bytes that are not UTF-8, C0 controls but tab, U+FFFE and
- * U+FFFF (which XML cannot carry) as &#xfffd;. Returns the bytes written.
+ * @s as XML character data or attribute text (without the quotes), by
+ * lib/op_xml.c's op_xml_put: & < > " ' as entities; tab, newline and
+ * carriage return as &#9; &#10; &#13; (an attribute keeps them); bytes that
+ * are not UTF-8, other C0 controls, U+FFFE and U+FFFF (which XML cannot
+ * carry) as &#xfffd;. Returns the bytes written.
  */
 size_t txt_put_xml(FILE *f, const char *s);
 /*

@@ -512,8 +512,7 @@ static int walk(struct rs_walk *w, int dfd, const char *dir, size_t rel_off, int
 	return ret;
 }
 
-/* a "." or ".." or empty component in @rel */
-static bool has_dot_component(const char *rel)
+bool rs_path_has_dot(const char *rel)
 {
 	for (const char *c = rel;; c += strcspn(c, "/") + 1) {
 		size_t n = strcspn(c, "/");
@@ -536,7 +535,7 @@ static int open_beneath(struct rpt_profile *p, char *rel)
 	int dfd = p->samples_fd;
 	char *comp = rel, *slash;
 
-	if (has_dot_component(rel))
+	if (rs_path_has_dot(rel))
 		return -EINVAL;
 #ifdef RS_HAVE_OPENAT2
 	if (!p->no_openat2) {

@@ -381,3 +381,34 @@ void spec_free(struct rpt_spec *s)
 	free(s->archive);
 	s->archive = NULL;
 }
+
+int spec_parse_merge(const char *arg, unsigned *merge, char *err, size_t err_len)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} m[] = {
+		{ "lib", MERGE_LIB },   { "cpu", MERGE_CPU },           { "tid", MERGE_TID },
+		{ "tgid", MERGE_TGID }, { "unitmask", MERGE_UNITMASK }, { "all", MERGE_ALL },
+	};
+	char *dup = strdup(arg), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(m) / sizeof(m[0]) && strcmp(tok, m[i].name); i++)
+			;
+		if (i == sizeof(m) / sizeof(m[0])) {
+			snprintf(err, err_len, "--merge: unknown \"%s\" (expected a comma list of "
+				 "lib, cpu, tid, tgid, unitmask, all)", tok);
+			ret = -EINVAL;
+			break;
+		}
+		*merge |= m[i].bit;
+	}
+	free(dup);
+	return ret;
+}

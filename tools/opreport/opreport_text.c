@@ -2,7 +2,8 @@
  * opreport_text.c - names in opreport's text output and messages: a byte a
  * terminal could act on is written as a C escape ("\n", "\x1b"), so that a
  * line of output is always one record, whatever a path or symbol holds.
- * Also the UTF-8 check the XML, JSON and SVG writers share.
+ * Also the UTF-8 check the XML, JSON and SVG writers share and the XML
+ * escaper, both lib/op_xml.c's (one rule set for ophelp and opreport).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -14,35 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_xml.h"
 #include "opreport.h"
 
 size_t txt_utf8_len(const unsigned char *u, uint32_t *cp)
 {
-	uint32_t c = u[0], min;
-	size_t len;
-
-	if (c < 0x80) {
-		len = 1, min = 0;
-	} else if ((c & 0xe0) == 0xc0) {
-		len = 2, min = 0x80, c &= 0x1f;
-	} else if ((c & 0xf0) == 0xe0) {
-		len = 3, min = 0x800, c &= 0x0f;
-	} else if ((c & 0xf8) == 0xf0) {
-		len = 4, min = 0x10000, c &= 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < len; i++) {
-		if ((u[i] & 0xc0) != 0x80) /* also stops at the NUL */
-			return 0;
-		c = c << 6 | (u[i] & 0x3f);
-	}
-	/* overlong forms, UTF-16 surrogates and code points past U+10FFFF */
-	if (c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	if (cp)
-		*cp = c;
-	return len;
+	return op_utf8_len(u, cp);
 }
 
 /*
@@ -159,6 +137,29 @@ char *txt_dup(const char *s)
 	return d;
 }
 
+char *txt_join_args(const char *prog, int argc, char **argv)
+{
+	size_t len = strlen(prog) + 1, o;
+	char *s;
+
+	for (int i = 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	o = strlen(prog);
+	memcpy(s, prog, o);
+	for (int i = 1; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+
+		s[o++] = ' ';
+		memcpy(s + o, argv[i], n);
+		o += n;
+	}
+	s[o] = '\0';
+	return s;
+}
+
 void txt_vmsg(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
 	char buf[2048], *big = NULL, *msg = buf;
@@ -190,39 +191,10 @@ void txt_msg(const char *prefix, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* one XML escaper for every tool: lib/op_xml.c's rules */
 size_t txt_put_xml(FILE *f, const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t o = 0;
-
-	while (*u) {
-		uint32_t ch = 0;
-		size_t n = txt_utf8_len(u, &ch);
-		const char *ent = NULL;
-
-		/* XML 1.0 has no form for C0 controls but tab, nor for U+FFFE/U+FFFF */
-		if (!n || ch == 0xfffe || ch == 0xffff || (ch < 0x20 && ch != '\t'))
-			ent = "&#xfffd;";
-		else if (ch == '&')
-			ent = "&amp;";
-		else if (ch == '<')
-			ent = "&lt;";
-		else if (ch == '>')
-			ent = "&gt;";
-		else if (ch == '"')
-			ent = "&quot;";
-		else if (ch == '\'')
-			ent = "&apos;";
-		if (ent) {
-			fputs(ent, f);
-			o += strlen(ent);
-		} else {
-			fwrite(u, 1, n, f);
-			o += n;
-		}
-		u += n ? n : 1;
-	}
-	return o;
+	return op_xml_put(f, s);
 }
 
 size_t txt_put_json(FILE *f, const char *s)
