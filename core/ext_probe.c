@@ -18,23 +18,40 @@
 #include <unistd.h>
 
 #include "ext_int.h"
+#include "op_trust.h"
 
 /* refusal messages are bounded on purpose: a long path may cut one short */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
 
 /*
- * Who may write what a plugin is loaded through. Everyone's loader refuses
- * a plugin file or plugin directory that group or others can write; a root
- * loader also refuses one root does not own, and applies the same to every
- * directory above the plugin directory, up to / (sshd's StrictModes): whoever
- * can write any of them can put their own code into a root process. A
- * root-owned sticky directory (/tmp) on the way is the one exception: its
- * entries can be renamed only by their owners, and the next one must be root's.
+ * Whom a loader of effective uid @euid believes (lib/op_trust's rule, with
+ * the stricter of the two write rules): a root loader root's files only, a
+ * user's loader root's and the user's; neither a file or directory its
+ * group or others can write (op_trust_for lets a user's group write: whoever
+ * can write a plugin puts their code into the loading process).
+ */
+static struct op_trust ext_probe_trust(uid_t euid)
+{
+	struct op_trust t = op_trust_for(euid, euid);
+
+	t.forbid |= S_IWGRP | S_IWOTH;
+	return t;
+}
+
+/*
+ * Who may write what a plugin is loaded through (@t: ext_probe_trust).
+ * Everyone's loader refuses a plugin file or plugin directory that group or
+ * others can write, or that neither root nor the loader's user owns; a root
+ * loader applies the same to every directory above the plugin directory, up
+ * to / (sshd's StrictModes): whoever can write any of them can put their own
+ * code into a root process. A root-owned sticky directory (/tmp) on the way
+ * is the one exception: its entries can be renamed only by their owners, and
+ * the next one must be root's. op_trust decides; the words are the loader's.
  * @what: "plugin file", "plugin directory", or NULL for a directory above it.
  */
-static int ext_probe_check_owner(const char *what, const char *path, const struct stat *st,
-				 char *why, size_t len)
+static int ext_probe_check_owner(const struct op_trust *t, const char *what, const char *path,
+				 const struct stat *st, char *why, size_t len)
 {
 	const char *by = (st->st_mode & S_IWOTH) ? "everyone" : "its group";
 	unsigned mode = (unsigned)(st->st_mode & 07777);
@@ -48,33 +65,33 @@ static int ext_probe_check_owner(const char *what, const char *path, const struc
 	 */
 	if (!what && st->st_uid == 0 && (st->st_mode & S_ISVTX))
 		return 0;
-	if (!what && (st->st_mode & (S_IWGRP | S_IWOTH))) {
+	if (!op_trust_stat(t, st, what ? what : "directory", path, why, len))
+		return 0;
+	if (!what && (st->st_mode & t->forbid)) {
 		snprintf(why, len, "directory %s (above the plugin directory) is writable by %s (mode "
 				   "%04o): a root oprofiled loads plugins only through directories that root "
 				   "owns and only root can write - run chmod go-w %s, or install the plugins "
 				   "elsewhere",
 			 path, by, mode, path);
-		return -EPERM;
-	}
-	if (!what && st->st_uid != 0) {
+	} else if (!what) {
 		snprintf(why, len, "directory %s (above the plugin directory) is owned by uid %u, but "
 				   "oprofiled runs as root: a root oprofiled loads plugins only through "
 				   "directories that root owns and only root can write - run chown root %s, "
 				   "or install the plugins elsewhere",
 			 path, (unsigned)st->st_uid, path);
-		return -EPERM;
-	}
-	if (what && (st->st_mode & (S_IWGRP | S_IWOTH))) {
+	} else if (st->st_mode & t->forbid) {
 		snprintf(why, len, "%s %s is writable by %s (mode %04o) - run chmod go-w %s", what, path,
 			 by, mode, path);
-		return -EPERM;
-	}
-	if (what && geteuid() == 0 && st->st_uid != 0) {
+	} else if (t->owner == 0) {
 		snprintf(why, len, "%s %s is owned by uid %u, but oprofiled runs as root - run chown root %s",
 			 what, path, (unsigned)st->st_uid, path);
-		return -EPERM;
+	} else {
+		snprintf(why, len, "%s %s is owned by uid %u, but oprofiled runs as uid %u and loads only "
+				   "plugins that root or uid %u owns - run chown %u %s",
+			 what, path, (unsigned)st->st_uid, (unsigned)t->owner, (unsigned)t->owner,
+			 (unsigned)t->owner, path);
 	}
-	return 0;
+	return -EPERM;
 }
 
 /*
@@ -91,6 +108,7 @@ static int ext_probe_check_owner(const char *what, const char *path, const struc
 static int ext_probe_open_plugin(const char *real, size_t rdir_len, struct stat *st, char *why,
 				 size_t len)
 {
+	const struct op_trust t = ext_probe_trust(geteuid());
 	bool root = geteuid() == 0;
 	char dir[PATH_MAX], comp[NAME_MAX + 1];
 	const char *at = real + 1, *slash;
@@ -111,9 +129,9 @@ static int ext_probe_open_plugin(const char *real, size_t rdir_len, struct stat 
 			goto out_dir;
 		}
 		if (strlen(dir) >= rdir_len)
-			rc = ext_probe_check_owner("plugin directory", dir, st, why, len);
+			rc = ext_probe_check_owner(&t, "plugin directory", dir, st, why, len);
 		else
-			rc = root ? ext_probe_check_owner(NULL, dir, st, why, len) : 0;
+			rc = root ? ext_probe_check_owner(&t, NULL, dir, st, why, len) : 0;
 		if (rc)
 			goto out_dir;
 		slash = strchr(at, '/');
@@ -140,32 +158,18 @@ static int ext_probe_open_plugin(const char *real, size_t rdir_len, struct stat 
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - real), real);
 		at = slash + 1;
 	}
-	fd = openat(dfd, at, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(why, len, "cannot open %s: %s%s", real, strerror(-rc),
-			 rc == -ELOOP ? " - it changed while oprofiled checked the path" : "");
-		goto out_dir;
-	}
+	/* op_trust adds O_NOFOLLOW, O_CLOEXEC and O_NONBLOCK: a FIFO cannot hang the daemon */
+	fd = op_trust_openat(&t, dfd, at, O_RDONLY, S_IFREG, "plugin file", real, st, why, len);
 	close(dfd);
-	if (fstat(fd, st)) {
-		rc = -errno;
-		snprintf(why, len, "%s: %s", real, strerror(-rc));
-		goto out_file;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		rc = -EINVAL;
+	if (fd == -EINVAL)
 		snprintf(why, len, "%s is not a regular file - install the plugin's .so there", real);
-		goto out_file;
-	}
-	rc = ext_probe_check_owner("plugin file", real, st, why, len);
-	if (rc)
-		goto out_file;
+	else if (fd == -EPERM)
+		ext_probe_check_owner(&t, "plugin file", real, st, why, len);
+	else if (fd < 0)
+		snprintf(why, len, "cannot open %s: %s%s", real, strerror(-fd),
+			 fd == -ELOOP ? " - it changed while oprofiled checked the path" : "");
 	return fd;
 
-out_file:
-	close(fd);
-	return rc;
 out_dir:
 	close(dfd);
 	return rc;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_trust.h"
 #include "replay.h"
 
 #define REPLAY_WBUF (1u << 20)
@@ -88,6 +89,8 @@ static int replay_wput(struct replay_writer *w, const void *p, size_t n)
 static int replay_create_at(int dfd, const char *base, const char *path, unsigned flags,
 			    char *err, size_t err_len)
 {
+	/* the created file is checked as every file oprofiled trusts (lib/op_trust) */
+	const struct op_trust t = op_trust_for(geteuid(), geteuid());
 	/* as root the stream holds every process's names and the kernel's addresses */
 	mode_t mode = geteuid() == 0 ? 0600 : 0644;
 	struct stat st;
@@ -111,12 +114,14 @@ static int replay_create_at(int dfd, const char *base, const char *path, unsigne
 			return -errno;
 		}
 	}
-	fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd >= 0)
+	/* O_EXCL: nothing already at the name is written through (op_trust adds O_NOFOLLOW) */
+	fd = op_trust_createat(&t, dfd, base, O_WRONLY | O_CREAT | O_EXCL, mode, S_IFREG,
+			       "record file", path, &st, err, err_len);
+	if (fd >= 0 || fd == -EPERM)
 		return fd;
-	if (errno != EEXIST) {
-		snprintf(err, err_len, "record file %s: cannot create: %s", path, strerror(errno));
-		return -errno;
+	if (fd != -EEXIST) {
+		snprintf(err, err_len, "record file %s: cannot create: %s", path, strerror(-fd));
+		return fd;
 	}
 	if (!fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
 		snprintf(err, err_len, "record file %s is a symbolic link - not followed: remove "
@@ -125,6 +130,35 @@ static int replay_create_at(int dfd, const char *base, const char *path, unsigne
 		snprintf(err, err_len, "record file %s exists - give --record-overwrite to replace "
 			 "it, or choose another name", path);
 	return -EEXIST;
+}
+
+/*
+ * As root, the directory @dir (@st) the record file is created in must be
+ * trusted by op_trust's rule for root (root's, writable by root alone),
+ * stricter than refusing only a directory every user can write: a user who
+ * owns it or whose group may write it chooses what is at the name and can
+ * swap the file under root just the same. 0, or -EPERM with @err.
+ */
+static int replay_check_dir(const char *path, const char *dir, const struct stat *st, char *err,
+			    size_t err_len)
+{
+	const struct op_trust root = op_trust_for(0, 0);
+	const char *advice = "as root, record into a directory only root can write";
+
+	if (geteuid() != 0 || !op_trust_stat(&root, st, "directory", dir, err, err_len))
+		return 0;
+	/* op_trust decides; the record file's words (/tmp's case named as such) */
+	if (st->st_mode & S_IWOTH)
+		snprintf(err, err_len, "record file %s: directory %s is writable by every user "
+			 "(mode %04o, as /tmp) - %s", path, dir, (unsigned)(st->st_mode & 07777),
+			 advice);
+	else if (st->st_mode & root.forbid)
+		snprintf(err, err_len, "record file %s: directory %s is writable by its group "
+			 "(mode %04o) - %s", path, dir, (unsigned)(st->st_mode & 07777), advice);
+	else
+		snprintf(err, err_len, "record file %s: directory %s is owned by uid %u, not root - "
+			 "%s", path, dir, (unsigned)st->st_uid, advice);
+	return -EPERM;
 }
 
 int replay_writer_create(struct replay_writer **out, const char *path, unsigned flags,
@@ -155,17 +189,18 @@ int replay_writer_create(struct replay_writer **out, const char *path, unsigned 
 		goto out_dir;
 	}
 	/*
-	 * a directory anybody can write (/tmp): a user chooses what is at the
+	 * a directory a user can write (/tmp): the user chooses what is at the
 	 * name, and sticky or not, a file root creates there is the user's to
 	 * trip over (planted names, swapped symlinks) - root records elsewhere
 	 */
-	if (geteuid() == 0 && !fstat(dfd, &st) && (st.st_mode & S_IWOTH)) {
-		ret = -EPERM;
-		snprintf(err, err_len, "record file %s: directory %s is writable by every user "
-			 "(mode %04o, as /tmp) - as root, record into a directory only root can write",
-			 path, dir, (unsigned)(st.st_mode & 07777));
+	if (fstat(dfd, &st)) {
+		ret = -errno;
+		snprintf(err, err_len, "record file %s: directory %s: %s", path, dir, strerror(errno));
 		goto out_dfd;
 	}
+	ret = replay_check_dir(path, dir, &st, err, err_len);
+	if (ret)
+		goto out_dfd;
 	w = calloc(1, sizeof(*w));
 	if (!w || !(w->buf = malloc(REPLAY_WBUF))) {
 		free(w);
@@ -240,21 +275,38 @@ int replay_writer_close(struct replay_writer *w)
 
 int replay_reader_open(struct replay_reader *r, const char *path, char *err, size_t err_len)
 {
+	const struct op_trust t = op_trust_for(geteuid(), geteuid());
 	struct stat st;
-	int fd, ret;
+	int fd;
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->path, sizeof(r->path), "%s", path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, err_len, "replay file %s: cannot open: %s", path, strerror(errno));
-		return ret;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	/*
+	 * op_trust's rule: a file root or the reader owns and others cannot
+	 * write (they could truncate it under the mapping, or change it between
+	 * the checks below and the reading), not through a symbolic link, and a
+	 * FIFO does not hang the open
+	 */
+	fd = op_trust_openat(&t, AT_FDCWD, path, O_RDONLY, S_IFREG, "replay file", path, &st, err,
+			     err_len);
+	if (fd == -EINVAL) {
 		snprintf(err, err_len, "replay file %s: not a regular file", path);
-		close(fd);
-		return -EINVAL;
+		return fd;
+	}
+	if (fd == -EPERM) {
+		size_t n = strnlen(err, err_len);
+
+		if (n + 1 < err_len)
+			snprintf(err + n, err_len - n, " - %s", geteuid() == 0
+				 ? "as root, replay a file root owns and only root can write"
+				 : "replay a file you or root own that others cannot write");
+		return fd;
+	}
+	if (fd == -ELOOP)
+		return fd;
+	if (fd < 0) {
+		snprintf(err, err_len, "replay file %s: cannot open: %s", path, strerror(-fd));
+		return fd;
 	}
 	if ((size_t)st.st_size < sizeof(r->hdr)) {
 		snprintf(err, err_len,

@@ -75,9 +75,10 @@ struct replay_writer;
  * Create @path, a new file: whatever is already at the name is an error
  * (-EEXIST; a symlink is never followed), unless @flags has REPLAY_OVERWRITE
  * and it is a regular file, which is then replaced by a new one (unlinked,
- * never truncated). As root, a directory every user can write (/tmp) is
- * refused (-EPERM) and the file is 0600 (else 0644). -errno; @err gets a
- * message naming the path (and the option or directory at fault).
+ * never truncated). As root, a directory op_trust's rule does not trust
+ * (not root's, or writable by group or others: /tmp) is refused (-EPERM) and
+ * the file is 0600 (else 0644). -errno; @err gets a message naming the path
+ * (and the option or directory at fault).
  */
 int replay_writer_create(struct replay_writer **out, const char *path, unsigned flags,
 			 uint64_t queue_bytes, uint64_t queue_entries, char *err, size_t err_len);
@@ -102,7 +103,12 @@ struct replay_reader {
 	char path[256];
 };
 
-/* Open and check the header. -errno (-EINVAL for a bad header) and @err. */
+/*
+ * Open and check the header. The file is opened as lib/op_trust's rule
+ * says: not through a symbolic link (-ELOOP), a regular file (-EINVAL),
+ * owned by root or the reader and not writable by others (by group or
+ * others as root): -EPERM. -errno (-EINVAL for a bad header) and @err.
+ */
 int replay_reader_open(struct replay_reader *r, const char *path, char *err, size_t err_len);
 /*
  * Next chunk: 1 with *c and *payload set, 0 at a clean REPLAY_END, -EINVAL

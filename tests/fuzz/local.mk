@@ -24,7 +24,7 @@ TESTS += tests/fuzz/fuzz_perf
 SANITIZER_TESTS += tests/fuzz/fuzz_perf
 tests_fuzz_fuzz_perf_SOURCES = tests/fuzz/fuzz_perf.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
 tests_fuzz_fuzz_perf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_fuzz_fuzz_perf_LDADD = core/libopsample.la
+tests_fuzz_fuzz_perf_LDADD = core/libopsample.la lib/libopng.la
 EXTRA_DIST += tests/fuzz/corpus/perf
 # run-fuzz.sh must know every fuzz_*.c of this directory
 dist_check_SCRIPTS += tests/fuzz/fuzz_targets.sh

@@ -34,7 +34,10 @@ endif
 check_PROGRAMS += tests/integration/perf_probe
 tests_integration_perf_probe_SOURCES = tests/integration/perf_probe.c
 tests_integration_perf_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_integration_perf_probe_LDADD = core/libopsample.la -lpthread
+tests_integration_perf_probe_LDADD = core/libopsample.la lib/libopng.la -lpthread
+# replay.c needs lib/libopng (op_trust); -no-install keeps perf_probe a real
+# binary (run path into the build tree), not a libtool wrapper script
+tests_integration_perf_probe_LDFLAGS = -no-install
 dist_check_SCRIPTS += tests/integration/perf_layer.sh
 TESTS += tests/integration/perf_layer.sh
 dist_check_SCRIPTS += tests/integration/report_ophelp.sh

@@ -227,11 +227,11 @@ SANITIZER_TESTS += tests/unit/test_ring tests/unit/test_perf_decode
 tests_unit_test_ring_SOURCES = tests/unit/test_ring.c tests/unit/fake_ring.h
 tests_unit_test_ring_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_ring_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_ring_LDADD = core/libopsample.la $(CMOCKA_LIBS)
+tests_unit_test_ring_LDADD = core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 tests_unit_test_perf_decode_SOURCES = tests/unit/test_perf_decode.c tests/unit/fake_ring.h
 tests_unit_test_perf_decode_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_perf_decode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_perf_decode_LDADD = core/libopsample.la $(CMOCKA_LIBS)
+tests_unit_test_perf_decode_LDADD = core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 endif
 # --- models helper: hardware-model plugins (amd64, intel) through the mock host,
 # cross-checked against libpfm4 (LIBPFM_ENCODE_INACTIVE; forced PMUs in re-executed children)
@@ -314,7 +314,7 @@ SANITIZER_TESTS += tests/unit/test_replay
 tests_unit_test_replay_SOURCES = tests/unit/test_replay.c
 tests_unit_test_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_replay_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_replay_LDADD = core/libopsample.la $(CMOCKA_LIBS)
+tests_unit_test_replay_LDADD = core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 endif
 
 # --- issue 16: the daemon's pipeline object (core/pipeline.c) ---

@@ -18,6 +18,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <link.h>
 #include <sched.h>
@@ -1103,6 +1104,77 @@ static void test_permissions(void **state)
 	log_close(&lb);
 }
 
+/*
+ * Load @name of @dir in a child that is uid/gid 65534: 0 when ext_load
+ * returned @want and, for a refusal, logged @msg.
+ */
+static int user_load(const char *dir, const char *name, int want, const char *msg)
+{
+	struct logbuf lb;
+	int status, rc;
+	pid_t pid;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(2);
+		log_open(&lb);
+		rc = load_one(dir, name, &lb);
+		if (rc != want || (msg && !strstr(log_text(&lb), msg))) {
+			fprintf(stderr, "user loader: rc %d, expected %d and \"%s\" in:\n%s\n", rc,
+				want, msg ? msg : "", log_text(&lb));
+			_exit(1);
+		}
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * A user's loader: the plugin file and directory must be root's or the
+ * user's (lib/op_trust's owner rule) and writable by nobody else, not even
+ * their group (the loader's stricter write rule); the directories above the
+ * plugin directory are not checked (a root loader's are: test_ancestors).
+ */
+static void test_user_loader(void **state)
+{
+	char above[PATH_MAX], dir[PATH_MAX], file[PATH_MAX];
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("not root: cannot become another user to load as one\n");
+		skip();
+	}
+	new_dir(above, sizeof(above));
+	snprintf(dir, sizeof(dir), "%s/plugins", above);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+	put(dir, "fx_old", NULL);
+	snprintf(file, sizeof(file), "%s/fx_old.so", dir);
+	/* root's file in the user's directory, below a third user's directory */
+	assert_int_equal(chown(above, 65533, 65533), 0);
+	assert_int_equal(chown(dir, 65534, 65534), 0);
+	assert_int_equal(user_load(dir, "fx_old", 0, NULL), 0);
+	/* a third user's file */
+	assert_int_equal(chown(file, 65533, 65533), 0);
+	assert_int_equal(user_load(dir, "fx_old", -EPERM,
+				   "is owned by uid 65533, but oprofiled runs as uid 65534"), 0);
+	/* the user's own file, but its group may write it */
+	assert_int_equal(chown(file, 65534, 65534), 0);
+	assert_int_equal(chmod(file, 0664), 0);
+	assert_int_equal(user_load(dir, "fx_old", -EPERM, "is writable by its group (mode 0664)"),
+			 0);
+	assert_int_equal(chmod(file, 0644), 0);
+	assert_int_equal(user_load(dir, "fx_old", 0, NULL), 0);
+	/* a plugin directory a third user owns */
+	assert_int_equal(chown(dir, 65533, 65533), 0);
+	assert_int_equal(user_load(dir, "fx_old", -EPERM,
+				   "owned by uid 65533, but oprofiled runs as uid 65534"), 0);
+	assert_int_equal(chown(dir, 0, 0), 0);
+}
+
 /* zero the ELF header's section-header fields, as strip --strip-section-headers does */
 static void strip_section_headers(const char *path)
 {
@@ -1425,6 +1497,7 @@ int main(void)
 		cmocka_unit_test(test_peek_damaged),
 		cmocka_unit_test(test_echo_to_stderr),
 		cmocka_unit_test(test_permissions),
+		cmocka_unit_test(test_user_loader),
 		cmocka_unit_test(test_list_plugins),
 		cmocka_unit_test(test_stripped_section_headers),
 		cmocka_unit_test(test_swap_race),

@@ -1,7 +1,8 @@
 /*
  * test_replay.c - how the --record writer creates its file (issue 14, hole
  * 6): a new file only, never through a symlink; REPLAY_OVERWRITE replaces a
- * regular file by a new one; as root, no directory every user can write.
+ * regular file by a new one; as root, no directory lib/op_trust does not
+ * trust (/tmp); the reader opens as op_trust says.
  * SPDX-License-Identifier: MIT
  */
 #include <stdarg.h>
@@ -188,9 +189,72 @@ static void test_root_world_writable_dir(void **state)
 	assert_non_null(strstr(err, "writable by every user"));
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(create(path, REPLAY_OVERWRITE, err, sizeof(err)), -EPERM);
-	/* root's own directory: fine */
+	/* op_trust's rule for root, stricter: its group may not write it either */
+	assert_int_equal(chmod(dir, 0775), 0);
+	assert_int_equal(create(path, 0, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "writable by its group (mode 0775)"));
+	/* nor may another user own it */
 	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(chown(dir, 65534, 65534), 0);
+	assert_int_equal(create(path, 0, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "owned by uid 65534, not root"));
+	assert_int_equal(access(path, F_OK), -1);
+	/* root's own directory: fine */
+	assert_int_equal(chown(dir, 0, 0), 0);
 	assert_int_equal(create(path, 0, err, sizeof(err)), 0);
+}
+
+/* open @path with the reader: its return, @err set */
+static int reader(const char *path, char *err, size_t err_len)
+{
+	struct replay_reader r;
+	int ret;
+
+	err[0] = 0;
+	ret = replay_reader_open(&r, path, err, err_len);
+	if (ret == 0)
+		replay_reader_close(&r);
+	return ret;
+}
+
+/*
+ * The reader opens as lib/op_trust says: not through a symlink, a regular
+ * file (a FIFO does not hang it), as root one that root owns and only root
+ * can write.
+ */
+static void test_reader_trust(void **state)
+{
+	char path[512], link[512], fifo[512], err[512];
+
+	(void)state;
+	build_path(path, sizeof(path), "read.oprec");
+	assert_int_equal(create(path, 0, err, sizeof(err)), 0);
+	assert_int_equal(reader(path, err, sizeof(err)), 0);
+	build_path(link, sizeof(link), "read.link");
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(reader(link, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "symbolic link"));
+	build_path(fifo, sizeof(fifo), "read.fifo");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(reader(fifo, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a regular file"));
+	build_path(fifo, sizeof(fifo), "missing.oprec");
+	assert_int_equal(reader(fifo, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "cannot open"));
+	if (geteuid() != 0) {
+		print_message("not root: the owner cases are root's only\n");
+		return;
+	}
+	assert_int_equal(chmod(path, 0660), 0);
+	assert_int_equal(reader(path, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "writable by group or others (mode 0660)"));
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	assert_int_equal(reader(path, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "owned by uid 65534, not root"));
+	assert_int_equal(chown(path, 0, 0), 0);
+	assert_int_equal(reader(path, err, sizeof(err)), 0);
 }
 
 static int setup_tmp(void **state)
@@ -217,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_symlink_never_followed),
 		cmocka_unit_test(test_overwrite),
 		cmocka_unit_test(test_root_world_writable_dir),
+		cmocka_unit_test(test_reader_trust),
 	};
 
 	umask(022);
