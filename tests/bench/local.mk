@@ -19,6 +19,7 @@ noinst_PROGRAMS += tests/bench/bench_perf_read
 tests_bench_bench_perf_read_SOURCES = tests/bench/bench_perf_read.c
 tests_bench_bench_perf_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_bench_bench_perf_read_LDADD = core/libopsample.la lib/libopng.la
+tests_bench_bench_perf_read_LDFLAGS = -no-install
 EXTRA_DIST += tests/bench/bench_perf.sh
 EXTRA_DIST += tests/bench/bench_report.sh tests/bench/report_vs_perf.sh
 # issue 4 at scale: opreport -l vs perf report on the same >= 1 M-sample workload (run by hand)
@@ -40,6 +41,7 @@ noinst_PROGRAMS += tests/bench/replay_loop
 tests_bench_replay_loop_SOURCES = tests/bench/replay_loop.c
 tests_bench_replay_loop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_bench_replay_loop_LDADD = core/libopsample.la lib/libopng.la
+tests_bench_replay_loop_LDFLAGS = -no-install
 # the kernel's floor for sampling one command: cpu-clock rings nobody reads
 # (bench_sample_path.sh overhead)
 noinst_PROGRAMS += tests/bench/bare_sampler
