@@ -16,8 +16,8 @@ struct op_options;
 
 /* What the config file said that the command line may still override. */
 struct conf_result {
-	bool system_wide;     /* system_wide = true */
-	unsigned warnings;    /* unknown settings seen */
+	bool system_wide;  /* system_wide = true */
+	unsigned warnings; /* unknown settings seen */
 };
 
 /*
@@ -45,9 +45,9 @@ void conf_free(void *config);
  */
 int conf_plugin_string(void *config, const char *plugin, const char *key, const char **out,
 		       char *why, size_t why_len);
-int conf_plugin_int64(void *config, const char *plugin, const char *key, int64_t *out,
-		      char *why, size_t why_len);
-int conf_plugin_bool(void *config, const char *plugin, const char *key, bool *out,
-		     char *why, size_t why_len);
+int conf_plugin_int64(void *config, const char *plugin, const char *key, int64_t *out, char *why,
+		      size_t why_len);
+int conf_plugin_bool(void *config, const char *plugin, const char *key, bool *out, char *why,
+		     size_t why_len);
 
 #endif /* OP_CORE_CONF_H */

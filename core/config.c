@@ -60,9 +60,9 @@ int conf_load(struct op_options *o, const char *path, struct conf_result *res, F
 		log_put(err, LOG_PREFIX, "%s:%d: %s - %s",
 			config_error_file(cfg) ? config_error_file(cfg) : path,
 			config_error_line(cfg), config_error_text(cfg),
-			strstr(config_error_text(cfg), "include")
-				? "@include paths are relative to the including config file's directory"
-				: "fix the config file syntax");
+			strstr(config_error_text(cfg), "include") ?
+				"@include paths are relative to the including config file's directory" :
+				"fix the config file syntax");
 		config_destroy(cfg);
 		free(cfg);
 		free(dir);
@@ -83,7 +83,8 @@ int conf_load(struct op_options *o, const char *path, struct conf_result *res, F
 		const struct conf_key *k = conf_key_find(config_setting_name(s));
 
 		if (!k) {
-			conf_msg(&c, s, false, "unknown setting ignored - see conf/oprofiled.conf for the known ones");
+			conf_msg(&c, s, false,
+				 "unknown setting ignored - see conf/oprofiled.conf for the known ones");
 			res->warnings++;
 			continue;
 		}
@@ -170,8 +171,8 @@ int conf_plugin_string(void *config, const char *plugin, const char *key, const 
 	return 0;
 }
 
-int conf_plugin_int64(void *config, const char *plugin, const char *key, int64_t *out,
-		      char *why, size_t why_len)
+int conf_plugin_int64(void *config, const char *plugin, const char *key, int64_t *out, char *why,
+		      size_t why_len)
 {
 	config_setting_t *s = conf_plugin_key(config, plugin, key);
 	const char *f, *text;
@@ -184,9 +185,11 @@ int conf_plugin_int64(void *config, const char *plugin, const char *key, int64_t
 	if (conf_int(config, s, &v, &text)) {
 		f = config_setting_source_file(s);
 		if (why && why_len)
-			snprintf(why, why_len, "%s:%u: plugins.%s.%s: %s does not fit a 64-bit integer "
-				 "(%" PRId64 "..%" PRId64 ")", f ? f : "config",
-				 config_setting_source_line(s), plugin, key, text, INT64_MIN, INT64_MAX);
+			snprintf(why, why_len,
+				 "%s:%u: plugins.%s.%s: %s does not fit a 64-bit integer "
+				 "(%" PRId64 "..%" PRId64 ")",
+				 f ? f : "config", config_setting_source_line(s), plugin, key, text,
+				 INT64_MIN, INT64_MAX);
 		return -EINVAL;
 	}
 	*out = v;

@@ -60,15 +60,24 @@ static const struct conf_key conf_keys[] = {
 const char *conf_type_name(int type)
 {
 	switch (type) {
-	case CONFIG_TYPE_GROUP: return "a group";
-	case CONFIG_TYPE_INT: return "an integer";
-	case CONFIG_TYPE_INT64: return "a 64-bit integer";
-	case CONFIG_TYPE_FLOAT: return "a float";
-	case CONFIG_TYPE_STRING: return "a string";
-	case CONFIG_TYPE_BOOL: return "a boolean";
-	case CONFIG_TYPE_ARRAY: return "an array";
-	case CONFIG_TYPE_LIST: return "a list";
-	default: return "nothing";
+	case CONFIG_TYPE_GROUP:
+		return "a group";
+	case CONFIG_TYPE_INT:
+		return "an integer";
+	case CONFIG_TYPE_INT64:
+		return "a 64-bit integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a float";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_ARRAY:
+		return "an array";
+	case CONFIG_TYPE_LIST:
+		return "a list";
+	default:
+		return "nothing";
 	}
 }
 
@@ -127,7 +136,8 @@ static bool conf_expect(struct conf_ctx *c, const config_setting_t *s, int type,
 
 	if (t == type || (type == CONFIG_TYPE_INT && t == CONFIG_TYPE_INT64))
 		return true;
-	conf_msg(c, s, true, "expected %s, found %s - fix the value's type", what, conf_type_name(t));
+	conf_msg(c, s, true, "expected %s, found %s - fix the value's type", what,
+		 conf_type_name(t));
 	return false;
 }
 
@@ -140,7 +150,8 @@ static char *conf_strlist(struct conf_ctx *c, const config_setting_t *s)
 
 	if (config_setting_type(s) == CONFIG_TYPE_STRING)
 		return strdup(config_setting_get_string(s));
-	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST) {
+	if (config_setting_type(s) != CONFIG_TYPE_ARRAY &&
+	    config_setting_type(s) != CONFIG_TYPE_LIST) {
 		conf_msg(c, s, true, "expected a string or an array of strings, found %s",
 			 conf_type_name(config_setting_type(s)));
 		return NULL;
@@ -198,7 +209,8 @@ static void conf_one_plugin(struct conf_ctx *c, const config_setting_t *g, const
 		return;
 	/* the loader refuses it at start: say so with this line */
 	if (!ext_name_valid(name)) {
-		conf_msg(c, g, true, "plugin name \"%.80s\" is not valid - expected " OPTVAL_PLUGIN_NAME_RULE,
+		conf_msg(c, g, true,
+			 "plugin name \"%.80s\" is not valid - expected " OPTVAL_PLUGIN_NAME_RULE,
 			 name);
 		return;
 	}
@@ -224,7 +236,8 @@ static void conf_plugins(struct conf_ctx *c, const config_setting_t *s)
 			if (!conf_expect(c, g, CONFIG_TYPE_GROUP, "a group { name = \"...\"; ... }"))
 				continue;
 			if (!config_setting_lookup_string(g, "name", &name)) {
-				conf_msg(c, g, true, "plugin entry without a string 'name' - add name = \"PLUGIN\";");
+				conf_msg(c, g, true,
+					 "plugin entry without a string 'name' - add name = \"PLUGIN\";");
 				continue;
 			}
 			conf_one_plugin(c, g, name);
@@ -238,7 +251,8 @@ static void conf_plugins(struct conf_ctx *c, const config_setting_t *s)
 			conf_one_plugin(c, g, config_setting_name(g));
 		}
 	} else {
-		conf_msg(c, s, true, "expected a list ( { name = ...; }, ... ) or a group { NAME = { ... }; }, found %s",
+		conf_msg(c, s, true,
+			 "expected a list ( { name = ...; }, ... ) or a group { NAME = { ... }; }, found %s",
 			 conf_type_name(config_setting_type(s)));
 	}
 }
@@ -281,7 +295,8 @@ void conf_apply(struct conf_ctx *c, const config_setting_t *s, const struct conf
 			return;
 		break;
 	case K_INT:
-		if (!conf_expect(c, s, CONFIG_TYPE_INT, "an integer") || !conf_range(c, s, k, "", &v))
+		if (!conf_expect(c, s, CONFIG_TYPE_INT, "an integer") ||
+		    !conf_range(c, s, k, "", &v))
 			return;
 		break;
 	case K_BOOL:
@@ -298,7 +313,7 @@ void conf_apply(struct conf_ctx *c, const config_setting_t *s, const struct conf
 		/* seconds as an integer, or a string with a unit ("5m", "1h") */
 		if (config_setting_type(s) == CONFIG_TYPE_STRING) {
 			if (op_parse_interval(config_setting_get_string(s), &secs, err,
-						   sizeof(err))) {
+					      sizeof(err))) {
 				conf_msg(c, s, true, "%s", err);
 				return;
 			}
@@ -315,8 +330,9 @@ void conf_apply(struct conf_ctx *c, const config_setting_t *s, const struct conf
 	if (!strcmp(n, "session_dir")) {
 		/* "" would make the cwd the session: "/" under systemd */
 		if (str && !*str) {
-			conf_msg(c, s, true, "empty directory name - give a directory, or remove "
-					     "the line for the default");
+			conf_msg(c, s, true,
+				 "empty directory name - give a directory, or remove "
+				 "the line for the default");
 			free(str);
 		} else {
 			conf_replace(&o->session_dir, str);
@@ -325,15 +341,15 @@ void conf_apply(struct conf_ctx *c, const config_setting_t *s, const struct conf
 		int rc = str ? optval_check_group(str) : -ENOMEM;
 
 		if (rc)
-			conf_msg(c, s, true, "\"%s\": %s - give an existing group, or remove the "
-					     "line to keep a root daemon's session private",
+			conf_msg(c, s, true,
+				 "\"%s\": %s - give an existing group, or remove the "
+				 "line to keep a root daemon's session private",
 				 str ? str : "", rc == -ENOENT ? "no such group" : strerror(-rc));
 		if (rc)
 			free(str);
 		else
 			conf_replace(&o->session_group, str);
-	}
-	else if (!strcmp(n, "events")) {
+	} else if (!strcmp(n, "events")) {
 		char where[PATH_MAX + 32];
 
 		conf_replace(&o->events_spec, str);
@@ -341,8 +357,7 @@ void conf_apply(struct conf_ctx *c, const config_setting_t *s, const struct conf
 		conf_where(s, c->path, where, sizeof(where));
 		free(o->events_origin);
 		o->events_origin = strdup(where);
-	}
-	else if (!strcmp(n, "plugin_dir"))
+	} else if (!strcmp(n, "plugin_dir"))
 		conf_replace(&o->plugin_dir, str);
 	else if (!strcmp(n, "vmlinux"))
 		conf_replace(&o->vmlinux, str);

@@ -37,8 +37,8 @@
 struct conf_wide {
 	const config_setting_t *s;
 	int64_t v;
-	bool overflow;  /* beyond 64 bits: v means nothing */
-	char text[32];  /* the literal as written (cut) */
+	bool overflow; /* beyond 64 bits: v means nothing */
+	char text[32]; /* the literal as written (cut) */
 };
 
 struct conf_wides {
@@ -59,8 +59,8 @@ struct conf_src {
 	const char *name; /* as libconfig names it (config_setting_source_file) */
 	char *text;
 	struct conf_assign *a;
-	size_t n, next;   /* next: where the document-order match goes on */
-	bool failed;      /* unreadable, or the lexer lost step: no corrections */
+	size_t n, next; /* next: where the document-order match goes on */
+	bool failed;    /* unreadable, or the lexer lost step: no corrections */
 };
 
 #define CONF_MAX_SRCS 16
@@ -100,8 +100,7 @@ static char *conf_read_text(const char *path)
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf)
 		goto out;
-	while (len < (size_t)st.st_size &&
-	       (n = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
+	while (len < (size_t)st.st_size && (n = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
 		len += (size_t)n;
 	buf[len] = '\0';
 out:

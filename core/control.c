@@ -32,10 +32,10 @@
 
 /* counters that are samples the profile does not show */
 static const enum op_stat control_lost[] = {
-	STAT_LOST_KERNEL,	STAT_LOST_NO_MAPPING,	 STAT_LOST_NO_APP_USER,
-	STAT_LOST_NO_CONTEXT,	STAT_LOST_INVALID_DOMAIN, STAT_KLOST_SAMPLES,
-	STAT_LOST_SAMPLEFILE,	STAT_LOST_BAD_COUNTER,	 STAT_LOST_PLUGIN_FILE,
-	STAT_INVALID_PC,	STAT_NO_MEMORY,
+	STAT_LOST_KERNEL,     STAT_LOST_NO_MAPPING,     STAT_LOST_NO_APP_USER,
+	STAT_LOST_NO_CONTEXT, STAT_LOST_INVALID_DOMAIN, STAT_KLOST_SAMPLES,
+	STAT_LOST_SAMPLEFILE, STAT_LOST_BAD_COUNTER,    STAT_LOST_PLUGIN_FILE,
+	STAT_INVALID_PC,      STAT_NO_MEMORY,
 };
 
 /* "oprofiled: ..." to the daemon's log */
@@ -98,10 +98,12 @@ static void control_note(struct control *c, const char *what)
 		c->notes_suppressed++;
 		return;
 	}
-	control_log(c, "control: %s (so far: %u dropped for being slow, %u turned away busy, %u "
+	control_log(c,
+		    "control: %s (so far: %u dropped for being slow, %u turned away busy, %u "
 		    "refused as not the owner; %u such events not logged since the last message, "
-		    "at most one per %d s)", what, c->nr_dropped, c->nr_busy, c->nr_refused,
-		    c->notes_suppressed, CONTROL_NOTE_MS / 1000);
+		    "at most one per %d s)",
+		    what, c->nr_dropped, c->nr_busy, c->nr_refused, c->notes_suppressed,
+		    CONTROL_NOTE_MS / 1000);
 	c->next_note_ms = now + CONTROL_NOTE_MS;
 	c->notes_suppressed = 0;
 }
@@ -154,9 +156,10 @@ out_close:
 	errno = rc;
 out_err:
 	rc = -errno;
-	control_log(c, "warning: %s/" CONTROL_SOCKET ": cannot open the control socket: %s - "
-		    "opcontrol will not reach this daemon (signals still work)", c->sess->dir,
-		    strerror(errno));
+	control_log(c,
+		    "warning: %s/" CONTROL_SOCKET ": cannot open the control socket: %s - "
+		    "opcontrol will not reach this daemon (signals still work)",
+		    c->sess->dir, strerror(errno));
 	return rc;
 }
 
@@ -185,8 +188,8 @@ void control_stop(struct control *c)
 /* actions                                                             */
 /* ------------------------------------------------------------------ */
 
-int control_set_aside(struct control *c, const char *name, bool rotate, char *used,
-		      size_t used_len, char *err, size_t err_len)
+int control_set_aside(struct control *c, const char *name, bool rotate, char *used, size_t used_len,
+		      char *err, size_t err_len)
 {
 	char stamp[ROTATE_NAME_MAX], why[ROTATE_NAME_MAX + 64];
 	const char *to = name ? name : "previous";
@@ -202,9 +205,10 @@ int control_set_aside(struct control *c, const char *name, bool rotate, char *us
 		}
 		to = stamp;
 	} else if (name && !rotate_name_ok(name)) {
-		snprintf(err, err_len, "session name \"%s\": expected 1..%d characters of A-Z a-z "
-			 "0-9 . _ - (not starting with . or -, not current/previous/stats)", name,
-			 ROTATE_NAME_MAX - 1);
+		snprintf(err, err_len,
+			 "session name \"%s\": expected 1..%d characters of A-Z a-z "
+			 "0-9 . _ - (not starting with . or -, not current/previous/stats)",
+			 name, ROTATE_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	/*
@@ -235,8 +239,10 @@ int control_set_aside(struct control *c, const char *name, bool rotate, char *us
 	}
 	rc2 = rotate_keep_snapshot(c->sess->samples_fd, to);
 	if (rc2 < 0)
-		control_log(c, "warning: the kernel symbol snapshot was not carried to the new "
-			    "samples/current: %s", strerror(-rc2));
+		control_log(c,
+			    "warning: the kernel symbol snapshot was not carried to the new "
+			    "samples/current: %s",
+			    strerror(-rc2));
 	control_log(c, "control: samples/current saved as samples/%s", to);
 	/* the new session's counters start at zero; status adds the earlier ones */
 	pipeline_new_session(c->t.pipe, &c->before);
@@ -252,7 +258,8 @@ static void control_rotate(struct control *c, FILE *reply)
 	/* make room first: never more than rotate_keep on disk, even for a moment */
 	removed = rotate_prune(c->sess->samples_fd, c->rotate_keep - 1);
 	if (removed < 0)
-		control_log(c, "warning: cannot remove old rotate-* sessions: %s", strerror(-removed));
+		control_log(c, "warning: cannot remove old rotate-* sessions: %s",
+			    strerror(-removed));
 	rc = control_set_aside(c, NULL, true, used, sizeof(used), err, sizeof(err));
 	if (rc) {
 		if (reply)
@@ -261,8 +268,10 @@ static void control_rotate(struct control *c, FILE *reply)
 	}
 	c->nr_rotations++;
 	snprintf(c->last_rotation, sizeof(c->last_rotation), "%s", used);
-	control_log(c, "control: rotated samples/current to samples/%s (%d old removed, keeping "
-		    "%u)", used, removed > 0 ? removed : 0, c->rotate_keep);
+	control_log(c,
+		    "control: rotated samples/current to samples/%s (%d old removed, keeping "
+		    "%u)",
+		    used, removed > 0 ? removed : 0, c->rotate_keep);
 	if (reply)
 		fprintf(reply, "ok\nsaved samples/%s\nremoved %d old rotate-* session%s\n", used,
 			removed > 0 ? removed : 0, removed == 1 ? "" : "s");
@@ -283,11 +292,15 @@ static void control_expire(struct control *c, uint64_t now)
 			continue;
 		c->nr_dropped++;
 		if (cl->reply)
-			snprintf(what, sizeof(what), "a client dropped: it took %zu of %zu reply bytes "
-				 "in %d s", cl->reply_off, cl->reply_len, CONTROL_REPLY_MS / 1000);
+			snprintf(what, sizeof(what),
+				 "a client dropped: it took %zu of %zu reply bytes "
+				 "in %d s",
+				 cl->reply_off, cl->reply_len, CONTROL_REPLY_MS / 1000);
 		else
-			snprintf(what, sizeof(what), "a client dropped: %zu bytes but no request line "
-				 "in %d s", cl->len, CONTROL_REQUEST_MS / 1000);
+			snprintf(what, sizeof(what),
+				 "a client dropped: %zu bytes but no request line "
+				 "in %d s",
+				 cl->len, CONTROL_REQUEST_MS / 1000);
 		control_note(c, what);
 		if (!cl->reply)
 			control_say(cl->fd, say);
@@ -366,11 +379,13 @@ static void control_status(struct control *c, FILE *out)
 	fprintf(out, "running since: %s (%lld s)\n", since, (long long)(time(NULL) - c->started));
 	fprintf(out, "mode: %s\n", (unsigned)c->opts->mode < 4 ? modes[c->opts->mode] : "?");
 	fprintf(out, "config: %s\n", c->opts->config_file ? c->opts->config_file : "none");
-	fprintf(out, "events: %s\n", c->opts->events_spec ? c->opts->events_spec : "the model's default");
+	fprintf(out, "events: %s\n",
+		c->opts->events_spec ? c->opts->events_spec : "the model's default");
 	fprintf(out, "samples: %" PRIu64 " (this session %" PRIu64 ")\n", all, cur);
 	fprintf(out, "lost: %" PRIu64 " samples (this session %" PRIu64 ")\n",
 		lost + control_lost_sum(bf), lost);
-	fprintf(out, "kernel dropped: %" PRIu64 " samples, %" PRIu64 " mmap/comm/fork/exit "
+	fprintf(out,
+		"kernel dropped: %" PRIu64 " samples, %" PRIu64 " mmap/comm/fork/exit "
 		"records, %" PRIu64 " records of unknown kind (this session %" PRIu64 ", %" PRIu64
 		", %" PRIu64 ")\n",
 		st->v[STAT_KLOST_SAMPLES] + bf->v[STAT_KLOST_SAMPLES],
@@ -380,7 +395,8 @@ static void control_status(struct control *c, FILE *out)
 		st->v[STAT_KLOST_SAMPLES], st->v[STAT_KLOST_SIDEBAND],
 		stats_file_value(st, STATS_F_KLOST_RECORDS));
 	if (ps)
-		fprintf(out, "kernel LOST records: %" PRIu64 " (reporting %" PRIu64
+		fprintf(out,
+			"kernel LOST records: %" PRIu64 " (reporting %" PRIu64
 			" records of any kind)\n",
 			ps->lost_records, ps->lost);
 	pipeline_file_counts(c->t.pipe, &nr_open, &nr_sets);
@@ -395,11 +411,12 @@ static void control_status(struct control *c, FILE *out)
 	else
 		fprintf(out, "rotation: off (done %u)\n", c->nr_rotations);
 	fprintf(out, "saves: %u, resets: %u\n", c->nr_saves, c->nr_resets);
-	fprintf(out, "control connections: %u open (max %d); requests %u; dropped %u (slow: %d s "
+	fprintf(out,
+		"control connections: %u open (max %d); requests %u; dropped %u (slow: %d s "
 		"for the request line, %d s to take the reply); turned away %u (busy); refused %u "
-		"(not the owner)\n", c->nr_clients, CONTROL_MAX_CLIENTS, c->nr_requests,
-		c->nr_dropped, CONTROL_REQUEST_MS / 1000, CONTROL_REPLY_MS / 1000, c->nr_busy,
-		c->nr_refused);
+		"(not the owner)\n",
+		c->nr_clients, CONTROL_MAX_CLIENTS, c->nr_requests, c->nr_dropped,
+		CONTROL_REQUEST_MS / 1000, CONTROL_REPLY_MS / 1000, c->nr_busy, c->nr_refused);
 	if (rotate_list(c->sess->samples_fd, &names, &n) == 0) {
 		fprintf(out, "rotate sessions: %zu", n);
 		for (i = 0; i < n; i++)
@@ -474,8 +491,10 @@ static void control_request(struct control *c, char *line, FILE *out)
 		c->rotate_keep = (unsigned)k;
 		fprintf(out, "ok\nkeeping %u rotate-* sessions\n", c->rotate_keep);
 	} else {
-		fprintf(out, "error: unknown request \"%s%s%s\" - expected status, dump, stop, reset, "
-			"save NAME, rotate [INTERVAL], keep K\n", line, arg ? " " : "", arg ? arg : "");
+		fprintf(out,
+			"error: unknown request \"%s%s%s\" - expected status, dump, stop, reset, "
+			"save NAME, rotate [INTERVAL], keep K\n",
+			line, arg ? " " : "", arg ? arg : "");
 	}
 }
 
@@ -582,7 +601,7 @@ static void control_accept(struct control *c)
 			 (long)cred.uid);
 		control_note(c, what);
 		control_say(fd, "error: permission denied - only the daemon's owner or root may "
-			    "control it\n");
+				"control it\n");
 		close(fd);
 		return;
 	}

@@ -43,10 +43,10 @@ struct ext_loader;
 struct control_client {
 	bool used;
 	int fd;
-	uint64_t deadline_ms;        /* CLOCK_MONOTONIC */
-	size_t len;                  /* request bytes so far */
+	uint64_t deadline_ms; /* CLOCK_MONOTONIC */
+	size_t len;           /* request bytes so far */
 	char line[CONTROL_LINE_MAX];
-	char *reply;                 /* malloc'd once the request is done */
+	char *reply; /* malloc'd once the request is done */
 	size_t reply_len, reply_off;
 };
 
@@ -61,27 +61,27 @@ struct control_target {
 struct control {
 	const struct op_options *opts;
 	struct session *sess;
-	struct op_log *log;          /* main's; its stderr_is_log is set at daemonize_ready */
+	struct op_log *log; /* main's; its stderr_is_log is set at daemonize_ready */
 	struct control_target t;
 	bool prepared, active, daemonized, stop;
-	bool stderr_is_log;          /* daemonized and running: stderr is the log */
-	int listen_fd;               /* valid when active */
-	int epfd;                    /* the socket and its clients; perf_poll watches it */
-	bool listen_paused;          /* out of descriptors: accept again at the next tick */
-	int ready_fd;                /* daemonize pipe to the waiting parent, valid when > 0 */
+	bool stderr_is_log; /* daemonized and running: stderr is the log */
+	int listen_fd;      /* valid when active */
+	int epfd;           /* the socket and its clients; perf_poll watches it */
+	bool listen_paused; /* out of descriptors: accept again at the next tick */
+	int ready_fd;       /* daemonize pipe to the waiting parent, valid when > 0 */
 	time_t started;
-	unsigned rotate_interval;    /* seconds, 0: off */
+	unsigned rotate_interval; /* seconds, 0: off */
 	unsigned rotate_keep;
-	uint64_t next_rotate_ms;     /* CLOCK_MONOTONIC */
-	uint64_t rotate_seq;         /* of the last rotate-* name given (rotate_stamp_name) */
-	struct op_stats before;      /* counters of the sessions already set aside */
+	uint64_t next_rotate_ms; /* CLOCK_MONOTONIC */
+	uint64_t rotate_seq;     /* of the last rotate-* name given (rotate_stamp_name) */
+	struct op_stats before;  /* counters of the sessions already set aside */
 	unsigned nr_saves, nr_resets, nr_rotations, nr_refused, nr_requests;
 	char last_rotation[64];
 	struct control_client clients[CONTROL_MAX_CLIENTS];
-	unsigned nr_clients;         /* slots in use */
-	unsigned nr_dropped;         /* too slow: request or reply past its deadline */
-	unsigned nr_busy;            /* turned away: CONTROL_MAX_CLIENTS were open */
-	uint64_t next_note_ms;       /* rate limit of the log lines about them */
+	unsigned nr_clients;   /* slots in use */
+	unsigned nr_dropped;   /* too slow: request or reply past its deadline */
+	unsigned nr_busy;      /* turned away: CONTROL_MAX_CLIENTS were open */
+	uint64_t next_note_ms; /* rate limit of the log lines about them */
 	unsigned notes_suppressed;
 };
 
@@ -107,7 +107,7 @@ void control_stop(struct control *c);
  * with the kernel symbol snapshot, restart the session counters. The
  * session name used goes to @used. 0 or -errno with a message in @err.
  */
-int control_set_aside(struct control *c, const char *name, bool rotate, char *used,
-		      size_t used_len, char *err, size_t err_len);
+int control_set_aside(struct control *c, const char *name, bool rotate, char *used, size_t used_len,
+		      char *err, size_t err_len);
 
 #endif /* OP_CORE_CONTROL_H */

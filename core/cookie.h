@@ -14,23 +14,23 @@
 #include "op_mangle.h"
 
 struct cookie_ent {
-	char *path;             /* user: absolute path; kernel: name; anon: maps name */
-	uint32_t len;           /* strlen(path) */
+	char *path;   /* user: absolute path; kernel: name; anon: maps name */
+	uint32_t len; /* strlen(path) */
 	enum op_image_kind kind;
-	bool deleted;           /* mapped file was deleted: mtime unknown */
-	uint64_t mtime;         /* st_mtime at interning; 0 for kernel/anon/unknown */
-	bool wanted;            /* matches the --image filter (always true without one) */
+	bool deleted;   /* mapped file was deleted: mtime unknown */
+	uint64_t mtime; /* st_mtime at interning; 0 for kernel/anon/unknown */
+	bool wanted;    /* matches the --image filter (always true without one) */
 	uint32_t hash;
-	op_cookie_t next;       /* hash chain */
+	op_cookie_t next; /* hash chain */
 };
 
 struct cookie_table {
 	struct cookie_ent *ents; /* ents[0] unused */
 	uint32_t nr, cap;
 	op_cookie_t *buckets;
-	uint32_t nr_buckets;     /* power of two */
-	bool no_stat;            /* tests: do not stat binaries */
-	char *const *filter;     /* --image: full paths or base names (NULL-terminated), or NULL */
+	uint32_t nr_buckets; /* power of two */
+	bool no_stat;        /* tests: do not stat binaries */
+	char *const *filter; /* --image: full paths or base names (NULL-terminated), or NULL */
 };
 
 int cookie_init(struct cookie_table *t);

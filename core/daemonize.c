@@ -45,9 +45,10 @@ int daemonize_check_plugins(const struct op_options *o, FILE *err)
 		snprintf(path, sizeof(path), "%s/%s.so", o->plugin_dir, f->name);
 		if (access(path, F_OK) == 0)
 			continue;
-		log_put(err, LOG_PREFIX, "%s: plugins: unknown plugin \"%s\": no %s.so in %s - fix the "
-			"name (oprofiled --list-plugins shows them) or set enabled = false", f->origin,
-			f->name, f->name, o->plugin_dir);
+		log_put(err, LOG_PREFIX,
+			"%s: plugins: unknown plugin \"%s\": no %s.so in %s - fix the "
+			"name (oprofiled --list-plugins shows them) or set enabled = false",
+			f->origin, f->name, f->name, o->plugin_dir);
 		rc = -ENOENT;
 	}
 	return rc;
@@ -77,10 +78,11 @@ static void daemonize_raise_nofile(struct control *c, size_t nr_events)
 
 		/* root may raise the hard limit too */
 		if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
-			daemonize_log(c, "RLIMIT_NOFILE raised from %llu (hard %llu) to %llu for %u "
-				      "sample files", (unsigned long long)old,
-				      (unsigned long long)rl.rlim_max, (unsigned long long)need,
-				      c->opts->max_open_files);
+			daemonize_log(c,
+				      "RLIMIT_NOFILE raised from %llu (hard %llu) to %llu for %u "
+				      "sample files",
+				      (unsigned long long)old, (unsigned long long)rl.rlim_max,
+				      (unsigned long long)need, c->opts->max_open_files);
 			return;
 		}
 		rl.rlim_cur = rl.rlim_max;
@@ -93,7 +95,8 @@ static void daemonize_raise_nofile(struct control *c, size_t nr_events)
 			      c->opts->max_open_files);
 		return;
 	}
-	daemonize_log(c, "warning: RLIMIT_NOFILE is %llu, %llu wanted for max_open_files = %u: "
+	daemonize_log(c,
+		      "warning: RLIMIT_NOFILE is %llu, %llu wanted for max_open_files = %u: "
 		      "sample files will be closed and reopened more often - raise the limit "
 		      "(LimitNOFILE= in the unit) or lower max_open_files",
 		      (unsigned long long)rl.rlim_cur, (unsigned long long)need,
@@ -135,7 +138,7 @@ static void __attribute__((noreturn)) daemonize_wait_ready(int rfd, pid_t child)
 			_exit(0);
 	}
 	fprintf(stderr, "oprofiled: the daemon stopped before profiling began (see the messages "
-		"above)\n");
+			"above)\n");
 	_exit(1);
 }
 

@@ -87,10 +87,10 @@ const char *evb_code_name(uint32_t code);
  */
 struct op_emit {
 	uint64_t *buf;
-	size_t len, cap;       /* in words */
+	size_t len, cap; /* in words */
 	int (*flush)(void *priv, const uint64_t *words, size_t nwords);
 	void *flush_priv;
-	uint64_t too_long;     /* records refused: longer than the whole buffer */
+	uint64_t too_long; /* records refused: longer than the whole buffer */
 	uint64_t flushes;
 };
 
@@ -178,8 +178,7 @@ struct evb_item {
 };
 
 /* HOT. The item at *@pos of the @n words @w; *@pos moves past it. */
-static inline enum evb_kind evb_next(const uint64_t *w, size_t n, size_t *pos,
-				     struct evb_item *it)
+static inline enum evb_kind evb_next(const uint64_t *w, size_t n, size_t *pos, struct evb_item *it)
 {
 	size_t i = *pos;
 

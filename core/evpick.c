@@ -52,7 +52,7 @@ static void evpick_cpuinfo(const char *proc_root, const char *forced, struct op_
 
 /* the registered model with the highest detect() score, or NULL */
 static const struct ext_model *evpick_pick_model(struct evpick *p, const struct op_cpuinfo *ci,
-					       bool quiet)
+						 bool quiet)
 {
 	const struct ext_model *best = NULL;
 	int best_score = 0;
@@ -69,8 +69,10 @@ static const struct ext_model *evpick_pick_model(struct evpick *p, const struct 
 		} else if (score <= 0 && why[0] && !quiet) {
 			log_info(p->log, "model %s declines this CPU: %s", m->desc.name, why);
 			if (!p->model_why[0])
-				snprintf(p->model_why, sizeof(p->model_why), "model %s declines "
-					 "this CPU: %s", m->desc.name, why);
+				snprintf(p->model_why, sizeof(p->model_why),
+					 "model %s declines "
+					 "this CPU: %s",
+					 m->desc.name, why);
 		}
 	}
 	return best;
@@ -100,8 +102,10 @@ static void evpick_load_models(struct evpick *p)
 		if (access(path, F_OK))
 			continue;
 		if (ext_load(p->loader, models[i], "", "default"))
-			log_err(p->log, "warning: hardware-model plugin %s could not be loaded from %s "
-			       "(see the log)", models[i], p->opts->plugin_dir);
+			log_err(p->log,
+				"warning: hardware-model plugin %s could not be loaded from %s "
+				"(see the log)",
+				models[i], p->opts->plugin_dir);
 	}
 }
 
@@ -123,12 +127,15 @@ static int evpick_parse_event(char *buf, struct op_event_req *req, char *err, si
 		*p++ = 0;
 	}
 	if (p) {
-		snprintf(err, err_len, "event \"%s\": too many ':' fields - expected "
-			 "NAME[:count[:unitmask[:kernel[:user]]]]", buf);
+		snprintf(err, err_len,
+			 "event \"%s\": too many ':' fields - expected "
+			 "NAME[:count[:unitmask[:kernel[:user]]]]",
+			 buf);
 		return -EINVAL;
 	}
 	if (!field[0][0]) {
-		snprintf(err, err_len, "empty event name - expected NAME[:count[:unitmask[:kernel[:user]]]]");
+		snprintf(err, err_len,
+			 "empty event name - expected NAME[:count[:unitmask[:kernel[:user]]]]");
 		return -EINVAL;
 	}
 	req->name = field[0];
@@ -138,8 +145,8 @@ static int evpick_parse_event(char *buf, struct op_event_req *req, char *err, si
 		errno = 0;
 		v = strtoull(field[i], &end, 0);
 		if (errno || *end) {
-			snprintf(err, err_len, "event %s: field %d \"%s\" is not a number", req->name,
-				 i + 1, field[i]);
+			snprintf(err, err_len, "event %s: field %d \"%s\" is not a number",
+				 req->name, i + 1, field[i]);
 			return -EINVAL;
 		}
 		if (i == 1) {
@@ -150,7 +157,8 @@ static int evpick_parse_event(char *buf, struct op_event_req *req, char *err, si
 			req->um = (uint32_t)v;
 		} else {
 			if (v > 1) {
-				snprintf(err, err_len, "event %s: the %s flag must be 0 or 1, found \"%s\"",
+				snprintf(err, err_len,
+					 "event %s: the %s flag must be 0 or 1, found \"%s\"",
 					 req->name, i == 3 ? "kernel" : "user", field[i]);
 				return -EINVAL;
 			}
@@ -205,7 +213,8 @@ static int evpick_choose_events(struct evpick *p)
 	int rc = 0;
 
 	if (!spec || !*spec) {
-		log_err(p->log, "model %s has no default event: give --events=NAME:count", m->desc.name);
+		log_err(p->log, "model %s has no default event: give --events=NAME:count",
+			m->desc.name);
 		return -EINVAL;
 	}
 	if (!m->desc.encode) {
@@ -233,8 +242,10 @@ static int evpick_choose_events(struct evpick *p)
 			break;
 		}
 		if (strlen(req.name) > OP_EVENT_NAME_MAX || strpbrk(req.name, "./ ")) {
-			log_err(p->log, "--events: event name \"%s\" must be at most %d characters without "
-			       "'.', '/' or spaces", req.name, OP_EVENT_NAME_MAX);
+			log_err(p->log,
+				"--events: event name \"%s\" must be at most %d characters without "
+				"'.', '/' or spaces",
+				req.name, OP_EVENT_NAME_MAX);
 			rc = -EINVAL;
 			break;
 		}
@@ -244,8 +255,9 @@ static int evpick_choose_events(struct evpick *p)
 
 			rc = op_parse_event_spec(&p->catalogue, item_copy, &spec, err, sizeof(err));
 			if (rc) {
-				log_err(p->log, "--events: %s (cpu type %s; ophelp lists the events)", err,
-					 p->cpu_type_name);
+				log_err(p->log,
+					"--events: %s (cpu type %s; ophelp lists the events)", err,
+					p->cpu_type_name);
 				break;
 			}
 			req.code = spec.ev->code;
@@ -255,18 +267,21 @@ static int evpick_choose_events(struct evpick *p)
 			req.user = spec.user;
 			req.counter_mask = spec.ev->counter_mask;
 		}
-		if (req.kernel && !evpick_event_field_given(item_copy, 3) && evpick_kernel_refused(p)) {
+		if (req.kernel && !evpick_event_field_given(item_copy, 3) &&
+		    evpick_kernel_refused(p)) {
 			if (!user_only_said)
-				log_err(p->log, "note: perf_event_paranoid is 2 or more and oprofiled is not "
-				       "root: sampling user space only (give NAME:count:um:1:1 to ask "
-				       "for kernel samples too, as root or with CAP_PERFMON)");
+				log_err(p->log,
+					"note: perf_event_paranoid is 2 or more and oprofiled is not "
+					"root: sampling user space only (give NAME:count:um:1:1 to ask "
+					"for kernel samples too, as root or with CAP_PERFMON)");
 			user_only_said = true;
 			req.kernel = false;
 		}
 		for (i = 0; i < p->nr_events; i++) {
 			if (!strcmp(p->events[i].name, req.name) && p->events[i].um == req.um) {
-				log_err(p->log, "--events: %s with unit mask %u is given twice - give it once",
-				    req.name, req.um);
+				log_err(p->log,
+					"--events: %s with unit mask %u is given twice - give it once",
+					req.name, req.um);
 				rc = -EINVAL;
 				goto out;
 			}
@@ -275,9 +290,9 @@ static int evpick_choose_events(struct evpick *p)
 		rc = m->desc.encode(m->priv, &req, &p->attrs[p->nr_events], err, sizeof(err));
 		if (rc) {
 			/* a hardware event asked for while the fallback took over: say why */
-			log_err(p->log, "event %s cannot be used with model %s: %s%s%s", req.name, m->desc.name,
-			    err[0] ? err : strerror(rc < 0 ? -rc : EINVAL),
-			    p->model_why[0] ? "; hardware " : "", p->model_why);
+			log_err(p->log, "event %s cannot be used with model %s: %s%s%s", req.name,
+				m->desc.name, err[0] ? err : strerror(rc < 0 ? -rc : EINVAL),
+				p->model_why[0] ? "; hardware " : "", p->model_why);
 			rc = rc < 0 ? rc : -EINVAL;
 			break;
 		}
@@ -320,11 +335,12 @@ int evpick_choose(struct evpick *p, const struct op_options *o, struct op_log *l
 	if (!p->model) {
 		if (p->reg->no_event_ok && !p->opts->events_spec)
 			return 0;
-		log_err(p->log, "no hardware model claims this CPU (%s family %u model %u, PMU %s) and the "
-		       "timer plugin is not available in %s - install the plugins or set "
-		       "--plugin-dir",
-		    ci.vendor[0] ? ci.vendor : "unknown", ci.family, ci.model,
-		    ci.pmu_usable ? "usable" : "not usable", p->opts->plugin_dir);
+		log_err(p->log,
+			"no hardware model claims this CPU (%s family %u model %u, PMU %s) and the "
+			"timer plugin is not available in %s - install the plugins or set "
+			"--plugin-dir",
+			ci.vendor[0] ? ci.vendor : "unknown", ci.family, ci.model,
+			ci.pmu_usable ? "usable" : "not usable", p->opts->plugin_dir);
 		return -ENOENT;
 	}
 	if (p->model->desc.cpu_type)
@@ -339,16 +355,19 @@ int evpick_choose(struct evpick *p, const struct op_options *o, struct op_log *l
 		rc = op_events_load(&p->catalogue, NULL, p->cpu_type_name,
 				    p->model->desc.nr_counters, 0, err, sizeof(err));
 		if (rc) {
-			log_err(p->log, "events catalogue of cpu type %s: %s - check OPROFILE_EVENTS_DIR "
-			       "or the installation", p->cpu_type_name, err[0] ? err : strerror(-rc));
+			log_err(p->log,
+				"events catalogue of cpu type %s: %s - check OPROFILE_EVENTS_DIR "
+				"or the installation",
+				p->cpu_type_name, err[0] ? err : strerror(-rc));
 			return rc;
 		}
 		p->have_catalogue = true;
 	}
 	rc = evpick_choose_events(p);
 	if (rc && p->opts->events_origin)
-		log_err(p->log, "%s: events: \"%s\" cannot be used (see above) - fix the config file",
-			 p->opts->events_origin, p->opts->events_spec);
+		log_err(p->log,
+			"%s: events: \"%s\" cannot be used (see above) - fix the config file",
+			p->opts->events_origin, p->opts->events_spec);
 	return rc;
 }
 

@@ -24,16 +24,16 @@ struct evpick {
 	const struct op_options *opts;
 	struct op_log *log;
 	struct ext_loader *loader;
-	struct ext_registry *reg;     /* the loader's, after the model plugins */
+	struct ext_registry *reg; /* the loader's, after the model plugins */
 	const struct ext_model *model;
 	uint32_t cpu_type;
 	const char *cpu_type_name;
-	struct op_events catalogue;   /* events/ of the cpu type (not for timer) */
+	struct op_events catalogue; /* events/ of the cpu type (not for timer) */
 	bool have_catalogue;
 	struct op_perf_attr attrs[OP_MAX_EVENTS];
 	struct sfile_event events[OP_MAX_EVENTS];
 	size_t nr_events;
-	char model_why[640];          /* first hardware model's reason to decline */
+	char model_why[640]; /* first hardware model's reason to decline */
 };
 
 /*

@@ -130,19 +130,21 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 		origin = "caller";
 	old = name ? ext_plugin(l, name) : NULL;
 	if (old) {
-		ext_log_msg(l, true, "plugin \"%s\" (%s): requested again by %s, already loaded by %s - give it once",
+		ext_log_msg(l, true,
+			    "plugin \"%s\" (%s): requested again by %s, already loaded by %s - give it once",
 			    name, old->path, origin, old->origin);
 		return -EEXIST;
 	}
 	if (l->nr_plugins == EXT_MAX_PLUGINS) {
-		ext_log_msg(l, true, "plugin \"%s\": more than %d plugins requested (%s) - load fewer", name,
+		ext_log_msg(l, true,
+			    "plugin \"%s\": more than %d plugins requested (%s) - load fewer", name,
 			    EXT_MAX_PLUGINS, origin);
 		return -ENOSPC;
 	}
 	rc = ext_probe_plugin(l->plugin_dir, name, &p, why, sizeof(why));
 	if (rc) {
-		ext_log_msg(l, true, "plugin \"%s\" (%s): %s [requested by %s]", name ? name : "", p.path, why,
-			    origin);
+		ext_log_msg(l, true, "plugin \"%s\" (%s): %s [requested by %s]", name ? name : "",
+			    p.path, why, origin);
 		return rc;
 	}
 	ctx = calloc(1, sizeof(*ctx));
@@ -164,8 +166,9 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 	rc = ctx->desc.ext_init(ctx, &l->host, args ? args : "");
 	ctx->in_init = false;
 	if (rc) {
-		ext_log_msg(l, true, "plugin \"%s\" (%s): ext_init failed with %d (%s) - see the plugin's messages "
-			   "above; everything it registered was rolled back",
+		ext_log_msg(l, true,
+			    "plugin \"%s\" (%s): ext_init failed with %d (%s) - see the plugin's messages "
+			    "above; everything it registered was rolled back",
 			    name, ctx->path, rc, rc < 0 ? strerror(-rc) : "not a -errno value");
 		ext_reg_unregister(&l->reg, ctx);
 		ext_free_user_data(ctx);
@@ -178,8 +181,8 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 		l->reg.no_event_ok++;
 	l->plugins[l->nr_plugins++] = ctx;
 	if (l->verbose)
-		ext_log_msg(l, false, "plugin \"%s\" %s (SDK %u.%u) loaded from %s", name, ctx->desc.version,
-			    ctx->desc.abi_major, ctx->desc.abi_minor, ctx->path);
+		ext_log_msg(l, false, "plugin \"%s\" %s (SDK %u.%u) loaded from %s", name,
+			    ctx->desc.version, ctx->desc.abi_major, ctx->desc.abi_minor, ctx->path);
 	return 0;
 
 out_nomem:
@@ -263,8 +266,9 @@ int ext_list_plugins(const char *plugin_dir, FILE *out)
 	if (!d) {
 		int e = errno;
 
-		fprintf(out, "oprofiled: cannot list plugin directory \"%s\": %s - set --plugin-dir, "
-			     "plugin_dir in the config file or OP_PLUGIN_DIR\n",
+		fprintf(out,
+			"oprofiled: cannot list plugin directory \"%s\": %s - set --plugin-dir, "
+			"plugin_dir in the config file or OP_PLUGIN_DIR\n",
 			plugin_dir ? plugin_dir : "", strerror(e));
 		return -e;
 	}
@@ -326,4 +330,3 @@ void ext_loader_free(struct ext_loader *l)
 	free(l->plugin_dir);
 	free(l);
 }
-

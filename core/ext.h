@@ -57,7 +57,7 @@ struct ext_kernel {
 
 struct ext_counter {
 	struct op_counter_desc desc;
-	char *name;      /* owned copy */
+	char *name; /* owned copy */
 	op_ext_t *owner;
 };
 
@@ -81,7 +81,7 @@ struct ext_stats {
  * returns -ENOSYS).
  */
 struct ext_core_services {
-	void *sync;   /* passed back as first argument */
+	void *sync; /* passed back as first argument */
 	void *trans;
 	int (*map_pc)(void *sync, uint32_t pid, uint16_t cpumode, uint64_t pc,
 		      struct op_pc_map *out);
@@ -121,13 +121,13 @@ struct ext_registry {
 	size_t nr_hooks;
 	struct ext_model models[EXT_MAX_MODELS];
 	size_t nr_models;
-	struct ext_kernel kernel;   /* at most one kernel resolver */
+	struct ext_kernel kernel; /* at most one kernel resolver */
 	bool has_kernel;
 	struct ext_counter counters[EXT_MAX_COUNTERS]; /* virtual counters */
 	size_t nr_counters;
 	struct ext_stats stats[EXT_MAX_STATS];
 	size_t nr_stats;
-	uint32_t no_event_ok;       /* some plugin set OP_EXT_F_NO_EVENT_OK */
+	uint32_t no_event_ok; /* some plugin set OP_EXT_F_NO_EVENT_OK */
 };
 
 /* Virtual counters are numbered from here (core counters are 0..OP_MAX_EVENTS-1). */

@@ -66,7 +66,7 @@ static bool ext_elf_read_va(const struct ext_elf *e, uint64_t va, void *buf, siz
  * Is dynamic symbol @idx the descriptor? 1 with @sym filled, 0 if not, -1
  * if the tables lie outside the file.
  */
-static int ext_elf_sym(const struct ext_elf *e, uint64_t idx, ElfW(Sym) *sym)
+static int ext_elf_sym(const struct ext_elf *e, uint64_t idx, ElfW(Sym) * sym)
 {
 	char name[sizeof(OP_EXT_SYMBOL)];
 
@@ -81,7 +81,7 @@ static int ext_elf_sym(const struct ext_elf *e, uint64_t idx, ElfW(Sym) *sym)
 }
 
 /* DT_GNU_HASH lookup (the default of GNU ld): as ld.so's, bounded */
-static int ext_elf_gnu_lookup(const struct ext_elf *e, ElfW(Sym) *sym)
+static int ext_elf_gnu_lookup(const struct ext_elf *e, ElfW(Sym) * sym)
 {
 	const unsigned char *s = (const unsigned char *)OP_EXT_SYMBOL;
 	uint32_t h = 5381, hdr[4], idx, c;
@@ -117,7 +117,7 @@ static int ext_elf_gnu_lookup(const struct ext_elf *e, ElfW(Sym) *sym)
 }
 
 /* DT_HASH lookup (--hash-style=sysv), bounded by the chain's length */
-static int ext_elf_sysv_lookup(const struct ext_elf *e, ElfW(Sym) *sym)
+static int ext_elf_sysv_lookup(const struct ext_elf *e, ElfW(Sym) * sym)
 {
 	const unsigned char *s = (const unsigned char *)OP_EXT_SYMBOL;
 	uint32_t h = 0, g, hdr[2], idx;
@@ -144,14 +144,15 @@ static int ext_elf_sysv_lookup(const struct ext_elf *e, ElfW(Sym) *sym)
 		rc = ext_elf_sym(e, idx, sym);
 		if (rc)
 			return rc;
-		if (!ext_elf_read_va(e, e->hash + sizeof(hdr) + ((uint64_t)hdr[0] + idx) * 4, &idx, 4))
+		if (!ext_elf_read_va(e, e->hash + sizeof(hdr) + ((uint64_t)hdr[0] + idx) * 4, &idx,
+				     4))
 			return -1;
 	}
 	return 0;
 }
 
 /* PT_LOAD segments and the dynamic section's symbol-table entries */
-static int ext_elf_dynamic(struct ext_elf *e, const ElfW(Ehdr) *eh, char *why, size_t len)
+static int ext_elf_dynamic(struct ext_elf *e, const ElfW(Ehdr) * eh, char *why, size_t len)
 {
 	ElfW(Phdr) ph[EXT_ELF_MAX_PHDRS];
 	const ElfW(Phdr) *dynamic = NULL;
@@ -160,8 +161,9 @@ static int ext_elf_dynamic(struct ext_elf *e, const ElfW(Ehdr) *eh, char *why, s
 
 	if (eh->e_phentsize != sizeof(ph[0]) || !eh->e_phnum || eh->e_phnum > EXT_ELF_MAX_PHDRS ||
 	    !ext_elf_read(e, eh->e_phoff, ph, eh->e_phnum * sizeof(ph[0]))) {
-		snprintf(why, len, "damaged ELF file: %u program headers of %u bytes at offset %llu "
-				   "do not fit the file (%llu bytes) - rebuild or reinstall the plugin",
+		snprintf(why, len,
+			 "damaged ELF file: %u program headers of %u bytes at offset %llu "
+			 "do not fit the file (%llu bytes) - rebuild or reinstall the plugin",
 			 (unsigned)eh->e_phnum, (unsigned)eh->e_phentsize,
 			 (unsigned long long)eh->e_phoff, (unsigned long long)e->size);
 		return -ENOEXEC;
@@ -173,8 +175,9 @@ static int ext_elf_dynamic(struct ext_elf *e, const ElfW(Ehdr) *eh, char *why, s
 			dynamic = &ph[i];
 	}
 	if (!dynamic) {
-		snprintf(why, len, "no dynamic segment: not a shared object - rebuild the plugin with "
-				   "-shared -fPIC");
+		snprintf(why, len,
+			 "no dynamic segment: not a shared object - rebuild the plugin with "
+			 "-shared -fPIC");
 		return -ENOEXEC;
 	}
 	for (i = 0; i < dynamic->p_filesz / sizeof(dyn) && i < EXT_ELF_MAX_DYN; i++) {
@@ -183,15 +186,26 @@ static int ext_elf_dynamic(struct ext_elf *e, const ElfW(Ehdr) *eh, char *why, s
 		if (dyn.d_tag == DT_NULL)
 			break;
 		switch (dyn.d_tag) {
-		case DT_SYMTAB: e->symtab = dyn.d_un.d_ptr; break;
-		case DT_STRTAB: e->strtab = dyn.d_un.d_ptr; break;
-		case DT_STRSZ: e->strsz = dyn.d_un.d_val; break;
-		case DT_HASH: e->hash = dyn.d_un.d_ptr; break;
-		case DT_GNU_HASH: e->gnu_hash = dyn.d_un.d_ptr; break;
+		case DT_SYMTAB:
+			e->symtab = dyn.d_un.d_ptr;
+			break;
+		case DT_STRTAB:
+			e->strtab = dyn.d_un.d_ptr;
+			break;
+		case DT_STRSZ:
+			e->strsz = dyn.d_un.d_val;
+			break;
+		case DT_HASH:
+			e->hash = dyn.d_un.d_ptr;
+			break;
+		case DT_GNU_HASH:
+			e->gnu_hash = dyn.d_un.d_ptr;
+			break;
 		case DT_SYMENT:
 			if (dyn.d_un.d_val != sizeof(ElfW(Sym))) {
-				snprintf(why, len, "damaged ELF file: dynamic symbols of %llu bytes, "
-						   "expected %zu - rebuild the plugin",
+				snprintf(why, len,
+					 "damaged ELF file: dynamic symbols of %llu bytes, "
+					 "expected %zu - rebuild the plugin",
 					 (unsigned long long)dyn.d_un.d_val, sizeof(ElfW(Sym)));
 				return -ENOEXEC;
 			}
@@ -228,15 +242,18 @@ int ext_elf_peek(int fd, struct ext_elf_head *pk, char *why, size_t len)
 	e.size = (uint64_t)st.st_size;
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != EXT_ELF_CLASS ||
 	    eh.e_ident[EI_DATA] != EXT_ELF_DATA || eh.e_type != ET_DYN) {
-		snprintf(why, len, "not an ELF shared object for this system (%s) - rebuild the plugin "
-				   "for this system with -shared -fPIC",
-			 memcmp(eh.e_ident, ELFMAG, SELFMAG) ? "no ELF header" : "other class, byte order or type");
+		snprintf(why, len,
+			 "not an ELF shared object for this system (%s) - rebuild the plugin "
+			 "for this system with -shared -fPIC",
+			 memcmp(eh.e_ident, ELFMAG, SELFMAG) ? "no ELF header" :
+							       "other class, byte order or type");
 		return -ENOEXEC;
 	}
 #ifdef EXT_ELF_MACHINE
 	if (eh.e_machine != EXT_ELF_MACHINE) {
-		snprintf(why, len, "built for ELF machine %u, this system is %u - rebuild the plugin "
-				   "for this system",
+		snprintf(why, len,
+			 "built for ELF machine %u, this system is %u - rebuild the plugin "
+			 "for this system",
 			 (unsigned)eh.e_machine, (unsigned)EXT_ELF_MACHINE);
 		return -ENOEXEC;
 	}
@@ -250,26 +267,30 @@ int ext_elf_peek(int fd, struct ext_elf_head *pk, char *why, size_t len)
 	else if (e.symtab && e.strtab && e.strsz && e.hash)
 		rc = ext_elf_sysv_lookup(&e, &sym);
 	if (rc < 0) {
-		snprintf(why, len, "damaged ELF file: its dynamic symbol tables lie outside the file "
-				   "(%llu bytes) - rebuild or reinstall the plugin",
+		snprintf(why, len,
+			 "damaged ELF file: its dynamic symbol tables lie outside the file "
+			 "(%llu bytes) - rebuild or reinstall the plugin",
 			 (unsigned long long)e.size);
 		return -ENOEXEC;
 	}
 	if (rc == 0) {
-		snprintf(why, len, "does not export the descriptor \"%s\" - not an oprofiled plugin, or "
-				   "built without OP_EXT_DEFINE()",
+		snprintf(why, len,
+			 "does not export the descriptor \"%s\" - not an oprofiled plugin, or "
+			 "built without OP_EXT_DEFINE()",
 			 OP_EXT_SYMBOL);
 		return -ENOEXEC;
 	}
 	if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT && ELF64_ST_TYPE(sym.st_info) != STT_NOTYPE) {
-		snprintf(why, len, "descriptor \"%s\" is not a data symbol (ELF symbol type %u) - "
-				   "declare it with OP_EXT_DEFINE()",
+		snprintf(why, len,
+			 "descriptor \"%s\" is not a data symbol (ELF symbol type %u) - "
+			 "declare it with OP_EXT_DEFINE()",
 			 OP_EXT_SYMBOL, (unsigned)ELF64_ST_TYPE(sym.st_info));
 		return -ENOEXEC;
 	}
 	if (!ext_elf_read_va(&e, sym.st_value, head, sizeof(head))) {
-		snprintf(why, len, "descriptor \"%s\" at 0x%llx is not initialised data of the file - "
-				   "declare it with OP_EXT_DEFINE()",
+		snprintf(why, len,
+			 "descriptor \"%s\" at 0x%llx is not initialised data of the file - "
+			 "declare it with OP_EXT_DEFINE()",
 			 OP_EXT_SYMBOL, (unsigned long long)sym.st_value);
 		return -ENOEXEC;
 	}
@@ -280,4 +301,3 @@ int ext_elf_peek(int fd, struct ext_elf_head *pk, char *why, size_t len)
 	pk->symsize = sym.st_size;
 	return 0;
 }
-

@@ -59,8 +59,8 @@ static int ext_host_log_sample(op_ext_t *ctx, const struct op_trans_view *t, uin
 }
 
 static op_sample_file_t *ext_host_sample_file_open(op_ext_t *ctx, op_sfile_t *sf,
-					       const struct op_trans_view *t,
-					       const struct op_file_spec *spec)
+						   const struct op_trans_view *t,
+						   const struct op_file_spec *spec)
 {
 	struct ext_core_services *c = ext_host_core(ctx);
 	struct op_file_spec s;
@@ -127,12 +127,12 @@ void ext_host_bind(struct ext_loader *l)
 	struct ext_core_services *c = l->core;
 
 	l->host.emit = c && c->emit ? c->emit : ext_host_emit_nosys;
-	l->host.sample_file_add = c && c->sample_file_add ? c->sample_file_add
-							  : ext_host_sample_file_add_nosys;
-	l->host.sample_file_sync = c && c->sample_file_sync ? c->sample_file_sync
-							    : ext_host_sample_file_sync_nosys;
-	l->host.sample_file_close = c && c->sample_file_close ? c->sample_file_close
-							      : ext_host_sample_file_close_nosys;
+	l->host.sample_file_add =
+		c && c->sample_file_add ? c->sample_file_add : ext_host_sample_file_add_nosys;
+	l->host.sample_file_sync =
+		c && c->sample_file_sync ? c->sample_file_sync : ext_host_sample_file_sync_nosys;
+	l->host.sample_file_close =
+		c && c->sample_file_close ? c->sample_file_close : ext_host_sample_file_close_nosys;
 }
 
 void ext_host_init(struct ext_loader *l)

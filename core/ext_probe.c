@@ -23,7 +23,6 @@
 /* refusal messages are bounded on purpose: a long path may cut one short */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
-
 /*
  * Whom a loader of effective uid @euid believes (lib/op_trust's rule, with
  * the stricter of the two write rules): a root loader root's files only, a
@@ -68,26 +67,30 @@ static int ext_probe_check_owner(const struct op_trust *t, const char *what, con
 	if (!op_trust_stat(t, st, what ? what : "directory", path, why, len))
 		return 0;
 	if (!what && (st->st_mode & t->forbid)) {
-		snprintf(why, len, "directory %s (above the plugin directory) is writable by %s (mode "
-				   "%04o): a root oprofiled loads plugins only through directories that root "
-				   "owns and only root can write - run chmod go-w %s, or install the plugins "
-				   "elsewhere",
+		snprintf(why, len,
+			 "directory %s (above the plugin directory) is writable by %s (mode "
+			 "%04o): a root oprofiled loads plugins only through directories that root "
+			 "owns and only root can write - run chmod go-w %s, or install the plugins "
+			 "elsewhere",
 			 path, by, mode, path);
 	} else if (!what) {
-		snprintf(why, len, "directory %s (above the plugin directory) is owned by uid %u, but "
-				   "oprofiled runs as root: a root oprofiled loads plugins only through "
-				   "directories that root owns and only root can write - run chown root %s, "
-				   "or install the plugins elsewhere",
+		snprintf(why, len,
+			 "directory %s (above the plugin directory) is owned by uid %u, but "
+			 "oprofiled runs as root: a root oprofiled loads plugins only through "
+			 "directories that root owns and only root can write - run chown root %s, "
+			 "or install the plugins elsewhere",
 			 path, (unsigned)st->st_uid, path);
 	} else if (st->st_mode & t->forbid) {
-		snprintf(why, len, "%s %s is writable by %s (mode %04o) - run chmod go-w %s", what, path,
-			 by, mode, path);
+		snprintf(why, len, "%s %s is writable by %s (mode %04o) - run chmod go-w %s", what,
+			 path, by, mode, path);
 	} else if (t->owner == 0) {
-		snprintf(why, len, "%s %s is owned by uid %u, but oprofiled runs as root - run chown root %s",
+		snprintf(why, len,
+			 "%s %s is owned by uid %u, but oprofiled runs as root - run chown root %s",
 			 what, path, (unsigned)st->st_uid, path);
 	} else {
-		snprintf(why, len, "%s %s is owned by uid %u, but oprofiled runs as uid %u and loads only "
-				   "plugins that root or uid %u owns - run chown %u %s",
+		snprintf(why, len,
+			 "%s %s is owned by uid %u, but oprofiled runs as uid %u and loads only "
+			 "plugins that root or uid %u owns - run chown %u %s",
 			 what, path, (unsigned)st->st_uid, (unsigned)t->owner, (unsigned)t->owner,
 			 (unsigned)t->owner, path);
 	}
@@ -148,9 +151,11 @@ static int ext_probe_open_plugin(const char *real, size_t rdir_len, struct stat 
 		fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
 			rc = -errno;
-			snprintf(why, len, "cannot open directory %.*s: %s%s", (int)(slash - real), real,
-				 strerror(-rc), rc == -ELOOP || rc == -ENOTDIR || rc == -ENOENT
-					? " - it changed while oprofiled checked the path" : "");
+			snprintf(why, len, "cannot open directory %.*s: %s%s", (int)(slash - real),
+				 real, strerror(-rc),
+				 rc == -ELOOP || rc == -ENOTDIR || rc == -ENOENT ?
+					 " - it changed while oprofiled checked the path" :
+					 "");
 			goto out_dir;
 		}
 		close(dfd);
@@ -162,7 +167,8 @@ static int ext_probe_open_plugin(const char *real, size_t rdir_len, struct stat 
 	fd = op_trust_openat(&t, dfd, at, O_RDONLY, S_IFREG, "plugin file", real, st, why, len);
 	close(dfd);
 	if (fd == -EINVAL)
-		snprintf(why, len, "%s is not a regular file - install the plugin's .so there", real);
+		snprintf(why, len, "%s is not a regular file - install the plugin's .so there",
+			 real);
 	else if (fd == -EPERM)
 		ext_probe_check_owner(&t, "plugin file", real, st, why, len);
 	else if (fd < 0)
@@ -180,41 +186,48 @@ int ext_probe_check_head(uint32_t major, uint32_t minor, uint32_t size, uint32_t
 			 size_t symsize, char *why, size_t len)
 {
 	if (symsize && symsize < 3 * sizeof(uint32_t)) {
-		snprintf(why, len, "descriptor \"%s\" is only %zu bytes, SDK %d.%d needs %d - rebuild "
-				   "the plugin with OP_EXT_DEFINE()",
-			 OP_EXT_SYMBOL, symsize, OP_SDK_MAJOR, OP_SDK_MINOR, OP_EXT_DESCRIPTOR_SIZE_V1_0);
+		snprintf(why, len,
+			 "descriptor \"%s\" is only %zu bytes, SDK %d.%d needs %d - rebuild "
+			 "the plugin with OP_EXT_DEFINE()",
+			 OP_EXT_SYMBOL, symsize, OP_SDK_MAJOR, OP_SDK_MINOR,
+			 OP_EXT_DESCRIPTOR_SIZE_V1_0);
 		return -ENOEXEC;
 	}
 	if (major != OP_SDK_MAJOR) {
-		snprintf(why, len, "built for SDK %u.%u, oprofiled provides %d.%d - rebuild the plugin "
-				   "against SDK %d.x",
+		snprintf(why, len,
+			 "built for SDK %u.%u, oprofiled provides %d.%d - rebuild the plugin "
+			 "against SDK %d.x",
 			 major, minor, OP_SDK_MAJOR, OP_SDK_MINOR, OP_SDK_MAJOR);
 		return -ENOEXEC;
 	}
 	if (minor > OP_SDK_MINOR) {
-		snprintf(why, len, "built for SDK %u.%u, oprofiled provides %d.%d - use an oprofiled "
-				   "with SDK >= %u.%u, or rebuild the plugin against SDK %d.%d",
+		snprintf(why, len,
+			 "built for SDK %u.%u, oprofiled provides %d.%d - use an oprofiled "
+			 "with SDK >= %u.%u, or rebuild the plugin against SDK %d.%d",
 			 major, minor, OP_SDK_MAJOR, OP_SDK_MINOR, major, minor, OP_SDK_MAJOR,
 			 OP_SDK_MINOR);
 		return -ENOEXEC;
 	}
 	if (size < OP_EXT_DESCRIPTOR_SIZE_V1_0) {
-		snprintf(why, len, "descriptor size is %u bytes, SDK %d.x needs at least %d - rebuild "
-				   "the plugin with OP_EXT_DEFINE()",
+		snprintf(why, len,
+			 "descriptor size is %u bytes, SDK %d.x needs at least %d - rebuild "
+			 "the plugin with OP_EXT_DEFINE()",
 			 size, OP_SDK_MAJOR, OP_EXT_DESCRIPTOR_SIZE_V1_0);
 		return -ENOEXEC;
 	}
 	if (symsize && size > symsize) {
-		snprintf(why, len, "descriptor claims %u bytes but its symbol has %zu - the plugin is "
-				   "broken, rebuild it with OP_EXT_DEFINE()",
+		snprintf(why, len,
+			 "descriptor claims %u bytes but its symbol has %zu - the plugin is "
+			 "broken, rebuild it with OP_EXT_DEFINE()",
 			 size, symsize);
 		return -ENOEXEC;
 	}
 	if (flags & ~(uint32_t)OP_EXT_F_NO_EVENT_OK) {
-		snprintf(why, len, "descriptor flags 0x%x unknown to SDK %d.%d (known: 0x%x) - rebuild "
-				   "the plugin against SDK %d.%d",
-			 flags, OP_SDK_MAJOR, OP_SDK_MINOR, (unsigned)OP_EXT_F_NO_EVENT_OK, OP_SDK_MAJOR,
-			 OP_SDK_MINOR);
+		snprintf(why, len,
+			 "descriptor flags 0x%x unknown to SDK %d.%d (known: 0x%x) - rebuild "
+			 "the plugin against SDK %d.%d",
+			 flags, OP_SDK_MAJOR, OP_SDK_MINOR, (unsigned)OP_EXT_F_NO_EVENT_OK,
+			 OP_SDK_MAJOR, OP_SDK_MINOR);
 		return -ENOEXEC;
 	}
 	return 0;
@@ -239,7 +252,8 @@ int ext_descriptor_peek(const char *path, uint32_t *major, uint32_t *minor, uint
 		*minor = pk.minor;
 		*size = pk.size;
 		*flags = pk.flags;
-		rc = ext_probe_check_head(pk.major, pk.minor, pk.size, pk.flags, pk.symsize, why, why_len);
+		rc = ext_probe_check_head(pk.major, pk.minor, pk.size, pk.flags, pk.symsize, why,
+					  why_len);
 	}
 	return rc;
 }
@@ -262,8 +276,9 @@ static int ext_probe_dlopen_fd(int fd, const struct stat *st, void **handle, cha
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if (stat(proc, &pst) || pst.st_dev != st->st_dev || pst.st_ino != st->st_ino) {
-		snprintf(why, len, "/proc is not mounted (no %s): oprofiled loads plugins only through "
-				   "/proc/self/fd, never again by path - mount proc on /proc",
+		snprintf(why, len,
+			 "/proc is not mounted (no %s): oprofiled loads plugins only through "
+			 "/proc/self/fd, never again by path - mount proc on /proc",
 			 proc);
 		return -ENOENT;
 	}
@@ -326,33 +341,38 @@ int ext_probe_plugin(const char *dir, const char *name, struct ext_probe *p, cha
 	p->fd = -1;
 	snprintf(p->path, sizeof(p->path), "%s/%s.so", dir ? dir : "", name ? name : "");
 	if (!ext_name_valid(name)) {
-		snprintf(why, len, "invalid plugin name - expected 1..%d letters, digits, '_' or '-' "
-				   "(no '/', '.' or '..'); plugins are looked up as <plugin dir>/NAME.so",
+		snprintf(why, len,
+			 "invalid plugin name - expected 1..%d letters, digits, '_' or '-' "
+			 "(no '/', '.' or '..'); plugins are looked up as <plugin dir>/NAME.so",
 			 EXT_NAME_MAX);
 		return -EINVAL;
 	}
 	if (!dir || !*dir || !realpath(dir, rdir)) {
 		rc = dir && *dir ? -errno : -ENOENT;
-		snprintf(why, len, "plugin directory \"%s\": %s - set --plugin-dir, plugin_dir in the "
-				   "config file or OP_PLUGIN_DIR",
+		snprintf(why, len,
+			 "plugin directory \"%s\": %s - set --plugin-dir, plugin_dir in the "
+			 "config file or OP_PLUGIN_DIR",
 			 dir ? dir : "", strerror(-rc));
 		return rc;
 	}
 	if (lstat(p->path, &st)) {
 		rc = -errno;
-		snprintf(why, len, "%s - no plugin of that name in %s (see oprofiled --list-plugins)",
+		snprintf(why, len,
+			 "%s - no plugin of that name in %s (see oprofiled --list-plugins)",
 			 strerror(-rc), dir);
 		return rc;
 	}
 	if (!realpath(p->path, p->real)) {
 		rc = -errno;
-		snprintf(why, len, "cannot resolve the path: %s - fix or remove the file", strerror(-rc));
+		snprintf(why, len, "cannot resolve the path: %s - fix or remove the file",
+			 strerror(-rc));
 		return rc;
 	}
 	rdir_len = strlen(rdir);
 	if (S_ISLNK(st.st_mode) && (strncmp(p->real, rdir, rdir_len) || p->real[rdir_len] != '/')) {
-		snprintf(why, len, "symlink leads out of the plugin directory %s (to %s) - install the "
-				   "plugin file itself in the plugin directory",
+		snprintf(why, len,
+			 "symlink leads out of the plugin directory %s (to %s) - install the "
+			 "plugin file itself in the plugin directory",
 			 rdir, p->real);
 		return -EPERM;
 	}
@@ -361,8 +381,9 @@ int ext_probe_plugin(const char *dir, const char *name, struct ext_probe *p, cha
 	 * swap between the two realpath calls could have moved one of them.
 	 */
 	if (strncmp(p->real, rdir, rdir_len) || (rdir_len > 1 && p->real[rdir_len] != '/')) {
-		snprintf(why, len, "%s is not in the plugin directory %s - it changed while oprofiled "
-				   "checked the path",
+		snprintf(why, len,
+			 "%s is not in the plugin directory %s - it changed while oprofiled "
+			 "checked the path",
 			 p->real, rdir);
 		return -EPERM;
 	}
@@ -371,7 +392,8 @@ int ext_probe_plugin(const char *dir, const char *name, struct ext_probe *p, cha
 		return fd;
 	rc = ext_elf_peek(fd, &pk, why, len);
 	if (rc == 0)
-		rc = ext_probe_check_head(pk.major, pk.minor, pk.size, pk.flags, pk.symsize, why, len);
+		rc = ext_probe_check_head(pk.major, pk.minor, pk.size, pk.flags, pk.symsize, why,
+					  len);
 	if (rc == 0)
 		rc = ext_probe_dlopen_fd(fd, &st, &p->handle, why, len);
 	if (rc) {
@@ -381,8 +403,9 @@ int ext_probe_plugin(const char *dir, const char *name, struct ext_probe *p, cha
 	p->fd = fd;
 	sym = dlsym(p->handle, OP_EXT_SYMBOL);
 	if (!sym) {
-		snprintf(why, len, "does not export the descriptor \"%s\" - not an oprofiled plugin, or "
-				   "built without OP_EXT_DEFINE()",
+		snprintf(why, len,
+			 "does not export the descriptor \"%s\" - not an oprofiled plugin, or "
+			 "built without OP_EXT_DEFINE()",
 			 OP_EXT_SYMBOL);
 		rc = -ENOEXEC;
 		goto out_close;
@@ -402,15 +425,17 @@ int ext_probe_plugin(const char *dir, const char *name, struct ext_probe *p, cha
 	memcpy(&p->desc, sym, size < sizeof(p->desc) ? size : sizeof(p->desc));
 	for (i = 0; i < (int)(sizeof(p->desc.reserved) / sizeof(p->desc.reserved[0])); i++)
 		if (p->desc.reserved[i]) {
-			snprintf(why, len, "descriptor reserved slot %d is not zero (found %p), SDK %d.%d "
-					   "needs zero - rebuild the plugin with OP_EXT_DEFINE()",
+			snprintf(why, len,
+				 "descriptor reserved slot %d is not zero (found %p), SDK %d.%d "
+				 "needs zero - rebuild the plugin with OP_EXT_DEFINE()",
 				 i, p->desc.reserved[i], OP_SDK_MAJOR, OP_SDK_MINOR);
 			rc = -ENOEXEC;
 			goto out_close;
 		}
 	if (!p->desc.name || strcmp(p->desc.name, name)) {
-		snprintf(why, len, "descriptor name is \"%.*s\", expected \"%s\" (the file stem) - "
-				   "rename the file to <name>.so or fix the name in OP_EXT_DEFINE()",
+		snprintf(why, len,
+			 "descriptor name is \"%.*s\", expected \"%s\" (the file stem) - "
+			 "rename the file to <name>.so or fix the name in OP_EXT_DEFINE()",
 			 EXT_NAME_MAX, p->desc.name ? p->desc.name : "(null)", name);
 		rc = -ENOEXEC;
 		goto out_close;
@@ -432,4 +457,3 @@ out_close:
 	p->fd = -1;
 	return rc;
 }
-

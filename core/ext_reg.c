@@ -27,8 +27,10 @@ int ext_reg_config_string(op_ext_t *ctx, const char *key, const char **out)
 
 	if (!ctx || !out)
 		return -EINVAL;
-	return ext_reg_conf_result(ctx, conf_plugin_string(ctx->loader->config, ctx->name, key, out,
-						       why, sizeof(why)), why);
+	return ext_reg_conf_result(ctx,
+				   conf_plugin_string(ctx->loader->config, ctx->name, key, out, why,
+						      sizeof(why)),
+				   why);
 }
 
 int ext_reg_config_int64(op_ext_t *ctx, const char *key, int64_t *out)
@@ -37,8 +39,10 @@ int ext_reg_config_int64(op_ext_t *ctx, const char *key, int64_t *out)
 
 	if (!ctx || !out)
 		return -EINVAL;
-	return ext_reg_conf_result(ctx, conf_plugin_int64(ctx->loader->config, ctx->name, key, out,
-						      why, sizeof(why)), why);
+	return ext_reg_conf_result(ctx,
+				   conf_plugin_int64(ctx->loader->config, ctx->name, key, out, why,
+						     sizeof(why)),
+				   why);
 }
 
 int ext_reg_config_bool(op_ext_t *ctx, const char *key, bool *out)
@@ -47,8 +51,10 @@ int ext_reg_config_bool(op_ext_t *ctx, const char *key, bool *out)
 
 	if (!ctx || !out)
 		return -EINVAL;
-	return ext_reg_conf_result(ctx, conf_plugin_bool(ctx->loader->config, ctx->name, key, out, why,
-						     sizeof(why)), why);
+	return ext_reg_conf_result(ctx,
+				   conf_plugin_bool(ctx->loader->config, ctx->name, key, out, why,
+						    sizeof(why)),
+				   why);
 }
 
 /* ------------------------------------------------------------------ */
@@ -78,7 +84,8 @@ static int ext_reg_check(op_ext_t *ctx, const char *what, const void *payload, s
 	if (!ctx)
 		return -EINVAL;
 	if (!ctx->in_init) {
-		ext_log_err(ctx, "%s called outside ext_init - register everything from ext_init", what);
+		ext_log_err(ctx, "%s called outside ext_init - register everything from ext_init",
+			    what);
 		return -EPERM;
 	}
 	if (!payload) {
@@ -87,14 +94,17 @@ static int ext_reg_check(op_ext_t *ctx, const char *what, const void *payload, s
 	}
 	memcpy(&size, payload, sizeof(size));
 	if (size < sizeof(size)) {
-		ext_log_err(ctx, "%s: description size is %u, less than its size member - set "
-				 ".size = sizeof(struct %s)", what, size, type);
+		ext_log_err(ctx,
+			    "%s: description size is %u, less than its size member - set "
+			    ".size = sizeof(struct %s)",
+			    what, size, type);
 		return -EINVAL;
 	}
 	if (size > own) {
-		ext_log_err(ctx, "%s: description size is %u, but struct %s of SDK %d.%d has %zu "
-				 "bytes - set .size = sizeof(struct %s)", what, size, type,
-			    OP_SDK_MAJOR, OP_SDK_MINOR, own, type);
+		ext_log_err(ctx,
+			    "%s: description size is %u, but struct %s of SDK %d.%d has %zu "
+			    "bytes - set .size = sizeof(struct %s)",
+			    what, size, type, OP_SDK_MAJOR, OP_SDK_MINOR, own, type);
 		return -EINVAL;
 	}
 	return 0;
@@ -131,11 +141,11 @@ static int ext_reg_name(op_ext_t *ctx, const char *what, const char *name, bool 
 		    c == '_' || c == '-')
 			continue;
 		if (c > ' ' && c < 0x7f && c != '"')
-			ext_log_err(ctx, "%s: name \"%s\" has '%c' - expected 1..%d %s", what, name, c,
-				    EXT_NAME_MAX, chars);
+			ext_log_err(ctx, "%s: name \"%s\" has '%c' - expected 1..%d %s", what, name,
+				    c, EXT_NAME_MAX, chars);
 		else
-			ext_log_err(ctx, "%s: name has byte 0x%02x at %zu - expected 1..%d %s", what, c,
-				    i, EXT_NAME_MAX, chars);
+			ext_log_err(ctx, "%s: name has byte 0x%02x at %zu - expected 1..%d %s",
+				    what, c, i, EXT_NAME_MAX, chars);
 		return -EINVAL;
 	}
 	return 0;
@@ -157,8 +167,7 @@ static int ext_reg_missing(op_ext_t *ctx, const char *what, const char *member, 
 	return -EINVAL;
 }
 
-int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
-		   uint32_t *code_out)
+int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv, uint32_t *code_out)
 {
 	struct ext_registry *r;
 	struct op_escape_desc d;
@@ -178,37 +187,42 @@ int ext_reg_escape(op_ext_t *ctx, const struct op_escape_desc *desc, void *priv,
 	if (rc)
 		return rc;
 	if (d.min_args > d.max_args) {
-		ext_log_err(ctx, "register_escape \"%s\": min_args %u > max_args %u", d.name, d.min_args,
-			    d.max_args);
+		ext_log_err(ctx, "register_escape \"%s\": min_args %u > max_args %u", d.name,
+			    d.min_args, d.max_args);
 		return -EINVAL;
 	}
 	for (i = 0; i <= OP_ESCAPE_MAX; i++) {
 		e = r->escapes[i];
 		if (e && !strcmp(e->desc.name, d.name)) {
-			ext_log_err(ctx, "escape code name \"%s\" is already registered by plugin \"%s\" (code %d) - "
-					 "the two plugins cannot be used together",
+			ext_log_err(ctx,
+				    "escape code name \"%s\" is already registered by plugin \"%s\" (code %d) - "
+				    "the two plugins cannot be used together",
 				    d.name, e->owner->name, i);
 			return -EEXIST;
 		}
 	}
 	code = d.code;
 	if (code == 0) {
-		for (code = OP_ESCAPE_FIRST_PLUGIN; code <= OP_ESCAPE_MAX && r->escapes[code]; code++)
+		for (code = OP_ESCAPE_FIRST_PLUGIN; code <= OP_ESCAPE_MAX && r->escapes[code];
+		     code++)
 			;
 		if (code > OP_ESCAPE_MAX) {
-			ext_log_err(ctx, "register_escape \"%s\": all %d plugin escape codes are in use", d.name,
-				    OP_ESCAPE_MAX + 1 - OP_ESCAPE_FIRST_PLUGIN);
+			ext_log_err(ctx,
+				    "register_escape \"%s\": all %d plugin escape codes are in use",
+				    d.name, OP_ESCAPE_MAX + 1 - OP_ESCAPE_FIRST_PLUGIN);
 			return -ENOSPC;
 		}
 	} else if (code < OP_ESCAPE_FIRST_PLUGIN || code > OP_ESCAPE_MAX) {
-		ext_log_err(ctx, "register_escape \"%s\": code %u is outside the plugin range %d..%d - "
-				 "use 0 to have one allocated",
+		ext_log_err(ctx,
+			    "register_escape \"%s\": code %u is outside the plugin range %d..%d - "
+			    "use 0 to have one allocated",
 			    d.name, code, OP_ESCAPE_FIRST_PLUGIN, OP_ESCAPE_MAX);
 		return -EINVAL;
 	} else if (r->escapes[code]) {
 		e = r->escapes[code];
-		ext_log_err(ctx, "escape code %u (\"%s\") is already registered by plugin \"%s\" as \"%s\" - "
-				 "the two plugins cannot be used together (or let one allocate with code 0)",
+		ext_log_err(ctx,
+			    "escape code %u (\"%s\") is already registered by plugin \"%s\" as \"%s\" - "
+			    "the two plugins cannot be used together (or let one allocate with code 0)",
 			    code, d.name, e->owner->name, e->desc.name);
 		return -EEXIST;
 	}
@@ -247,7 +261,8 @@ int ext_reg_sfile_handlers(op_ext_t *ctx, const struct op_sfile_ops *ops, void *
 	/* every callback is optional: get_file is never called (SDK 1.1) */
 	for (i = 0; i < r->nr_sfile; i++)
 		if (r->sfile[i].owner == ctx) {
-			ext_log_err(ctx, "register_sfile_handlers called twice - register one set per plugin");
+			ext_log_err(ctx,
+				    "register_sfile_handlers called twice - register one set per plugin");
 			return -EEXIST;
 		}
 	if (r->nr_sfile == EXT_MAX_SFILE_SLOTS) {
@@ -288,8 +303,9 @@ int ext_reg_model(op_ext_t *ctx, const struct op_model_desc *desc, void *priv)
 		return ext_reg_missing(ctx, "register_model", "encode", d.size);
 	for (i = 0; i < r->nr_models; i++)
 		if (!strcmp(r->models[i].desc.name, d.name)) {
-			ext_log_err(ctx, "hardware model \"%s\" is already registered by plugin \"%s\" - "
-					 "load only one of them",
+			ext_log_err(ctx,
+				    "hardware model \"%s\" is already registered by plugin \"%s\" - "
+				    "load only one of them",
 				    d.name, r->models[i].owner->name);
 			return -EEXIST;
 		}
@@ -336,10 +352,13 @@ int ext_reg_source(op_ext_t *ctx, const struct op_source_desc *desc, void *priv,
 	}
 	asize = d.attr.size;
 	if (asize < sizeof(uint32_t) * 2) {
-		const char *m = desc->size > offsetof(struct op_source_desc, attr_ptr) &&
-				desc->attr_ptr ? "attr_ptr->size" : "attr.size";
+		const char *m =
+			desc->size > offsetof(struct op_source_desc, attr_ptr) && desc->attr_ptr ?
+				"attr_ptr->size" :
+				"attr.size";
 
-		ext_log_err(ctx, "register_source \"%s\": %s is %u - set %s = sizeof(struct op_perf_attr)",
+		ext_log_err(ctx,
+			    "register_source \"%s\": %s is %u - set %s = sizeof(struct op_perf_attr)",
 			    d.name, m, asize, m);
 		return -EINVAL;
 	}
@@ -410,8 +429,9 @@ int ext_reg_kernel(op_ext_t *ctx, const struct op_kernel_ops *ops, void *priv)
 	if (!d.resolve)
 		return ext_reg_missing(ctx, "register_kernel", "resolve", d.size);
 	if (r->has_kernel) {
-		ext_log_err(ctx, "a kernel image resolver is already registered by plugin \"%s\" - "
-				 "load only one kernel plugin",
+		ext_log_err(ctx,
+			    "a kernel image resolver is already registered by plugin \"%s\" - "
+			    "load only one kernel plugin",
 			    r->kernel.owner->name);
 		return -EEXIST;
 	}
@@ -441,8 +461,9 @@ int ext_reg_counter(op_ext_t *ctx, const struct op_counter_desc *desc, uint32_t 
 		return rc;
 	for (i = 0; i < r->nr_counters; i++)
 		if (!strcmp(r->counters[i].name, d.name)) {
-			ext_log_err(ctx, "counter \"%s\" is already registered by plugin \"%s\" - "
-					 "the two plugins cannot be used together",
+			ext_log_err(ctx,
+				    "counter \"%s\" is already registered by plugin \"%s\" - "
+				    "the two plugins cannot be used together",
 				    d.name, r->counters[i].owner->name);
 			return -EEXIST;
 		}
@@ -470,8 +491,7 @@ int ext_reg_stats(op_ext_t *ctx, const struct op_stats_ops *ops, void *priv)
 	struct op_stats_ops d;
 	int rc;
 
-	rc = ext_reg_check(ctx, "register_stats", ops, sizeof(struct op_stats_ops),
-			   "op_stats_ops");
+	rc = ext_reg_check(ctx, "register_stats", ops, sizeof(struct op_stats_ops), "op_stats_ops");
 	if (rc)
 		return rc;
 	r = &ctx->loader->reg;

@@ -47,7 +47,8 @@ FILE *log_file(const struct op_log *log);
  * their own choosing (option and config errors go to the caller's @err).
  */
 void log_vput(FILE *fp, const char *prefix, const char *fmt, va_list ap);
-void log_put(FILE *fp, const char *prefix, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void log_put(FILE *fp, const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* "oprofiled: msg" to the log. */
 void log_info(struct op_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -39,17 +39,17 @@
 struct daemon {
 	struct op_options opts;
 	struct session sess;
-	struct op_log log;            /* the one logger: every stage writes through it */
-	struct pipeline *pipe;        /* sync, trans, sample files, stats */
+	struct op_log log;     /* the one logger: every stage writes through it */
+	struct pipeline *pipe; /* sync, trans, sample files, stats */
 	struct ext_core_services core;
 	struct ext_loader *loader;
 	struct perf_session *perf;
-	struct evpick pick;           /* model, cpu type, events: evpick.c */
+	struct evpick pick;                     /* model, cpu type, events: evpick.c */
 	const char *event_names[OP_MAX_EVENTS]; /* pick.events[i].name: stats/throttled/ */
 	int sigfd;
-	pthread_t warm;               /* main_warm_start() */
+	pthread_t warm; /* main_warm_start() */
 	bool warm_started;
-	struct control ctl;           /* service mode: control.c */
+	struct control ctl; /* service mode: control.c */
 };
 
 static uint64_t main_now_ms(void)
@@ -126,13 +126,15 @@ static int main_plugins(struct daemon *d)
 			continue;
 		/* the plugin's own message cannot tell an --ext-feature from a config line */
 		if (strcmp(f->origin, OP_ORIGIN_CMDLINE))
-			log_err(&d->log, "%s: plugin \"%s\" could not be loaded (see its messages above) - "
-				 "fix its args or settings, or remove the plugins entry", f->origin,
-				 f->name);
+			log_err(&d->log,
+				"%s: plugin \"%s\" could not be loaded (see its messages above) - "
+				"fix its args or settings, or remove the plugins entry",
+				f->origin, f->name);
 		else
-			log_err(&d->log, "--ext-feature=%s%s%s: plugin \"%s\" could not be loaded (see its "
-				 "messages above) - fix or remove the option", f->name,
-				 *f->args ? ":" : "", f->args, f->name);
+			log_err(&d->log,
+				"--ext-feature=%s%s%s: plugin \"%s\" could not be loaded (see its "
+				"messages above) - fix or remove the option",
+				f->name, *f->args ? ":" : "", f->args, f->name);
 		return rc;
 	}
 	if (!ext_plugin(d->loader, "kernel") && !options_plugin_disabled(&d->opts, "kernel")) {
@@ -141,8 +143,10 @@ static int main_plugins(struct daemon *d)
 		if (d->opts.vmlinux && !d->opts.no_vmlinux)
 			snprintf(args, sizeof(args), "vmlinux=%s", d->opts.vmlinux);
 		if (ext_load(d->loader, "kernel", args, "default"))
-			log_err(&d->log, "warning: the kernel plugin could not be loaded from %s: kernel "
-			       "samples will be counted as lost", d->opts.plugin_dir);
+			log_err(&d->log,
+				"warning: the kernel plugin could not be loaded from %s: kernel "
+				"samples will be counted as lost",
+				d->opts.plugin_dir);
 	}
 	return evpick_choose(&d->pick, &d->opts, &d->log, d->loader);
 }
@@ -173,8 +177,8 @@ static enum main_action main_signals(struct daemon *d)
 			pipeline_close_files(d->pipe);
 			rc = session_reopen_current(&d->sess);
 			if (rc)
-				log_err(&d->log, "%s/samples/current: cannot reopen it: %s", d->sess.dir,
-					 strerror(-rc));
+				log_err(&d->log, "%s/samples/current: cannot reopen it: %s",
+					d->sess.dir, strerror(-rc));
 			/* every stage writes through d->log: this moves them all */
 			if (session_reopen_log(&d->sess) == 0)
 				log_set_file(&d->log, d->sess.log);
@@ -275,10 +279,11 @@ static int main_check_command(char **argv)
 		rc = access(argv[0], X_OK) ? -errno : 0;
 	} else {
 		path = getenv("PATH");
-		for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; p; p = e ? e + 1 : NULL) {
+		for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; p;
+		     p = e ? e + 1 : NULL) {
 			e = strchr(p, ':');
-			snprintf(buf, sizeof(buf), "%.*s/%s", e ? (int)(e - p) : (int)strlen(p),
-				 p, argv[0]);
+			snprintf(buf, sizeof(buf), "%.*s/%s", e ? (int)(e - p) : (int)strlen(p), p,
+				 argv[0]);
 			if (!access(buf, X_OK)) {
 				rc = 0;
 				break;
@@ -305,7 +310,8 @@ static int main_sfiles(struct daemon *d)
 
 	cfg.current_dirfd = d->sess.current_fd;
 	cfg.separate = d->opts.separate;
-	cfg.max_open_files = d->opts.max_open_files ? d->opts.max_open_files : OP_DEFAULT_MAX_OPEN_FILES;
+	cfg.max_open_files =
+		d->opts.max_open_files ? d->opts.max_open_files : OP_DEFAULT_MAX_OPEN_FILES;
 	cfg.cpu_type = d->pick.cpu_type;
 	cfg.cpu_speed = session_cpu_speed(d->opts.proc_root);
 	memcpy(cfg.events, d->pick.events, sizeof(cfg.events));
@@ -331,8 +337,8 @@ static void main_check_warnings(const char *log)
 	for (p = log; p && *p; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		/* "oprofiled: ..." lines reached stderr already */
-		if (strncmp(p, "oprofiled: ", 11) && memmem(p, nl ? (size_t)(nl - p) : strlen(p),
-							   ": warning: ", 11))
+		if (strncmp(p, "oprofiled: ", 11) &&
+		    memmem(p, nl ? (size_t)(nl - p) : strlen(p), ": warning: ", 11))
 			fprintf(stderr, "oprofiled: %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
 	}
 }
@@ -494,7 +500,7 @@ int main(int argc, char **argv)
 	rc = session_commit(&d->sess);
 	if (rc) {
 		log_err(&d->log, "samples/%s: cannot make it samples/previous: %s", SESSION_STAGED,
-			 strerror(-rc));
+			strerror(-rc));
 		goto out;
 	}
 	{

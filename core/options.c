@@ -213,13 +213,15 @@ static int opt_parse_pids(struct op_options *o, const char *s, FILE *err)
 
 		if (len == 0 || len >= sizeof(buf) ||
 		    (memcpy(buf, p, len), buf[len] = '\0', opt_parse_uint(buf, 1, OPT_PID_MAX, &v))) {
-			opt_err(err, "--pid=%s: \"%.*s\" is not a process id - expected numbers 1..%u separated by ','",
+			opt_err(err,
+				"--pid=%s: \"%.*s\" is not a process id - expected numbers 1..%u separated by ','",
 				s, (int)len, p, OPT_PID_MAX);
 			o->nr_pids = nr_before;
 			return -EINVAL;
 		}
 		if (o->nr_pids == OP_MAX_PIDS) {
-			opt_err(err, "--pid: more than %d processes - profile fewer or use --system-wide",
+			opt_err(err,
+				"--pid: more than %d processes - profile fewer or use --system-wide",
 				OP_MAX_PIDS);
 			o->nr_pids = nr_before;
 			return -EINVAL;
@@ -294,8 +296,7 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			} else if (c == 'h') {
 				fputs(opt_usage, stdout);
 				return 1;
-			} else if (c == OPT_USAGE ||
-				   (c == '?' && !strcmp(argv[optind - 1], "-?"))) {
+			} else if (c == OPT_USAGE || (c == '?' && !strcmp(argv[optind - 1], "-?"))) {
 				/* -? is in opt_short: glibc returns it without setting optopt */
 				fputs(opt_brief_usage, stdout);
 				return 1;
@@ -347,27 +348,34 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			if (!name)
 				return -ENOMEM;
 			if (!*name) {
-				opt_err(err, "--ext-feature=%s: empty plugin name - use NAME[:ARGS]", arg);
+				opt_err(err, "--ext-feature=%s: empty plugin name - use NAME[:ARGS]",
+					arg);
 				free(name);
 				return -EINVAL;
 			}
 			/* the loader refuses it at start: --check-config says so too */
 			if (!ext_name_valid(name)) {
-				opt_err(err, "--ext-feature=%s: plugin name \"%.80s\" is not valid - "
-					     "expected " OPTVAL_PLUGIN_NAME_RULE, arg, name);
+				opt_err(err,
+					"--ext-feature=%s: plugin name \"%.80s\" is not valid - "
+					"expected " OPTVAL_PLUGIN_NAME_RULE,
+					arg, name);
 				free(name);
 				return -EINVAL;
 			}
 			for (i = 0; i < o->nr_features; i++)
 				if (!strcmp(o->features[i].name, name) &&
 				    !strcmp(o->features[i].origin, OP_ORIGIN_CMDLINE)) {
-					opt_err(err, "--ext-feature=%s given twice - give each plugin once", name);
+					opt_err(err,
+						"--ext-feature=%s given twice - give each plugin once",
+						name);
 					free(name);
 					return -EINVAL;
 				}
-			rc = optval_add_feature(o, name, colon ? colon + 1 : "", OP_ORIGIN_CMDLINE, true);
+			rc = optval_add_feature(o, name, colon ? colon + 1 : "", OP_ORIGIN_CMDLINE,
+						true);
 			if (rc == -ENOSPC)
-				opt_err(err, "--ext-feature=%s: more than %d plugins", name, OP_MAX_FEATURES);
+				opt_err(err, "--ext-feature=%s: more than %d plugins", name,
+					OP_MAX_FEATURES);
 			free(name);
 			break;
 		}
@@ -400,7 +408,9 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			if (opt_uint_arg("ring-pages", arg, 1, OP_MAX_RING_PAGES, &v, err))
 				return -EINVAL;
 			if (v & (v - 1)) {
-				opt_err(err, "--ring-pages=%s: not a power of two - use 1, 2, 4, ... pages", arg);
+				opt_err(err,
+					"--ring-pages=%s: not a power of two - use 1, 2, 4, ... pages",
+					arg);
 				return -EINVAL;
 			}
 			o->ring_pages = (size_t)v;
@@ -472,13 +482,15 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 		case OPT_VERSION:
 			break;
 		case ':':
-			opt_err(err, "option %s needs a value - see oprofiled --help", argv[optind - 1]);
+			opt_err(err, "option %s needs a value - see oprofiled --help",
+				argv[optind - 1]);
 			return -EINVAL;
 		default:
 			if (optopt && optopt < 256)
 				opt_err(err, "unknown option -%c - see oprofiled --help", optopt);
 			else
-				opt_err(err, "unknown option %s - see oprofiled --help", argv[optind - 1]);
+				opt_err(err, "unknown option %s - see oprofiled --help",
+					argv[optind - 1]);
 			return -EINVAL;
 		}
 		if (rc)
@@ -487,8 +499,8 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 	return 0;
 }
 
-static int opt_finish(struct op_options *o, int argc, char **argv, int cmd_start,
-		      bool system_wide, bool cfg_system_wide, FILE *err)
+static int opt_finish(struct op_options *o, int argc, char **argv, int cmd_start, bool system_wide,
+		      bool cfg_system_wide, FILE *err)
 {
 	const char *env;
 	int nmodes, i;
@@ -519,8 +531,9 @@ static int opt_finish(struct op_options *o, int argc, char **argv, int cmd_start
 	else if (cfg_system_wide)
 		o->mode = OP_MODE_SYSTEM;
 	else if (!o->list_plugins && !o->check_config) {
-		opt_err(err, "nothing to profile: give a command (oprofiled [OPTIONS] -- COMMAND [ARGS]), "
-			     "--pid=PID or --system-wide");
+		opt_err(err,
+			"nothing to profile: give a command (oprofiled [OPTIONS] -- COMMAND [ARGS]), "
+			"--pid=PID or --system-wide");
 		return -EINVAL;
 	}
 	if (o->vmlinux && o->no_vmlinux) {
@@ -542,15 +555,14 @@ static int opt_finish(struct op_options *o, int argc, char **argv, int cmd_start
 			return -ENOMEM;
 	}
 	if (!o->session_dir &&
-	    opt_strdup(&o->session_dir, o->mode == OP_MODE_SYSTEM ? OP_SESSION_DIR_SYSTEM :
-									OP_SESSION_DIR_LAUNCH))
+	    opt_strdup(&o->session_dir,
+		       o->mode == OP_MODE_SYSTEM ? OP_SESSION_DIR_SYSTEM : OP_SESSION_DIR_LAUNCH))
 		return -ENOMEM;
 	if (opt_absolute(&o->session_dir))
 		return -ENOMEM;
 	if (!o->proc_root && opt_strdup(&o->proc_root, "/proc"))
 		return -ENOMEM;
-	if (!o->log_file &&
-	    asprintf(&o->log_file, "%s/" OP_SESSION_LOG_PATH, o->session_dir) < 0) {
+	if (!o->log_file && asprintf(&o->log_file, "%s/" OP_SESSION_LOG_PATH, o->session_dir) < 0) {
 		o->log_file = NULL;
 		return -ENOMEM;
 	}

@@ -29,8 +29,8 @@
 #define OP_ORIGIN_CMDLINE "command line"
 
 struct op_feature_req {
-	char *name;      /* exact plugin name */
-	char *args;      /* text after the first ':' ("" if none) */
+	char *name;         /* exact plugin name */
+	char *args;         /* text after the first ':' ("" if none) */
 	const char *origin; /* OP_ORIGIN_CMDLINE or "file:line" for messages */
 };
 
@@ -38,20 +38,20 @@ enum op_mode { OP_MODE_LAUNCH, OP_MODE_PID, OP_MODE_SYSTEM, OP_MODE_REPLAY };
 
 struct op_options {
 	enum op_mode mode;
-	char *session_dir;        /* --session-dir */
-	char *session_group;      /* --session-group: share the session with it (NULL: private) */
-	char *config_file;        /* --config (NULL: none/default) */
-	char *plugin_dir;         /* --plugin-dir > config > $OP_PLUGIN_DIR > configure default */
-	char *events_spec;        /* --events=NAME:count[:um[:k[:u]]],... (NULL: default) */
-	unsigned separate;        /* enum op_separate (lib/op_mangle.h) */
+	char *session_dir;   /* --session-dir */
+	char *session_group; /* --session-group: share the session with it (NULL: private) */
+	char *config_file;   /* --config (NULL: none/default) */
+	char *plugin_dir;    /* --plugin-dir > config > $OP_PLUGIN_DIR > configure default */
+	char *events_spec;   /* --events=NAME:count[:um[:k[:u]]],... (NULL: default) */
+	unsigned separate;   /* enum op_separate (lib/op_mangle.h) */
 	struct op_feature_req features[OP_MAX_FEATURES];
 	size_t nr_features;
-	char *vmlinux;            /* --vmlinux */
-	bool no_vmlinux;          /* --no-vmlinux */
-	char **image_filter;      /* --image=a,b,c (NULL-terminated) */
-	unsigned verbose;         /* bit set of OP_VERBOSE_* */
-	bool append;              /* --append */
-	size_t ring_pages;        /* data pages per ring (power of two) */
+	char *vmlinux;       /* --vmlinux */
+	bool no_vmlinux;     /* --no-vmlinux */
+	char **image_filter; /* --image=a,b,c (NULL-terminated) */
+	unsigned verbose;    /* bit set of OP_VERBOSE_* */
+	bool append;         /* --append */
+	size_t ring_pages;   /* data pages per ring (power of two) */
 	uint32_t pids[OP_MAX_PIDS];
 	size_t nr_pids;
 	char **command;           /* launch mode: argv after "--" */

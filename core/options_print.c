@@ -55,7 +55,8 @@ void options_print(const struct op_options *o, FILE *out)
 	static const char *const modes[] = { "launch", "pid", "system-wide", "replay" };
 	/* bit order of enum op_separate and OP_VERBOSE_* */
 	static const char *const sep_atoms[] = { "lib", "kernel", "thread", "cpu" };
-	static const char *const verbose_atoms[] = { "sfile", "samples", "arcs", "module", "misc", "ext" };
+	static const char *const verbose_atoms[] = { "sfile",  "samples", "arcs",
+						     "module", "misc",    "ext" };
 	size_t i;
 
 	fprintf(out, "# oprofiled effective configuration (command line > %s > defaults)\n",

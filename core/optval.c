@@ -67,7 +67,8 @@ static int optval_parse_names(const char *what, const char *s, const void *tabp,
 	const char *p = s;
 
 	if (!s || (!*s && !allow_empty)) {
-		snprintf(err, err_len, "empty %s value - expected a comma list of %s", what, allowed);
+		snprintf(err, err_len, "empty %s value - expected a comma list of %s", what,
+			 allowed);
 		return -EINVAL;
 	}
 	while (*p) {
@@ -77,8 +78,8 @@ static int optval_parse_names(const char *what, const char *s, const void *tabp,
 			if (strlen(tab[i].name) == len && !strncmp(tab[i].name, p, len))
 				break;
 		if (i == n) {
-			snprintf(err, err_len, "unknown %s value \"%.*s\" - allowed: %s", what, (int)len, p,
-				 allowed);
+			snprintf(err, err_len, "unknown %s value \"%.*s\" - allowed: %s", what,
+				 (int)len, p, allowed);
 			return -EINVAL;
 		}
 		bits |= tab[i].bits;
@@ -163,8 +164,8 @@ void optval_free_feature(struct op_feature_req *f)
 	memset(f, 0, sizeof(*f));
 }
 
-int optval_add_feature(struct op_options *o, const char *name, const char *args,
-		       const char *origin, bool replace)
+int optval_add_feature(struct op_options *o, const char *name, const char *args, const char *origin,
+		       bool replace)
 {
 	struct op_feature_req nf = { 0 };
 	size_t i;

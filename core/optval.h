@@ -33,8 +33,8 @@ int optval_set_image(struct op_options *o, const char *s);
  * is replaced when @replace (the command line overrides the config file),
  * else -EEXIST. -ENOSPC when OP_MAX_FEATURES are in use; -ENOMEM.
  */
-int optval_add_feature(struct op_options *o, const char *name, const char *args,
-		       const char *origin, bool replace);
+int optval_add_feature(struct op_options *o, const char *name, const char *args, const char *origin,
+		       bool replace);
 /* Free what optval_add_feature allocated in @f and zero it. */
 void optval_free_feature(struct op_feature_req *f);
 /* Free a NULL-terminated string vector (o->image_filter, o->command); NULL is fine. */

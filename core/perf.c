@@ -58,8 +58,7 @@ static uint64_t perf_mono_clock(void *arg)
 /* session basics                                                      */
 /* ------------------------------------------------------------------ */
 
-int perf_new(struct perf_session **out, const struct perf_config *cfg, char *err,
-	     size_t err_len)
+int perf_new(struct perf_session **out, const struct perf_config *cfg, char *err, size_t err_len)
 {
 	struct perf_session *s = calloc(1, sizeof(*s));
 
@@ -76,8 +75,9 @@ int perf_new(struct perf_session **out, const struct perf_config *cfg, char *err
 	}
 	if (!s->cfg.drain_ms)
 		s->cfg.drain_ms = PERF_DEFAULT_DRAIN_MS;
-	s->slack = cfg->slack_ns > 0 ? (uint64_t)cfg->slack_ns :
-		   cfg->slack_ns == 0 ? PERF_DEFAULT_SLACK_NS : 0;
+	s->slack = cfg->slack_ns > 0  ? (uint64_t)cfg->slack_ns :
+		   cfg->slack_ns == 0 ? PERF_DEFAULT_SLACK_NS :
+					0;
 	s->clock_ok = true;
 	s->epfd = -1;
 	s->child_go = -1;
@@ -103,8 +103,8 @@ int perf_add_event(struct perf_session *s, const struct pdec_event *e, const uin
 	return idx;
 }
 
-int perf_add_ring(struct perf_session *s, void *base, size_t map_len, int fd,
-		  size_t page_size, size_t data_size)
+int perf_add_ring(struct perf_session *s, void *base, size_t map_len, int fd, size_t page_size,
+		  size_t data_size)
 {
 	struct perf_ring *pr;
 	int err;
@@ -330,7 +330,7 @@ int perf_lost_checkpoint(struct perf_session *s)
 
 		if (read(f->fd, v, sizeof(v)) != (ssize_t)sizeof(v) || v[2] <= f->lost_seen)
 			continue;
-		d[f->role == PERF_FD_SAMPLES	 ? LOST_SAMPLES :
+		d[f->role == PERF_FD_SAMPLES  ? LOST_SAMPLES :
 		  f->role == PERF_FD_SIDEBAND ? LOST_SIDEBAND :
 						LOST_EITHER] += v[2] - f->lost_seen;
 		f->lost_seen = v[2];
@@ -459,7 +459,8 @@ void perf_print_stats(const struct perf_session *s, FILE *out)
 	P(replay_cpu_ns);
 #undef P
 	if (t->replay_cpu_ns)
-		fprintf(out, "replay: %" PRIu64 " samples in %.3f s of CPU = %.2f M samples/s "
+		fprintf(out,
+			"replay: %" PRIu64 " samples in %.3f s of CPU = %.2f M samples/s "
 			"(decode, merge, sync, trans, sample files; start-up and shutdown not included)\n",
 			t->samples, t->replay_cpu_ns / 1e9,
 			t->samples * 1e3 / (double)t->replay_cpu_ns);

@@ -73,11 +73,11 @@ struct perf_config {
 	const struct op_options *opts;
 	const struct op_perf_attr *events; /* core events, counter i = events[i] */
 	size_t nr_events;
-	const struct ext_registry *ext;    /* NULL: no plugin sources or hooks */
+	const struct ext_registry *ext; /* NULL: no plugin sources or hooks */
 	int (*deliver)(void *arg, const struct op_record *r);
 	void *arg;
-	struct op_log *log;       /* warnings and errors (kept); NULL: stderr */
-	unsigned drain_ms;        /* longest wait between two rounds; 0: 100 ms */
+	struct op_log *log; /* warnings and errors (kept); NULL: stderr */
+	unsigned drain_ms;  /* longest wait between two rounds; 0: 100 ms */
 	/*
 	 * replay: called after each recorded round is delivered, as the live
 	 * loop does its end-of-round work after each perf_poll (NULL: none)
@@ -87,40 +87,40 @@ struct perf_config {
 	/* tuning and tests; leave 0/NULL */
 	uint64_t (*clock)(void *arg); /* "now" in perf time; NULL: CLOCK_MONOTONIC */
 	void *clock_arg;
-	int64_t slack_ns;         /* watermark safety margin; 0: 10 ms, <0: none */
-	size_t queue_bytes;       /* merge queue record space; 0: 1.25 x all rings, >= 1 MiB */
+	int64_t slack_ns;   /* watermark safety margin; 0: 10 ms, <0: none */
+	size_t queue_bytes; /* merge queue record space; 0: 1.25 x all rings, >= 1 MiB */
 };
 
 /* Counters; all monotonic. */
 struct perf_stats {
-	uint64_t records;         /* records delivered */
+	uint64_t records; /* records delivered */
 	uint64_t samples, mmaps, comms, forks, exits, ksymbols;
-	uint64_t lost_records;    /* PERF_RECORD_LOST (+LOST_SAMPLES) records */
-	uint64_t lost;            /* sum of their counts (records of any kind) */
-	uint64_t lost_kernel;     /* PERF_FORMAT_LOST total of every event, read at
+	uint64_t lost_records;         /* PERF_RECORD_LOST (+LOST_SAMPLES) records */
+	uint64_t lost;                 /* sum of their counts (records of any kind) */
+	uint64_t lost_kernel;          /* PERF_FORMAT_LOST total of every event, read at
 				   * each perf_lost_checkpoint and at stop; of it: */
 	uint64_t lost_kernel_samples;  /* of events that write samples only */
 	uint64_t lost_kernel_sideband; /* of the side-band dummy event */
 	uint64_t throttle, unthrottle;
-	uint64_t bad_records;     /* malformed records skipped */
-	uint64_t resyncs;         /* impossible size / head: rest of a ring span dropped */
-	uint64_t wrapped;         /* records copied because they wrapped the ring end */
-	uint64_t unknown_types;   /* record types this decoder does not know */
-	uint64_t skipped_types;   /* known types not used (switch, bpf, cgroup, ...) */
-	uint64_t unknown_ids;     /* samples of an event id never opened */
-	uint64_t queue_forced;    /* delivered early because the merge queue was full */
-	uint64_t out_of_order;    /* delivered with a time below an earlier record's */
-	uint64_t deliver_errors;  /* deliver() returned < 0 */
+	uint64_t bad_records;    /* malformed records skipped */
+	uint64_t resyncs;        /* impossible size / head: rest of a ring span dropped */
+	uint64_t wrapped;        /* records copied because they wrapped the ring end */
+	uint64_t unknown_types;  /* record types this decoder does not know */
+	uint64_t skipped_types;  /* known types not used (switch, bpf, cgroup, ...) */
+	uint64_t unknown_ids;    /* samples of an event id never opened */
+	uint64_t queue_forced;   /* delivered early because the merge queue was full */
+	uint64_t out_of_order;   /* delivered with a time below an earlier record's */
+	uint64_t deliver_errors; /* deliver() returned < 0 */
 	uint64_t rounds;
-	uint64_t bytes;           /* ring bytes read */
-	uint64_t hup;             /* descriptors removed from epoll on POLLHUP */
+	uint64_t bytes; /* ring bytes read */
+	uint64_t hup;   /* descriptors removed from epoll on POLLHUP */
 	uint64_t fds, rings;
 	uint64_t skipped_threads; /* --pid threads gone before they could be opened */
 	uint64_t synth_procs, synth_threads, synth_maps;
-	uint64_t synth_unreadable; /* processes whose maps/comm could not be read */
+	uint64_t synth_unreadable;   /* processes whose maps/comm could not be read */
 	uint64_t synth_skipped_maps; /* mappings without a usable file (memfd:) */
-	uint64_t record_bytes;    /* bytes written to --record */
-	uint64_t replay_cpu_ns;   /* --replay: thread CPU time from the first chunk to the
+	uint64_t record_bytes;       /* bytes written to --record */
+	uint64_t replay_cpu_ns;      /* --replay: thread CPU time from the first chunk to the
 				   * last delivery (decode, merge, sync, trans, sample files) */
 };
 
@@ -129,8 +129,8 @@ enum perf_poll_result {
 	/* launch mode: the command exited (perf_child_status); --pid mode:
 	 * every attached process exited. Call perf_stop next. */
 	PERF_POLL_CHILD_EXIT = 1,
-	PERF_POLL_DONE = 2,       /* replay mode: the whole file was delivered */
-	PERF_POLL_FD = 3,         /* an fd given to perf_watch_fd is readable */
+	PERF_POLL_DONE = 2, /* replay mode: the whole file was delivered */
+	PERF_POLL_FD = 3,   /* an fd given to perf_watch_fd is readable */
 };
 
 /*
@@ -146,8 +146,7 @@ enum perf_poll_result {
  * With opts->record_file the raw stream is also written there.
  * Returns 0 or -errno with a message in @err (what, expected, found, what to do).
  */
-int perf_open(struct perf_session **out, const struct perf_config *cfg, char *err,
-	      size_t err_len);
+int perf_open(struct perf_session **out, const struct perf_config *cfg, char *err, size_t err_len);
 
 /*
  * Wait up to @timeout_ms (< 0: the drain interval) for ring wakeups, then run
@@ -194,8 +193,7 @@ bool perf_child_status(const struct perf_session *s, int *wstatus);
 /* ---- lower level: used by perf_open, and by tests with fake rings ---- */
 
 /* A session with no kernel part: add events, rings and synthesized records by hand. */
-int perf_new(struct perf_session **out, const struct perf_config *cfg, char *err,
-	     size_t err_len);
+int perf_new(struct perf_session **out, const struct perf_config *cfg, char *err, size_t err_len);
 /* Register an event kind and its kernel ids. Returns the event index or -errno. */
 int perf_add_event(struct perf_session *s, const struct pdec_event *e, const uint64_t *ids,
 		   size_t nr_ids);

@@ -21,12 +21,12 @@
 
 /* sample_type bits every event must carry (the sample_id trailer and the
  * fixed SAMPLE prefix depend on them) */
-#define PDEC_BASE_SAMPLE_TYPE                                                      \
+#define PDEC_BASE_SAMPLE_TYPE                                                           \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 /* bits that change the sample_id trailer: must be equal for all events */
-#define PDEC_TRAILER_BITS                                                          \
-	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |  \
+#define PDEC_TRAILER_BITS                                                              \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 /* One opened event kind (the same for all its per-CPU/per-task fds). */
@@ -39,7 +39,7 @@ struct pdec_event {
 
 struct pdec_id {
 	uint64_t id;
-	uint32_t ev;  /* index into events[]; UINT32_MAX = empty slot */
+	uint32_t ev; /* index into events[]; UINT32_MAX = empty slot */
 };
 
 /* direct-mapped front of the id table: slot id % PDEC_ID_CACHE */
@@ -56,22 +56,22 @@ struct pdec_idc {
 struct pdec {
 	struct pdec_event events[PDEC_MAX_EVENTS];
 	unsigned nr_events;
-	uint64_t trailer_type;  /* sample_type & PDEC_TRAILER_BITS of all events */
-	unsigned trailer_size;  /* bytes of the sample_id trailer */
-	unsigned trailer_time;  /* offset of time inside the trailer */
-	unsigned trailer_cpu;   /* offset of {cpu,res} inside the trailer */
-	struct pdec_id *ids;    /* open addressing, power-of-two capacity */
+	uint64_t trailer_type; /* sample_type & PDEC_TRAILER_BITS of all events */
+	unsigned trailer_size; /* bytes of the sample_id trailer */
+	unsigned trailer_time; /* offset of time inside the trailer */
+	unsigned trailer_cpu;  /* offset of {cpu,res} inside the trailer */
+	struct pdec_id *ids;   /* open addressing, power-of-two capacity */
 	size_t ids_cap, nr_ids;
 	/* ids are small sequential numbers: most hit this without hashing */
 	struct pdec_idc idc[PDEC_ID_CACHE];
 };
 
 enum pdec_status {
-	PDEC_OK = 0,          /* decoded (or, for pdec_classify, worth queueing) */
-	PDEC_SKIP,            /* a known record type the profiler does not use */
-	PDEC_UNKNOWN_TYPE,    /* header.type not known to this decoder */
-	PDEC_BAD,             /* fields do not fit in header.size (or no NUL in a name) */
-	PDEC_UNKNOWN_ID,      /* SAMPLE of an event id never registered */
+	PDEC_OK = 0,       /* decoded (or, for pdec_classify, worth queueing) */
+	PDEC_SKIP,         /* a known record type the profiler does not use */
+	PDEC_UNKNOWN_TYPE, /* header.type not known to this decoder */
+	PDEC_BAD,          /* fields do not fit in header.size (or no NUL in a name) */
+	PDEC_UNKNOWN_ID,   /* SAMPLE of an event id never registered */
 };
 
 void pdec_init(struct pdec *d);
@@ -123,7 +123,7 @@ enum pdec_status pdec_decode(const struct pdec *d, const void *rec, struct op_re
 /* bytes of a SAMPLE of PDEC_BASE_SAMPLE_TYPE: header, IDENTIFIER IP TID TIME CPU PERIOD */
 #define PDEC_BASE_SAMPLE_SIZE (8 + 6 * 8)
 
-#define PDEC_SAMPLE_AT(field, off) \
+#define PDEC_SAMPLE_AT(field, off)                                      \
 	_Static_assert(offsetof(struct op_perf_sample, field) == (off), \
 		       "op_perf_sample." #field " is not where pdec_decode_fast copies it")
 PDEC_SAMPLE_AT(id, 8);

@@ -107,7 +107,6 @@ void perf_deliver_lost(struct perf_session *s, enum op_lost_kind kind, uint64_t 
 		s->st.deliver_errors++;
 }
 
-
 void perf_deliver_lost_parts(struct perf_session *s, const uint64_t d[LOST_PARTS])
 {
 	perf_deliver_lost(s, OP_LOST_SAMPLES, d[LOST_SAMPLES]);
@@ -286,16 +285,16 @@ have:
 			while (!pq_fits(q, h->size)) {
 				size_t half = q->nr / 2 ? q->nr / 2 : 1;
 
-				s->st.queue_forced += pq_flush(q, UINT64_MAX, half,
-								perf_deliver_raw, s);
+				s->st.queue_forced +=
+					pq_flush(q, UINT64_MAX, half, perf_deliver_raw, s);
 			}
 			pq_push(q, rec, h->size, t);
 		} else {
 			while (!pq_fits_ref(q)) {
 				size_t half = q->nr / 2 ? q->nr / 2 : 1;
 
-				s->st.queue_forced += pq_flush(q, UINT64_MAX, half,
-								perf_deliver_raw, s);
+				s->st.queue_forced +=
+					pq_flush(q, UINT64_MAX, half, perf_deliver_raw, s);
 			}
 			pq_push_ref(q, rec, t);
 		}
@@ -369,4 +368,3 @@ int perf_add_synth(struct perf_session *s, const void *recs, size_t len)
 	perf_deliver_enqueue_span(s, &sp, true, NULL);
 	return 0;
 }
-

@@ -23,26 +23,26 @@
 
 struct perf_ring {
 	struct ring r;
-	void *base;          /* mmap, or a caller's fake ring */
-	size_t map_len;      /* 0: not ours to unmap */
-	int fd;              /* owner fd (epoll), -1 for fake rings */
+	void *base;     /* mmap, or a caller's fake ring */
+	size_t map_len; /* 0: not ours to unmap */
+	int fd;         /* owner fd (epoll), -1 for fake rings */
 	bool in_epoll;
-	bool got;            /* queued a record in this round */
-	uint64_t last_time;  /* time of the last record queued this round */
+	bool got;           /* queued a record in this round */
+	uint64_t last_time; /* time of the last record queued this round */
 };
 
 /* what a descriptor's event writes, so its PERF_FORMAT_LOST count says what was lost */
 enum perf_fd_role {
-	PERF_FD_SAMPLES,   /* samples only */
-	PERF_FD_SIDEBAND,  /* the side-band dummy: mmap/comm/fork/exit/ksymbol only */
-	PERF_FD_BOTH,      /* samples and side-band (no dummy): lost records of either kind */
+	PERF_FD_SAMPLES,  /* samples only */
+	PERF_FD_SIDEBAND, /* the side-band dummy: mmap/comm/fork/exit/ksymbol only */
+	PERF_FD_BOTH,     /* samples and side-band (no dummy): lost records of either kind */
 };
 
 struct perf_fd {
 	int fd;
 	int ring;
 	enum perf_fd_role role;
-	uint64_t lost_seen;  /* its PERF_FORMAT_LOST count at the last checkpoint */
+	uint64_t lost_seen; /* its PERF_FORMAT_LOST count at the last checkpoint */
 };
 
 struct perf_session {
@@ -52,7 +52,7 @@ struct perf_session {
 	bool q_ready;
 	size_t q_bytes, q_entries;
 	struct perf_stats st;
-	uint8_t *scratch;            /* RING_MAX_RECORD, for wrapped records */
+	uint8_t *scratch; /* RING_MAX_RECORD, for wrapped records */
 
 	struct perf_ring *rings;
 	size_t nr_rings, cap_rings;
@@ -64,10 +64,10 @@ struct perf_session {
 	struct replay_reader rd;
 	bool replaying;
 
-	bool clock_ok;               /* perf time is comparable with cfg.clock */
-	bool fmt_lost;               /* read_format has PERF_FORMAT_LOST */
-	bool sb_event;               /* side-band records come from a dummy event of their own */
-	bool lost_split;             /* replay: REPLAY_LOST chunks carry the exact parts */
+	bool clock_ok;   /* perf time is comparable with cfg.clock */
+	bool fmt_lost;   /* read_format has PERF_FORMAT_LOST */
+	bool sb_event;   /* side-band records come from a dummy event of their own */
+	bool lost_split; /* replay: REPLAY_LOST chunks carry the exact parts */
 	uint64_t slack;
 	uint64_t last_delivered;
 	bool stopped;
@@ -76,7 +76,7 @@ struct perf_session {
 	int child_go;                /* write end of the launch pipe */
 	int pidfds[PERF_MAX_PIDFDS]; /* launched command / --pid targets */
 	size_t nr_pidfds;
-	size_t targets_alive;        /* pidfds not yet readable */
+	size_t targets_alive; /* pidfds not yet readable */
 	bool child_exited;
 	int child_status;
 
@@ -91,11 +91,10 @@ enum { LOST_SAMPLES, LOST_SIDEBAND, LOST_EITHER, LOST_PARTS };
 /* ---- perf.c: the session, its targets and its loop ---- */
 
 /* "oprofiled: " + message + newline through cfg.log (stderr without one) */
-void perf_log(struct perf_session *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void perf_log(struct perf_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Read a ring at @base; @map_len 0: not ours to unmap. Returns its index or -errno. */
-int perf_add_ring(struct perf_session *s, void *base, size_t map_len, int fd,
-		  size_t page_size, size_t data_size);
+int perf_add_ring(struct perf_session *s, void *base, size_t map_len, int fd, size_t page_size,
+		  size_t data_size);
 /* Wake perf_poll when @fd is readable; @tag: a ring index or one of perf.c's tags. */
 int perf_epoll_add(struct perf_session *s, int fd, uint64_t tag);
 /* Fork the command stopped on a pipe (s->child, s->child_go). 0 or -errno + @err. */

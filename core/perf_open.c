@@ -38,7 +38,7 @@ struct open_plan {
 	size_t pages;
 	size_t page_size;
 	enum op_mode mode;
-	int *cpu_ring;   /* ring index per cpu slot, -1 before the first fd */
+	int *cpu_ring; /* ring index per cpu slot, -1 before the first fd */
 };
 
 static int perf_open_online_cpus(int *cpus, int max)
@@ -226,7 +226,8 @@ static int perf_open_target(struct perf_session *s, struct open_plan *pl, pid_t 
 				fd = perf_open_syscall(&b, pid, pl->cpus[c]);
 				if (fd >= 0) {
 					s->fmt_lost = false;
-					perf_log(s, "perf_event_open: PERF_FORMAT_LOST refused (kernel < 6.0?): lost counts come from LOST records only");
+					perf_log(s,
+						 "perf_event_open: PERF_FORMAT_LOST refused (kernel < 6.0?): lost counts come from LOST records only");
 				} else if (errno == EINVAL) {
 					b.use_clockid = 0;
 					b.clockid = 0;
@@ -234,7 +235,8 @@ static int perf_open_target(struct perf_session *s, struct open_plan *pl, pid_t 
 					if (fd >= 0) {
 						s->fmt_lost = false;
 						s->clock_ok = false;
-						perf_log(s, "perf_event_open: PERF_FORMAT_LOST and clockid refused (old kernel): merge watermark uses ring times only");
+						perf_log(s,
+							 "perf_event_open: PERF_FORMAT_LOST and clockid refused (old kernel): merge watermark uses ring times only");
 					} else {
 						errno = EINVAL;
 					}
@@ -245,7 +247,8 @@ static int perf_open_target(struct perf_session *s, struct open_plan *pl, pid_t 
 			if (fd < 0 && sb && s->nr_fds == 0 &&
 			    (errno == EINVAL || errno == ENOENT || errno == EOPNOTSUPP)) {
 				/* no dummy event (old kernel): the first event carries side-band */
-				perf_log(s, "perf_event_open: no dummy software event (%s): side-band records come with the samples, their losses cannot be told apart",
+				perf_log(s,
+					 "perf_event_open: no dummy software event (%s): side-band records come with the samples, their losses cannot be told apart",
 					 strerror(errno));
 				s->sb_event = false;
 				continue;
@@ -263,13 +266,16 @@ static int perf_open_target(struct perf_session *s, struct open_plan *pl, pid_t 
 				snprintf(err, err_len,
 					 "perf_event_open(type %u config %#llx, %s, cpu %d) failed: %s%s%s",
 					 a.type, (unsigned long long)a.config, who, pl->cpus[c],
-					 strerror(en),
-					 en == EACCES || en == EPERM ? " - " : "",
-					 en == EACCES || en == EPERM ? perf_open_paranoid_hint(hint, sizeof(hint)) :
-					 en == ESRCH ? " - the process does not exist (any more)" :
-					 en == ENOENT || en == EOPNOTSUPP ? " - this kernel/CPU does not offer the event" :
-					 en == EMFILE ? " - one descriptor per event, CPU and thread: raise the open-files limit (ulimit -n)" :
-					 "");
+					 strerror(en), en == EACCES || en == EPERM ? " - " : "",
+					 en == EACCES || en == EPERM ?
+						 perf_open_paranoid_hint(hint, sizeof(hint)) :
+					 en == ESRCH ?
+						 " - the process does not exist (any more)" :
+					 en == ENOENT || en == EOPNOTSUPP ?
+						 " - this kernel/CPU does not offer the event" :
+					 en == EMFILE ?
+						 " - one descriptor per event, CPU and thread: raise the open-files limit (ulimit -n)" :
+						 "");
 				return -en;
 			}
 			if (owner) {
@@ -285,12 +291,13 @@ static int perf_open_target(struct perf_session *s, struct open_plan *pl, pid_t 
 					close(fd);
 					return -en;
 				}
-				ring = perf_add_ring(s, m, len, fd, pl->page_size, pl->pages * pl->page_size);
+				ring = perf_add_ring(s, m, len, fd, pl->page_size,
+						     pl->pages * pl->page_size);
 				if (ring < 0) {
 					munmap(m, len);
 					close(fd);
-					snprintf(err, err_len, "perf ring on cpu %d: %s", pl->cpus[c],
-						 strerror(-ring));
+					snprintf(err, err_len, "perf ring on cpu %d: %s",
+						 pl->cpus[c], strerror(-ring));
 					return ring;
 				}
 				pl->cpu_ring[c] = ring;
@@ -307,9 +314,9 @@ static int perf_open_target(struct perf_session *s, struct open_plan *pl, pid_t 
 				}
 			}
 			ret = perf_open_add_fd(s, fd, ring,
-					       sb ? PERF_FD_SIDEBAND :
+					       sb                     ? PERF_FD_SIDEBAND :
 					       e == 0 && !s->sb_event ? PERF_FD_BOTH :
-					       PERF_FD_SAMPLES);
+									PERF_FD_SAMPLES);
 			if (ret) {
 				close(fd);
 				return ret;
@@ -469,7 +476,8 @@ static int perf_open_build_plan(struct perf_session *s, struct open_plan *pl, ch
 
 		if (f) {
 			if (fscanf(f, "%u", &lim) == 1 && lim && pl->max_stack > lim) {
-				perf_log(s, "call-chain depth %u lowered to kernel.perf_event_max_stack = %u",
+				perf_log(s,
+					 "call-chain depth %u lowered to kernel.perf_event_max_stack = %u",
 					 pl->max_stack, lim);
 				pl->max_stack = lim;
 			}
@@ -483,8 +491,9 @@ static int perf_open_build_plan(struct perf_session *s, struct open_plan *pl, ch
 	}
 	for (i = 0; i < s->cfg.nr_events; i++) {
 		struct pdec_event e = {
-			.sample_type = (PDEC_BASE_SAMPLE_TYPE |
-					s->cfg.events[i].sample_type_extra | hooks_extra) & allowed,
+			.sample_type = (PDEC_BASE_SAMPLE_TYPE | s->cfg.events[i].sample_type_extra |
+					hooks_extra) &
+				       allowed,
 			.counter = (uint32_t)i,
 			.source = 0,
 		};
@@ -495,10 +504,12 @@ static int perf_open_build_plan(struct perf_session *s, struct open_plan *pl, ch
 	for (i = 0; x && i < x->nr_sources; i++) {
 		pl->attr[pl->nr] = x->sources[i].desc.attr;
 		pl->sample_type[pl->nr++] =
-			(PDEC_BASE_SAMPLE_TYPE | x->sources[i].desc.attr.sample_type_extra) & allowed;
+			(PDEC_BASE_SAMPLE_TYPE | x->sources[i].desc.attr.sample_type_extra) &
+			allowed;
 	}
 	if (!pl->nr) {
-		snprintf(err, err_len, "sample path: no event to open (no core event and no plugin source)");
+		snprintf(err, err_len,
+			 "sample path: no event to open (no core event and no plugin source)");
 		return -EINVAL;
 	}
 	return 0;
@@ -523,8 +534,7 @@ static int perf_open_register_events(struct perf_session *s, const struct open_p
 	return 0;
 }
 
-int perf_open(struct perf_session **out, const struct perf_config *cfg, char *err,
-	      size_t err_len)
+int perf_open(struct perf_session **out, const struct perf_config *cfg, char *err, size_t err_len)
 {
 	const struct op_options *o = cfg->opts;
 	struct perf_session *s;
@@ -597,7 +607,8 @@ int perf_open(struct perf_session **out, const struct perf_config *cfg, char *er
 	switch (o->mode) {
 	case OP_MODE_LAUNCH:
 		if (!o->command || !o->command[0]) {
-			snprintf(err, err_len, "launch mode: no command given (oprofiled [options] -- command args)");
+			snprintf(err, err_len,
+				 "launch mode: no command given (oprofiled [options] -- command args)");
 			ret = -EINVAL;
 			goto out_free;
 		}
@@ -625,8 +636,7 @@ int perf_open(struct perf_session **out, const struct perf_config *cfg, char *er
 	if (ret)
 		goto out_free;
 	for (i = 0; i < s->dec.nr_events; i++)
-		s->dec.events[i].read_format =
-			PERF_FORMAT_ID | (s->fmt_lost ? PERF_FORMAT_LOST : 0);
+		s->dec.events[i].read_format = PERF_FORMAT_ID | (s->fmt_lost ? PERF_FORMAT_LOST : 0);
 	for (i = 0; i < s->nr_rings; i++) {
 		ret = perf_epoll_add(s, s->rings[i].fd, i);
 		if (ret) {
@@ -642,8 +652,8 @@ int perf_open(struct perf_session **out, const struct perf_config *cfg, char *er
 		goto out_free;
 	}
 	if (o->record_file) {
-		ret = perf_record_to(s, o->record_file, o->record_overwrite ? REPLAY_OVERWRITE : 0, err,
-				     err_len);
+		ret = perf_record_to(s, o->record_file, o->record_overwrite ? REPLAY_OVERWRITE : 0,
+				     err, err_len);
 		if (ret)
 			goto out_free;
 	}
@@ -686,4 +696,3 @@ out_free:
 	perf_close(s);
 	return ret;
 }
-

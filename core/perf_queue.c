@@ -124,7 +124,8 @@ static void pq_sort_entries(struct pq *q)
 				bound[j++] = bound[i];
 			}
 			if (i + 1 < k) { /* an odd run out */
-				memcpy(b + bound[i], a + bound[i], (bound[i + 1] - bound[i]) * sizeof(*a));
+				memcpy(b + bound[i], a + bound[i],
+				       (bound[i + 1] - bound[i]) * sizeof(*a));
 				bound[j++] = bound[i];
 			}
 			bound[j++] = n;

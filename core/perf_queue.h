@@ -15,23 +15,23 @@
 
 struct pq_entry {
 	uint64_t time;
-	const uint8_t *rec;  /* into the arena, or caller memory (pq_push_ref) */
+	const uint8_t *rec; /* into the arena, or caller memory (pq_push_ref) */
 };
 
 /* sorted runs whose starts are remembered; beyond, the sort finds them itself */
 #define PQ_MAX_RUNS 256
 
 struct pq {
-	uint8_t *arena[2];      /* copies live in arena[cur]; compaction copies to the other */
+	uint8_t *arena[2]; /* copies live in arena[cur]; compaction copies to the other */
 	unsigned cur;
 	size_t cap_bytes, used;
 	struct pq_entry *ent;
-	struct pq_entry *tmp;   /* merge sort scratch, cap_ent entries */
+	struct pq_entry *tmp; /* merge sort scratch, cap_ent entries */
 	size_t cap_ent, nr;
 	/* ent[] is sorted runs: ent[runs[i]] is earlier than the entry before it */
 	size_t runs[PQ_MAX_RUNS];
 	unsigned nr_runs;
-	bool runs_lost;         /* more than PQ_MAX_RUNS: the sort scans for them */
+	bool runs_lost; /* more than PQ_MAX_RUNS: the sort scans for them */
 };
 
 /* Called for every record leaving the queue, in (time, arrival) order. */

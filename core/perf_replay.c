@@ -29,7 +29,6 @@ void perf_replay_write_chunk(struct perf_session *s, uint32_t type, uint64_t a, 
 	}
 }
 
-
 static void perf_replay_write_events(struct perf_session *s)
 {
 	size_t i;
@@ -79,8 +78,8 @@ int perf_replay_open(struct perf_session *s, const char *path, char *err, size_t
 	if (s->rd.hdr.queue_bytes < (1u << 20) || s->rd.hdr.queue_bytes > (256u << 20) ||
 	    s->rd.hdr.queue_entries < 16 || s->rd.hdr.queue_entries > s->rd.hdr.queue_bytes / 32) {
 		snprintf(err, err_len,
-			 "replay file %s: offset 16: merge queue geometry %" PRIu64 " bytes / %" PRIu64
-			 " entries is impossible - the file is corrupt",
+			 "replay file %s: offset 16: merge queue geometry %" PRIu64
+			 " bytes / %" PRIu64 " entries is impossible - the file is corrupt",
 			 path, s->rd.hdr.queue_bytes, s->rd.hdr.queue_entries);
 		replay_reader_close(&s->rd);
 		return -EINVAL;
@@ -139,8 +138,10 @@ static int perf_replay_deliver_all(struct perf_session *s)
 			int idx;
 
 			if (c.len < sizeof(ep)) {
-				snprintf(err, el, "replay file %s: offset %zu: event chunk of %" PRIu64
-					 " bytes, expected %zu", s->rd.path, at, c.len, sizeof(ep));
+				snprintf(err, el,
+					 "replay file %s: offset %zu: event chunk of %" PRIu64
+					 " bytes, expected %zu",
+					 s->rd.path, at, c.len, sizeof(ep));
 				return -EINVAL;
 			}
 			memcpy(&ep, p, sizeof(ep));
@@ -149,12 +150,14 @@ static int perf_replay_deliver_all(struct perf_session *s)
 				s->fmt_lost = true;
 			e = (struct pdec_event){ .sample_type = ep.sample_type,
 						 .read_format = ep.read_format,
-						 .counter = ep.counter, .source = ep.source };
+						 .counter = ep.counter,
+						 .source = ep.source };
 			idx = pdec_add_event(&s->dec, &e);
 			if (idx < 0 || (uint64_t)idx != c.a) {
 				snprintf(err, el,
 					 "replay file %s: offset %zu: event %" PRIu64
-					 " (sample_type %#" PRIx64 ") is inconsistent with the events before it",
+					 " (sample_type %#" PRIx64
+					 ") is inconsistent with the events before it",
 					 s->rd.path, at, c.a, ep.sample_type);
 				return -EINVAL;
 			}
@@ -171,7 +174,8 @@ static int perf_replay_deliver_all(struct perf_session *s)
 				    pdec_add_id(&s->dec, pair[0], (unsigned)pair[1])) {
 					snprintf(err, el,
 						 "replay file %s: offset %zu: id %" PRIu64
-						 " maps to event %" PRIu64 ", only %u events defined",
+						 " maps to event %" PRIu64
+						 ", only %u events defined",
 						 s->rd.path, at, pair[0], pair[1], s->dec.nr_events);
 					return -EINVAL;
 				}
@@ -182,7 +186,8 @@ static int perf_replay_deliver_all(struct perf_session *s)
 			struct ring_span sp = { .p1 = p, .n1 = c.len };
 
 			if (!s->dec.nr_events) {
-				snprintf(err, el, "replay file %s: offset %zu: data before any event description",
+				snprintf(err, el,
+					 "replay file %s: offset %zu: data before any event description",
 					 s->rd.path, at);
 				return -EINVAL;
 			}
@@ -232,4 +237,3 @@ int perf_replay_file(struct perf_session *s, const char *path, char *err, size_t
 	s->stopped = true;
 	return ret;
 }
-

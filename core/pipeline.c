@@ -29,20 +29,20 @@
 
 struct pipeline {
 	struct op_log *log;
-	struct session *sess;          /* NULL: no session (--check-config) */
+	struct session *sess; /* NULL: no session (--check-config) */
 	struct cookie_table cookies;
 	struct op_stats stats;
 	struct op_emit w;
 	struct sync_ctx sync;
 	struct sfile_table sfiles;
 	struct trans_ctx trans;
-	bool files_open;               /* sfiles and trans are set up */
+	bool files_open; /* sfiles and trans are set up */
 	struct perf_session *perf;
 	struct ext_loader *loader;
 	size_t ring_pages;
 	const char *const *event_names; /* by counter, for stats/throttled/ */
 	size_t nr_event_names;
-	uint32_t throttled;            /* bit per core event the kernel throttled */
+	uint32_t throttled; /* bit per core event the kernel throttled */
 };
 
 /* a THROTTLE record (sync's hook): which event, stats/throttled/<event> names it */
@@ -57,8 +57,7 @@ static void pipeline_throttled(void *arg, uint64_t id)
 		p->throttled |= ~0u;
 }
 
-int pipeline_new(struct pipeline **pp, struct op_log *log, struct session *sess,
-		 char *const *filter)
+int pipeline_new(struct pipeline **pp, struct op_log *log, struct session *sess, char *const *filter)
 {
 	struct pipeline *p = calloc(1, sizeof(*p));
 	int rc;
@@ -127,8 +126,8 @@ void pipeline_core_services(struct pipeline *p, struct ext_core_services *c)
 }
 
 int pipeline_open_files(struct pipeline *p, const struct sfile_config *cfg,
-			const struct ext_registry *reg, const char *proc_root,
-			bool verbose, size_t ring_pages)
+			const struct ext_registry *reg, const char *proc_root, bool verbose,
+			size_t ring_pages)
 {
 	int rc;
 
@@ -206,7 +205,8 @@ void pipeline_print_stats(struct pipeline *p, const char *why)
 	log_raw(p->log, "\n%s%s", why ? why : "", ctime(&t));
 	stats_print(&p->stats, out);
 	if (p->stats.v[STAT_LOST_RECORDS])
-		log_info(p->log, "the kernel dropped %" PRIu64 " records because a ring was full - "
+		log_info(p->log,
+			 "the kernel dropped %" PRIu64 " records because a ring was full - "
 			 "raise --ring-pages (now %zu) or sample less often",
 			 p->stats.v[STAT_LOST_RECORDS], p->ring_pages);
 	if (p->perf)
@@ -229,7 +229,8 @@ int pipeline_write_stats_files(struct pipeline *p)
 			names[n++] = p->event_names[i];
 	rc = stats_write_files(&p->stats, p->sess->current_fd, names);
 	if (rc)
-		log_err(p->log, "%s/samples/current/stats: cannot write the lost-sample counters: %s",
+		log_err(p->log,
+			"%s/samples/current/stats: cannot write the lost-sample counters: %s",
 			p->sess->dir, strerror(-rc));
 	return rc;
 }

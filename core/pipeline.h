@@ -50,8 +50,8 @@ void pipeline_core_services(struct pipeline *p, struct ext_core_services *c);
  * the advice printed when the kernel dropped records. 0 or -errno.
  */
 int pipeline_open_files(struct pipeline *p, const struct sfile_config *cfg,
-			const struct ext_registry *reg, const char *proc_root,
-			bool verbose, size_t ring_pages);
+			const struct ext_registry *reg, const char *proc_root, bool verbose,
+			size_t ring_pages);
 /* Close every sample file and free the table (before the plugins are freed). */
 void pipeline_free_files(struct pipeline *p);
 

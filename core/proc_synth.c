@@ -180,7 +180,8 @@ static int psynth_map_line(const struct psynth_ctx *c, uint32_t pid, char *line,
 	uint32_t prot = 0, flags;
 
 	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min,
-		   &ino, &pos) < 7 || strlen(perms) < 4)
+		   &ino, &pos) < 7 ||
+	    strlen(perms) < 4)
 		return 0; /* not a mapping line: ignore */
 	path = line + pos;
 	if (!*path)
@@ -200,8 +201,8 @@ static int psynth_map_line(const struct psynth_ctx *c, uint32_t pid, char *line,
 	}
 	c->stats->maps++;
 	return psynth_emit(c, buf,
-			   psynth_mmap2(c->dec, c->id, buf, pid, pid, start, end - start, off,
-					maj, min, ino, prot, flags, path, 0, 0));
+			   psynth_mmap2(c->dec, c->id, buf, pid, pid, start, end - start, off, maj,
+					min, ino, prot, flags, path, 0, 0));
 }
 
 int psynth_pid(const struct psynth_ctx *c, uint32_t pid)
@@ -272,8 +273,7 @@ int psynth_pid(const struct psynth_ctx *c, uint32_t pid)
 					      (uint32_t)tid, pid, 0, 0));
 		if (ret)
 			break;
-		snprintf(path, sizeof(path), "%s/%" PRIu32 "/task/%lu/comm", c->proc_root, pid,
-			 tid);
+		snprintf(path, sizeof(path), "%s/%" PRIu32 "/task/%lu/comm", c->proc_root, pid, tid);
 		if (psynth_read_line(path, comm, sizeof(comm)) < 0)
 			continue;
 		ret = psynth_emit(c, buf,

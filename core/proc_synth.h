@@ -23,9 +23,9 @@ struct psynth_stats {
 };
 
 struct psynth_ctx {
-	const char *proc_root;        /* "/proc" or a test tree */
-	const struct pdec *dec;       /* trailer layout */
-	uint64_t id;                  /* value of the ID/IDENTIFIER trailer fields */
+	const char *proc_root;  /* "/proc" or a test tree */
+	const struct pdec *dec; /* trailer layout */
+	uint64_t id;            /* value of the ID/IDENTIFIER trailer fields */
 	int (*emit)(void *arg, const void *rec, size_t len);
 	void *arg;
 	struct psynth_stats *stats;

@@ -13,7 +13,7 @@
 
 enum op_rec_type {
 	OP_REC_SAMPLE,
-	OP_REC_MMAP,     /* MMAP2 (or MMAP, or synthesized from /proc) */
+	OP_REC_MMAP, /* MMAP2 (or MMAP, or synthesized from /proc) */
 	OP_REC_COMM,
 	OP_REC_FORK,
 	OP_REC_EXIT,
@@ -41,7 +41,7 @@ enum op_lost_kind {
 
 struct op_record {
 	enum op_rec_type type;
-	uint64_t time;   /* perf time (ns), 0 for synthesized records */
+	uint64_t time; /* perf time (ns), 0 for synthesized records */
 	uint32_t cpu;
 	uint32_t counter; /* SAMPLE: index of the event within its source
 			   * (source 0: core counter number; 1+i: i-th event of
@@ -52,20 +52,20 @@ struct op_record {
 			uint32_t pid, tid;
 			uint64_t start, len, pgoff;
 			uint32_t prot, flags;
-			uint16_t cpumode;  /* kernel or user mapping */
-			bool exec;         /* executable mapping */
+			uint16_t cpumode; /* kernel or user mapping */
+			bool exec;        /* executable mapping */
 			const char *filename;
 			uint32_t filename_len; /* strlen(filename) if the decoder
 						* measured it, else 0 */
 		} mmap;
 		struct {
 			uint32_t pid, tid;
-			bool exec;         /* PERF_RECORD_MISC_COMM_EXEC */
+			bool exec; /* PERF_RECORD_MISC_COMM_EXEC */
 			const char *comm;
 		} comm;
 		struct {
 			uint32_t pid, ppid, tid, ptid;
-		} task;                    /* FORK and EXIT */
+		} task; /* FORK and EXIT */
 		struct {
 			uint64_t id, lost;
 			enum op_lost_kind kind;

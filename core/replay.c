@@ -22,10 +22,10 @@
 
 struct replay_writer {
 	int fd;
-	int error;       /* first write error (-errno) */
+	int error; /* first write error (-errno) */
 	uint8_t *buf;
 	size_t used;
-	uint64_t bytes;  /* total written or buffered */
+	uint64_t bytes; /* total written or buffered */
 };
 
 static int replay_write_all(int fd, const uint8_t *p, size_t n)
@@ -86,8 +86,8 @@ static int replay_wput(struct replay_writer *w, const void *p, size_t n)
  * REPLAY_OVERWRITE an existing regular file replaced by a new one (unlinked
  * first: a hard link to it keeps its content). fd, or -errno with @err.
  */
-static int replay_create_at(int dfd, const char *base, const char *path, unsigned flags,
-			    char *err, size_t err_len)
+static int replay_create_at(int dfd, const char *base, const char *path, unsigned flags, char *err,
+			    size_t err_len)
 {
 	/* the created file is checked as every file oprofiled trusts (lib/op_trust) */
 	const struct op_trust t = op_trust_for(geteuid(), geteuid());
@@ -98,14 +98,17 @@ static int replay_create_at(int dfd, const char *base, const char *path, unsigne
 
 	if ((flags & REPLAY_OVERWRITE) && !fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (S_ISLNK(st.st_mode)) {
-			snprintf(err, err_len, "record file %s is a symbolic link - not followed, "
+			snprintf(err, err_len,
+				 "record file %s is a symbolic link - not followed, "
 				 "not even with --record-overwrite: remove it or choose another name",
 				 path);
 			return -ELOOP;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			snprintf(err, err_len, "record file %s exists and is not a regular file - "
-				 "not replaced: choose another name", path);
+			snprintf(err, err_len,
+				 "record file %s exists and is not a regular file - "
+				 "not replaced: choose another name",
+				 path);
 			return -EEXIST;
 		}
 		if (unlinkat(dfd, base, 0) && errno != ENOENT) {
@@ -124,11 +127,15 @@ static int replay_create_at(int dfd, const char *base, const char *path, unsigne
 		return fd;
 	}
 	if (!fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
-		snprintf(err, err_len, "record file %s is a symbolic link - not followed: remove "
-			 "it or choose another name", path);
+		snprintf(err, err_len,
+			 "record file %s is a symbolic link - not followed: remove "
+			 "it or choose another name",
+			 path);
 	else
-		snprintf(err, err_len, "record file %s exists - give --record-overwrite to replace "
-			 "it, or choose another name", path);
+		snprintf(err, err_len,
+			 "record file %s exists - give --record-overwrite to replace "
+			 "it, or choose another name",
+			 path);
 	return -EEXIST;
 }
 
@@ -149,15 +156,20 @@ static int replay_check_dir(const char *path, const char *dir, const struct stat
 		return 0;
 	/* op_trust decides; the record file's words (/tmp's case named as such) */
 	if (st->st_mode & S_IWOTH)
-		snprintf(err, err_len, "record file %s: directory %s is writable by every user "
-			 "(mode %04o, as /tmp) - %s", path, dir, (unsigned)(st->st_mode & 07777),
-			 advice);
+		snprintf(err, err_len,
+			 "record file %s: directory %s is writable by every user "
+			 "(mode %04o, as /tmp) - %s",
+			 path, dir, (unsigned)(st->st_mode & 07777), advice);
 	else if (st->st_mode & root.forbid)
-		snprintf(err, err_len, "record file %s: directory %s is writable by its group "
-			 "(mode %04o) - %s", path, dir, (unsigned)(st->st_mode & 07777), advice);
+		snprintf(err, err_len,
+			 "record file %s: directory %s is writable by its group "
+			 "(mode %04o) - %s",
+			 path, dir, (unsigned)(st->st_mode & 07777), advice);
 	else
-		snprintf(err, err_len, "record file %s: directory %s is owned by uid %u, not root - "
-			 "%s", path, dir, (unsigned)st->st_uid, advice);
+		snprintf(err, err_len,
+			 "record file %s: directory %s is owned by uid %u, not root - "
+			 "%s",
+			 path, dir, (unsigned)st->st_uid, advice);
 	return -EPERM;
 }
 
@@ -185,7 +197,8 @@ int replay_writer_create(struct replay_writer **out, const char *path, unsigned 
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		ret = -errno;
-		snprintf(err, err_len, "record file %s: directory %s: %s", path, dir, strerror(errno));
+		snprintf(err, err_len, "record file %s: directory %s: %s", path, dir,
+			 strerror(errno));
 		goto out_dir;
 	}
 	/*
@@ -195,7 +208,8 @@ int replay_writer_create(struct replay_writer **out, const char *path, unsigned 
 	 */
 	if (fstat(dfd, &st)) {
 		ret = -errno;
-		snprintf(err, err_len, "record file %s: directory %s: %s", path, dir, strerror(errno));
+		snprintf(err, err_len, "record file %s: directory %s: %s", path, dir,
+			 strerror(errno));
 		goto out_dfd;
 	}
 	ret = replay_check_dir(path, dir, &st, err, err_len);
@@ -237,8 +251,8 @@ int replay_writer_open(struct replay_writer **out, const char *path, uint64_t qu
 	return replay_writer_create(out, path, 0, queue_bytes, queue_entries, err, err_len);
 }
 
-int replay_write(struct replay_writer *w, uint32_t type, uint64_t a, uint64_t b,
-		 const void *p1, size_t n1, const void *p2, size_t n2)
+int replay_write(struct replay_writer *w, uint32_t type, uint64_t a, uint64_t b, const void *p1,
+		 size_t n1, const void *p2, size_t n2)
 {
 	static const uint8_t zero[8];
 	struct replay_chunk c = { .type = type, .len = n1 + n2, .a = a, .b = b };
@@ -297,9 +311,10 @@ int replay_reader_open(struct replay_reader *r, const char *path, char *err, siz
 		size_t n = strnlen(err, err_len);
 
 		if (n + 1 < err_len)
-			snprintf(err + n, err_len - n, " - %s", geteuid() == 0
-				 ? "as root, replay a file root owns and only root can write"
-				 : "replay a file you or root own that others cannot write");
+			snprintf(err + n, err_len - n, " - %s",
+				 geteuid() == 0 ?
+					 "as root, replay a file root owns and only root can write" :
+					 "replay a file you or root own that others cannot write");
 		return fd;
 	}
 	if (fd == -ELOOP)
@@ -338,8 +353,8 @@ int replay_reader_open(struct replay_reader *r, const char *path, char *err, siz
 	}
 	if (r->hdr.header_size < sizeof(r->hdr) || r->hdr.header_size > r->size ||
 	    (r->hdr.header_size & 7)) {
-		snprintf(err, err_len, "replay file %s: offset 12: header size %u is impossible", path,
-			 r->hdr.header_size);
+		snprintf(err, err_len, "replay file %s: offset 12: header size %u is impossible",
+			 path, r->hdr.header_size);
 		goto bad;
 	}
 	r->off = r->hdr.header_size;
@@ -349,8 +364,8 @@ bad:
 	return -EINVAL;
 }
 
-int replay_next(struct replay_reader *r, struct replay_chunk *c, const uint8_t **payload,
-		char *err, size_t err_len)
+int replay_next(struct replay_reader *r, struct replay_chunk *c, const uint8_t **payload, char *err,
+		size_t err_len)
 {
 	size_t padded;
 
@@ -362,8 +377,8 @@ int replay_next(struct replay_reader *r, struct replay_chunk *c, const uint8_t *
 	}
 	memcpy(c, r->map + r->off, sizeof(*c));
 	if (c->type < REPLAY_EVENT || c->type > REPLAY_END) {
-		snprintf(err, err_len, "replay file %s: offset %zu: unknown chunk type %u",
-			 r->path, r->off, c->type);
+		snprintf(err, err_len, "replay file %s: offset %zu: unknown chunk type %u", r->path,
+			 r->off, c->type);
 		return -EINVAL;
 	}
 	if (c->len > REPLAY_MAX_PAYLOAD) {

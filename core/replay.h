@@ -35,8 +35,8 @@
 struct replay_file_header {
 	char magic[8];
 	uint32_t version;
-	uint32_t header_size;   /* sizeof(struct replay_file_header) */
-	uint64_t queue_bytes;   /* merge queue geometry used while recording */
+	uint32_t header_size; /* sizeof(struct replay_file_header) */
+	uint64_t queue_bytes; /* merge queue geometry used while recording */
 	uint64_t queue_entries;
 	uint64_t reserved[4];
 };
@@ -53,7 +53,7 @@ enum replay_chunk_type {
 struct replay_chunk {
 	uint32_t type;
 	uint32_t reserved;
-	uint64_t len;   /* payload bytes (before padding) */
+	uint64_t len; /* payload bytes (before padding) */
 	uint64_t a, b;
 };
 
@@ -86,8 +86,8 @@ int replay_writer_create(struct replay_writer **out, const char *path, unsigned 
 int replay_writer_open(struct replay_writer **out, const char *path, uint64_t queue_bytes,
 		       uint64_t queue_entries, char *err, size_t err_len);
 /* Append a chunk whose payload is @p1[n1] followed by @p2[n2]. */
-int replay_write(struct replay_writer *w, uint32_t type, uint64_t a, uint64_t b,
-		 const void *p1, size_t n1, const void *p2, size_t n2);
+int replay_write(struct replay_writer *w, uint32_t type, uint64_t a, uint64_t b, const void *p1,
+		 size_t n1, const void *p2, size_t n2);
 /* Flush the buffer to the file (also done by close). */
 int replay_writer_flush(struct replay_writer *w);
 /* Flush and close; returns the first write error seen, if any. */
@@ -98,7 +98,7 @@ uint64_t replay_writer_bytes(const struct replay_writer *w);
 struct replay_reader {
 	const uint8_t *map;
 	size_t size;
-	size_t off;          /* next chunk */
+	size_t off; /* next chunk */
 	struct replay_file_header hdr;
 	char path[256];
 };
@@ -114,8 +114,8 @@ int replay_reader_open(struct replay_reader *r, const char *path, char *err, siz
  * Next chunk: 1 with *c and *payload set, 0 at a clean REPLAY_END, -EINVAL
  * with @err ("FILE: offset N: ...") for a truncated or corrupt file.
  */
-int replay_next(struct replay_reader *r, struct replay_chunk *c, const uint8_t **payload,
-		char *err, size_t err_len);
+int replay_next(struct replay_reader *r, struct replay_chunk *c, const uint8_t **payload, char *err,
+		size_t err_len);
 void replay_reader_close(struct replay_reader *r);
 
 #endif /* OP_CORE_REPLAY_H */

@@ -13,8 +13,8 @@
 
 #include "ring.h"
 
-enum ring_next_status ring_span_next(struct ring_span *sp, void *scratch,
-				     const void **rec, bool *wrapped)
+enum ring_next_status ring_span_next(struct ring_span *sp, void *scratch, const void **rec,
+				     bool *wrapped)
 {
 	size_t total = sp->n1 + sp->n2;
 	size_t left = total - sp->off;
@@ -68,8 +68,7 @@ int ring_attach(struct ring *r, void *base, size_t page_size, size_t data_size)
 		off = page_size;
 		size = data_size;
 	}
-	if (size == 0 || (size & (size - 1)) || off < 64 ||
-	    size > (1ull << 40))
+	if (size == 0 || (size & (size - 1)) || off < 64 || size > (1ull << 40))
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
 	r->head_p = (volatile uint64_t *)(void *)&pg->data_head;

@@ -28,9 +28,9 @@ struct ring_span {
 };
 
 enum ring_next_status {
-	RING_REC = 0,     /* *rec points at a whole record */
-	RING_END = 1,     /* span exhausted */
-	RING_BAD = 2,     /* impossible header (size < 8, not 8-aligned or beyond the span) */
+	RING_REC = 0, /* *rec points at a whole record */
+	RING_END = 1, /* span exhausted */
+	RING_BAD = 2, /* impossible header (size < 8, not 8-aligned or beyond the span) */
 };
 
 /*
@@ -39,17 +39,17 @@ enum ring_next_status {
  * On RING_BAD the rest of the span is skipped (resync to head): records
  * cannot be found again once a length is wrong.
  */
-enum ring_next_status ring_span_next(struct ring_span *sp, void *scratch,
-				     const void **rec, bool *wrapped);
+enum ring_next_status ring_span_next(struct ring_span *sp, void *scratch, const void **rec,
+				     bool *wrapped);
 
 /* A live (or fake, in tests) ring: the control page and the data area. */
 struct ring {
 	volatile uint64_t *head_p; /* &perf_event_mmap_page.data_head */
 	volatile uint64_t *tail_p; /* &perf_event_mmap_page.data_tail */
 	const uint8_t *data;
-	uint64_t size;             /* power of two */
-	uint64_t tail;             /* our copy of data_tail */
-	uint64_t head;             /* head loaded by ring_begin */
+	uint64_t size; /* power of two */
+	uint64_t tail; /* our copy of data_tail */
+	uint64_t head; /* head loaded by ring_begin */
 };
 
 /*

@@ -49,27 +49,30 @@ static bool rotate_exists(int dfd, const char *name)
 	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-int rotate_move_current(int samples_fd, const char *name, bool replace, char *err,
-			size_t err_len)
+int rotate_move_current(int samples_fd, const char *name, bool replace, char *err, size_t err_len)
 {
 	struct stat st;
 	int rc;
 
 	/* reset replaces samples/previous, which no save may name */
 	if (!(replace && name && !strcmp(name, OP_SESSION_PREVIOUS)) && !rotate_name_ok(name)) {
-		snprintf(err, err_len, "session name \"%s\": expected 1..%d characters of "
+		snprintf(err, err_len,
+			 "session name \"%s\": expected 1..%d characters of "
 			 "A-Z a-z 0-9 . _ - (not starting with . or -, not current/previous/stats)",
 			 name ? name : "", ROTATE_NAME_MAX - 1);
 		return -EINVAL;
 	}
-	if (fstatat(samples_fd, OP_SESSION_CURRENT, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode)) {
+	if (fstatat(samples_fd, OP_SESSION_CURRENT, &st, AT_SYMLINK_NOFOLLOW) ||
+	    !S_ISDIR(st.st_mode)) {
 		snprintf(err, err_len, "samples/current: no such directory - nothing to set aside");
 		return -ENOENT;
 	}
 	if (rotate_exists(samples_fd, name)) {
 		if (!replace) {
-			snprintf(err, err_len, "samples/%s already exists - choose another name or "
-				 "remove it", name);
+			snprintf(err, err_len,
+				 "samples/%s already exists - choose another name or "
+				 "remove it",
+				 name);
 			return -EEXIST;
 		}
 		rc = session_rm_tree(samples_fd, name);
@@ -275,7 +278,8 @@ int rotate_list(int samples_fd, char ***names, size_t *n)
 		struct stat st;
 
 		if (strncmp(de->d_name, ROTATE_PREFIX, strlen(ROTATE_PREFIX)) ||
-		    fstatat(samples_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+		    fstatat(samples_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISDIR(st.st_mode))
 			continue;
 		if (cnt == cap) {
 			char **nv = realloc(v, (cap ? cap * 2 : 16) * sizeof(*v));

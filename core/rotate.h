@@ -30,8 +30,7 @@ bool rotate_name_ok(const char *name);
  * stats/modules) goes with the samples; rotate_keep_snapshot() gives the
  * next current its own link. 0 or -errno, with a message in @err.
  */
-int rotate_move_current(int samples_fd, const char *name, bool replace, char *err,
-			size_t err_len);
+int rotate_move_current(int samples_fd, const char *name, bool replace, char *err, size_t err_len);
 
 /*
  * Hard-link (else copy) samples/@from/stats/{kallsyms,modules} into

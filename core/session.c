@@ -91,8 +91,7 @@ static int session_group_gid(const char *group, gid_t *gid)
 	return 0;
 }
 
-int session_open_conf(struct session *s, const struct session_conf *c, char *err,
-		      size_t err_len)
+int session_open_conf(struct session *s, const struct session_conf *c, char *err, size_t err_len)
 {
 	char note[2048] = "";
 	bool created = false, exists;
@@ -119,8 +118,10 @@ int session_open_conf(struct session *s, const struct session_conf *c, char *err
 		goto out_fail;
 	}
 	if (!strcmp(s->dir, "/")) {
-		rc = session_err(err, err_len, -EINVAL, "session directory %s is \"/\": refusing "
-				 "the root directory, choose another --session-dir", c->dir);
+		rc = session_err(err, err_len, -EINVAL,
+				 "session directory %s is \"/\": refusing "
+				 "the root directory, choose another --session-dir",
+				 c->dir);
 		goto out_fail;
 	}
 	/* what the daemon creates from here on is private (or the group's) */
@@ -155,13 +156,14 @@ int session_open_conf(struct session *s, const struct session_conf *c, char *err
 		session_err(err, err_len, rc, "%s/abi: cannot write: %s", s->dir, strerror(-rc));
 		goto out_fail;
 	}
-	s->samples_fd = session_open_subdir(s, s->dirfd, OP_SESSION_SAMPLES, OP_SESSION_SAMPLES, err,
-					    err_len);
+	s->samples_fd = session_open_subdir(s, s->dirfd, OP_SESSION_SAMPLES, OP_SESSION_SAMPLES,
+					    err, err_len);
 	if (s->samples_fd < 0) {
 		rc = s->samples_fd;
 		goto out_fail;
 	}
-	rc = session_restrict(s, s->samples_fd, OP_SESSION_SAMPLES, note, sizeof(note), err, err_len);
+	rc = session_restrict(s, s->samples_fd, OP_SESSION_SAMPLES, note, sizeof(note), err,
+			      err_len);
 	if (rc)
 		goto out_fail;
 	/* an earlier start was killed before session_commit: its current holds no sample */
@@ -214,8 +216,8 @@ out_fail:
 	return rc;
 }
 
-int session_open(struct session *s, const char *dir, bool append, const char *log_file,
-		 char *err, size_t err_len)
+int session_open(struct session *s, const char *dir, bool append, const char *log_file, char *err,
+		 size_t err_len)
 {
 	const struct session_conf c = { .dir = dir, .append = append, .log_file = log_file };
 

@@ -13,19 +13,19 @@
 #include <sys/types.h>
 
 struct session {
-	char *dir;        /* absolute, normalised, no symbolic link in it */
+	char *dir; /* absolute, normalised, no symbolic link in it */
 	int dirfd;
 	int lockfd;
-	int samples_fd;   /* <dir>/samples */
-	int current_fd;   /* <dir>/samples/current */
+	int samples_fd; /* <dir>/samples */
+	int current_fd; /* <dir>/samples/current */
 	FILE *log;
-	char *log_file;   /* NULL: samples/oprofiled.log */
-	bool created;     /* session_open created the directory itself */
-	bool staged;      /* the old samples/current waits in SESSION_STAGED */
-	bool strict;      /* euid 0: reuse only root-owned entries no one else may write */
-	bool shared;      /* session_group: directories 02750, files 0640, group gid */
-	gid_t gid;        /* session_group's gid (shared only) */
-	bool umask_set;   /* session_open set the umask; old_umask comes back at close */
+	char *log_file; /* NULL: samples/oprofiled.log */
+	bool created;   /* session_open created the directory itself */
+	bool staged;    /* the old samples/current waits in SESSION_STAGED */
+	bool strict;    /* euid 0: reuse only root-owned entries no one else may write */
+	bool shared;    /* session_group: directories 02750, files 0640, group gid */
+	gid_t gid;      /* session_group's gid (shared only) */
+	bool umask_set; /* session_open set the umask; old_umask comes back at close */
 	mode_t old_umask;
 };
 
@@ -74,11 +74,10 @@ struct session_conf {
  *
  * On error a message goes to @err and -errno is returned.
  */
-int session_open_conf(struct session *s, const struct session_conf *c, char *err,
-		      size_t err_len);
+int session_open_conf(struct session *s, const struct session_conf *c, char *err, size_t err_len);
 /* session_open_conf() without a group */
-int session_open(struct session *s, const char *dir, bool append, const char *log_file,
-		 char *err, size_t err_len);
+int session_open(struct session *s, const char *dir, bool append, const char *log_file, char *err,
+		 size_t err_len);
 /*
  * Start-up succeeded: the staged old samples/current replaces
  * samples/previous. No-op with --append or when there was no current.

@@ -95,13 +95,11 @@ int session_trusted(const struct stat *st, const char *subject, char *err, size_
 	rc = op_trust_stat(&t, st, subject, NULL, err, err_len);
 	if (rc && !op_trust_uid(&t, st->st_uid)) {
 		session_owner(st->st_uid, owner, sizeof(owner));
-		return session_err(err, err_len, rc, "%s is owned by %s, not root", subject,
-				   owner);
+		return session_err(err, err_len, rc, "%s is owned by %s, not root", subject, owner);
 	}
 	if (rc)
-		return session_err(err, err_len, rc,
-				   "%s is writable by group or other (mode %04o)", subject,
-				   (unsigned)(st->st_mode & 07777));
+		return session_err(err, err_len, rc, "%s is writable by group or other (mode %04o)",
+				   subject, (unsigned)(st->st_mode & 07777));
 	if (!S_ISDIR(st->st_mode) && st->st_nlink > 1)
 		return session_err(err, err_len, -EPERM, "%s has %lu hard links", subject,
 				   (unsigned long)st->st_nlink);
@@ -112,13 +110,14 @@ int session_trusted(const struct stat *st, const char *subject, char *err, size_
  * @st is the session's entry named @subject: a directory (@want_dir) or a
  * regular file, and as root a trusted one. 0 or -errno with a message.
  */
-int session_check_entry(const struct session *s, const struct stat *st,
-			       const char *subject, bool want_dir, char *err, size_t len)
+int session_check_entry(const struct session *s, const struct stat *st, const char *subject,
+			bool want_dir, char *err, size_t len)
 {
 	if (want_dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
 		return session_err(err, len, want_dir ? -ENOTDIR : -EINVAL,
 				   "%s is not a %s (%s): remove it", subject,
-				   want_dir ? "directory" : "regular file", session_type(st->st_mode));
+				   want_dir ? "directory" : "regular file",
+				   session_type(st->st_mode));
 	if (!s->strict) {
 		/* a user's session: root's entries or the user's, not writable by others */
 		const struct op_trust t = op_trust_for(geteuid(), geteuid());
@@ -132,8 +131,8 @@ int session_check_entry(const struct session *s, const struct stat *st,
 int session_openat(const struct session *s, int dfd, const char *name, int flags, mode_t mode,
 		   bool want_dir, const char *subject, char *err, size_t len)
 {
-	const struct op_trust t = s->strict ? op_trust_for(0, 0)
-					    : op_trust_for(geteuid(), geteuid());
+	const struct op_trust t =
+		s->strict ? op_trust_for(0, 0) : op_trust_for(geteuid(), geteuid());
 	struct stat st;
 	int fd, rc;
 
@@ -159,8 +158,8 @@ int session_openat(const struct session *s, int dfd, const char *name, int flags
  * @name below @dfd could not be opened (errno @e): say why, naming what is
  * there instead of a directory or regular file (a symlink, a FIFO, ...).
  */
-int session_open_error(const struct session *s, int dfd, const char *name,
-			      const char *subject, bool want_dir, int e, char *err, size_t len)
+int session_open_error(const struct session *s, int dfd, const char *name, const char *subject,
+		       bool want_dir, int e, char *err, size_t len)
 {
 	struct stat st;
 
@@ -181,8 +180,8 @@ void session_subject(const struct session *s, const char *rel, char *buf, size_t
  * "" for the session directory), gets the session's mode (0700, or 02750
  * and the group). A change is noted in @note for the log.
  */
-int session_restrict(const struct session *s, int fd, const char *rel, char *note,
-			    size_t note_len, char *err, size_t err_len)
+int session_restrict(const struct session *s, int fd, const char *rel, char *note, size_t note_len,
+		     char *err, size_t err_len)
 {
 	const mode_t want = s->shared ? 02750 : 0700;
 	bool regroup;
@@ -211,8 +210,8 @@ int session_restrict(const struct session *s, int fd, const char *rel, char *not
 		snprintf(note + n, note_len - n,
 			 "oprofiled: session directory %s%s%s was mode %04o: now %04o%s\n", s->dir,
 			 *rel ? ": " : "", rel, (unsigned)(st.st_mode & 07777), (unsigned)want,
-			 s->shared ? ", group of session_group"
-				   : " (a root oprofiled keeps its session private; "
+			 s->shared ? ", group of session_group" :
+				     " (a root oprofiled keeps its session private; "
 				     "session_group shares it with a group)");
 	return 0;
 }
@@ -288,8 +287,8 @@ int session_walk(struct session *s, bool *created, char *err, size_t len)
 
 		next = comp + n + !last;
 		if (n > NAME_MAX) {
-			rc = session_err(err, len, -ENAMETOOLONG, "session directory %s: %s",
-					 p, strerror(ENAMETOOLONG));
+			rc = session_err(err, len, -ENAMETOOLONG, "session directory %s: %s", p,
+					 strerror(ENAMETOOLONG));
 			goto out_close;
 		}
 		memcpy(name, comp, n);
@@ -301,7 +300,8 @@ int session_walk(struct session *s, bool *created, char *err, size_t len)
 		    op_trust_stat(&root, &pst, "directory", parent, err, len)) {
 			snprintf(subject, sizeof(subject), "session directory %s: %s", p, parent);
 			if (pst.st_uid != 0)
-				rc = session_advise(err, len, session_trusted(&pst, subject, err, len),
+				rc = session_advise(err, len,
+						    session_trusted(&pst, subject, err, len),
 						    session_advice_ancestor);
 			else /* root's, but others may write it and it is not sticky */
 				rc = session_err(err, len, -EPERM,
@@ -317,8 +317,8 @@ int session_walk(struct session *s, bool *created, char *err, size_t len)
 				*created = last;
 			} else if (errno != EEXIST) {
 				rc = session_err(err, len, -errno,
-						 "session directory %s: cannot create %s: %s", p, where,
-						 strerror(errno));
+						 "session directory %s: cannot create %s: %s", p,
+						 where, strerror(errno));
 				goto out_close;
 			}
 			nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -329,20 +329,22 @@ int session_walk(struct session *s, bool *created, char *err, size_t len)
 			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
 				rc = last ? session_err(err, len, -ELOOP,
 							"session directory %s is a symbolic link: "
-							"refusing it, give the real directory", p)
-					  : session_err(err, len, -ELOOP,
+							"refusing it, give the real directory",
+							p) :
+					    session_err(err, len, -ELOOP,
 							"session directory %s: %s is a symbolic link: "
 							"refusing it, give a path without symbolic links",
 							p, where);
 			else if (e == ENOTDIR || e == ELOOP)
 				rc = last ? session_err(err, len, -ENOTDIR,
-							"session directory %s is not a directory", p)
-					  : session_err(err, len, -ENOTDIR,
+							"session directory %s is not a directory",
+							p) :
+					    session_err(err, len, -ENOTDIR,
 							"session directory %s: %s is not a directory",
 							p, where);
 			else
-				rc = session_err(err, len, -e, "session directory %s: %s: %s", p, where,
-						 strerror(e));
+				rc = session_err(err, len, -e, "session directory %s: %s: %s", p,
+						 where, strerror(e));
 			goto out_close;
 		}
 		close(fd);

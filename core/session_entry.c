@@ -106,8 +106,8 @@ int session_lock(struct session *s, char *err, size_t err_len)
 	int fd;
 
 	session_subject(s, OP_SESSION_LOCK, subject, sizeof(subject));
-	fd = session_openat(s, s->dirfd, OP_SESSION_LOCK, O_RDWR | O_CREAT, 0644, false, subject, err,
-			    err_len);
+	fd = session_openat(s, s->dirfd, OP_SESSION_LOCK, O_RDWR | O_CREAT, 0644, false, subject,
+			    err, err_len);
 	if (fd < 0)
 		return fd;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
@@ -137,8 +137,8 @@ int session_lock(struct session *s, char *err, size_t err_len)
 }
 
 /* open (creating it) directory @rel of the session, @name below @dfd, and check it */
-int session_open_subdir(const struct session *s, int dfd, const char *name,
-			       const char *rel, char *err, size_t len)
+int session_open_subdir(const struct session *s, int dfd, const char *name, const char *rel,
+			char *err, size_t len)
 {
 	char subject[PATH_MAX + 64];
 
@@ -150,16 +150,17 @@ int session_open_subdir(const struct session *s, int dfd, const char *name,
 }
 
 /* an existing entry @name of samples/ that is moved or reused: a trusted directory */
-int session_check_moved(const struct session *s, const char *name, bool *exists,
-			       char *err, size_t len)
+int session_check_moved(const struct session *s, const char *name, bool *exists, char *err,
+			size_t len)
 {
 	char rel[64], subject[PATH_MAX + 64];
 	struct stat st;
 
 	*exists = false;
 	if (fstatat(s->samples_fd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return errno == ENOENT ? 0 : session_err(err, len, -errno, "%s/samples/%s: %s",
-							 s->dir, name, strerror(errno));
+		return errno == ENOENT ? 0 :
+					 session_err(err, len, -errno, "%s/samples/%s: %s", s->dir,
+						     name, strerror(errno));
 	*exists = true;
 	snprintf(rel, sizeof(rel), OP_SESSION_SAMPLES "/%s", name);
 	session_subject(s, rel, subject, sizeof(subject));

@@ -46,8 +46,8 @@ void session_subject(const struct session *s, const char *rel, char *buf, size_t
  * "" for the session directory), gets the session's mode (0700, or 02750
  * and the group). A change is noted in @note for the log.
  */
-int session_restrict(const struct session *s, int fd, const char *rel, char *note,
-		     size_t note_len, char *err, size_t err_len);
+int session_restrict(const struct session *s, int fd, const char *rel, char *note, size_t note_len,
+		     char *err, size_t err_len);
 /* @dir made absolute with "//", "." and ".." resolved by name (malloc'd) */
 char *session_normalise(const char *dir);
 /*

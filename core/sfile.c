@@ -25,8 +25,7 @@ void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!log_file(tab->log) ||
-	    !log_limit_pass(&tab->limit, tab->log, LOG_PREFIX, log_now_ms()))
+	if (!log_file(tab->log) || !log_limit_pass(&tab->limit, tab->log, LOG_PREFIX, log_now_ms()))
 		return;
 	va_start(ap, fmt);
 	log_vput(log_file(tab->log), LOG_PREFIX, fmt, ap);
@@ -78,9 +77,8 @@ static inline void sfile_touch(struct sfile_table *tab, struct op_sfile *sf)
 /* Table                                                               */
 /* ------------------------------------------------------------------ */
 
-int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
-	       struct cookie_table *cookies, const struct ext_registry *reg,
-	       struct op_stats *stats, struct op_log *log)
+int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg, struct cookie_table *cookies,
+	       const struct ext_registry *reg, struct op_stats *stats, struct op_log *log)
 {
 	memset(tab, 0, sizeof(*tab));
 	tab->cfg = *cfg;
@@ -324,7 +322,8 @@ static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_
 			int rc = hd->ops.create(hd->priv, sf, &sf->slot[hd->slot]);
 
 			if (rc)
-				sfile_logf(tab, "sample-file create handler %zu (plugin slot %u) "
+				sfile_logf(tab,
+					   "sample-file create handler %zu (plugin slot %u) "
 					   "failed (%s); the set is used with the state it left",
 					   i, hd->slot, strerror(rc < 0 ? -rc : rc));
 		}

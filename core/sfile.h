@@ -29,17 +29,17 @@
 
 /* A core event as it appears in file names and headers. */
 struct sfile_event {
-	char name[64];      /* "TIMER", "CPU_CLK_UNHALTED" */
-	uint32_t event;     /* header ctr_event */
-	uint32_t um;        /* header ctr_um, name field */
-	uint64_t count;     /* header ctr_count, name field */
+	char name[64];  /* "TIMER", "CPU_CLK_UNHALTED" */
+	uint32_t event; /* header ctr_event */
+	uint32_t um;    /* header ctr_um, name field */
+	uint64_t count; /* header ctr_count, name field */
 };
 
 struct sfile_key {
-	op_cookie_t app;         /* 0 when the name's A part is the image itself */
+	op_cookie_t app; /* 0 when the name's A part is the image itself */
 	op_cookie_t cookie;
-	int32_t tgid, tid, cpu;  /* -1 when not separated */
-	int32_t anon_tgid;       /* owner of an anon region, else -1 */
+	int32_t tgid, tid, cpu; /* -1 when not separated */
+	int32_t anon_tgid;      /* owner of an anon region, else -1 */
 	int32_t in_kernel;
 	uint64_t anon_start, anon_end;
 };
@@ -57,23 +57,23 @@ struct op_sfile {
 	uint32_t hash;
 	struct op_sfile *hnext;
 	struct op_sfile *lru_prev, *lru_next;
-	odb_t files[OP_MAX_EVENTS]; /* fd < 0: not open */
+	odb_t files[OP_MAX_EVENTS];      /* fd < 0: not open */
 	odb_t *vfiles[EXT_MAX_COUNTERS]; /* virtual counters, allocated on first use */
 	struct op_sample_file *pfiles;   /* plugin files and core arc files */
 	void *slot[EXT_MAX_SFILE_SLOTS];
 	unsigned nr_open;
 	/* counters whose file could not be opened: not retried until the set is
 	 * made again (eviction, SIGHUP), so a failing path costs no syscall per sample */
-	uint32_t failed;                 /* core counters */
+	uint32_t failed; /* core counters */
 	uint64_t vfailed[EXT_MAX_COUNTERS / 64];
-	int32_t tgid_hint;          /* a process of this set (names callee anon regions) */
+	int32_t tgid_hint; /* a process of this set (names callee anon regions) */
 	struct sfile_table *tab;
 };
 
 struct sfile_config {
-	int current_dirfd;             /* <session>/samples/current (not owned) */
-	unsigned separate;             /* enum op_separate */
-	unsigned max_open_files;       /* >= 1 */
+	int current_dirfd;       /* <session>/samples/current (not owned) */
+	unsigned separate;       /* enum op_separate */
+	unsigned max_open_files; /* >= 1 */
 	uint32_t cpu_type;
 	double cpu_speed;
 	struct sfile_event events[OP_MAX_EVENTS];
@@ -97,28 +97,27 @@ struct sfile_table {
 	struct cookie_table *cookies;
 	const struct ext_registry *reg; /* may be NULL */
 	struct op_stats *stats;
-	struct op_log *log;            /* may be NULL */
-	struct log_limit limit;        /* of error lines */
+	struct op_log *log;     /* may be NULL */
+	struct log_limit limit; /* of error lines */
 	bool verbose;
 	struct op_sfile **buckets;
 	uint32_t nr_buckets;
 	uint32_t nr_sfiles;
-	unsigned nr_open;              /* open sample files, all sets */
-	struct op_sfile lru;           /* sentinel: lru.lru_next is the least recent */
-	struct op_sfile *pinned;       /* the current set (sfile_pin): never evicted */
-	uint64_t gen;                  /* bumped whenever a set is freed: sfile_epoch() */
+	unsigned nr_open;        /* open sample files, all sets */
+	struct op_sfile lru;     /* sentinel: lru.lru_next is the least recent */
+	struct op_sfile *pinned; /* the current set (sfile_pin): never evicted */
+	uint64_t gen;            /* bumped whenever a set is freed: sfile_epoch() */
 	struct sfile_recent recent[SFILE_RECENT];
-	uint64_t recent_gen;           /* gen the recent entries are valid for */
-	bool no_openat2;               /* openat2() refused (ENOSYS, EPERM): walk components */
+	uint64_t recent_gen; /* gen the recent entries are valid for */
+	bool no_openat2;     /* openat2() refused (ENOSYS, EPERM): walk components */
 	/* euid 0 (sfile_init): a sample file, and its directory, must be root-owned
 	 * and not writable by group or other, the file with one link - one fstat
 	 * each per open, never per sample */
 	bool strict;
 };
 
-int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg,
-	       struct cookie_table *cookies, const struct ext_registry *reg,
-	       struct op_stats *stats, struct op_log *log);
+int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg, struct cookie_table *cookies,
+	       const struct ext_registry *reg, struct op_stats *stats, struct op_log *log);
 /* Where messages go (a log reopen needs nothing: the op_log moves). */
 void sfile_set_log(struct sfile_table *tab, struct op_log *log);
 /* Log every file opened (--verbose=sfile). */

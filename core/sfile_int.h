@@ -13,8 +13,7 @@
 #include "sfile.h"
 
 /* An error line to the table's log, at most a few a minute (error paths only). */
-void sfile_logf(struct sfile_table *tab, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void sfile_logf(struct sfile_table *tab, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Evict least recently used sets (never @keep or the pinned one) until fewer
  * than @target files are open. Returns the number of sets evicted. */
@@ -25,7 +24,7 @@ unsigned sfile_evict(struct sfile_table *tab, unsigned target, const struct op_s
  * when not NULL, of set @sf into @db, evicting sets first when too many
  * files are open; a new file gets its header. 0, or -errno after a log line.
  */
-int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
-		   uint32_t counter, const struct op_file_spec *spec);
+int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint32_t counter,
+		   const struct op_file_spec *spec);
 
 #endif /* OP_CORE_SFILE_INT_H */

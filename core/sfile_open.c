@@ -55,8 +55,8 @@ static int sfile_image(const struct sfile_table *tab, op_cookie_t c, int32_t in_
 }
 
 /* event name, code, um, count of @counter; false if unknown */
-static bool sfile_counter_event(const struct sfile_table *tab, uint32_t counter,
-				const char **name, uint32_t *event, uint32_t *um, uint64_t *count)
+static bool sfile_counter_event(const struct sfile_table *tab, uint32_t counter, const char **name,
+				uint32_t *event, uint32_t *um, uint64_t *count)
 {
 	if (counter < tab->cfg.nr_events) {
 		const struct sfile_event *e = &tab->cfg.events[counter];
@@ -105,9 +105,8 @@ int sfile_name(const struct sfile_table *tab, const struct op_sfile *sf, uint32_
 	}
 	if (spec && spec->is_cg) {
 		a.is_cg = true;
-		rc = sfile_image(tab, spec->cg_to_cookie, spec->cg_to_is_kernel,
-				 sf->tgid_hint, spec->cg_to_anon_start, spec->cg_to_anon_end,
-				 &a.cg_to);
+		rc = sfile_image(tab, spec->cg_to_cookie, spec->cg_to_is_kernel, sf->tgid_hint,
+				 spec->cg_to_anon_start, spec->cg_to_anon_end, &a.cg_to);
 		if (rc)
 			return rc;
 	}
@@ -297,8 +296,8 @@ static void sfile_show_path(const char *path, char *out, size_t len)
 	out[o] = 0;
 }
 
-int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
-		   uint32_t counter, const struct op_file_spec *spec)
+int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint32_t counter,
+		   const struct op_file_spec *spec)
 {
 	char name[PATH_MAX], err[256];
 	struct opd_header *hd;
@@ -317,12 +316,12 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
 
 		tab->stats->v[STAT_BAD_PATH]++;
 		sfile_show_path(img ? img->path : "?", shown, sizeof(shown));
-		sfile_logf(tab, "cannot name the sample file of %s (counter %u): %s%s", shown, counter,
-			   strerror(-rc),
+		sfile_logf(tab, "cannot name the sample file of %s (counter %u): %s%s", shown,
+			   counter, strerror(-rc),
 			   rc == -ENAMETOOLONG ? " - the binary's path is too long once mangled into "
 						 "a sample-file name (PATH_MAX): its samples are "
-						 "counted as lost (stats/lost_samplefile)"
-					       : "");
+						 "counted as lost (stats/lost_samplefile)" :
+						 "");
 		return rc;
 	}
 	if (tab->nr_open >= tab->cfg.max_open_files)
@@ -390,8 +389,7 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
  * count its later samples as lost until the set is opened anew (SIGHUP,
  * eviction), when the full check at open refuses or repairs the file.
  */
-static void sfile_give_up(struct sfile_table *tab, struct op_sfile *sf, odb_t *db,
-			  uint32_t counter)
+static void sfile_give_up(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint32_t counter)
 {
 	char name[PATH_MAX];
 

@@ -30,11 +30,15 @@ static const struct {
 	[STAT_LOST_NO_MAPPING] = { "Nr. samples lost: no mapping", OP_STATS_LOST_NO_MAPPING },
 	[STAT_LOST_NO_APP_USER] = { "Nr. user samples lost: no app info", OP_STATS_LOST_NO_APP_USER },
 	[STAT_LOST_NO_CONTEXT] = { "Nr. lost samples (no kernel/user)", NULL },
-	[STAT_LOST_INVALID_DOMAIN] = { "Nr. samples lost: hypervisor/guest/unknown mode", OP_STATS_LOST_INVALID_DOMAIN },
+	[STAT_LOST_INVALID_DOMAIN] = { "Nr. samples lost: hypervisor/guest/unknown mode",
+				       OP_STATS_LOST_INVALID_DOMAIN },
 	[STAT_LOST_RECORDS] = { "Nr. records lost by the kernel (ring full), all kinds", NULL },
-	[STAT_KLOST_SAMPLES] = { "Nr. samples lost by the kernel (ring full)", OP_STATS_KLOST_SAMPLES },
-	[STAT_KLOST_SIDEBAND] = { "Nr. mmap/comm/fork/exit records lost by the kernel", OP_STATS_KLOST_SIDEBAND },
-	[STAT_LOST_SAMPLEFILE] = { "Nr. samples lost: sample file open failure", OP_STATS_LOST_SAMPLEFILE },
+	[STAT_KLOST_SAMPLES] = { "Nr. samples lost by the kernel (ring full)",
+				 OP_STATS_KLOST_SAMPLES },
+	[STAT_KLOST_SIDEBAND] = { "Nr. mmap/comm/fork/exit records lost by the kernel",
+				  OP_STATS_KLOST_SIDEBAND },
+	[STAT_LOST_SAMPLEFILE] = { "Nr. samples lost: sample file open failure",
+				   OP_STATS_LOST_SAMPLEFILE },
 	[STAT_LOST_BAD_COUNTER] = { "Nr. samples lost: unknown counter", NULL },
 	[STAT_LOST_PLUGIN_FILE] = { "Nr. samples lost: plugin file refused", NULL },
 	[STAT_THROTTLE] = { "Nr. throttle records", NULL },
@@ -252,10 +256,12 @@ int stats_write_files(struct op_stats *st, int current_dirfd, const char *const 
 	dfd = -1;
 	if (!st->base_read) {
 		/* --append: the earlier run's counts, before they are replaced */
-		dfd = openat(current_dirfd, OP_SESSION_STATS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		dfd = openat(current_dirfd, OP_SESSION_STATS,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		for (i = 0; i < STATS_F_NR; i++)
 			st->base[i] = dfd >= 0 && !stats_trusted(dfd, true) ?
-					      stats_read_one(dfd, stats_files[i]) : 0;
+					      stats_read_one(dfd, stats_files[i]) :
+					      0;
 		if (dfd >= 0)
 			close(dfd);
 		st->base_read = true;

@@ -29,35 +29,35 @@
 #include <stdio.h>
 
 enum op_stat {
-	STAT_SAMPLES,            /* samples received from the core events */
+	STAT_SAMPLES, /* samples received from the core events */
 	STAT_KERNEL_SAMPLES,
 	STAT_USER_SAMPLES,
-	STAT_SOURCE_SAMPLES,     /* samples of plugin sources */
-	STAT_LOST_KERNEL,        /* kernel pc that no kernel image covers */
+	STAT_SOURCE_SAMPLES, /* samples of plugin sources */
+	STAT_LOST_KERNEL,    /* kernel pc that no kernel image covers */
 	STAT_LOST_NO_MAPPING,
 	STAT_LOST_NO_APP_USER,
-	STAT_LOST_NO_CONTEXT,    /* trans: sample pair before any image/mode code */
+	STAT_LOST_NO_CONTEXT,     /* trans: sample pair before any image/mode code */
 	STAT_LOST_INVALID_DOMAIN, /* hypervisor / guest / unknown cpumode */
-	STAT_LOST_RECORDS,       /* records the kernel dropped, every kind; of them: */
-	STAT_KLOST_SAMPLES,      /*   samples (exact: PERF_FORMAT_LOST, LOST_SAMPLES) */
-	STAT_KLOST_SIDEBAND,     /*   side-band records (PERF_FORMAT_LOST) */
-	STAT_LOST_SAMPLEFILE,    /* sample file could not be opened */
-	STAT_LOST_BAD_COUNTER,   /* sample pair with an unknown counter */
-	STAT_LOST_PLUGIN_FILE,   /* plugin get_file / open refused */
+	STAT_LOST_RECORDS,        /* records the kernel dropped, every kind; of them: */
+	STAT_KLOST_SAMPLES,       /*   samples (exact: PERF_FORMAT_LOST, LOST_SAMPLES) */
+	STAT_KLOST_SIDEBAND,      /*   side-band records (PERF_FORMAT_LOST) */
+	STAT_LOST_SAMPLEFILE,     /* sample file could not be opened */
+	STAT_LOST_BAD_COUNTER,    /* sample pair with an unknown counter */
+	STAT_LOST_PLUGIN_FILE,    /* plugin get_file / open refused */
 	STAT_THROTTLE,
 	STAT_UNTHROTTLE,
 	STAT_UNKNOWN_CODE,
 	STAT_INCOMPLETE_CODE,
 	STAT_EVB_TOO_LONG,
 	STAT_INVALID_PC,
-	STAT_IMAGE_FILTERED,     /* not in --image */
+	STAT_IMAGE_FILTERED, /* not in --image */
 	STAT_MMAP,
 	STAT_MMAP_IGNORED,
 	STAT_COMM,
 	STAT_FORK,
 	STAT_EXIT,
 	STAT_KSYMBOL,
-	STAT_PROC_PROBES,        /* unknown process read from /proc */
+	STAT_PROC_PROBES, /* unknown process read from /proc */
 	STAT_PROC_PROBE_FAILED,
 	STAT_NO_MEMORY,
 	STAT_HOOK_ERRORS,
@@ -66,7 +66,7 @@ enum op_stat {
 	STAT_SFILE_EVICTIONS,
 	STAT_EMFILE_RETRIES,
 	STAT_ODB_SATURATED,
-	STAT_BAD_PATH,           /* a file name that would escape the session dir */
+	STAT_BAD_PATH, /* a file name that would escape the session dir */
 	STAT_NR
 };
 

@@ -64,8 +64,8 @@ static __attribute__((noinline)) int sync_kernel_resolve(struct sync_ctx *s, uin
 	k = &s->reg->kernel;
 	memset(&s->kcache, 0, sizeof(s->kcache));
 	s->kcache.size = sizeof(s->kcache);
-	if (k->ops.resolve(k->priv, pc, &s->kcache) || !s->kcache.cookie ||
-	    pc < s->kcache.start || pc >= s->kcache.end) {
+	if (k->ops.resolve(k->priv, pc, &s->kcache) || !s->kcache.cookie || pc < s->kcache.start ||
+	    pc >= s->kcache.end) {
 		s->have_kcache = false;
 		return -ENOENT;
 	}
@@ -225,7 +225,7 @@ SYNC_HOT void sync_put_restore(struct sync_ctx *s, uint32_t cpu)
 }
 
 SYNC_HOT void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uint32_t tgid,
-				  op_cookie_t app)
+			     op_cookie_t app)
 {
 	struct sync_cpu_ctx *c;
 	uint64_t a[3];
@@ -235,7 +235,8 @@ SYNC_HOT void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uin
 
 		/* samples of two CPUs interleave: going back to a known cpu, inline */
 		if (__builtin_expect(s->have_cpu && cpu < EVB_MAX_CPU_CONTEXTS &&
-				     s->cpu_ctx[cpu].valid && evb_room(w, 4), 1)) {
+					     s->cpu_ctx[cpu].valid && evb_room(w, 4),
+				     1)) {
 			sync_put_restore(s, cpu);
 		} else {
 			sync_switch_cpu(s, cpu);
@@ -354,8 +355,7 @@ static __attribute__((noinline)) void sync_run_hooks(struct sync_ctx *s,
  * sample is its pair (after EVB_CPU_RESTORE when another cpu came between).
  * False: take the full path.
  */
-SYNC_HOT bool sync_sample_fast(struct sync_ctx *s, const struct op_perf_sample *ps,
-			       uint32_t counter)
+SYNC_HOT bool sync_sample_fast(struct sync_ctx *s, const struct op_perf_sample *ps, uint32_t counter)
 {
 	uint32_t cpu = ps->cpu;
 	struct sync_cpu_ctx *c;
@@ -365,9 +365,9 @@ SYNC_HOT bool sync_sample_fast(struct sync_ctx *s, const struct op_perf_sample *
 	if (cpu >= EVB_MAX_CPU_CONTEXTS)
 		return false;
 	c = &s->cpu_ctx[cpu];
-	if (c->fast_gen != sync_gen(s, ps->pid) || c->fast_pid != ps->pid || c->fast_tid != ps->tid ||
-	    c->fast_mode != ps->cpumode || ps->ip - c->fast_lo >= c->fast_len ||
-	    !s->have_cpu || !evb_room(w, 6))
+	if (c->fast_gen != sync_gen(s, ps->pid) || c->fast_pid != ps->pid ||
+	    c->fast_tid != ps->tid || c->fast_mode != ps->cpumode ||
+	    ps->ip - c->fast_lo >= c->fast_len || !s->have_cpu || !evb_room(w, 6))
 		return false;
 	off = ps->ip - c->fast_delta;
 	if (off == EVB_ESCAPE)
@@ -383,7 +383,7 @@ SYNC_HOT bool sync_sample_fast(struct sync_ctx *s, const struct op_perf_sample *
 }
 
 static __attribute__((noinline)) void sync_sample(struct sync_ctx *s,
-						 const struct op_perf_sample *ps, uint32_t counter)
+						  const struct op_perf_sample *ps, uint32_t counter)
 {
 	struct sync_last_task *last;
 	struct sync_range range;
@@ -407,8 +407,7 @@ static __attribute__((noinline)) void sync_sample(struct sync_ctx *s,
 	else
 		t = task_find(&s->tasks, ps->pid);
 	rc = sync_map_range(s, t, ps->cpumode, ps->ip, &m, &range);
-	if ((rc == -ESRCH || rc == -ENOENT) && ps->cpumode == OP_CPUMODE_USER &&
-	    (!t || !t->probed)) {
+	if ((rc == -ESRCH || rc == -ENOENT) && ps->cpumode == OP_CPUMODE_USER && (!t || !t->probed)) {
 		t = sync_probe(s, ps->pid, t);
 		rc = sync_map_range(s, t, ps->cpumode, ps->ip, &m, &range);
 	}

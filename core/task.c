@@ -213,8 +213,8 @@ void task_exec(struct task *t)
 	t->app_matches_comm = false;
 }
 
-int task_add_map(struct task *t, uint64_t start, uint64_t len, uint64_t pgoff,
-		 op_cookie_t cookie, bool anon)
+int task_add_map(struct task *t, uint64_t start, uint64_t len, uint64_t pgoff, op_cookie_t cookie,
+		 bool anon)
 {
 	uint64_t end = start + len;
 	size_t i, j, lo;
@@ -235,8 +235,7 @@ int task_add_map(struct task *t, uint64_t start, uint64_t len, uint64_t pgoff,
 		tail.pgoff += end - tail.start;
 		tail.start = end;
 		t->maps[i].end = start;
-		memmove(&t->maps[i + 2], &t->maps[i + 1],
-			(t->nr_maps - i - 1) * sizeof(*t->maps));
+		memmove(&t->maps[i + 2], &t->maps[i + 1], (t->nr_maps - i - 1) * sizeof(*t->maps));
 		t->maps[i + 1] = tail;
 		t->nr_maps++;
 		i++;
@@ -258,8 +257,9 @@ int task_add_map(struct task *t, uint64_t start, uint64_t len, uint64_t pgoff,
 		}
 	}
 	memmove(&t->maps[i + 1], &t->maps[i], (t->nr_maps - i) * sizeof(*t->maps));
-	t->maps[i] = (struct task_map){ .start = start, .end = end, .pgoff = pgoff,
-					.cookie = cookie, .anon = anon };
+	t->maps[i] = (struct task_map){
+		.start = start, .end = end, .pgoff = pgoff, .cookie = cookie, .anon = anon
+	};
 	t->nr_maps++;
 	return 0;
 }

@@ -13,10 +13,10 @@
 #include "oprofile_sdk.h"
 
 struct task_map {
-	uint64_t start, end;   /* [start, end) */
+	uint64_t start, end; /* [start, end) */
 	uint64_t pgoff;
 	op_cookie_t cookie;
-	bool anon;             /* key = pc - start, anon range in the name */
+	bool anon; /* key = pc - start, anon range in the name */
 };
 
 struct task {
@@ -30,14 +30,14 @@ struct task {
 	bool unknown;          /* created by a failed probe: no record seen yet */
 	struct task_map *maps;
 	size_t nr_maps, cap_maps;
-	size_t last_map;       /* hint: index of the map task_find_map found last */
-	struct task *hnext;    /* hash chain */
-	struct task *dnext;    /* dead list */
+	size_t last_map;    /* hint: index of the map task_find_map found last */
+	struct task *hnext; /* hash chain */
+	struct task *dnext; /* dead list */
 };
 
 struct task_table {
 	struct task **buckets;
-	size_t nr_buckets;     /* power of two */
+	size_t nr_buckets; /* power of two */
 	size_t nr_tasks;
 	struct task *dead;
 	/*
@@ -45,7 +45,7 @@ struct task_table {
 	 * machine forks and reaps thousands of processes a second: no
 	 * malloc/realloc/free for each)
 	 */
-	struct task *spare;    /* chained by hnext */
+	struct task *spare; /* chained by hnext */
 	size_t nr_spare;
 };
 
@@ -66,8 +66,8 @@ void task_exec(struct task *t);
  * Add a mapping [start, start+len), replacing what it overlaps (partially
  * overlapped mappings are trimmed or split). 0 or -ENOMEM.
  */
-int task_add_map(struct task *t, uint64_t start, uint64_t len, uint64_t pgoff,
-		 op_cookie_t cookie, bool anon);
+int task_add_map(struct task *t, uint64_t start, uint64_t len, uint64_t pgoff, op_cookie_t cookie,
+		 bool anon);
 /* HOT. Mapping covering @pc, or NULL. */
 const struct task_map *task_find_map(struct task *t, uint64_t pc);
 /* Process exit: keep it findable until task_reap(). */

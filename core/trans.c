@@ -155,7 +155,7 @@ static struct op_sfile *trans_current_sfile(struct trans_ctx *tr)
 }
 
 static __attribute__((noinline)) void trans_sample_slow(struct trans_ctx *tr, uint64_t offset,
-							 uint64_t counter64)
+							uint64_t counter64)
 {
 	uint32_t counter = (uint32_t)counter64;
 	struct op_sfile *sf;
@@ -275,8 +275,7 @@ int trans_log_sample(void *trans, const struct op_trans_view *t, uint32_t counte
 	return sfile_log(tr->sfiles, sf, counter, key, count);
 }
 
-op_sample_file_t *trans_sample_file_open(void *trans, op_sfile_t *sf,
-					 const struct op_trans_view *t,
+op_sample_file_t *trans_sample_file_open(void *trans, op_sfile_t *sf, const struct op_trans_view *t,
 					 const struct op_file_spec *spec)
 {
 	struct trans_ctx *tr = trans;

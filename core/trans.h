@@ -25,13 +25,13 @@ typedef void (*trans_core_handler)(struct trans_ctx *tr, const uint64_t *args);
  */
 struct trans_cpu_ctx {
 	struct op_trans_view v;
-	uint64_t epoch;         /* sfile_epoch() when left: v.sfile valid if equal */
+	uint64_t epoch; /* sfile_epoch() when left: v.sfile valid if equal */
 	bool valid;
 };
 
 struct trans_ctx {
-	struct op_trans_view *v;   /* what plugins see: the current cpu's view (&cc->v) */
-	struct trans_cpu_ctx *cc;  /* the context v belongs to */
+	struct op_trans_view *v;  /* what plugins see: the current cpu's view (&cc->v) */
+	struct trans_cpu_ctx *cc; /* the context v belongs to */
 	struct trans_cpu_ctx cpu_ctx[EVB_MAX_CPU_CONTEXTS], spare;
 	struct sfile_table *sfiles;
 	const struct ext_registry *reg; /* plugin codes; may be NULL */
@@ -56,8 +56,7 @@ int trans_buffer(void *priv, const uint64_t *words, size_t n);
 /* host services (ext_core_services) */
 int trans_log_sample(void *trans, const struct op_trans_view *t, uint32_t counter, uint64_t key,
 		     uint32_t count);
-op_sample_file_t *trans_sample_file_open(void *trans, op_sfile_t *sf,
-					 const struct op_trans_view *t,
+op_sample_file_t *trans_sample_file_open(void *trans, op_sfile_t *sf, const struct op_trans_view *t,
 					 const struct op_file_spec *spec);
 int trans_sample_file_add(op_sample_file_t *f, uint64_t key, uint32_t count);
 int trans_sample_file_sync(op_sample_file_t *f);

@@ -109,10 +109,10 @@ static int check_geometry(const void *base, uint64_t len, const char *path, char
 			    "%s: file size %" PRIu64 " holds %" PRIu64
 			    " nodes but the descriptor says %" PRIu32 "%s",
 			    path, len, nodes, d->size,
-			    dp->padding[0] == ODB_GROWING && nodes == 2 * (uint64_t)d->size
-				    ? ": a writer did not finish growing it (a writer reopening "
-				      "it repairs it)"
-				    : "");
+			    dp->padding[0] == ODB_GROWING && nodes == 2 * (uint64_t)d->size ?
+				    ": a writer did not finish growing it (a writer reopening "
+				    "it repairs it)" :
+				    "");
 	if (d->current_size < 1 || d->current_size > d->size)
 		return fail(-EINVAL, err, err_len,
 			    "%s: current_size %" PRIu32 " out of range 1..%" PRIu32, path,
@@ -131,7 +131,7 @@ static int check_chains(const odb_t *db, uint32_t size, uint32_t cur, uint32_t *
 			uint32_t *bad_bucket, bool *descending, char *err, size_t err_len)
 {
 	const odb_index_t *hash = (const odb_index_t *)((const char *)db->nodes +
-							 (size_t)size * sizeof(struct odb_node));
+							(size_t)size * sizeof(struct odb_node));
 	const uint32_t used = cur - 1;
 	uint64_t *seen;
 	uint32_t b, i, reached = 0;
@@ -393,8 +393,8 @@ static int repair_growth(odb_t *db)
 	uint64_t len = ODB_FILE_SIZE(size);
 	void *nb;
 
-	if (!is_pow2(size) || size > ODB_MAX_NODES || cur < 1 || cur > size ||
-	    db->map_len < len || db->map_len > ODB_FILE_SIZE(2 * (uint64_t)size))
+	if (!is_pow2(size) || size > ODB_MAX_NODES || cur < 1 || cur > size || db->map_len < len ||
+	    db->map_len > ODB_FILE_SIZE(2 * (uint64_t)size))
 		return 0;
 	if (db->map_len > len) {
 		if (ftruncate(db->fd, (off_t)len))
@@ -444,18 +444,17 @@ static int read_file(odb_t *db, size_t len, char *err, size_t err_len)
 	int rc;
 
 	if (!b)
-		return fail(-ENOMEM, err, err_len, "%s: no memory to read %zu bytes", db->path,
-			    len);
+		return fail(-ENOMEM, err, err_len, "%s: no memory to read %zu bytes", db->path, len);
 	while (done < len) {
-		ssize_t r = pread(db->fd, b + done, (done < first ? first : len) - done,
-				  (off_t)done);
+		ssize_t r =
+			pread(db->fd, b + done, (done < first ? first : len) - done, (off_t)done);
 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
 			rc = r < 0 ? fail(-errno, err, err_len, "%s: cannot read: %s", db->path,
-					  strerror(errno))
-				   : fail(-EIO, err, err_len,
+					  strerror(errno)) :
+				     fail(-EIO, err, err_len,
 					  "%s: file shrank while being read (%zu bytes, %zu "
 					  "expected): changed by another process",
 					  db->path, done, len);
@@ -492,8 +491,7 @@ static bool reader_wait(odb_t *db, size_t len, int *waited, uint64_t *deadline)
 	return true;
 }
 
-int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *err,
-	     size_t err_len)
+int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *err, size_t err_len)
 {
 	const bool rw = mode == ODB_RDWR;
 	bool created = false, fresh = false;
@@ -535,7 +533,8 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 		writer_lock(db->fd);
 	for (waited = 0;;) {
 		if (fstat(db->fd, &st)) {
-			rc = fail(-errno, err, err_len, "%s: cannot stat: %s", path, strerror(errno));
+			rc = fail(-errno, err, err_len, "%s: cannot stat: %s", path,
+				  strerror(errno));
 			goto out_close;
 		}
 		if (!S_ISREG(st.st_mode)) {

@@ -34,11 +34,11 @@ _Static_assert(sizeof(struct odb_descr) == 32, "odb_descr_t is 32 bytes");
 _Static_assert(sizeof(struct odb_node) == 16, "odb_node_t is 16 bytes");
 
 /* layout constants of the file format */
-#define ODB_DESCR_OFFSET sizeof(struct opd_header)                        /* 72 */
-#define ODB_NODE_OFFSET (ODB_DESCR_OFFSET + sizeof(struct odb_descr))     /* 104 */
+#define ODB_DESCR_OFFSET sizeof(struct opd_header)                         /* 72 */
+#define ODB_NODE_OFFSET (ODB_DESCR_OFFSET + sizeof(struct odb_descr))      /* 104 */
 #define ODB_BYTES_PER_NODE (sizeof(struct odb_node) + sizeof(odb_index_t)) /* 20 */
-#define ODB_INITIAL_NODES 128u                                            /* file: 2664 bytes */
-#define ODB_FILE_SIZE(nodes) (ODB_NODE_OFFSET + (uint64_t)(nodes) * ODB_BYTES_PER_NODE)
+#define ODB_INITIAL_NODES 128u                                             /* file: 2664 bytes */
+#define ODB_FILE_SIZE(nodes) (ODB_NODE_OFFSET + (uint64_t)(nodes)*ODB_BYTES_PER_NODE)
 
 /* Bucket of @key in a table of @size (power of two) buckets: part of the format. */
 static inline uint32_t odb_hash(odb_key_t key, uint32_t size)
@@ -53,12 +53,12 @@ enum odb_mode { ODB_RDONLY, ODB_RDWR };
 typedef struct odb {
 	int fd;
 	enum odb_mode mode;
-	char *path;              /* as given to odb_open, for messages */
-	void *base;              /* ODB_RDWR: the shared mapping; ODB_RDONLY: a private copy */
-	size_t map_len;          /* bytes at base: the file size */
+	char *path;     /* as given to odb_open, for messages */
+	void *base;     /* ODB_RDWR: the shared mapping; ODB_RDONLY: a private copy */
+	size_t map_len; /* bytes at base: the file size */
 	struct odb_descr *descr;
-	struct odb_node *nodes;  /* node array, node 0 unused */
-	odb_index_t *hash;       /* bucket heads */
+	struct odb_node *nodes; /* node array, node 0 unused */
+	odb_index_t *hash;      /* bucket heads */
 	/*
 	 * The opener's own size and current_size. The file may be written by
 	 * others (a shared mapping): a writer never reads these fields back
@@ -67,8 +67,8 @@ typedef struct odb {
 	 * the snapshot its copy holds.
 	 */
 	uint32_t size, cur;
-	bool broken;             /* a writer found the file changed under it: no longer used */
-	uint64_t saturated;      /* updates that hit UINT32_MAX (count kept at UINT32_MAX) */
+	bool broken;        /* a writer found the file changed under it: no longer used */
+	uint64_t saturated; /* updates that hit UINT32_MAX (count kept at UINT32_MAX) */
 } odb_t;
 
 /*
@@ -104,8 +104,7 @@ typedef struct odb {
  * "<path>: <defect>"; -EINVAL means the file is not a valid sample file.
  * @db is left closed (odb_close() on it is harmless).
  */
-int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *err,
-	     size_t err_len);
+int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *err, size_t err_len);
 
 /*
  * Full validation in O(nodes): header, geometry, every bucket head and next

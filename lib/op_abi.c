@@ -127,8 +127,10 @@ static int abi_parse_line(struct op_abi *abi, const char *p, const char *e, cons
 		;
 	ke = p;
 	if (ke == k || p == e || !abi_is_blank(*p)) {
-		snprintf(err, err_len, "%s:%u: expected \"KEY VALUE\" (KEY of letters, digits, '_'), "
-			 "found \"%.*s\"", subject, line, (int)(e - k > 60 ? 60 : e - k), k);
+		snprintf(err, err_len,
+			 "%s:%u: expected \"KEY VALUE\" (KEY of letters, digits, '_'), "
+			 "found \"%.*s\"",
+			 subject, line, (int)(e - k > 60 ? 60 : e - k), k);
 		return -EINVAL;
 	}
 	/* the line is trimmed: a value follows the blanks */
@@ -136,8 +138,10 @@ static int abi_parse_line(struct op_abi *abi, const char *p, const char *e, cons
 		p++;
 	for (; p < e; p++) {
 		if (*p < '0' || *p > '9' || (v = v * 10 + (uint32_t)(*p - '0')) > OP_ABI_MAX_VALUE) {
-			snprintf(err, err_len, "%s:%u: %.*s: value must be a decimal number 0..%d, "
-				 "found \"%.*s\"", subject, line, (int)(ke - k > 60 ? 60 : ke - k), k,
+			snprintf(err, err_len,
+				 "%s:%u: %.*s: value must be a decimal number 0..%d, "
+				 "found \"%.*s\"",
+				 subject, line, (int)(ke - k > 60 ? 60 : ke - k), k,
 				 OP_ABI_MAX_VALUE, (int)(e - ke > 40 ? 40 : e - ke), ke + 1);
 			return -EINVAL;
 		}
@@ -172,7 +176,8 @@ int op_abi_parse(struct op_abi *abi, const char *text, size_t len, const char *s
 		const char *e = nl ? nl : end;
 
 		if (memchr(p, 0, (size_t)(e - p))) {
-			snprintf(err, err_len, "%s:%u: NUL byte: not a text abi file", subject, line);
+			snprintf(err, err_len, "%s:%u: NUL byte: not a text abi file", subject,
+				 line);
 			return -EINVAL;
 		}
 		rc = abi_parse_line(abi, p, e, subject, line, err, err_len);
@@ -266,8 +271,10 @@ struct abi_field {
 	enum op_abi_key off, size, within;
 };
 
+/* clang-format off */
 #define HDR(off, size) { OP_ABI_OFF_HEADER_##off, OP_ABI_SIZEOF_##size, OP_ABI_SIZEOF_HEADER }
 
+/* clang-format on */
 static const struct abi_field abi_fields[] = {
 	HDR(VERSION, U32),
 	HDR(CPU_TYPE, U32),
@@ -288,10 +295,23 @@ static const struct abi_field abi_fields[] = {
 };
 
 enum {
-	ABI_F_VERSION, ABI_F_CPU_TYPE, ABI_F_CTR_EVENT, ABI_F_CTR_UM, ABI_F_CTR_COUNT,
-	ABI_F_IS_KERNEL, ABI_F_CPU_SPEED, ABI_F_MTIME, ABI_F_CG_TO_IS_KERNEL, ABI_F_ANON_START,
-	ABI_F_CG_TO_ANON_START, ABI_F_DESCR_SIZE, ABI_F_DESCR_CUR, ABI_F_NODE_KEY,
-	ABI_F_NODE_VALUE, ABI_F_NODE_NEXT, ABI_F_NR
+	ABI_F_VERSION,
+	ABI_F_CPU_TYPE,
+	ABI_F_CTR_EVENT,
+	ABI_F_CTR_UM,
+	ABI_F_CTR_COUNT,
+	ABI_F_IS_KERNEL,
+	ABI_F_CPU_SPEED,
+	ABI_F_MTIME,
+	ABI_F_CG_TO_IS_KERNEL,
+	ABI_F_ANON_START,
+	ABI_F_CG_TO_ANON_START,
+	ABI_F_DESCR_SIZE,
+	ABI_F_DESCR_CUR,
+	ABI_F_NODE_KEY,
+	ABI_F_NODE_VALUE,
+	ABI_F_NODE_NEXT,
+	ABI_F_NR
 };
 _Static_assert(sizeof(abi_fields) / sizeof(abi_fields[0]) == ABI_F_NR, "one row per field");
 
@@ -325,8 +345,8 @@ int op_abi_check(const struct op_abi *abi, const char *subject, char *err, size_
 
 	for (i = 0; i < OP_ABI_NR_KEYS; i++) {
 		if (abi_needed(i) && v[i] < 0) {
-			snprintf(err, err_len, "%s: %s: missing (an OProfile abi file has it)", subject,
-				 abi_names[i]);
+			snprintf(err, err_len, "%s: %s: missing (an OProfile abi file has it)",
+				 subject, abi_names[i]);
 			return -EINVAL;
 		}
 	}
@@ -340,8 +360,10 @@ int op_abi_check(const struct op_abi *abi, const char *subject, char *err, size_
 		int32_t sz = v[f->size];
 
 		if (sz < 1 || sz > 8 || (f->size == OP_ABI_SIZEOF_DOUBLE && sz != 4 && sz != 8)) {
-			snprintf(err, err_len, "%s: %s: %d bytes is not a size this field can have "
-				 "(%s)", subject, abi_names[f->size], sz,
+			snprintf(err, err_len,
+				 "%s: %s: %d bytes is not a size this field can have "
+				 "(%s)",
+				 subject, abi_names[f->size], sz,
 				 f->size == OP_ABI_SIZEOF_DOUBLE ? "4 or 8" : "1 to 8");
 			return -EINVAL;
 		}
@@ -353,9 +375,10 @@ int op_abi_check(const struct op_abi *abi, const char *subject, char *err, size_
 		}
 	}
 	if (v[OP_ABI_OFF_HEADER_MAGIC] + 4 > v[OP_ABI_SIZEOF_HEADER]) {
-		snprintf(err, err_len, "%s: offsetof_header_magic: 4 bytes at %d overrun "
-			 "sizeof_struct_opd_header %d", subject, v[OP_ABI_OFF_HEADER_MAGIC],
-			 v[OP_ABI_SIZEOF_HEADER]);
+		snprintf(err, err_len,
+			 "%s: offsetof_header_magic: 4 bytes at %d overrun "
+			 "sizeof_struct_opd_header %d",
+			 subject, v[OP_ABI_OFF_HEADER_MAGIC], v[OP_ABI_SIZEOF_HEADER]);
 		return -EINVAL;
 	}
 	/* fields of one structure never share bytes (the magic is a header field too) */
@@ -434,24 +457,36 @@ void op_abi_sample_free(struct op_abi_sample *s)
 static uint32_t *abi_hdr_u32(struct opd_header *h, int f)
 {
 	switch (f) {
-	case ABI_F_VERSION: return &h->version;
-	case ABI_F_CPU_TYPE: return &h->cpu_type;
-	case ABI_F_CTR_EVENT: return &h->ctr_event;
-	case ABI_F_CTR_UM: return &h->ctr_um;
-	case ABI_F_CTR_COUNT: return &h->ctr_count;
-	case ABI_F_IS_KERNEL: return &h->is_kernel;
-	case ABI_F_CG_TO_IS_KERNEL: return &h->cg_to_is_kernel;
-	default: return NULL;
+	case ABI_F_VERSION:
+		return &h->version;
+	case ABI_F_CPU_TYPE:
+		return &h->cpu_type;
+	case ABI_F_CTR_EVENT:
+		return &h->ctr_event;
+	case ABI_F_CTR_UM:
+		return &h->ctr_um;
+	case ABI_F_CTR_COUNT:
+		return &h->ctr_count;
+	case ABI_F_IS_KERNEL:
+		return &h->is_kernel;
+	case ABI_F_CG_TO_IS_KERNEL:
+		return &h->cg_to_is_kernel;
+	default:
+		return NULL;
 	}
 }
 
 static uint64_t *abi_hdr_u64(struct opd_header *h, int f)
 {
 	switch (f) {
-	case ABI_F_MTIME: return &h->mtime;
-	case ABI_F_ANON_START: return &h->anon_start;
-	case ABI_F_CG_TO_ANON_START: return &h->cg_to_anon_start;
-	default: return NULL;
+	case ABI_F_MTIME:
+		return &h->mtime;
+	case ABI_F_ANON_START:
+		return &h->anon_start;
+	case ABI_F_CG_TO_ANON_START:
+		return &h->cg_to_anon_start;
+	default:
+		return NULL;
 	}
 }
 
@@ -478,9 +513,10 @@ int op_abi_decode(const struct op_abi *abi, const void *buf, size_t len, const c
 	if (op_abi_check(abi, subject, err, err_len))
 		return -EINVAL;
 	if (len < (uint64_t)v[OP_ABI_SIZEOF_HEADER] + v[OP_ABI_SIZEOF_ODB_DESCR_T]) {
-		snprintf(err, err_len, "%s: %zu bytes, shorter than the header and descriptor "
-			 "(%d + %d bytes in this abi)", subject, len, v[OP_ABI_SIZEOF_HEADER],
-			 v[OP_ABI_SIZEOF_ODB_DESCR_T]);
+		snprintf(err, err_len,
+			 "%s: %zu bytes, shorter than the header and descriptor "
+			 "(%d + %d bytes in this abi)",
+			 subject, len, v[OP_ABI_SIZEOF_HEADER], v[OP_ABI_SIZEOF_ODB_DESCR_T]);
 		return -EINVAL;
 	}
 	memcpy(h->magic, b + v[OP_ABI_OFF_HEADER_MAGIC], 4);
@@ -488,9 +524,9 @@ int op_abi_decode(const struct op_abi *abi, const void *buf, size_t len, const c
 		x = abi_field_get(abi, b, f);
 		if (abi_hdr_u32(h, f)) {
 			if (x > UINT32_MAX) {
-				snprintf(err, err_len, "%s: header %s = 0x%llx does not fit 32 bits",
-					 subject, abi_names[abi_fields[f].off] + 16,
-					 (unsigned long long)x);
+				snprintf(err, err_len,
+					 "%s: header %s = 0x%llx does not fit 32 bits", subject,
+					 abi_names[abi_fields[f].off] + 16, (unsigned long long)x);
 				return -EINVAL;
 			}
 			*abi_hdr_u32(h, f) = (uint32_t)x;
@@ -513,16 +549,18 @@ int op_abi_decode(const struct op_abi *abi, const void *buf, size_t len, const c
 	size = abi_field_get(abi, descr, ABI_F_DESCR_SIZE);
 	cur = abi_field_get(abi, descr, ABI_F_DESCR_CUR);
 	if (size == 0 || size > UINT32_MAX || cur == 0 || cur > size) {
-		snprintf(err, err_len, "%s: descriptor size %llu, current_size %llu: expected "
-			 "1 <= current_size <= size < 2^32", subject, (unsigned long long)size,
-			 (unsigned long long)cur);
+		snprintf(err, err_len,
+			 "%s: descriptor size %llu, current_size %llu: expected "
+			 "1 <= current_size <= size < 2^32",
+			 subject, (unsigned long long)size, (unsigned long long)cur);
 		return -EINVAL;
 	}
 	want = abi_file_size(abi, size);
 	if (want != len) {
-		snprintf(err, err_len, "%s: %zu bytes, but a table of %llu nodes is %llu bytes in "
-			 "this abi (truncated, or not written with this abi)", subject, len,
-			 (unsigned long long)size, (unsigned long long)want);
+		snprintf(err, err_len,
+			 "%s: %zu bytes, but a table of %llu nodes is %llu bytes in "
+			 "this abi (truncated, or not written with this abi)",
+			 subject, len, (unsigned long long)size, (unsigned long long)want);
 		return -EINVAL;
 	}
 	out->size = (uint32_t)size;
@@ -539,8 +577,10 @@ int op_abi_decode(const struct op_abi *abi, const void *buf, size_t len, const c
 		out->nodes[i].key = abi_field_get(abi, node, ABI_F_NODE_KEY);
 		x = abi_field_get(abi, node, ABI_F_NODE_VALUE);
 		if (x > UINT32_MAX) {
-			snprintf(err, err_len, "%s: node %zu: count %llu does not fit odb_value_t "
-				 "(32 bits)", subject, i + 1, (unsigned long long)x);
+			snprintf(err, err_len,
+				 "%s: node %zu: count %llu does not fit odb_value_t "
+				 "(32 bits)",
+				 subject, i + 1, (unsigned long long)x);
 			op_abi_sample_free(out);
 			return -EINVAL;
 		}
@@ -616,8 +656,8 @@ bad:
 	return -EINVAL;
 }
 
-int op_abi_write_sample(const struct op_abi_sample *s, int dirfd, const char *path,
-			unsigned flags, uint64_t *saturated, char *err, size_t err_len)
+int op_abi_write_sample(const struct op_abi_sample *s, int dirfd, const char *path, unsigned flags,
+			uint64_t *saturated, char *err, size_t err_len)
 {
 	char tmp[4096];
 	odb_t db;

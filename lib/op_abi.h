@@ -155,7 +155,7 @@ void op_abi_sample_free(struct op_abi_sample *s);
  * counted in *@saturated if not NULL). Returns 0 or -errno with a message
  * naming @path in @err.
  */
-int op_abi_write_sample(const struct op_abi_sample *s, int dirfd, const char *path,
-			unsigned flags, uint64_t *saturated, char *err, size_t err_len);
+int op_abi_write_sample(const struct op_abi_sample *s, int dirfd, const char *path, unsigned flags,
+			uint64_t *saturated, char *err, size_t err_len);
 
 #endif /* OP_ABI_H */

@@ -46,10 +46,10 @@
 
 #include <stdint.h>
 
-#define CGS_MAGIC "OPCGSTK"  /* 8 bytes with the NUL */
-#define CGS_VERSION 2u       /* what the plugin writes */
-#define CGS_VERSION1 1u      /* still read */
-#define CGS_MAX_DEPTH 255u   /* frames of one stack a reader accepts */
+#define CGS_MAGIC "OPCGSTK" /* 8 bytes with the NUL */
+#define CGS_VERSION 2u      /* what the plugin writes */
+#define CGS_VERSION1 1u     /* still read */
+#define CGS_MAX_DEPTH 255u  /* frames of one stack a reader accepts */
 
 enum cgs_image_kind { CGS_IMG_USER = 0, CGS_IMG_KERNEL = 1, CGS_IMG_ANON = 2 };
 
@@ -67,35 +67,35 @@ struct cgs_image {
 /* version 2 */
 struct cgs_header2 {
 	char magic[8];
-	uint32_t version;          /* 2 */
-	uint32_t header_size;      /* sizeof(struct cgs_header2) */
+	uint32_t version;     /* 2 */
+	uint32_t header_size; /* sizeof(struct cgs_header2) */
 	uint32_t images_max, images_used;
 	uint32_t strings_size, strings_used;
-	uint32_t nodes_max;        /* room in the file now (grows) */
+	uint32_t nodes_max; /* room in the file now (grows) */
 	uint32_t nodes_used;
 	uint64_t overflow_samples; /* samples whose stack found no room */
 	uint64_t total_samples;    /* samples with a stack (stored or not) */
 	uint32_t images_off, strings_off;
 	uint32_t nodes_off;
-	uint32_t stacks_used;      /* nodes with a count: distinct stacks */
-	uint64_t budget;           /* bytes the file may grow to (max_mb=) */
+	uint32_t stacks_used; /* nodes with a count: distinct stacks */
+	uint64_t budget;      /* bytes the file may grow to (max_mb=) */
 };
 
 struct cgs_node {
-	uint64_t key;        /* frame: key in its image; root: counter | flags << 32 */
-	uint64_t count;      /* samples whose stack ends here */
-	uint32_t parent;     /* caller (or root) node index + 1; 0: this is a root */
-	uint32_t image;      /* image index + 1; root: the application's */
+	uint64_t key;    /* frame: key in its image; root: counter | flags << 32 */
+	uint64_t count;  /* samples whose stack ends here */
+	uint32_t parent; /* caller (or root) node index + 1; 0: this is a root */
+	uint32_t image;  /* image index + 1; root: the application's */
 };
 
 /* version 1 */
 struct cgs_header {
 	char magic[8];
 	uint32_t version;
-	uint32_t header_size;      /* sizeof(struct cgs_header) */
+	uint32_t header_size; /* sizeof(struct cgs_header) */
 	uint32_t images_max, images_used;
 	uint32_t strings_size, strings_used;
-	uint32_t stacks_max;       /* power of two */
+	uint32_t stacks_max; /* power of two */
 	uint32_t stacks_used;
 	uint32_t frames_max, frames_used;
 	uint64_t overflow_samples; /* samples whose stack found no room */
@@ -105,17 +105,17 @@ struct cgs_header {
 };
 
 struct cgs_stack {
-	uint64_t id;         /* 0 = free slot; hash of counter, app and frames */
-	uint64_t count;      /* samples */
-	uint32_t frame_off;  /* index of the leaf frame in the frame pool */
-	uint16_t depth;      /* frames */
-	uint16_t flags;      /* CGS_STACK_* */
-	uint32_t counter;    /* event counter of the samples */
-	uint32_t app;        /* application image index + 1, 0 = unknown */
+	uint64_t id;        /* 0 = free slot; hash of counter, app and frames */
+	uint64_t count;     /* samples */
+	uint32_t frame_off; /* index of the leaf frame in the frame pool */
+	uint16_t depth;     /* frames */
+	uint16_t flags;     /* CGS_STACK_* */
+	uint32_t counter;   /* event counter of the samples */
+	uint32_t app;       /* application image index + 1, 0 = unknown */
 };
 
 struct cgs_frame {
-	uint32_t image;      /* image index + 1; 0 = mapped to no image */
+	uint32_t image; /* image index + 1; 0 = mapped to no image */
 	uint32_t reserved;
 	uint64_t key;
 };

@@ -48,7 +48,8 @@ static int serr(char *err, size_t len, const char *fmt, ...)
 }
 
 /* append to a message already in @err */
-static void eappend(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void eappend(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void eappend(char *err, size_t len, const char *fmt, ...)
 {
 	size_t n;
@@ -322,7 +323,8 @@ static int parse_file(struct loader *l, const char *model, bool masks, bool top)
 static int do_include(struct loader *l, const char *model, bool masks)
 {
 	if (!model_ok(model))
-		return lerr(l, "include:%s: expected an arch/model directory name (no '.', '..' or leading '/')",
+		return lerr(l,
+			    "include:%s: expected an arch/model directory name (no '.', '..' or leading '/')",
 			    model);
 	return parse_file(l, model, masks, false);
 }
@@ -404,7 +406,8 @@ static int um_header(struct loader *l, char *line)
 		else if (!strcmp(t[i].tag, "default"))
 			slot = &def;
 		else
-			return lerr(l, "unknown tag \"%s\" (expected name:, type:, default: or include:)",
+			return lerr(l,
+				    "unknown tag \"%s\" (expected name:, type:, default: or include:)",
 				    t[i].tag);
 		if (*slot)
 			return lerr(l, "duplicate %s: tag", t[i].tag);
@@ -419,13 +422,15 @@ static int um_header(struct loader *l, char *line)
 	if (!def)
 		return lerr(l, "unit mask %s: missing default: tag", name);
 	if (!name_ok(name, ",:"))
-		return lerr(l, "bad unit mask name \"%s\" (no ',', ':', spaces or control bytes)", name);
+		return lerr(l, "bad unit mask name \"%s\" (no ',', ':', spaces or control bytes)",
+			    name);
 	rc = finish_mask(l);
 	if (rc)
 		return rc;
 	old = find_mask(l->c, name);
 	if (old)
-		return lerr(l, "duplicate unit mask %s (first defined at %s:%u)", name, old->file, old->line);
+		return lerr(l, "duplicate unit mask %s (first defined at %s:%u)", name, old->file,
+			    old->line);
 
 	m = calloc(1, sizeof(*m));
 	if (!m)
@@ -440,7 +445,8 @@ static int um_header(struct loader *l, char *line)
 		m->type = OP_UM_EXCLUSIVE;
 	} else {
 		free(m);
-		return lerr(l, "unit mask %s: unknown type \"%s\" (expected mandatory, bitmask or exclusive)",
+		return lerr(l,
+			    "unit mask %s: unknown type \"%s\" (expected mandatory, bitmask or exclusive)",
 			    name, type);
 	}
 	m->name = strdup(name);
@@ -502,10 +508,12 @@ static int parse_extra(struct loader *l, const char *mods, uint32_t *extra)
 			uint64_t v;
 
 			if (!parse_hex(tok + 6, &v) || v > 0xff)
-				return lerr(l, "extra: cmask=%s: expected a hex value up to 0xff", tok + 6);
+				return lerr(l, "extra: cmask=%s: expected a hex value up to 0xff",
+					    tok + 6);
 			*extra |= (uint32_t)v << OP_UM_EXTRA_CMASK_SHIFT;
 		} else {
-			return lerr(l, "unknown extra: modifier \"%s\" (expected edge, inv, any, pebs or cmask=N)",
+			return lerr(l,
+				    "unknown extra: modifier \"%s\" (expected edge, inv, any, pebs or cmask=N)",
 				    tok);
 		}
 	}
@@ -557,7 +565,8 @@ static int um_entry(struct loader *l, char *p)
 		if (*p)
 			*p++ = '\0';
 		if (!*name)
-			return lerr(l, "unit mask %s: extra: must be followed by a value name", m->name);
+			return lerr(l, "unit mask %s: extra: must be followed by a value name",
+				    m->name);
 		if (!name_ok(name, ":,"))
 			return lerr(l, "unit mask %s: bad value name \"%s\"", m->name, name);
 		while (*p == ' ' || *p == '\t')
@@ -614,7 +623,8 @@ static int finish_mask(struct loader *l)
 		free(pend);
 	}
 	if (m->nr == 0)
-		return mask_err(l, m, "has no entries (expected TAB-indented \"0xVALUE description\" lines)");
+		return mask_err(l, m,
+				"has no entries (expected TAB-indented \"0xVALUE description\" lines)");
 	for (unsigned i = 0; i < m->nr; i++) {
 		all |= m->entries[i].value;
 		if (m->entries[i].value == m->default_value)
@@ -623,20 +633,25 @@ static int finish_mask(struct loader *l)
 	switch (m->type) {
 	case OP_UM_MANDATORY:
 		if (m->nr != 1)
-			return mask_err(l, m, "type mandatory must have exactly 1 entry, found %u", m->nr);
+			return mask_err(l, m, "type mandatory must have exactly 1 entry, found %u",
+					m->nr);
 		if (m->entries[0].value != m->default_value)
-			return mask_err(l, m, "default 0x%" PRIx32 " differs from its only entry 0x%" PRIx32,
+			return mask_err(l, m,
+					"default 0x%" PRIx32
+					" differs from its only entry 0x%" PRIx32,
 					m->default_value, m->entries[0].value);
 		break;
 	case OP_UM_BITMASK:
 		if (m->default_value & ~all)
 			return mask_err(l, m,
-					"bitmask default 0x%" PRIx32 " has bits 0x%" PRIx32 " that no entry sets",
+					"bitmask default 0x%" PRIx32 " has bits 0x%" PRIx32
+					" that no entry sets",
 					m->default_value, m->default_value & ~all);
 		break;
 	case OP_UM_EXCLUSIVE:
 		if (!found)
-			return mask_err(l, m, "exclusive default 0x%" PRIx32 " equals none of its entries",
+			return mask_err(l, m,
+					"exclusive default 0x%" PRIx32 " equals none of its entries",
 					m->default_value);
 		break;
 	}
@@ -678,10 +693,12 @@ static int resolve_um(struct loader *l, const char *list, const struct op_unit_m
 	}
 	for (unsigned i = 0; i < np; i++) {
 		if (parts[i]->type == OP_UM_MANDATORY || parts[i]->type != parts[0]->type)
-			return lerr(l, "um:%s: only masks of one type, bitmask or exclusive, can be merged (%s is %s)",
+			return lerr(l,
+				    "um:%s: only masks of one type, bitmask or exclusive, can be merged (%s is %s)",
 				    list, parts[i]->name,
 				    parts[i]->type == OP_UM_MANDATORY ? "mandatory" :
-				    parts[i]->type == OP_UM_BITMASK ? "bitmask" : "exclusive");
+				    parts[i]->type == OP_UM_BITMASK   ? "bitmask" :
+									"exclusive");
 		total += parts[i]->nr;
 	}
 	if (total > OP_UM_MAX_ENTRIES)
@@ -719,7 +736,8 @@ static int resolve_um(struct loader *l, const char *list, const struct op_unit_m
 static int ev_line(struct loader *l, char *line)
 {
 	enum { T_EVENT, T_COUNTERS, T_EXT, T_UM, T_MINIMUM, T_NAME, T_FILTER, T_N };
-	static const char *const tags[T_N] = { "event", "counters", "ext", "um", "minimum", "name", "filter" };
+	static const char *const tags[T_N] = { "event",   "counters", "ext",   "um",
+					       "minimum", "name",     "filter" };
 	struct tok t[16];
 	const char *v[T_N] = { 0 };
 	char *desc;
@@ -745,7 +763,8 @@ static int ev_line(struct loader *l, char *line)
 			if (!strcmp(t[i].tag, tags[k]))
 				break;
 		if (k == T_N)
-			return lerr(l, "unknown tag \"%s\" (expected event:, counters:, ext:, um:, minimum:, name:, filter: or include:)",
+			return lerr(l,
+				    "unknown tag \"%s\" (expected event:, counters:, ext:, um:, minimum:, name:, filter: or include:)",
 				    t[i].tag);
 		if (v[k])
 			return lerr(l, "duplicate %s: tag", tags[k]);
@@ -760,22 +779,25 @@ static int ev_line(struct loader *l, char *line)
 			    v[T_NAME] ? v[T_NAME] : "");
 	}
 	if (!name_ok(v[T_NAME], "./"))
-		return lerr(l, "bad event name \"%s\": '.', '/', spaces and control bytes are not allowed",
+		return lerr(l,
+			    "bad event name \"%s\": '.', '/', spaces and control bytes are not allowed",
 			    v[T_NAME]);
 	if (strlen(v[T_NAME]) > 63)
 		return lerr(l, "event name %s is longer than 63 bytes", v[T_NAME]);
 	if (!parse_hex(v[T_EVENT], &code))
-		return lerr(l, "event %s: bad number \"%s\" for event: (expected hex)", v[T_NAME], v[T_EVENT]);
+		return lerr(l, "event %s: bad number \"%s\" for event: (expected hex)", v[T_NAME],
+			    v[T_EVENT]);
 	if (code > UINT32_MAX)
-		return lerr(l, "event %s: event code (0x%" PRIx64 ") is too big to fit in 32 bits", v[T_NAME], code);
+		return lerr(l, "event %s: event code (0x%" PRIx64 ") is too big to fit in 32 bits",
+			    v[T_NAME], code);
 	e.code = (uint32_t)code;
 	if (!parse_u64(v[T_MINIMUM], 10, &e.minimum))
-		return lerr(l, "event %s: bad number \"%s\" for minimum: (expected decimal)", v[T_NAME],
-			    v[T_MINIMUM]);
+		return lerr(l, "event %s: bad number \"%s\" for minimum: (expected decimal)",
+			    v[T_NAME], v[T_MINIMUM]);
 	if (v[T_FILTER]) {
 		if (!parse_u64(v[T_FILTER], 10, &x) || x > 31)
-			return lerr(l, "event %s: bad number \"%s\" for filter: (expected 0..31)", v[T_NAME],
-				    v[T_FILTER]);
+			return lerr(l, "event %s: bad number \"%s\" for filter: (expected 0..31)",
+				    v[T_NAME], v[T_FILTER]);
 		e.filter = (int)x;
 	}
 	if (v[T_COUNTERS] && v[T_EXT])
@@ -792,12 +814,14 @@ static int ev_line(struct loader *l, char *line)
 			size_t len = strcspn(p, ",");
 
 			if (len == 0 || len >= sizeof(num))
-				return lerr(l, "event %s: bad counters:%s (expected a list like 0,1,2,3 or cpuid)",
+				return lerr(l,
+					    "event %s: bad counters:%s (expected a list like 0,1,2,3 or cpuid)",
 					    v[T_NAME], v[T_COUNTERS]);
 			memcpy(num, p, len);
 			num[len] = '\0';
 			if (!parse_u64(num, 10, &x) || x >= OP_MAX_COUNTERS)
-				return lerr(l, "event %s: bad counter \"%s\" in counters: (expected 0..%d or cpuid)",
+				return lerr(l,
+					    "event %s: bad counter \"%s\" in counters: (expected 0..%d or cpuid)",
 					    v[T_NAME], num, OP_MAX_COUNTERS - 1);
 			e.counter_mask |= 1u << x;
 			if (!p[len])
@@ -814,7 +838,8 @@ static int ev_line(struct loader *l, char *line)
 		return 0; /* dropped on this architecture (its mask still counts as used) */
 	old = op_events_find(l->c, v[T_NAME]);
 	if (old)
-		return lerr(l, "duplicate event name %s (first defined at %s:%u)", v[T_NAME], old->file, old->line);
+		return lerr(l, "duplicate event name %s (first defined at %s:%u)", v[T_NAME],
+			    old->file, old->line);
 
 	if (l->c->nr_events == l->c->cap_events) {
 		size_t cap = l->c->cap_events ? 2 * l->c->cap_events : 64;
@@ -862,7 +887,8 @@ static int parse_file(struct loader *l, const char *model, bool masks, bool top)
 			return rc;
 		}
 	if (l->depth == OP_EVENTS_MAX_INCLUDE_DEPTH)
-		return lerr(l, "include:%s: includes nested deeper than %d", model, OP_EVENTS_MAX_INCLUDE_DEPTH);
+		return lerr(l, "include:%s: includes nested deeper than %d", model,
+			    OP_EVENTS_MAX_INCLUDE_DEPTH);
 	{
 		size_t plen = strlen(l->root) + strlen(model) + strlen(kind) + 3;
 
@@ -944,8 +970,8 @@ static int parse_file(struct loader *l, const char *model, bool masks, bool top)
 	return rc;
 }
 
-int op_events_load(struct op_events *c, const char *root, const char *model,
-		   unsigned nr_counters, unsigned filter_bits, char *err, size_t err_len)
+int op_events_load(struct op_events *c, const char *root, const char *model, unsigned nr_counters,
+		   unsigned filter_bits, char *err, size_t err_len)
 {
 	struct loader l = { .c = c, .filter_bits = filter_bits, .err = err, .err_len = err_len };
 	int rc;
@@ -958,7 +984,8 @@ int op_events_load(struct op_events *c, const char *root, const char *model,
 	if (!root)
 		root = op_events_root();
 	if (!model_ok(model))
-		return serr(err, err_len, "cpu type \"%s\": expected an arch/model name such as x86-64/generic",
+		return serr(err, err_len,
+			    "cpu type \"%s\": expected an arch/model name such as x86-64/generic",
 			    model);
 	c->root = strdup(root);
 	c->model = strdup(model);
@@ -1005,7 +1032,8 @@ static unsigned edit_distance(const char *a, const char *b)
 		prev = row[0];
 		row[0] = (unsigned)i;
 		for (size_t j = 1; j <= lb; j++) {
-			unsigned cost = toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]);
+			unsigned cost = toupper((unsigned char)a[i - 1]) !=
+					toupper((unsigned char)b[j - 1]);
 			unsigned best = prev + cost;
 
 			if (row[j] + 1 < best)
@@ -1059,7 +1087,8 @@ static int unknown_event(const struct op_events *c, const char *spec, const char
 				break;
 			}
 	}
-	serr(err, err_len, "event spec \"%s\": no event %s in the %s catalogue", spec, name, c->model);
+	serr(err, err_len, "event spec \"%s\": no event %s in the %s catalogue", spec, name,
+	     c->model);
 	if (best[0]) {
 		int nb = best[2] ? 3 : best[1] ? 2 : 1;
 
@@ -1075,7 +1104,8 @@ static int unknown_event(const struct op_events *c, const char *spec, const char
 
 static void list_allowed(const struct op_unit_mask *um, char *err, size_t err_len)
 {
-	eappend(err, err_len, "; allowed: %s", um->type == OP_UM_BITMASK ? "any combination of " : "");
+	eappend(err, err_len, "; allowed: %s",
+		um->type == OP_UM_BITMASK ? "any combination of " : "");
 	for (unsigned i = 0; i < um->nr; i++) {
 		eappend(err, err_len, "%s0x%" PRIx32, i ? ", " : "", um->entries[i].value);
 		if (um->entries[i].name)
@@ -1098,7 +1128,8 @@ static bool um_allowed(const struct op_unit_mask *um, uint32_t v, uint32_t *extr
 	return um->type == OP_UM_BITMASK && !(v & ~all);
 }
 
-static int flag(const char *spec, const char *what, const char *s, bool *out, char *err, size_t err_len)
+static int flag(const char *spec, const char *what, const char *s, bool *out, char *err,
+		size_t err_len)
 {
 	if (!strcmp(s, "0") || !strcmp(s, "1")) {
 		*out = s[0] == '1';
@@ -1123,7 +1154,8 @@ int op_parse_event_spec(const struct op_events *c, const char *spec, struct op_e
 	memset(out, 0, sizeof(*out));
 	out->counter = -1;
 	if (strlen(spec) >= sizeof(buf))
-		return serr(err, err_len, "event spec \"%.40s...\": longer than %zu bytes", spec, sizeof(buf) - 1);
+		return serr(err, err_len, "event spec \"%.40s...\": longer than %zu bytes", spec,
+			    sizeof(buf) - 1);
 	strcpy(buf, spec);
 	f[nf++] = buf;
 	for (char *p = buf; (p = strchr(p, ':'));) {
@@ -1135,27 +1167,35 @@ int op_parse_event_spec(const struct op_events *c, const char *spec, struct op_e
 		f[nf++] = p;
 	}
 	if (!*f[0])
-		return serr(err, err_len, "event spec \"%s\": empty event name (expected NAME:count[:unitmask[:kernel[:user]]])",
+		return serr(err, err_len,
+			    "event spec \"%s\": empty event name (expected NAME:count[:unitmask[:kernel[:user]]])",
 			    spec);
 	ev = op_events_find(c, f[0]);
 	if (!ev)
 		return unknown_event(c, spec, f[0], err, err_len);
 	out->ev = ev;
 	if (nf < 2 || !*f[1])
-		return serr(err, err_len, "event spec \"%s\": missing count (expected %s:count, count at least %" PRIu64 ")",
+		return serr(err, err_len,
+			    "event spec \"%s\": missing count (expected %s:count, count at least %" PRIu64
+			    ")",
 			    spec, ev->name, ev->minimum);
 	if (!parse_u64(f[1], 0, &x))
-		return serr(err, err_len, "event spec \"%s\": count \"%s\" is not a number", spec, f[1]);
+		return serr(err, err_len, "event spec \"%s\": count \"%s\" is not a number", spec,
+			    f[1]);
 	if (x < ev->minimum)
 		return serr(err, err_len,
-			    "event spec \"%s\": count %" PRIu64 " is below the minimum %" PRIu64 " for %s",
+			    "event spec \"%s\": count %" PRIu64 " is below the minimum %" PRIu64
+			    " for %s",
 			    spec, x, ev->minimum, ev->name);
 	if (ev->maximum && x > ev->maximum)
 		return serr(err, err_len,
-			    "event spec \"%s\": count %" PRIu64 " is above the maximum %" PRIu64 " for %s",
+			    "event spec \"%s\": count %" PRIu64 " is above the maximum %" PRIu64
+			    " for %s",
 			    spec, x, ev->maximum, ev->name);
 	if (x > UINT32_MAX)
-		return serr(err, err_len, "event spec \"%s\": count %" PRIu64 " is too large (at most %" PRIu32 ")",
+		return serr(err, err_len,
+			    "event spec \"%s\": count %" PRIu64 " is too large (at most %" PRIu32
+			    ")",
 			    spec, x, UINT32_MAX);
 	out->count = x;
 	out->um = ev->um->default_value;
@@ -1163,12 +1203,16 @@ int op_parse_event_spec(const struct op_events *c, const char *spec, struct op_e
 	if (nf >= 3 && *f[2]) {
 		if (isdigit((unsigned char)f[2][0])) {
 			if (!parse_u64(f[2], 0, &x) || x > UINT32_MAX) {
-				serr(err, err_len, "event spec \"%s\": unit mask \"%s\" is not a number", spec, f[2]);
+				serr(err, err_len,
+				     "event spec \"%s\": unit mask \"%s\" is not a number", spec,
+				     f[2]);
 				list_allowed(ev->um, err, err_len);
 				return -EINVAL;
 			}
 			if (!um_allowed(ev->um, (uint32_t)x, &out->um_extra)) {
-				serr(err, err_len, "event spec \"%s\": unit mask 0x%" PRIx64 " is not allowed for %s",
+				serr(err, err_len,
+				     "event spec \"%s\": unit mask 0x%" PRIx64
+				     " is not allowed for %s",
 				     spec, x, ev->name);
 				list_allowed(ev->um, err, err_len);
 				return -EINVAL;
@@ -1178,7 +1222,8 @@ int op_parse_event_spec(const struct op_events *c, const char *spec, struct op_e
 			const struct op_um_entry *e = op_um_find_name(ev->um, f[2]);
 
 			if (!e) {
-				serr(err, err_len, "event spec \"%s\": unit mask name \"%s\" is not allowed for %s",
+				serr(err, err_len,
+				     "event spec \"%s\": unit mask name \"%s\" is not allowed for %s",
 				     spec, f[2], ev->name);
 				list_allowed(ev->um, err, err_len);
 				return -EINVAL;
@@ -1193,7 +1238,8 @@ int op_parse_event_spec(const struct op_events *c, const char *spec, struct op_e
 	if (nf >= 5 && (rc = flag(spec, "user", f[4], &out->user, err, err_len)))
 		return rc;
 	if (!out->kernel && !out->user)
-		return serr(err, err_len, "event spec \"%s\": kernel and user are both 0, the event would count nothing",
+		return serr(err, err_len,
+			    "event spec \"%s\": kernel and user are both 0, the event would count nothing",
 			    spec);
 	return 0;
 }
@@ -1242,13 +1288,15 @@ int op_events_allocate(struct op_event_spec *specs, size_t n, unsigned nr_counte
 		if (!specs[i].ev || specs[i].ev->ext)
 			continue;
 		if (m == nr_counters)
-			return serr(err, err_len, "Too many events specified: CPU only has %u counters.",
+			return serr(err, err_len,
+				    "Too many events specified: CPU only has %u counters.",
 				    nr_counters);
 		idx[m] = i;
 		mask[m] = specs[i].ev->counter_mask & all;
 		if (!mask[m]) {
 			counters_str(specs[i].ev->counter_mask, OP_MAX_COUNTERS, cs, sizeof(cs));
-			return serr(err, err_len, "event %s can only use counters %s, but the CPU has %u counters",
+			return serr(err, err_len,
+				    "event %s can only use counters %s, but the CPU has %u counters",
 				    specs[i].ev->name, cs, nr_counters);
 		}
 		m++;
@@ -1267,7 +1315,8 @@ int op_events_allocate(struct op_event_spec *specs, size_t n, unsigned nr_counte
 
 			if (!place(tmp, mask, j, owner, &seen, nr_counters)) {
 				counters_str(mask[j], nr_counters, cs, sizeof(cs));
-				serr(err, err_len, "cannot place event %s: it can only use counter(s) %s, already needed by",
+				serr(err, err_len,
+				     "cannot place event %s: it can only use counter(s) %s, already needed by",
 				     tmp[j].ev->name, cs);
 				for (unsigned k = 0; k < nr_counters; k++)
 					if ((mask[j] & (1u << k)) && owner[k] >= 0)
@@ -1295,19 +1344,22 @@ int op_parse_event_list(const struct op_events *c, const char *list, struct op_e
 		return -EINVAL;
 	*nr = 0;
 	if (!*list)
-		return serr(err, err_len, "empty event list (expected NAME:count[:um[:kernel[:user]]],...)");
+		return serr(err, err_len,
+			    "empty event list (expected NAME:count[:um[:kernel[:user]]],...)");
 	while (*p) {
 		size_t len = strcspn(p, ",");
 		char item[256];
 
 		if (len == 0)
-			return serr(err, err_len, "event list \"%s\": empty item at offset %zu", list,
-				    (size_t)(p - list));
+			return serr(err, err_len, "event list \"%s\": empty item at offset %zu",
+				    list, (size_t)(p - list));
 		if (len >= sizeof(item))
-			return serr(err, err_len, "event list: item at offset %zu is longer than %zu bytes",
+			return serr(err, err_len,
+				    "event list: item at offset %zu is longer than %zu bytes",
 				    (size_t)(p - list), sizeof(item) - 1);
 		if (n == max)
-			return serr(err, err_len, "event list \"%s\": more than %zu events", list, max);
+			return serr(err, err_len, "event list \"%s\": more than %zu events", list,
+				    max);
 		memcpy(item, p, len);
 		item[len] = '\0';
 		rc = op_parse_event_spec(c, item, &out[n], err, err_len);
@@ -1315,7 +1367,9 @@ int op_parse_event_list(const struct op_events *c, const char *list, struct op_e
 			return rc;
 		for (size_t i = 0; i < n; i++)
 			if (out[i].ev == out[n].ev && out[i].um == out[n].um)
-				return serr(err, err_len, "event list: %s with unit mask 0x%" PRIx32 " is given twice",
+				return serr(err, err_len,
+					    "event list: %s with unit mask 0x%" PRIx32
+					    " is given twice",
 					    out[n].ev->name, out[n].um);
 		if (!out[n].ev->ext)
 			counter_events++;
@@ -1325,7 +1379,8 @@ int op_parse_event_list(const struct op_events *c, const char *list, struct op_e
 			p++;
 	}
 	if (c->nr_counters && counter_events > c->nr_counters)
-		return serr(err, err_len, "Too many events specified: CPU only has %u counters.", c->nr_counters);
+		return serr(err, err_len, "Too many events specified: CPU only has %u counters.",
+			    c->nr_counters);
 	rc = op_events_allocate(out, n, c->nr_counters, err, err_len);
 	if (rc)
 		return rc;

@@ -49,14 +49,14 @@ struct op_um_entry {
 };
 
 struct op_unit_mask {
-	char *name;            /* "a,b" for a mask merged from um:a,b */
+	char *name; /* "a,b" for a mask merged from um:a,b */
 	enum op_um_type type;
 	uint32_t default_value;
 	unsigned nr;
 	struct op_um_entry *entries; /* nr entries, at most OP_UM_MAX_ENTRIES */
 	bool used;
-	bool merged;           /* built from um:a,b; entries shared with the parts */
-	const char *file;      /* where the header line is */
+	bool merged;      /* built from um:a,b; entries shared with the parts */
+	const char *file; /* where the header line is */
 	unsigned line;
 };
 
@@ -65,25 +65,25 @@ struct op_event {
 	uint32_t code;
 	uint32_t counter_mask; /* allowed counters; all when counters: is absent or cpuid */
 	bool counters_cpuid;
-	char *ext;             /* ext:<feature> (e.g. "ibs_op"): no counter needed; else NULL */
+	char *ext; /* ext:<feature> (e.g. "ibs_op"): no counter needed; else NULL */
 	const struct op_unit_mask *um;
 	uint64_t minimum;
-	uint64_t maximum;      /* largest count, 0 = none (catalogue files set none) */
-	int filter;            /* filter:<n>, -1 when absent */
+	uint64_t maximum; /* largest count, 0 = none (catalogue files set none) */
+	int filter;       /* filter:<n>, -1 when absent */
 	char *desc;
 	const char *file;
 	unsigned line;
 };
 
 struct op_events {
-	char *root;            /* the events/ root used */
-	char *model;           /* e.g. "x86-64/generic" */
-	unsigned nr_counters;  /* 0 = unknown; set by the caller or op_events_load() */
+	char *root;           /* the events/ root used */
+	char *model;          /* e.g. "x86-64/generic" */
+	unsigned nr_counters; /* 0 = unknown; set by the caller or op_events_load() */
 	struct op_event *events;
 	size_t nr_events, cap_events;
 	struct op_unit_mask **masks;
 	size_t nr_masks, cap_masks;
-	char **files;          /* paths read, owned (events/masks point here) */
+	char **files; /* paths read, owned (events/masks point here) */
 	size_t nr_files;
 };
 
@@ -103,8 +103,8 @@ const char *op_events_root(void);
  * sanity error; -ENOMEM. On error @err holds "file:line: what" (or
  * "path: what") and @c is freed.
  */
-int op_events_load(struct op_events *c, const char *root, const char *model,
-		   unsigned nr_counters, unsigned filter_bits, char *err, size_t err_len);
+int op_events_load(struct op_events *c, const char *root, const char *model, unsigned nr_counters,
+		   unsigned filter_bits, char *err, size_t err_len);
 
 void op_events_free(struct op_events *c);
 
@@ -126,10 +126,10 @@ const struct op_um_entry *op_um_find_name(const struct op_unit_mask *um, const c
 struct op_event_spec {
 	const struct op_event *ev;
 	uint64_t count;
-	uint32_t um;        /* unit-mask value (the default when not given) */
-	uint32_t um_extra;  /* extra bits of the chosen named/matching entry */
-	bool kernel, user;  /* default 1, 1 */
-	int counter;        /* set by op_events_allocate(); -1 for ext: events */
+	uint32_t um;       /* unit-mask value (the default when not given) */
+	uint32_t um_extra; /* extra bits of the chosen named/matching entry */
+	bool kernel, user; /* default 1, 1 */
+	int counter;       /* set by op_events_allocate(); -1 for ext: events */
 };
 
 /*

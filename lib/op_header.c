@@ -37,9 +37,11 @@ int op_header_check(const struct opd_header *h, const char *subject, char *err, 
 	if (h->version != OPD_VERSION) {
 		if (err)
 			snprintf(err, err_len,
-				 "%s: sample file version 0x%x, expected 0x%x (OProfile 1.x)%s", subject,
-				 h->version, OPD_VERSION,
-				 h->version == 0x12 ? ": written by OProfile 0.9.x, convert it first" : "");
+				 "%s: sample file version 0x%x, expected 0x%x (OProfile 1.x)%s",
+				 subject, h->version, OPD_VERSION,
+				 h->version == 0x12 ?
+					 ": written by OProfile 0.9.x, convert it first" :
+					 "");
 		return -EINVAL;
 	}
 	return 0;
@@ -52,8 +54,10 @@ static bool little_endian(void)
 	return *(const uint8_t *)&one == 1;
 }
 
+/* clang-format off */
 #define SZ(name, type) { "sizeof_" name, sizeof(type) }
 #define OFF(name, type, field) { "offsetof_" name, offsetof(type, field) }
+/* clang-format on */
 
 int op_write_abi(int dirfd, const char *name)
 {

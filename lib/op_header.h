@@ -37,9 +37,11 @@ struct opd_header {
 _Static_assert(sizeof(struct opd_header) == 72, "opd_header must be 72 bytes");
 _Static_assert(offsetof(struct opd_header, cpu_speed) == 32, "opd_header.cpu_speed at 32");
 _Static_assert(offsetof(struct opd_header, mtime) == 40, "opd_header.mtime at 40");
-_Static_assert(offsetof(struct opd_header, cg_to_is_kernel) == 48, "opd_header.cg_to_is_kernel at 48");
+_Static_assert(offsetof(struct opd_header, cg_to_is_kernel) == 48,
+	       "opd_header.cg_to_is_kernel at 48");
 _Static_assert(offsetof(struct opd_header, anon_start) == 56, "opd_header.anon_start at 56");
-_Static_assert(offsetof(struct opd_header, cg_to_anon_start) == 64, "opd_header.cg_to_anon_start at 64");
+_Static_assert(offsetof(struct opd_header, cg_to_anon_start) == 64,
+	       "opd_header.cg_to_anon_start at 64");
 
 /* Fill the constant parts of a header (magic, version). */
 void op_header_init(struct opd_header *h);

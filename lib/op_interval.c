@@ -22,11 +22,21 @@ int op_parse_interval(const char *s, unsigned *secs, char *err, size_t err_len)
 	if (*end && end[1])
 		goto out_bad;
 	switch (*end) {
-	case 0: case 's': mult = 1; break;
-	case 'm': mult = 60; break;
-	case 'h': mult = 3600; break;
-	case 'd': mult = 86400; break;
-	default: goto out_bad;
+	case 0:
+	case 's':
+		mult = 1;
+		break;
+	case 'm':
+		mult = 60;
+		break;
+	case 'h':
+		mult = 3600;
+		break;
+	case 'd':
+		mult = 86400;
+		break;
+	default:
+		goto out_bad;
 	}
 	if (v > 86400ull * 366 / mult)
 		goto out_bad;
@@ -35,7 +45,9 @@ int op_parse_interval(const char *s, unsigned *secs, char *err, size_t err_len)
 
 out_bad:
 	if (err && err_len)
-		snprintf(err, err_len, "interval \"%s\": expected seconds or a number with an s, m, h "
-			 "or d suffix (30s, 5m, 1h, 1d), at most a year", s ? s : "");
+		snprintf(err, err_len,
+			 "interval \"%s\": expected seconds or a number with an s, m, h "
+			 "or d suffix (30s, 5m, 1h, 1d), at most a year",
+			 s ? s : "");
 	return -EINVAL;
 }

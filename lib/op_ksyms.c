@@ -18,16 +18,16 @@
 #define KSYMS_BLANK 2 /* ' ', '\t' */
 
 static const unsigned char ksyms_class[256] = {
-	['\0'] = KSYMS_END, ['\n'] = KSYMS_END, ['\r'] = KSYMS_END,
+	['\0'] = KSYMS_END,  ['\n'] = KSYMS_END,   ['\r'] = KSYMS_END,
 	[' '] = KSYMS_BLANK, ['\t'] = KSYMS_BLANK,
 };
 
 /* hex digit value + 1, 0 for anything else */
 static const unsigned char ksyms_hex1[256] = {
-	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7,
-	['7'] = 8, ['8'] = 9, ['9'] = 10,
-	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
-	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+	['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
 static bool ksyms_blank(char c)

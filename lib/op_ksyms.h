@@ -18,7 +18,7 @@ struct op_ksym_line {
 	char type;
 	const char *name;
 	size_t name_len;
-	const char *module;   /* NULL when the symbol is the kernel's own */
+	const char *module; /* NULL when the symbol is the kernel's own */
 	size_t module_len;
 };
 
@@ -28,7 +28,7 @@ struct op_kmod_line {
 	size_t name_len;
 	uint64_t size;
 	uint64_t addr;
-	const char *state;    /* "Live", "Loading", "Unloading" */
+	const char *state; /* "Live", "Loading", "Unloading" */
 	size_t state_len;
 };
 

@@ -40,8 +40,7 @@ static bool is_marker(const char *s, size_t n)
 
 static bool first_byte_escaped(const char *s, size_t n)
 {
-	return (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.') ||
-	       is_marker(s, n);
+	return (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.') || is_marker(s, n);
 }
 
 /*
@@ -248,8 +247,8 @@ static void nb_fmt(struct nbuf *b, const char *fmt, ...)
 }
 
 /* Append one escaped component (+ optional prefix/suffix inside it). */
-static void nb_component(struct nbuf *b, const char *pre, const char *s, size_t n,
-			 const char *suf, bool whole)
+static void nb_component(struct nbuf *b, const char *pre, const char *s, size_t n, const char *suf,
+			 bool whole)
 {
 	char enc[3 * PATH_MAX + 16], out[3 * PATH_MAX + 64];
 	size_t pl = strlen(pre), sl = strlen(suf);
@@ -510,8 +509,7 @@ static enum comp_type peek_type(struct pctx *c)
 }
 
 /* Decode a span into storage; returns pointer to the NUL-terminated copy. */
-static int store_decoded(struct pctx *c, const char *what, const char *s, const char *e,
-			 char **dst)
+static int store_decoded(struct pctx *c, const char *what, const char *s, const char *e, char **dst)
 {
 	char q[96];
 	int n = decode_span(s, e, c->st, c->left);
@@ -570,14 +568,22 @@ static bool parse_hex0x(const char *s, size_t n, uint64_t *v)
 static const char *type_name(enum comp_type t)
 {
 	switch (t) {
-	case C_DEP: return "{dep}";
-	case C_CG: return "{cg}";
-	case C_ROOT: return "{root}";
-	case C_KERN: return "{kern}";
-	case C_ANON: return "{anon:...}";
-	case C_BAD: return "a marker split by a continuation chunk";
-	case C_PLAIN: return "a path component";
-	default: return "end of the directory part";
+	case C_DEP:
+		return "{dep}";
+	case C_CG:
+		return "{cg}";
+	case C_ROOT:
+		return "{root}";
+	case C_KERN:
+		return "{kern}";
+	case C_ANON:
+		return "{anon:...}";
+	case C_BAD:
+		return "a marker split by a continuation chunk";
+	case C_PLAIN:
+		return "a path component";
+	default:
+		return "end of the directory part";
 	}
 }
 
@@ -590,7 +596,8 @@ static int parse_image(struct pctx *c, const char *what, struct op_image_name *i
 
 	memset(im, 0, sizeof(*im));
 	if (!next_comp(c, &s, &e, &ch))
-		return perr(c, -EINVAL, "%s: expected {root}, {kern} or {anon:NAME}, found end of name", what);
+		return perr(c, -EINVAL,
+			    "%s: expected {root}, {kern} or {anon:NAME}, found end of name", what);
 	switch (comp_type(s, e, ch)) {
 	case C_ROOT: {
 		char *start = c->st, *dummy;
@@ -613,12 +620,14 @@ static int parse_image(struct pctx *c, const char *what, struct op_image_name *i
 				char q[96];
 
 				quote(q, sizeof(q), s, (size_t)(e - s));
-				return perr(c, -EINVAL, "%s: path component \"%s\" decodes to a '/'", what, q);
+				return perr(c, -EINVAL,
+					    "%s: path component \"%s\" decodes to a '/'", what, q);
 			}
 			parts++;
 		}
 		if (!parts)
-			return perr(c, -EINVAL, "%s: {root} must be followed by the path components, found %s",
+			return perr(c, -EINVAL,
+				    "%s: {root} must be followed by the path components, found %s",
 				    what, type_name(peek_type(c)));
 		im->path = start;
 		return 0;
@@ -628,14 +637,16 @@ static int parse_image(struct pctx *c, const char *what, struct op_image_name *i
 
 		im->kind = OP_IMAGE_KERNEL;
 		if (peek_type(c) != C_PLAIN)
-			return perr(c, -EINVAL, "%s: {kern} must be followed by a kernel image name, found %s",
+			return perr(c, -EINVAL,
+				    "%s: {kern} must be followed by a kernel image name, found %s",
 				    what, type_name(peek_type(c)));
 		next_comp(c, &s, &e, &ch);
 		n = store_decoded(c, what, s, e, &name);
 		if (n < 0)
 			return n;
 		if (n == 0 || strchr(name, '/'))
-			return perr(c, -EINVAL, "%s: {kern} name must be non-empty without '/', found \"%s\"",
+			return perr(c, -EINVAL,
+				    "%s: {kern} name must be non-empty without '/', found \"%s\"",
 				    what, name);
 		im->path = name;
 		return 0;
@@ -655,7 +666,8 @@ static int parse_image(struct pctx *c, const char *what, struct op_image_name *i
 			return n;
 		im->path = name;
 		if (peek_type(c) != C_PLAIN)
-			return perr(c, -EINVAL, "%s: {anon:%s} must be followed by TGID.0xSTART.0xEND, found %s",
+			return perr(c, -EINVAL,
+				    "%s: {anon:%s} must be followed by TGID.0xSTART.0xEND, found %s",
 				    what, name, type_name(peek_type(c)));
 		next_comp(c, &s, &e, &ch);
 		quote(q, sizeof(q), s, (size_t)(e - s));
@@ -664,14 +676,16 @@ static int parse_image(struct pctx *c, const char *what, struct op_image_name *i
 		if (ch || !dot2 || !parse_dec(s, (size_t)(dot1 - s), INT32_MAX, &tgid) ||
 		    !parse_hex0x(dot1 + 1, (size_t)(dot2 - dot1 - 1), &im->start) ||
 		    !parse_hex0x(dot2 + 1, (size_t)(e - dot2 - 1), &im->end))
-			return perr(c, -EINVAL, "%s: anon range: expected TGID.0xSTART.0xEND, found \"%s\"",
+			return perr(c, -EINVAL,
+				    "%s: anon range: expected TGID.0xSTART.0xEND, found \"%s\"",
 				    what, q);
 		im->tgid = (int32_t)tgid;
 		return 0;
 	}
 	default:
 		quote(q, sizeof(q), s, (size_t)(e - s));
-		return perr(c, -EINVAL, "%s: expected {root}, {kern} or {anon:NAME}, found \"%s\"", what, q);
+		return perr(c, -EINVAL, "%s: expected {root}, {kern} or {anon:NAME}, found \"%s\"",
+			    what, q);
 	}
 }
 
@@ -686,7 +700,8 @@ static int parse_id(struct pctx *c, const char *field, const char *s, size_t n, 
 	}
 	if (!parse_dec(s, n, INT32_MAX, &x)) {
 		quote(q, sizeof(q), s, n);
-		return perr(c, -EINVAL, "event part: field %s: expected a decimal number or \"all\", found \"%s\"",
+		return perr(c, -EINVAL,
+			    "event part: field %s: expected a decimal number or \"all\", found \"%s\"",
 			    field, q);
 	}
 	*v = (int32_t)x;
@@ -696,7 +711,7 @@ static int parse_id(struct pctx *c, const char *field, const char *s, size_t n, 
 static int parse_event_part(struct pctx *c, const char *s, struct op_parsed_name *out)
 {
 	static const char *const fname[6] = { "1 (event name)", "2 (count)", "3 (unit mask)",
-					      "4 (tgid)", "5 (tid)", "6 (cpu)" };
+					      "4 (tgid)",       "5 (tid)",   "6 (cpu)" };
 	const char *f[7];
 	size_t fl[6];
 	int nf = 0;
@@ -727,19 +742,21 @@ static int parse_event_part(struct pctx *c, const char *s, struct op_parsed_name
 		if (fl[i] == 0)
 			return perr(c, -EINVAL, "event part \"%s\": field %s is empty", q, fname[i]);
 	if (fl[0] > OP_EVENT_NAME_MAX)
-		return perr(c, -EINVAL, "event part \"%s\": field %s: longer than %d bytes", q, fname[0],
-			    OP_EVENT_NAME_MAX);
+		return perr(c, -EINVAL, "event part \"%s\": field %s: longer than %d bytes", q,
+			    fname[0], OP_EVENT_NAME_MAX);
 	for (size_t i = 0; i < fl[0]; i++) {
 		unsigned char ch = (unsigned char)f[0][i];
 
 		if (ch <= 0x20 || ch >= 0x7f)
-			return perr(c, -EINVAL, "event part \"%s\": field %s: unexpected byte 0x%02x",
-				    q, fname[0], ch);
+			return perr(c, -EINVAL,
+				    "event part \"%s\": field %s: unexpected byte 0x%02x", q,
+				    fname[0], ch);
 	}
 	memcpy(out->event, f[0], fl[0]);
 	out->event[fl[0]] = '\0';
 	if (!parse_dec(f[1], fl[1], UINT64_MAX, &out->count))
-		return perr(c, -EINVAL, "event part \"%s\": field %s: expected a decimal number, found \"%.*s\"",
+		return perr(c, -EINVAL,
+			    "event part \"%s\": field %s: expected a decimal number, found \"%.*s\"",
 			    q, fname[1], (int)fl[1], f[1]);
 	if (!parse_dec(f[2], fl[2], UINT32_MAX, &x))
 		return perr(c, -EINVAL,
@@ -774,7 +791,8 @@ int op_parse_name(const char *name, struct op_parsed_name *out, char *err, size_
 		return perr(&c, -ENAMETOOLONG, "longer than %zu bytes", sizeof(out->storage) - 1);
 	last = strrchr(name, '/');
 	if (!last)
-		return perr(&c, -EINVAL, "expected A/{dep}/B/EVENT.COUNT.UM.TGID.TID.CPU, found no '/'");
+		return perr(&c, -EINVAL,
+			    "expected A/{dep}/B/EVENT.COUNT.UM.TGID.TID.CPU, found no '/'");
 	c.p = name;
 	c.end = last;
 
@@ -783,7 +801,8 @@ int op_parse_name(const char *name, struct op_parsed_name *out, char *err, size_
 		struct pctx t0 = c;
 
 		if (!next_comp(&t0, &s, &e, &ch))
-			return perr(&c, -EINVAL, "no {root}, {kern} or {anon:NAME} component before the event part");
+			return perr(&c, -EINVAL,
+				    "no {root}, {kern} or {anon:NAME} component before the event part");
 		t = comp_type(s, e, ch);
 		if (t == C_ROOT || t == C_KERN || t == C_ANON)
 			break;

@@ -61,9 +61,9 @@ enum op_image_kind {
 
 struct op_image_name {
 	enum op_image_kind kind;
-	const char *path;   /* absolute path, kernel name, or anon maps name
+	const char *path;    /* absolute path, kernel name, or anon maps name
 			     * (NULL or "" for anon means "anon") */
-	int32_t tgid;       /* anon only */
+	int32_t tgid;        /* anon only */
 	uint64_t start, end; /* anon only; end inclusive */
 };
 
@@ -81,15 +81,15 @@ enum op_separate {
 #define OP_EVENT_NAME_MAX 63
 
 struct op_mangle_args {
-	struct op_image_name app;    /* the application (A) */
-	struct op_image_name image;  /* the sampled image (B) */
+	struct op_image_name app;   /* the application (A) */
+	struct op_image_name image; /* the sampled image (B) */
 	bool is_cg;
-	struct op_image_name cg_to;  /* callee image (C) when is_cg */
+	struct op_image_name cg_to; /* callee image (C) when is_cg */
 	const char *event;
 	uint64_t count;
 	uint32_t um;
-	int32_t tgid, tid, cpu;      /* -1 = "all" */
-	unsigned separate;           /* enum op_separate */
+	int32_t tgid, tid, cpu; /* -1 = "all" */
+	unsigned separate;      /* enum op_separate */
 };
 
 /*

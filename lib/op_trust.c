@@ -38,8 +38,8 @@ int op_trust_stat(const struct op_trust *t, const struct stat *st, const char *w
 		path = "";
 	if (!op_trust_uid(t, st->st_uid)) {
 		if (t->owner == 0)
-			snprintf(why, why_len, "%s%s%s is owned by uid %u, not root", what, sep, path,
-				 (unsigned)st->st_uid);
+			snprintf(why, why_len, "%s%s%s is owned by uid %u, not root", what, sep,
+				 path, (unsigned)st->st_uid);
 		else
 			snprintf(why, why_len, "%s%s%s is owned by uid %u, neither uid %u nor root",
 				 what, sep, path, (unsigned)st->st_uid, (unsigned)t->owner);

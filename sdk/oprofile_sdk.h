@@ -131,11 +131,11 @@ enum op_ext_flags {
  * has its size third.
  */
 struct op_ext_descriptor {
-	uint32_t abi_major; /* OP_SDK_MAJOR the plugin was built with */
-	uint32_t abi_minor; /* OP_SDK_MINOR the plugin was built with */
-	uint32_t size;      /* sizeof(struct op_ext_descriptor) as built */
-	uint32_t flags;     /* enum op_ext_flags */
-	const char *name;   /* must equal the file stem: "ibs" for ibs.so */
+	uint32_t abi_major;  /* OP_SDK_MAJOR the plugin was built with */
+	uint32_t abi_minor;  /* OP_SDK_MINOR the plugin was built with */
+	uint32_t size;       /* sizeof(struct op_ext_descriptor) as built */
+	uint32_t flags;      /* enum op_ext_flags */
+	const char *name;    /* must equal the file stem: "ibs" for ibs.so */
 	const char *version; /* the plugin's own version string */
 	const char *summary; /* one line for --list-plugins */
 	/*
@@ -166,6 +166,7 @@ struct op_ext_descriptor {
  *                 .ext_init = timer_init);
  * Add .flags = OP_EXT_F_NO_EVENT_OK or .ext_deinit = ... as needed.
  */
+/* clang-format off */
 #define OP_EXT_DEFINE(...)                                                               \
 	__attribute__((visibility("default"))) extern const struct op_ext_descriptor \
 		oprofile_ext_v1;                                                      \
@@ -183,6 +184,7 @@ struct op_ext_descriptor {
 #define OP_EXT_DECLARE_FLAGS(NAME, VERSION, SUMMARY, INIT, DEINIT, FLAGS)          \
 	OP_EXT_DEFINE(.name = (NAME), .version = (VERSION), .summary = (SUMMARY),     \
 		      .ext_init = (INIT), .ext_deinit = (DEINIT), .flags = (FLAGS))
+/* clang-format on */
 
 /* ------------------------------------------------------------------ */
 /* Data the host hands to plugins                                      */
@@ -211,30 +213,30 @@ enum op_cpumode {
  */
 struct op_perf_sample {
 	uint32_t size;
-	uint16_t misc;      /* perf_event_header.misc */
-	uint16_t cpumode;   /* enum op_cpumode */
-	uint64_t id;        /* PERF_SAMPLE_IDENTIFIER */
+	uint16_t misc;    /* perf_event_header.misc */
+	uint16_t cpumode; /* enum op_cpumode */
+	uint64_t id;      /* PERF_SAMPLE_IDENTIFIER */
 	uint64_t ip;
 	uint32_t pid, tid;
 	uint64_t time;
 	uint32_t cpu;
-	uint32_t source;    /* index of the event source (see register_source) */
+	uint32_t source; /* index of the event source (see register_source) */
 	uint64_t period;
-	uint64_t addr;      /* PERF_SAMPLE_ADDR if requested, else 0 */
+	uint64_t addr; /* PERF_SAMPLE_ADDR if requested, else 0 */
 	uint64_t nr_callchain;
 	const uint64_t *callchain; /* nr_callchain entries, with OP_CONTEXT_* markers */
 	uint32_t raw_size;
-	const void *raw;    /* PERF_SAMPLE_RAW payload (raw_size bytes), or NULL */
+	const void *raw; /* PERF_SAMPLE_RAW payload (raw_size bytes), or NULL */
 };
 
 /* Where a PC lies once buffer sync has mapped it. */
 struct op_pc_map {
 	uint32_t size;
-	int32_t in_kernel;    /* 1 kernel/module, 0 user, -1 unknown */
-	op_cookie_t cookie;   /* image; 0 if no mapping covered the pc */
-	uint64_t offset;      /* key: file offset, or pc - kernel image start */
-	uint64_t anon_start;  /* start of an anon region, else 0 */
-	uint64_t anon_end;    /* inclusive end of an anon region, else 0 */
+	int32_t in_kernel;   /* 1 kernel/module, 0 user, -1 unknown */
+	op_cookie_t cookie;  /* image; 0 if no mapping covered the pc */
+	uint64_t offset;     /* key: file offset, or pc - kernel image start */
+	uint64_t anon_start; /* start of an anon region, else 0 */
+	uint64_t anon_end;   /* inclusive end of an anon region, else 0 */
 };
 
 /*
@@ -250,7 +252,7 @@ struct op_trans_view {
 	uint32_t counter;       /* counter of the last sample pair */
 	uint64_t pc;            /* last sample's key (offset in image) */
 	uint64_t anon_start, anon_end;
-	op_sfile_t *sfile;      /* the current sample-file set, or NULL */
+	op_sfile_t *sfile; /* the current sample-file set, or NULL */
 };
 
 /* ------------------------------------------------------------------ */
@@ -292,7 +294,7 @@ struct op_stats_ops {
 
 struct op_escape_desc {
 	uint32_t size;
-	uint32_t code;   /* wanted code (OP_ESCAPE_FIRST_PLUGIN..OP_ESCAPE_MAX), 0: allocate one */
+	uint32_t code;    /* wanted code (OP_ESCAPE_FIRST_PLUGIN..OP_ESCAPE_MAX), 0: allocate one */
 	const char *name; /* unique, e.g. "ibs-op-sample" */
 	uint32_t min_args; /* the emitter writes at least this many u64 words */
 	uint32_t max_args; /* and at most this many (a length word precedes them) */
@@ -337,15 +339,14 @@ struct op_sfile_ops {
 	 * the file of @counter in context @t (@is_cg: a call-graph file).
 	 */
 	op_sample_file_t *(*get_file)(void *priv, op_sfile_t *sf, void *sf_priv,
-				      const struct op_trans_view *t, uint32_t counter,
-				      bool is_cg);
+				      const struct op_trans_view *t, uint32_t counter, bool is_cg);
 };
 
 /* What sample_file_open creates. Naming and header are the host's business. */
 struct op_file_spec {
 	uint32_t size;
-	uint32_t counter;        /* a core counter or one from register_counter */
-	bool is_cg;              /* call-graph arc file */
+	uint32_t counter;         /* a core counter or one from register_counter */
+	bool is_cg;               /* call-graph arc file */
 	op_cookie_t cg_to_cookie; /* callee image of an arc file */
 	int32_t cg_to_is_kernel;
 	uint64_t cg_to_anon_start, cg_to_anon_end;
@@ -354,16 +355,16 @@ struct op_file_spec {
 /* A virtual counter (derived event) that gets its own sample files. */
 struct op_counter_desc {
 	uint32_t size;
-	const char *name;  /* event name in file names, no '.' or '/' */
-	uint32_t event;    /* header ctr_event, e.g. 0xf100 */
-	uint32_t um;       /* header ctr_um and name field */
-	uint64_t count;    /* header ctr_count and name field */
+	const char *name; /* event name in file names, no '.' or '/' */
+	uint32_t event;   /* header ctr_event, e.g. 0xf100 */
+	uint32_t um;      /* header ctr_um and name field */
+	uint64_t count;   /* header ctr_count and name field */
 };
 
 /* A perf event the host opens on every CPU on behalf of a plugin. */
 struct op_perf_attr {
 	uint32_t size;
-	uint32_t type;        /* perf_event_attr.type (may be a sysfs dynamic PMU) */
+	uint32_t type; /* perf_event_attr.type (may be a sysfs dynamic PMU) */
 	uint64_t config, config1, config2;
 	uint64_t sample_period; /* or frequency if freq is set */
 	bool freq;
@@ -374,7 +375,7 @@ struct op_perf_attr {
 
 struct op_source_desc {
 	uint32_t size;
-	const char *name;           /* for messages and stats */
+	const char *name; /* for messages and stats */
 	/*
 	 * The event (SDK 1.0 layout, frozen at OP_PERF_ATTR_SIZE_V1_0). Used
 	 * when attr_ptr is NULL; attr.size is then required.
@@ -407,9 +408,9 @@ struct op_sample_hook_desc {
 /* What a hardware model knows about the CPU it claims. */
 struct op_cpuinfo {
 	uint32_t size;
-	char vendor[16];   /* "AuthenticAMD", "GenuineIntel", ... */
+	char vendor[16]; /* "AuthenticAMD", "GenuineIntel", ... */
 	uint32_t family, model, stepping;
-	bool pmu_usable;   /* a hardware PMU is usable by perf_event_open */
+	bool pmu_usable;             /* a hardware PMU is usable by perf_event_open */
 	const char *forced_cpu_type; /* --cpu-type= value, or NULL */
 };
 
@@ -417,7 +418,7 @@ struct op_cpuinfo {
 struct op_event_req {
 	uint32_t size;
 	const char *name;
-	uint32_t code;     /* from the events catalogue */
+	uint32_t code; /* from the events catalogue */
 	uint32_t um;
 	uint64_t count;
 	bool kernel, user;
@@ -426,7 +427,7 @@ struct op_event_req {
 
 struct op_model_desc {
 	uint32_t size;
-	const char *name;          /* unique model plugin name */
+	const char *name; /* unique model plugin name */
 	/*
 	 * Return >0 to claim the CPU (higher wins), 0 to decline. When declining
 	 * a CPU of its vendor, write the reason to @why.
@@ -449,8 +450,8 @@ struct op_model_desc {
 /* A kernel image (the kernel or a module) covering a kernel PC. */
 struct op_kernel_image {
 	uint32_t size;
-	op_cookie_t cookie;    /* interned name, e.g. of "no-vmlinux" or "ext4" */
-	uint64_t start, end;   /* [start, end) */
+	op_cookie_t cookie;  /* interned name, e.g. of "no-vmlinux" or "ext4" */
+	uint64_t start, end; /* [start, end) */
 };
 
 struct op_kernel_ops {
@@ -477,7 +478,7 @@ struct op_user_data {
 enum op_log_level { OP_LOG_ERR = 0, OP_LOG_WARN = 1, OP_LOG_INFO = 2, OP_LOG_DEBUG = 3 };
 
 struct op_host {
-	uint32_t size;  /* bytes of this table the host provides */
+	uint32_t size; /* bytes of this table the host provides */
 	uint32_t abi_major, abi_minor;
 
 	/*
@@ -512,8 +513,7 @@ struct op_host {
 	/* A "-- plugin NAME --" stats section; print_stats required. Several allowed. */
 	int (*register_stats)(op_ext_t *ctx, const struct op_stats_ops *ops, void *priv);
 	/* Per-sfile private state; every callback optional, one set per plugin. */
-	int (*register_sfile_handlers)(op_ext_t *ctx, const struct op_sfile_ops *ops,
-				       void *priv);
+	int (*register_sfile_handlers)(op_ext_t *ctx, const struct op_sfile_ops *ops, void *priv);
 	/*
 	 * An event-buffer escape code; name and handler required. desc->code is
 	 * a wanted number in OP_ESCAPE_FIRST_PLUGIN..OP_ESCAPE_MAX, or 0 to have

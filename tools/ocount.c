@@ -71,21 +71,25 @@ static bool ocount_spec(const char *list, const char *spec, size_t len, char *ou
 			*p++ = '\0';
 	}
 	if (p || !field[0][0]) {
-		fprintf(stderr, "ocount: --events=%s: \"%.*s\" is not NAME[:unitmask[:kernel[:user]]]\n",
+		fprintf(stderr,
+			"ocount: --events=%s: \"%.*s\" is not NAME[:unitmask[:kernel[:user]]]\n",
 			list, (int)len, spec);
 		return false;
 	}
 	/* a named mask is libpfm4's NAME:MASK to opcount; a value has no equivalent */
 	if (nf > 1 && field[1][0] >= '0' && field[1][0] <= '9' && strtoul(field[1], NULL, 0)) {
-		fprintf(stderr, "ocount: --events=%s: unit mask value %s of %s is not supported: "
-				"opcount takes a built-in name (opcount --list) or a libpfm4 name "
-				"with a named mask (NAME:MASK)\n", list, field[1], field[0]);
+		fprintf(stderr,
+			"ocount: --events=%s: unit mask value %s of %s is not supported: "
+			"opcount takes a built-in name (opcount --list) or a libpfm4 name "
+			"with a named mask (NAME:MASK)\n",
+			list, field[1], field[0]);
 		return false;
 	}
 	named_um = nf > 1 && field[1][0] && (field[1][0] < '0' || field[1][0] > '9');
 	for (size_t i = 2; i < nf; i++) {
 		if (strcmp(field[i], "0") && strcmp(field[i], "1")) {
-			fprintf(stderr, "ocount: --events=%s: the %s flag of %s is \"%s\", expected 0 or 1\n",
+			fprintf(stderr,
+				"ocount: --events=%s: the %s flag of %s is \"%s\", expected 0 or 1\n",
 				list, i == 2 ? "kernel" : "user", field[0], field[i]);
 			return false;
 		}
@@ -95,16 +99,21 @@ static bool ocount_spec(const char *list, const char *spec, size_t len, char *ou
 			user = field[i][0] == '1';
 	}
 	if (!kernel && !user) {
-		fprintf(stderr, "ocount: --events=%s: %s with kernel and user both 0 counts nothing\n",
+		fprintf(stderr,
+			"ocount: --events=%s: %s with kernel and user both 0 counts nothing\n",
 			list, field[0]);
 		return false;
 	}
 	used = strlen(out);
 	if ((size_t)snprintf(out + used, outlen - used, "%s%s%s%s%s", used ? "," : "", field[0],
 			     named_um ? ":" : "", named_um ? field[1] : "",
-			     kernel && user ? "" : kernel ? ":k" : ":u") >= outlen - used) {
-		fprintf(stderr, "ocount: --events=%s: more than %zu characters of events - give "
-				"fewer\n", list, outlen - 1);
+			     kernel && user ? "" :
+			     kernel         ? ":k" :
+					      ":u") >= outlen - used) {
+		fprintf(stderr,
+			"ocount: --events=%s: more than %zu characters of events - give "
+			"fewer\n",
+			list, outlen - 1);
 		return false;
 	}
 	return true;
@@ -130,8 +139,10 @@ static bool ocount_events(const char *list, char *out, size_t outlen)
 static bool ocount_one_id(const char *opt, const char *what, const char *list)
 {
 	if (strchr(list, ',')) {
-		fprintf(stderr, "ocount: %s=%s is not supported: opcount counts one %s - run one "
-				"ocount per %s\n", opt, list, what, what);
+		fprintf(stderr,
+			"ocount: %s=%s is not supported: opcount counts one %s - run one "
+			"ocount per %s\n",
+			opt, list, what, what);
 		return false;
 	}
 	if (!*list || strspn(list, "0123456789") != strlen(list) || atol(list) <= 0) {
@@ -216,9 +227,11 @@ int main(int argc, char **argv)
 					end = n - 1; /* reported below */
 			}
 			if (end == optarg || *end || !(sec >= 0.01 && sec <= 86400)) {
-				fprintf(stderr, "ocount: --time-interval=%s: expected SEC[:N], seconds "
-						"between 0.01 and 86400 and a positive number of "
-						"intervals\n", optarg);
+				fprintf(stderr,
+					"ocount: --time-interval=%s: expected SEC[:N], seconds "
+					"between 0.01 and 86400 and a positive number of "
+					"intervals\n",
+					optarg);
 				return 1;
 			}
 			interval_ms = (long)(sec * 1000 + 0.5);
@@ -260,8 +273,9 @@ int main(int argc, char **argv)
 	}
 	targets = (optind < argc) + (pid != NULL) + (tid != NULL) + system_wide + (cpu_list != NULL);
 	if (targets != 1) {
-		fprintf(stderr, "ocount: %s - give exactly one of COMMAND, --process-list, "
-				"--thread-list, --cpu-list and --system-wide (see ocount --help)\n",
+		fprintf(stderr,
+			"ocount: %s - give exactly one of COMMAND, --process-list, "
+			"--thread-list, --cpu-list and --system-wide (see ocount --help)\n",
 			targets ? "more than one target given" : "nothing to count");
 		return 1;
 	}

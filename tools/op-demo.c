@@ -61,6 +61,7 @@ int main(int argc, char **argv)
 		op_demo_hot(chunk);
 		op_demo_cold(chunk);
 	}
-	printf("op-demo: ran %.2f s of CPU time (op_demo_hot 3/4, op_demo_cold 1/4)\n", now() - start);
+	printf("op-demo: ran %.2f s of CPU time (op_demo_hot 3/4, op_demo_cold 1/4)\n",
+	       now() - start);
 	return 0;
 }

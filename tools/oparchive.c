@@ -35,10 +35,10 @@
 
 struct oa_ctx {
 	const char *outdir;
-	int outfd;            /* the archive directory */
-	bool list;            /* -l: print the files, copy nothing */
-	const char *archive;  /* the source is itself an archive (archive:) */
-	struct strlist done;  /* destinations already written */
+	int outfd;           /* the archive directory */
+	bool list;           /* -l: print the files, copy nothing */
+	const char *archive; /* the source is itself an archive (archive:) */
+	struct strlist done; /* destinations already written */
 	unsigned nerr, nwarn;
 	size_t ncopied;
 };
@@ -89,7 +89,8 @@ static int oa_parent_dir(struct oa_ctx *c, const char *rel)
 		*slash = 0;
 		if (mkdirat(dfd, comp, 0755) && errno != EEXIST)
 			fd = -errno;
-		else if ((fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		else if ((fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
+			 0)
 			fd = -errno;
 		close(dfd);
 		dfd = fd;
@@ -153,8 +154,7 @@ static int oa_copy_data(int sfd, const struct stat *st, int dfd)
  * Copy the file @src (opened O_NOFOLLOW when @nofollow: a session file) to
  * @rel below the archive. A missing source is a warning when @optional.
  */
-static void oa_copy(struct oa_ctx *c, const char *src, const char *rel, bool nofollow,
-		    bool optional)
+static void oa_copy(struct oa_ctx *c, const char *src, const char *rel, bool nofollow, bool optional)
 {
 	struct stat st, dst;
 	int sfd, pfd, dfd, ret;
@@ -175,8 +175,9 @@ static void oa_copy(struct oa_ctx *c, const char *src, const char *rel, bool nof
 			oa_warn("not archiving %s: not a regular file", src);
 			c->nwarn++;
 		} else if (!optional || ret != ENOENT) {
-			oa_warn("not archiving %s: %s", src, ret == ELOOP ?
-				"a symbolic link (oprofiled writes none)" : strerror(ret));
+			oa_warn("not archiving %s: %s", src,
+				ret == ELOOP ? "a symbolic link (oprofiled writes none)" :
+					       strerror(ret));
 			c->nwarn++;
 		}
 		if (sfd >= 0)
@@ -191,7 +192,8 @@ static void oa_copy(struct oa_ctx *c, const char *src, const char *rel, bool nof
 	}
 	if (rs_path_has_dot(rel)) {
 		oa_warn("not archiving %s: its destination %s/%s has an empty, \".\" or \"..\" "
-			"component", src, c->outdir, rel);
+			"component",
+			src, c->outdir, rel);
 		c->nwarn++;
 		close(sfd);
 		return;
@@ -251,7 +253,8 @@ static int oa_copy_tree(struct oa_ctx *c, const char *src, const char *rel, int 
 		struct stat st;
 
 		if (!ret && strcmp(name, ".") && strcmp(name, "..")) {
-			if (asprintf(&s, "%s/%s", src, name) < 0 || asprintf(&d, "%s/%s", rel, name) < 0)
+			if (asprintf(&s, "%s/%s", src, name) < 0 ||
+			    asprintf(&d, "%s/%s", rel, name) < 0)
 				ret = -ENOMEM;
 			else if (lstat(s, &st))
 				;
@@ -289,7 +292,8 @@ static void oa_binary(struct oa_ctx *c, const struct rpt_image *img)
 		return; /* kernel (kallsyms snapshot), anon, refused names */
 	if (stat(img->file, &st)) {
 		oa_warn("binary %s not found: not archived (if it moved, give --image-path=DIR "
-			"or --root=DIR)", img->file);
+			"or --root=DIR)",
+			img->file);
 		c->nwarn++;
 		return;
 	}
@@ -326,7 +330,8 @@ static int oa_session(struct oa_ctx *c, const struct rpt_profile *p)
 		free(d);
 	}
 	for (size_t i = 0; i < p->ncg_files; i++) {
-		if (asprintf(&d, "%s/" OP_SESSION_SAMPLES "/%s", origin, p->cg_files[i].path + off) < 0)
+		if (asprintf(&d, "%s/" OP_SESSION_SAMPLES "/%s", origin,
+			     p->cg_files[i].path + off) < 0)
 			return -ENOMEM;
 		oa_copy(c, p->cg_files[i].path, d, true, false);
 		free(d);
@@ -335,7 +340,8 @@ static int oa_session(struct oa_ctx *c, const struct rpt_profile *p)
 		static const char *const dirs[] = { OP_SESSION_STATS, OP_SESSION_CG_DIR };
 
 		for (size_t j = 0; j < 2 && !ret; j++) {
-			if (asprintf(&s, "%s/%s/%s", p->samples_root, p->session_names[i], dirs[j]) < 0 ||
+			if (asprintf(&s, "%s/%s/%s", p->samples_root, p->session_names[i],
+				     dirs[j]) < 0 ||
 			    asprintf(&d, "%s/" OP_SESSION_SAMPLES "/%s/%s", origin,
 				     p->session_names[i], dirs[j]) < 0)
 				ret = -ENOMEM;
@@ -386,7 +392,8 @@ static int oa_open_outdir(struct oa_ctx *c)
 	real = realpath(c->outdir, NULL);
 	if (real && !strcmp(real, "/")) {
 		oa_error("-o %s: the archive cannot be the root directory (it would copy every "
-			 "binary onto itself)", c->outdir);
+			 "binary onto itself)",
+			 c->outdir);
 		free(real);
 		return -1;
 	}

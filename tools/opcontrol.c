@@ -77,9 +77,9 @@ enum { CTL_EXIT_OK = 0, CTL_EXIT_FAIL = 1, CTL_EXIT_USAGE = 2, CTL_EXIT_NODAEMON
 struct ctl {
 	const char *dir;
 	int dirfd;
-	uid_t owner;  /* of the session directory (root, or the user running opcontrol) */
+	uid_t owner;           /* of the session directory (root, or the user running opcontrol) */
 	struct op_trust trust; /* whom opcontrol believes (op_trust.h), set by ctl_open_dir */
-	long pid;     /* of the lock; ctl_connect checks the socket's server is that pid */
+	long pid;              /* of the lock; ctl_connect checks the socket's server is that pid */
 };
 
 /* session_dir of config file @path into @buf: 1, 0 if it has none, -1 unreadable */
@@ -121,12 +121,15 @@ static int ctl_config_dir(const char *path, bool must, char *buf, size_t len)
 static void ctl_refuse(const struct ctl *c, const struct stat *st, const char *why)
 {
 	if (!op_trust_uid(&c->trust, st->st_uid))
-		fprintf(stderr, "opcontrol: %s - %s\n", why, geteuid() == 0 ?
-			"root controls only root's sessions (run opcontrol as that user)" :
-			"not believed");
+		fprintf(stderr, "opcontrol: %s - %s\n", why,
+			geteuid() == 0 ?
+				"root controls only root's sessions (run opcontrol as that user)" :
+				"not believed");
 	else
-		fprintf(stderr, "opcontrol: %s - anybody could forge what it holds; make it "
-			"writable by %s only\n", why, geteuid() == 0 ? "root" : "its owner");
+		fprintf(stderr,
+			"opcontrol: %s - anybody could forge what it holds; make it "
+			"writable by %s only\n",
+			why, geteuid() == 0 ? "root" : "its owner");
 }
 
 /* 0, or -EPERM after saying why @path (described as @what) is not believed */
@@ -214,18 +217,22 @@ static int ctl_find(struct ctl *c)
 		/* nobody holds it: a dead daemon's file, or a forged one */
 		close(fd);
 		if (c->pid)
-			fprintf(stderr, "opcontrol: no oprofiled is running on %s: %s names pid %ld "
+			fprintf(stderr,
+				"opcontrol: no oprofiled is running on %s: %s names pid %ld "
 				"but no process holds the lock - a stale or forged pid, not signalled\n",
 				c->dir, path, c->pid);
 		else
-			fprintf(stderr, "opcontrol: no oprofiled is running on %s (%s is not locked)\n",
+			fprintf(stderr,
+				"opcontrol: no oprofiled is running on %s (%s is not locked)\n",
 				c->dir, path);
 		return -ESRCH;
 	}
 	close(fd);
 	if (!c->pid) {
-		fprintf(stderr, "opcontrol: %s is locked but holds no pid (\"%.*s\") - not "
-			"believed\n", path, (int)strcspn(buf, "\n"), buf);
+		fprintf(stderr,
+			"opcontrol: %s is locked but holds no pid (\"%.*s\") - not "
+			"believed\n",
+			path, (int)strcspn(buf, "\n"), buf);
 		return -EPERM;
 	}
 	return 0;
@@ -271,9 +278,10 @@ static int ctl_connect(struct ctl *c)
 		return -EPERM;
 	}
 	if (fd < 0) {
-		fprintf(stderr, "opcontrol: %s: %s - cannot reach oprofiled (pid %ld): is it an "
-			"older oprofiled, or did its socket fail (see its log)?\n", path,
-			strerror(-fd), c->pid);
+		fprintf(stderr,
+			"opcontrol: %s: %s - cannot reach oprofiled (pid %ld): is it an "
+			"older oprofiled, or did its socket fail (see its log)?\n",
+			path, strerror(-fd), c->pid);
 		return fd;
 	}
 	close(fd);
@@ -286,9 +294,10 @@ static int ctl_connect(struct ctl *c)
 		return -errno;
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
 		e = errno;
-		fprintf(stderr, "opcontrol: %s: cannot connect to oprofiled (pid %ld): %s - is it an "
-			"older oprofiled, or did its socket fail (see its log)?\n", path, c->pid,
-			strerror(e));
+		fprintf(stderr,
+			"opcontrol: %s: cannot connect to oprofiled (pid %ld): %s - is it an "
+			"older oprofiled, or did its socket fail (see its log)?\n",
+			path, c->pid, strerror(e));
 		close(fd);
 		return -e;
 	}
@@ -299,15 +308,18 @@ static int ctl_connect(struct ctl *c)
 		return -e;
 	}
 	if (!op_trust_uid(&c->trust, cred.uid)) {
-		fprintf(stderr, "opcontrol: %s is served by uid %u (pid %ld), not by root or the "
-			"session's owner (uid %u) - not believed\n", path, (unsigned)cred.uid,
-			(long)cred.pid, (unsigned)c->owner);
+		fprintf(stderr,
+			"opcontrol: %s is served by uid %u (pid %ld), not by root or the "
+			"session's owner (uid %u) - not believed\n",
+			path, (unsigned)cred.uid, (long)cred.pid, (unsigned)c->owner);
 		close(fd);
 		return -EPERM;
 	}
 	if ((long)cred.pid != c->pid) {
-		fprintf(stderr, "opcontrol: %s is served by pid %ld, but %s/lock names pid %ld - "
-			"not believed\n", path, (long)cred.pid, c->dir, c->pid);
+		fprintf(stderr,
+			"opcontrol: %s is served by pid %ld, but %s/lock names pid %ld - "
+			"not believed\n",
+			path, (long)cred.pid, c->dir, c->pid);
 		close(fd);
 		return -EPERM;
 	}
@@ -363,8 +375,10 @@ static int ctl_request(struct ctl *c, const char *req)
 	}
 	close(fd);
 	if (first) {
-		fprintf(stderr, "opcontrol: oprofiled (pid %ld) closed the connection without a "
-			"reply - see its log\n", c->pid);
+		fprintf(stderr,
+			"opcontrol: oprofiled (pid %ld) closed the connection without a "
+			"reply - see its log\n",
+			c->pid);
 		return 1;
 	}
 	return failed ? 1 : 0;
@@ -537,9 +551,11 @@ int main(int argc, char **argv)
 		return CTL_EXIT_USAGE;
 	}
 	if (cmd == 'r' && arg && op_parse_interval(arg, &interval, NULL, 0)) {
-		fprintf(stderr, "opcontrol: --rotate=%s: not an interval - expected seconds or a "
+		fprintf(stderr,
+			"opcontrol: --rotate=%s: not an interval - expected seconds or a "
 			"number with an s, m, h or d suffix (30s, 5m, 1h, 1d; 0: off), at most a "
-			"year\n", arg);
+			"year\n",
+			arg);
 		return CTL_EXIT_USAGE;
 	}
 	if (cmd == 'k' && !ctl_keep_ok(arg)) {

@@ -35,12 +35,12 @@ struct opc {
 	long interval_ms;
 	long max_intervals; /* --intervals: stop after so many, 0 = no limit */
 	enum opc_format format;
-	FILE *out;	   /* where the rows go (see opc_open_output) */
-	FILE *held_to;	   /* non-NULL: out is held in memory, written here at the end */
+	FILE *out;     /* where the rows go (see opc_open_output) */
+	FILE *held_to; /* non-NULL: out is held in memory, written here at the end */
 	char *held;
 	size_t held_len;
-	bool complete;	   /* the final counts were written */
-	char **argv; /* command, or NULL */
+	bool complete; /* the final counts were written */
+	char **argv;   /* command, or NULL */
 	int argc;
 
 	struct oc_set *set;
@@ -49,7 +49,7 @@ struct opc {
 	bool have_status;
 	struct timespec t0;
 	unsigned int nintervals;
-	double last_t; /* time of the last interval printed */
+	double last_t;         /* time of the last interval printed */
 	struct oc_value *prev; /* [nslots + 1][nev]: last interval, row 0 = total */
 };
 
@@ -167,14 +167,15 @@ static void opc_rows(struct opc *o, int slot, const struct oc_value *v, double t
 				if (o->sep_cpu)
 					fprintf(o->out, "%-5d ", cpu);
 			} else if (o->sep_thread || o->sep_cpu) {
-				fprintf(o->out, "%-*s ", (o->sep_thread ? 9 : 0) + (o->sep_cpu ? 6 : 0) - 1,
-					"total");
+				fprintf(o->out, "%-*s ",
+					(o->sep_thread ? 9 : 0) + (o->sep_cpu ? 6 : 0) - 1, "total");
 			}
 			if (!counted)
 				fprintf(o->out, "%-32s <not supported>\n", name);
 			else
 				fprintf(o->out, "%-32s %-24s %.2f\n", name,
-					oc_format_count(v[e].scaled, num, sizeof(num)), v[e].percent);
+					oc_format_count(v[e].scaled, num, sizeof(num)),
+					v[e].percent);
 			break;
 		case OPC_CSV:
 			fprintf(o->out, "%s,", interval ? "interval" : "total");
@@ -191,7 +192,8 @@ static void opc_rows(struct opc *o, int slot, const struct oc_value *v, double t
 			if (!counted)
 				fputs(",<not supported>,,0,0,\n", o->out);
 			else
-				fprintf(o->out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n",
+				fprintf(o->out,
+					",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n",
 					v[e].count, v[e].scaled, v[e].enabled, v[e].running,
 					v[e].percent);
 			break;
@@ -203,7 +205,8 @@ static void opc_rows(struct opc *o, int slot, const struct oc_value *v, double t
 			if (show_cpu)
 				fprintf(o->out, "%d,", cpu);
 			if (!counted)
-				fprintf(o->out, "%s,0,%s\n", name, slot >= 0 ? "0" : "Event not counted");
+				fprintf(o->out, "%s,0,%s\n", name,
+					slot >= 0 ? "0" : "Event not counted");
 			else
 				fprintf(o->out, "%s,%" PRIu64 ",%.2f\n", name, v[e].scaled,
 					v[e].percent);
@@ -222,12 +225,15 @@ static void opc_rows(struct opc *o, int slot, const struct oc_value *v, double t
 			if (!counted)
 				fputs(", \"supported\": false, \"count\": null, \"scaled_count\": null"
 				      ", \"time_enabled_ns\": 0, \"time_running_ns\": 0"
-				      ", \"percent_counted\": null}", o->out);
+				      ", \"percent_counted\": null}",
+				      o->out);
 			else
 				fprintf(o->out,
 					", \"supported\": true, \"count\": %" PRIu64
-					", \"scaled_count\": %" PRIu64 ", \"time_enabled_ns\": %" PRIu64
-					", \"time_running_ns\": %" PRIu64 ", \"percent_counted\": %.2f}",
+					", \"scaled_count\": %" PRIu64
+					", \"time_enabled_ns\": %" PRIu64
+					", \"time_running_ns\": %" PRIu64
+					", \"percent_counted\": %.2f}",
 					v[e].count, v[e].scaled, v[e].enabled, v[e].running,
 					v[e].percent);
 			break;
@@ -291,7 +297,8 @@ static int opc_interval(struct opc *o, double t)
 	if (ret)
 		goto out;
 	if (o->format == OPC_TEXT && o->nintervals == 0)
-		fprintf(o->out, "#     time %s%sevent                            count                    %% time counted\n",
+		fprintf(o->out,
+			"#     time %s%sevent                            count                    %% time counted\n",
 			o->sep_thread ? "tid      " : "", o->sep_cpu ? "cpu   " : "");
 	if (o->format == OPC_BRIEF) {
 		struct timespec now;
@@ -382,10 +389,11 @@ static int opc_final(struct opc *o, double elapsed)
 			size_t l = strlen(nm);
 
 			if (l > 2 && !strcmp(nm + l - 2, ":u")) {
-				fprintf(o->out, "\n:u = user space only (kernel.perf_event_paranoid "
-						"forbids kernel counting to unprivileged users): events "
-						"that happen in the kernel, such as context-switches, "
-						"read 0\n");
+				fprintf(o->out,
+					"\n:u = user space only (kernel.perf_event_paranoid "
+					"forbids kernel counting to unprivileged users): events "
+					"that happen in the kernel, such as context-switches, "
+					"read 0\n");
 				break;
 			}
 		}
@@ -515,7 +523,8 @@ static int opc_run(struct opc *o)
 	if (o->argv) {
 		ret = opc_spawn(o, &go, &errfd);
 		if (ret) {
-			fprintf(stderr, "opcount: cannot start '%s': %s\n", o->argv[0], strerror(-ret));
+			fprintf(stderr, "opcount: cannot start '%s': %s\n", o->argv[0],
+				strerror(-ret));
 			return 1;
 		}
 	}
@@ -566,7 +575,8 @@ static int opc_run(struct opc *o)
 		ssize_t n;
 
 		if (write(go, "g", 1) != 1) {
-			fprintf(stderr, "opcount: cannot release the command: %s\n", strerror(errno));
+			fprintf(stderr, "opcount: cannot release the command: %s\n",
+				strerror(errno));
 			goto out;
 		}
 		close(go);
@@ -627,7 +637,8 @@ static int opc_run(struct opc *o)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t_end);
-	elapsed = (double)(t_end.tv_sec - o->t0.tv_sec) + (double)(t_end.tv_nsec - o->t0.tv_nsec) / 1e9;
+	elapsed = (double)(t_end.tv_sec - o->t0.tv_sec) +
+		  (double)(t_end.tv_nsec - o->t0.tv_nsec) / 1e9;
 	oc_stop(o->set);
 	if (o->argv && !o->have_status) {
 		/* --intervals ended counting before the command: ocount kills it */
@@ -763,10 +774,12 @@ static int opc_parse_cpu_list(const char *arg, int **out, unsigned int *n)
 		hi = lo;
 		if (end != p && *end == '-' && end[1] >= '0' && end[1] <= '9')
 			hi = strtol(end + 1, &end, 10);
-		if (end == p || (*end && *end != ',') || errno || lo < 0 || hi < lo ||
-		    hi > 65535 || *p < '0' || *p > '9') {
-			fprintf(stderr, "opcount: --cpu-list=%s: item %u is not a CPU number or a "
-					"range N-M (0..65535)\n", arg, item);
+		if (end == p || (*end && *end != ',') || errno || lo < 0 || hi < lo || hi > 65535 ||
+		    *p < '0' || *p > '9') {
+			fprintf(stderr,
+				"opcount: --cpu-list=%s: item %u is not a CPU number or a "
+				"range N-M (0..65535)\n",
+				arg, item);
 			free(v);
 			return -1;
 		}
@@ -777,7 +790,8 @@ static int opc_parse_cpu_list(const char *arg, int **out, unsigned int *n)
 				cap = cap ? cap * 2 : 8;
 				nv = realloc(v, cap * sizeof(*v));
 				if (!nv) {
-					fprintf(stderr, "opcount: --cpu-list=%s: out of memory\n", arg);
+					fprintf(stderr, "opcount: --cpu-list=%s: out of memory\n",
+						arg);
 					free(v);
 					return -1;
 				}
@@ -796,8 +810,15 @@ static int opc_parse_cpu_list(const char *arg, int **out, unsigned int *n)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SEP_THREAD = 256, OPT_SEP_CPU, OPT_CSV, OPT_JSON, OPT_USAGE, OPT_BRIEF,
-	       OPT_INTERVALS };
+	enum {
+		OPT_SEP_THREAD = 256,
+		OPT_SEP_CPU,
+		OPT_CSV,
+		OPT_JSON,
+		OPT_USAGE,
+		OPT_BRIEF,
+		OPT_INTERVALS
+	};
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -859,8 +880,10 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			if (!opc_parse_long(optarg, 10, 86400000, &v)) {
-				fprintf(stderr, "opcount: --time-interval=%s: expected milliseconds "
-						"between 10 and 86400000\n", optarg);
+				fprintf(stderr,
+					"opcount: --time-interval=%s: expected milliseconds "
+					"between 10 and 86400000\n",
+					optarg);
 				return 1;
 			}
 			o.interval_ms = v;
@@ -876,8 +899,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_INTERVALS:
 			if (!opc_parse_long(optarg, 1, 0x7fffffff, &v)) {
-				fprintf(stderr, "opcount: --intervals=%s: expected a positive number "
-						"of intervals\n", optarg);
+				fprintf(stderr,
+					"opcount: --intervals=%s: expected a positive number "
+					"of intervals\n",
+					optarg);
 				return 1;
 			}
 			o.max_intervals = v;
@@ -922,8 +947,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.sep_thread && !(o.pid > 0 || o.tid > 0)) {
-		fprintf(stderr, "opcount: --separate-thread needs --pid or --tid (the threads of a "
-				"launched command are folded into it by the kernel's inheritance)\n");
+		fprintf(stderr,
+			"opcount: --separate-thread needs --pid or --tid (the threads of a "
+			"launched command are folded into it by the kernel's inheritance)\n");
 		return 1;
 	}
 	if (o.pid > 0 && kill(o.pid, 0) < 0 && errno == ESRCH) {
@@ -934,7 +960,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (o.format == OPC_CSV)
 		fputs("kind,time_s,tid,cpu,event,count,scaled_count,time_enabled_ns,"
-		      "time_running_ns,percent_counted\n", o.out);
+		      "time_running_ns,percent_counted\n",
+		      o.out);
 	rc = opc_run(&o);
 	free(o.cpus);
 	if (opc_close_output(&o, outpath))

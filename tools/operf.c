@@ -51,12 +51,8 @@ static const char operf_brief_usage[] =
 static const struct {
 	const char *operf, *oprofiled;
 } operf_verbose_map[] = {
-	{ "debug", "misc" },
-	{ "perf_events", "samples" },
-	{ "misc", "misc" },
-	{ "sfile", "sfile" },
-	{ "arcs", "arcs" },
-	{ "all", "all" },
+	{ "debug", "misc" },  { "perf_events", "samples" }, { "misc", "misc" },
+	{ "sfile", "sfile" }, { "arcs", "arcs" },           { "all", "all" },
 };
 
 /* LEVEL[,LEVEL...] of -V as oprofiled's list in @out; false on an unknown level */
@@ -74,12 +70,15 @@ static bool operf_verbose(const char *levels, char *out, size_t len)
 			    !strncmp(p, operf_verbose_map[i].operf, n))
 				to = operf_verbose_map[i].oprofiled;
 		if (!to) {
-			fprintf(stderr, "operf: --verbose=%s: unknown level \"%.*s\" - expected debug, "
-					"perf_events, misc, sfile, arcs or all\n", levels, (int)n, p);
+			fprintf(stderr,
+				"operf: --verbose=%s: unknown level \"%.*s\" - expected debug, "
+				"perf_events, misc, sfile, arcs or all\n",
+				levels, (int)n, p);
 			return false;
 		}
 		if (!strstr(out, to))
-			snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? "," : "", to);
+			snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? "," : "",
+				 to);
 		if (!p[n])
 			return true;
 		p += n + 1;
@@ -184,8 +183,9 @@ int main(int argc, char **argv)
 	}
 	targets = (optind < argc) + (pid != NULL) + system_wide;
 	if (targets != 1) {
-		fprintf(stderr, "operf: %s - give exactly one of COMMAND, --pid=PID and "
-				"--system-wide (see operf --help)\n",
+		fprintf(stderr,
+			"operf: %s - give exactly one of COMMAND, --pid=PID and "
+			"--system-wide (see operf --help)\n",
 			targets ? "more than one target given" : "nothing to profile");
 		return 1;
 	}

@@ -89,11 +89,13 @@ static struct rpt_image *gp_pick_image(struct rpt_profile *p, const struct rpt_o
 	for (size_t i = 0; i < p->nimgs; i++) {
 		struct rpt_image *c = p->imgs[i];
 
-		if (c->kind != OP_IMAGE_USER || c->path[0] != '/' || !gp_image_match(&o->spec, c->path))
+		if (c->kind != OP_IMAGE_USER || c->path[0] != '/' ||
+		    !gp_image_match(&o->spec, c->path))
 			continue;
 		if (img) {
 			gp_error("the profile specification names several binaries with samples "
-				 "(%s, %s): give one by its full path", img->path, c->path);
+				 "(%s, %s): give one by its full path",
+				 img->path, c->path);
 			return NULL;
 		}
 		img = c;
@@ -159,7 +161,8 @@ static int gp_read_arcs(struct rpt_profile *p, const struct rpt_opts *o,
 		    pn->cg_to.kind != OP_IMAGE_USER || !pn->image.path || !pn->cg_to.path ||
 		    strcmp(pn->image.path, img->path) || strcmp(pn->cg_to.path, img->path))
 			continue;
-		if (rs_odb_open(p, &db, cf->path, err, sizeof(err)) || odb_check(&db, err, sizeof(err))) {
+		if (rs_odb_open(p, &db, cf->path, err, sizeof(err)) ||
+		    odb_check(&db, err, sizeof(err))) {
 			gp_warn("skipping call-graph file %s: %s", cf->path, err);
 			if (db.base || db.fd > 0)
 				odb_close(&db);
@@ -279,7 +282,8 @@ static int gp_write(struct gp_out *g, const struct gp_pc *pcs, size_t n, const s
 	nbins = (size_t)((high - low) / mult);
 	if (nbins > UINT32_MAX) {
 		gp_error("the sampled range 0x%" PRIx64 "-0x%" PRIx64 " needs more histogram bins "
-			 "than gmon.out holds", low, high);
+			 "than gmon.out holds",
+			 low, high);
 		return -EINVAL;
 	}
 	hist = calloc(nbins ? nbins : 1, sizeof(*hist));
@@ -291,17 +295,19 @@ static int gp_write(struct gp_out *g, const struct gp_pc *pcs, size_t n, const s
 
 		if (v > UINT16_MAX) {
 			if (!capped)
-				gp_warn("a histogram bin at 0x%" PRIx64 " holds more than %u samples: "
-					"capped (gmon.out bins are 16 bits)", pcs[i].vma, UINT16_MAX);
+				gp_warn("a histogram bin at 0x%" PRIx64
+					" holds more than %u samples: "
+					"capped (gmon.out bins are 16 bits)",
+					pcs[i].vma, UINT16_MAX);
 			capped = true;
 			v = UINT16_MAX;
 		}
 		hist[b] = (uint16_t)v;
 	}
-	ret = gp_put(g, "gmon", 4) || gp_put_u32(g, 1) || gp_put(g, "\0\0\0\0\0\0\0\0\0\0\0\0", 12) ||
-	      gp_put_u8(g, GP_TAG_HIST) || gp_put_addr(g, low) || gp_put_addr(g, high) ||
-	      gp_put_u32(g, (uint32_t)nbins) || gp_put_u32(g, 1) || gp_put(g, dimen, 15) ||
-	      gp_put_u8(g, '1');
+	ret = gp_put(g, "gmon", 4) || gp_put_u32(g, 1) ||
+	      gp_put(g, "\0\0\0\0\0\0\0\0\0\0\0\0", 12) || gp_put_u8(g, GP_TAG_HIST) ||
+	      gp_put_addr(g, low) || gp_put_addr(g, high) || gp_put_u32(g, (uint32_t)nbins) ||
+	      gp_put_u32(g, 1) || gp_put(g, dimen, 15) || gp_put_u8(g, '1');
 	for (size_t i = 0; i < nbins && !ret; i++) {
 		unsigned char b[2];
 
@@ -311,7 +317,8 @@ static int gp_write(struct gp_out *g, const struct gp_pc *pcs, size_t n, const s
 	for (size_t i = 0; i < narcs && !ret; i++)
 		ret = gp_put_u8(g, GP_TAG_ARC) || gp_put_addr(g, arcs[i].from) ||
 		      gp_put_addr(g, arcs[i].to) ||
-		      gp_put_u32(g, arcs[i].count > UINT32_MAX ? UINT32_MAX : (uint32_t)arcs[i].count);
+		      gp_put_u32(g,
+				 arcs[i].count > UINT32_MAX ? UINT32_MAX : (uint32_t)arcs[i].count);
 	free(hist);
 	return ret ? -EIO : 0;
 }
@@ -369,8 +376,10 @@ int main(int argc, char *argv[])
 		case 't':
 			errno = 0;
 			o.threshold = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(o.threshold >= 0 && o.threshold <= 100)) {
-				gp_error("--threshold=%s: expected a percentage between 0 and 100", optarg);
+			if (errno || *end || end == optarg ||
+			    !(o.threshold >= 0 && o.threshold <= 100)) {
+				gp_error("--threshold=%s: expected a percentage between 0 and 100",
+					 optarg);
 				goto out;
 			}
 			break;

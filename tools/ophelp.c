@@ -25,10 +25,10 @@
 #define OPHELP_CALLGRAPH_SCALE 15
 
 struct ophelp {
-	const char *type;      /* events/ directory name, or "timer" */
+	const char *type; /* events/ directory name, or "timer" */
 	bool timer;
-	bool ignore_count;     /* -i: specs are NAME[:um[:kernel[:user]]] (ocount's) */
-	long callgraph;        /* --callgraph=DEPTH, 0 = none */
+	bool ignore_count; /* -i: specs are NAME[:um[:kernel[:user]]] (ocount's) */
+	long callgraph;    /* --callgraph=DEPTH, 0 = none */
 	struct op_events c;
 };
 
@@ -377,8 +377,7 @@ static int ophelp_check(struct ophelp *h, char **args, int nargs, bool extra_onl
 
 	if (!nargs) {
 		fprintf(stderr, "ophelp error: %s: no events given - ophelp %s NAME:count[,...]\n",
-			extra_only ? "--extra-mask" : "--check-events",
-			extra_only ? "-E" : "-e");
+			extra_only ? "--extra-mask" : "--check-events", extra_only ? "-E" : "-e");
 		return 1;
 	}
 	list = ophelp_join_specs(h, args, nargs);
@@ -393,8 +392,8 @@ static int ophelp_check(struct ophelp *h, char **args, int nargs, bool extra_onl
 	}
 	if (extra_only) {
 		if (n != 1) {
-			fprintf(stderr, "ophelp error: --extra-mask: %zu events given, one expected\n",
-				n);
+			fprintf(stderr,
+				"ophelp error: --extra-mask: %zu events given, one expected\n", n);
 			goto out;
 		}
 		printf("%u\n", specs[0].um_extra);
@@ -477,8 +476,9 @@ static int ophelp_default_event(const struct ophelp *h)
 		return 1;
 	}
 	/* timer: what oprofiled uses without --events or plugin arguments */
-	count = h->timer ? ophelp_timer_default_period()
-			 : e->minimum > 100000 ? e->minimum : 100000;
+	count = h->timer            ? ophelp_timer_default_period() :
+		e->minimum > 100000 ? e->minimum :
+				      100000;
 	printf("%s:%llu:%u:1:1\n", e->name, (unsigned long long)count,
 	       e->um ? e->um->default_value : 0);
 	return 0;
@@ -496,8 +496,8 @@ static int ophelp_cpu_frequency(void)
 		return 1;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "cpu MHz", 7) && sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : "",
-							   "%lf", &mhz) == 1) {
+		if (!strncmp(line, "cpu MHz", 7) &&
+		    sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : "", "%lf", &mhz) == 1) {
 			fclose(f);
 			printf("%g\n", mhz);
 			return 0;
@@ -512,9 +512,11 @@ static int ophelp_cpu_frequency(void)
 static int ophelp_list(const struct ophelp *h, bool xml)
 {
 	char title[512];
-	const char *doc = h->timer ? "" :
-		"Events are given as NAME:count[:unitmask[:kernel[:user]]]; unit masks may\n"
-		"be given by value or, where the catalogue names them, by name.\n";
+	const char *doc =
+		h->timer ?
+			"" :
+			"Events are given as NAME:count[:unitmask[:kernel[:user]]]; unit masks may\n"
+			"be given by value or, where the catalogue names them, by name.\n";
 
 	if (xml) {
 		snprintf(title, sizeof(title), "oprofile: available events for CPU type \"%s\"",
@@ -596,7 +598,8 @@ int main(int argc, char **argv)
 			errno = 0;
 			h.callgraph = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || h.callgraph < 0 || h.callgraph > 1024) {
-				fprintf(stderr, "ophelp error: --callgraph=%s: expected a depth 0..1024\n",
+				fprintf(stderr,
+					"ophelp error: --callgraph=%s: expected a depth 0..1024\n",
 					optarg);
 				return 1;
 			}
@@ -622,7 +625,8 @@ int main(int argc, char **argv)
 				return 0;
 			}
 			if (!optopt) {
-				fprintf(stderr, "ophelp error: unknown option %s\n", argv[optind - 1]);
+				fprintf(stderr, "ophelp error: unknown option %s\n",
+					argv[optind - 1]);
 			} else {
 				fprintf(stderr, "ophelp error: unknown option -%c\n", optopt);
 			}
@@ -642,8 +646,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (h.callgraph && !check) {
-		fprintf(stderr, "ophelp error: --callgraph=%ld checks events: give it with "
-				"--check-events\n", h.callgraph);
+		fprintf(stderr,
+			"ophelp error: --callgraph=%ld checks events: give it with "
+			"--check-events\n",
+			h.callgraph);
 		return 1;
 	}
 	if (!h.type)
@@ -667,15 +673,16 @@ int main(int argc, char **argv)
 			const struct op_event *e = op_events_find(&h.c, args[i]);
 
 			if (!e) {
-				fprintf(stderr, "ophelp error: no event %s for CPU type %s\n", args[i],
-					h.type);
+				fprintf(stderr, "ophelp error: no event %s for CPU type %s\n",
+					args[i], h.type);
 				ret = 1;
 			} else {
 				ophelp_print_event(stdout, &h.c, e);
 			}
 		}
 	} else if (nargs) {
-		fprintf(stderr, "ophelp error: --xml lists every event; no EVENT arguments with it\n");
+		fprintf(stderr,
+			"ophelp error: --xml lists every event; no EVENT arguments with it\n");
 	} else {
 		ret = ophelp_list(&h, xml);
 	}

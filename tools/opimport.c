@@ -35,7 +35,7 @@
 #define IMP_MAX_DEPTH 256
 
 struct imp {
-	struct op_abi abi;          /* the input's */
+	struct op_abi abi; /* the input's */
 	bool force, verbose;
 	unsigned converted, copied, skipped, failed;
 	uint64_t nodes;
@@ -145,8 +145,8 @@ static int imp_convert(struct imp *im, int in_dfd, const char *in_name, int out_
 		imp_error("%s", err);
 		return rc;
 	}
-	rc = op_abi_write_sample(&s, out_dfd, out_name, im->force ? 0 : OP_ABI_NOREPLACE, &sat,
-				 err, sizeof(err));
+	rc = op_abi_write_sample(&s, out_dfd, out_name, im->force ? 0 : OP_ABI_NOREPLACE, &sat, err,
+				 sizeof(err));
 	if (rc)
 		imp_error("%s", err);
 	else if (sat)
@@ -173,8 +173,7 @@ static int imp_copy(struct imp *im, int in_dfd, const char *name, int out_dfd, m
 	if (rc)
 		return rc;
 	snprintf(tmp, sizeof(tmp), ".opimport-tmp.%d", (int)getpid());
-	fd = openat(out_dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    mode & 0777);
+	fd = openat(out_dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0777);
 	if (fd < 0) {
 		rc = -errno;
 		imp_error("%s: cannot create the copy: %s", show, strerror(errno));
@@ -203,7 +202,8 @@ static int imp_copy(struct imp *im, int in_dfd, const char *name, int out_dfd, m
 	if (rc) {
 		unlinkat(out_dfd, tmp, 0);
 		imp_error("%s: cannot copy: %s", show,
-			  rc == -EEXIST ? "exists in the output (--force replaces it)" : strerror(-rc));
+			  rc == -EEXIST ? "exists in the output (--force replaces it)" :
+					  strerror(-rc));
 		return rc;
 	}
 	if (im->verbose)
@@ -269,8 +269,8 @@ static void imp_walk(struct imp *im, int in_dfd, int out_dfd, const char *rel, i
 			int ci, co;
 
 			if (depth >= IMP_MAX_DEPTH) {
-				imp_error("%s: nested deeper than %d directories: not followed", show,
-					  IMP_MAX_DEPTH);
+				imp_error("%s: nested deeper than %d directories: not followed",
+					  show, IMP_MAX_DEPTH);
 				im->failed++;
 				continue;
 			}
@@ -320,8 +320,8 @@ static int imp_session(struct imp *im, const char *input, const char *output)
 		imp_error("%s: cannot open: %s", input, strerror(errno));
 		return 1;
 	}
-	in_samples = openat(in_dfd, OP_SESSION_SAMPLES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-			    O_CLOEXEC);
+	in_samples =
+		openat(in_dfd, OP_SESSION_SAMPLES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (in_samples < 0) {
 		imp_error("%s: not a session directory (no %s/ in it: %s)", input,
 			  OP_SESSION_SAMPLES, strerror(errno));
@@ -339,8 +339,7 @@ static int imp_session(struct imp *im, const char *input, const char *output)
 	if (fstat(in_dfd, &st) == 0) {
 		struct stat ost;
 
-		if (fstat(out_dfd, &ost) == 0 && ost.st_dev == st.st_dev &&
-		    ost.st_ino == st.st_ino) {
+		if (fstat(out_dfd, &ost) == 0 && ost.st_dev == st.st_dev && ost.st_ino == st.st_ino) {
 			imp_error("%s: the output is the input session", output);
 			goto out;
 		}
@@ -348,8 +347,8 @@ static int imp_session(struct imp *im, const char *input, const char *output)
 	if (!im->force && (!fstatat(out_dfd, OP_SESSION_ABI, &st, AT_SYMLINK_NOFOLLOW) ||
 			   !fstatat(out_dfd, OP_SESSION_SAMPLES, &st, AT_SYMLINK_NOFOLLOW))) {
 		imp_error("%s: holds a session already (%s or %s/): --force converts into it, "
-			  "replacing the files of the same names", output, OP_SESSION_ABI,
-			  OP_SESSION_SAMPLES);
+			  "replacing the files of the same names",
+			  output, OP_SESSION_ABI, OP_SESSION_SAMPLES);
 		goto out;
 	}
 	out_samples = imp_open_out_dir(out_dfd, OP_SESSION_SAMPLES, OP_SESSION_SAMPLES);
@@ -364,11 +363,13 @@ static int imp_session(struct imp *im, const char *input, const char *output)
 	}
 	if (im->verbose)
 		printf("%u sample files converted (%llu nodes), %u files copied, %u skipped, "
-		       "%u failed\n", im->converted, (unsigned long long)im->nodes, im->copied,
-		       im->skipped, im->failed);
+		       "%u failed\n",
+		       im->converted, (unsigned long long)im->nodes, im->copied, im->skipped,
+		       im->failed);
 	if (im->failed)
 		imp_error("%u files of %s could not be converted or copied (see above); the "
-			  "others are in %s", im->failed, input, output);
+			  "others are in %s",
+			  im->failed, input, output);
 	rc = im->failed ? 1 : 0;
 out:
 	if (out_samples >= 0)
@@ -393,14 +394,10 @@ static const char *imp_abi_summary(const struct op_abi *a, char *buf, size_t len
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "abi", required_argument, NULL, 'a' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "verbose", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "usage", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
+		{ "abi", required_argument, NULL, 'a' }, { "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },     { "verbose", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },      { "usage", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },   { NULL, 0, NULL, 0 },
 	};
 	const char *abi_path = NULL, *output = NULL, *input;
 	char abi_buf[PATH_MAX], err[1024], sum[160];
@@ -481,12 +478,14 @@ int main(int argc, char **argv)
 	}
 	op_abi_native(&native);
 	if (im->verbose) {
-		printf("input abi (%s): %s\n", abi_path, imp_abi_summary(&im->abi, sum, sizeof(sum)));
+		printf("input abi (%s): %s\n", abi_path,
+		       imp_abi_summary(&im->abi, sum, sizeof(sum)));
 		printf("native abi: %s\n", imp_abi_summary(&native, sum, sizeof(sum)));
 	}
 	if (!im->force && op_abi_equal(&im->abi, &native)) {
 		imp_error("%s: the input abi is this machine's: no conversion needed (--force "
-			  "converts anyway)", abi_path);
+			  "converts anyway)",
+			  abi_path);
 		goto out;
 	}
 	if (S_ISDIR(st.st_mode)) {

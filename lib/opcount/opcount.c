@@ -29,11 +29,11 @@
 #endif
 
 struct oc_event {
-	char name[96];	    /* as printed */
-	char spec[96];	    /* as given */
+	char name[96]; /* as printed */
+	char spec[96]; /* as given */
 	struct perf_event_attr attr;
-	bool hardware;	    /* not a software event: ENOENT means "no PMU" */
-	bool explicit_plm;  /* ":u"/":k" given: never fall back */
+	bool hardware;     /* not a software event: ENOENT means "no PMU" */
+	bool explicit_plm; /* ":u"/":k" given: never fall back */
 	/* OC_SKIP_UNSUPPORTED kept it without counters: why the kernel refused */
 	bool unsupported;
 	char why[OC_ERRMSG_LEN];
@@ -160,8 +160,8 @@ static const struct oc_builtin oc_builtins[] = {
 	  "last-level cache references (hardware PMU)" },
 	{ "cache-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
 	  "last-level cache misses (hardware PMU)" },
-	{ "branches", "branch-instructions", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS, "retired branches (hardware PMU)" },
+	{ "branches", "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+	  "retired branches (hardware PMU)" },
 	{ "branch-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
 	  "mispredicted branches (hardware PMU)" },
 	{ "bus-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES,
@@ -222,7 +222,8 @@ static int oc_event_resolve(struct oc_event *ev, const char *spec, struct oc_err
 	if (len == 0 || len >= sizeof(ev->spec))
 		return oc_fail(err, -OC_E_UNKNOWN_EVENT,
 			       "event '%s': expected a name of 1..%zu characters; "
-			       "see opcount --list", spec, sizeof(ev->spec) - 1);
+			       "see opcount --list",
+			       spec, sizeof(ev->spec) - 1);
 	strcpy(ev->spec, spec);
 	strcpy(ev->name, spec);
 	ev->attr.size = sizeof(ev->attr);
@@ -266,8 +267,7 @@ static int oc_event_resolve(struct oc_event *ev, const char *spec, struct oc_err
 		memset(&arg, 0, sizeof(arg));
 		arg.attr = &attr;
 		arg.size = sizeof(arg);
-		ret = pfm_get_os_event_encoding(spec, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT,
-						&arg);
+		ret = pfm_get_os_event_encoding(spec, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
 		if (ret != PFM_SUCCESS)
 			return oc_fail(err, -OC_E_UNKNOWN_EVENT,
 				       "event '%s': unknown event (%s): expected a built-in "
@@ -281,7 +281,8 @@ static int oc_event_resolve(struct oc_event *ev, const char *spec, struct oc_err
 		/* a privilege modifier in the libpfm string (":u", ":k=1") is
 		 * explicit: never fall back; unit masks (":ANY") are not */
 		for (const char *m = strchr(spec, ':'); m; m = strchr(m + 1, ':'))
-			if ((m[1] == 'u' || m[1] == 'k') && (m[2] == '\0' || m[2] == ':' || m[2] == '='))
+			if ((m[1] == 'u' || m[1] == 'k') &&
+			    (m[2] == '\0' || m[2] == ':' || m[2] == '='))
 				ev->explicit_plm = true;
 	}
 	return 0;
@@ -358,8 +359,10 @@ static int oc_cpu_slots(struct oc_set *s, unsigned int *cap, const int *cpus, in
 
 	if (!list) {
 		if (t->cpu < -1)
-			return oc_fail(err, -OC_E_BAD_TARGET, "cpu %d: expected -1 (all) or a CPU "
-				       "number", t->cpu);
+			return oc_fail(err, -OC_E_BAD_TARGET,
+				       "cpu %d: expected -1 (all) or a CPU "
+				       "number",
+				       t->cpu);
 		for (int i = 0; i < ncpu; i++) {
 			if (t->cpu != -1 && cpus[i] != t->cpu)
 				continue;
@@ -368,8 +371,10 @@ static int oc_cpu_slots(struct oc_set *s, unsigned int *cap, const int *cpus, in
 				return ret;
 		}
 		if (!s->nslots)
-			return oc_fail(err, -OC_E_BAD_TARGET, "cpu %d: not online (online CPUs: "
-				       "0..%d)", t->cpu, ncpu ? cpus[ncpu - 1] : 0);
+			return oc_fail(err, -OC_E_BAD_TARGET,
+				       "cpu %d: not online (online CPUs: "
+				       "0..%d)",
+				       t->cpu, ncpu ? cpus[ncpu - 1] : 0);
 		return 0;
 	}
 	if (!nlist)
@@ -380,13 +385,16 @@ static int oc_cpu_slots(struct oc_set *s, unsigned int *cap, const int *cpus, in
 		for (int c = 0; c < ncpu && !online; c++)
 			online = cpus[c] == list[i];
 		if (!online)
-			return oc_fail(err, -OC_E_BAD_TARGET, "cpu %d (item %u of the CPU list): not "
-				       "online (online CPUs: 0..%d)", list[i], i + 1,
-				       ncpu ? cpus[ncpu - 1] : 0);
+			return oc_fail(err, -OC_E_BAD_TARGET,
+				       "cpu %d (item %u of the CPU list): not "
+				       "online (online CPUs: 0..%d)",
+				       list[i], i + 1, ncpu ? cpus[ncpu - 1] : 0);
 		for (unsigned int j = 0; j < i; j++)
 			if (list[j] == list[i])
-				return oc_fail(err, -OC_E_BAD_TARGET, "cpu %d: given twice in the "
-					       "CPU list", list[i]);
+				return oc_fail(err, -OC_E_BAD_TARGET,
+					       "cpu %d: given twice in the "
+					       "CPU list",
+					       list[i]);
 		ret = oc_push_slot(s, cap, -1, -1, list[i]);
 		if (ret)
 			return ret;
@@ -413,8 +421,8 @@ static int oc_build_slots(struct oc_set *s, const int *list, unsigned int nlist,
 		goto out;
 	case OC_TARGET_THREAD:
 		if (t->id < 0) {
-			ret = oc_fail(err, -OC_E_BAD_TARGET, "tid %d: expected 0 (self) or a thread id",
-				      (int)t->id);
+			ret = oc_fail(err, -OC_E_BAD_TARGET,
+				      "tid %d: expected 0 (self) or a thread id", (int)t->id);
 			goto out;
 		}
 		tids = malloc(sizeof(*tids));
@@ -432,8 +440,8 @@ static int oc_build_slots(struct oc_set *s, const int *list, unsigned int nlist,
 		int tcap = 0;
 
 		if (t->id < 0) {
-			ret = oc_fail(err, -OC_E_BAD_TARGET, "pid %d: expected 0 (self) or a process id",
-				      (int)t->id);
+			ret = oc_fail(err, -OC_E_BAD_TARGET,
+				      "pid %d: expected 0 (self) or a process id", (int)t->id);
 			goto out;
 		}
 		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
@@ -466,14 +474,15 @@ static int oc_build_slots(struct oc_set *s, const int *list, unsigned int nlist,
 		}
 		closedir(d);
 		if (!ntid) {
-			ret = oc_fail(err, -OC_E_THREAD_GONE, "pid %d: has no threads left", (int)pid);
+			ret = oc_fail(err, -OC_E_THREAD_GONE, "pid %d: has no threads left",
+				      (int)pid);
 			goto out;
 		}
 		break;
 	}
 	default:
-		ret = oc_fail(err, -OC_E_BAD_TARGET, "target kind %d: expected thread, process or cpu",
-			      (int)t->kind);
+		ret = oc_fail(err, -OC_E_BAD_TARGET,
+			      "target kind %d: expected thread, process or cpu", (int)t->kind);
 		goto out;
 	}
 
@@ -529,8 +538,8 @@ static void oc_counters_free(struct oc_set *s, struct oc_counter *c)
 	free(c);
 }
 
-static int oc_open_errmsg(struct oc_set *s, struct oc_event *ev, const struct oc_slot *sl,
-			  int ret, struct oc_error *err)
+static int oc_open_errmsg(struct oc_set *s, struct oc_event *ev, const struct oc_slot *sl, int ret,
+			  struct oc_error *err)
 {
 	char who[64];
 
@@ -573,12 +582,16 @@ static int oc_open_errmsg(struct oc_set *s, struct oc_event *ev, const struct oc
 			       "allowing it), CAP_PERFMON or root",
 			       ev->spec, who, oc_paranoid());
 	case -ESRCH:
-		return oc_fail(err, -OC_E_THREAD_GONE, "event '%s': %s: no such thread (it has "
-			       "exited or never existed)", ev->spec, who);
+		return oc_fail(err, -OC_E_THREAD_GONE,
+			       "event '%s': %s: no such thread (it has "
+			       "exited or never existed)",
+			       ev->spec, who);
 	case -EMFILE:
 	case -ENFILE:
-		return oc_fail(err, ret, "event '%s' on %s: out of file descriptors (%u slots x "
-			       "%u events): raise `ulimit -n`", ev->spec, who, s->nslots, s->nev);
+		return oc_fail(err, ret,
+			       "event '%s' on %s: out of file descriptors (%u slots x "
+			       "%u events): raise `ulimit -n`",
+			       ev->spec, who, s->nslots, s->nev);
 	default:
 		return oc_fail(err, ret, "event '%s' on %s: perf_event_open failed: %s", ev->spec,
 			       who, strerror(-ret));
@@ -636,8 +649,8 @@ static int oc_open_event(struct oc_set *s, struct oc_event *ev, struct oc_counte
 	ev->attr.sample_period = 0;
 	ev->attr.enable_on_exec = !!(s->flags & OC_ENABLE_ON_EXEC);
 	ev->attr.inherit = task && (s->flags & (OC_INHERIT | OC_CHILDREN | OC_INHERIT_THREADS));
-	ev->attr.inherit_thread = task && (s->flags & OC_INHERIT_THREADS) &&
-				  !(s->flags & (OC_INHERIT | OC_CHILDREN));
+	ev->attr.inherit_thread =
+		task && (s->flags & OC_INHERIT_THREADS) && !(s->flags & (OC_INHERIT | OC_CHILDREN));
 
 retry:
 	for (unsigned int i = 0; i < s->nslots; i++) {
@@ -725,12 +738,11 @@ static int oc_parse_events(const char *events, char names[][96], unsigned int *n
 		if (!len || len >= 96)
 			return oc_fail(err, -OC_E_UNKNOWN_EVENT,
 				       "event list '%s': expected comma-separated names of "
-				       "1..95 characters, found an %s one", events,
-				       len ? "over-long" : "empty");
+				       "1..95 characters, found an %s one",
+				       events, len ? "over-long" : "empty");
 		if (*n == OC_MAX_EVENTS)
-			return oc_fail(err, -OC_E_TOO_MANY,
-				       "event list '%s': more than %d events", events,
-				       OC_MAX_EVENTS);
+			return oc_fail(err, -OC_E_TOO_MANY, "event list '%s': more than %d events",
+				       events, OC_MAX_EVENTS);
 		memcpy(names[*n], p, len);
 		names[*n][len] = '\0';
 		(*n)++;
@@ -819,8 +831,7 @@ void oc_close(struct oc_set *s)
 	free(s);
 }
 
-int oc_reconfigure(struct oc_set *s, const char *events, unsigned int flags,
-		   struct oc_error *err)
+int oc_reconfigure(struct oc_set *s, const char *events, unsigned int flags, struct oc_error *err)
 {
 	char names[OC_MAX_EVENTS][96];
 	struct oc_event nev[OC_MAX_EVENTS];
@@ -1001,8 +1012,8 @@ void oc_value_scale(struct oc_value *v)
 	else if (v->running >= v->enabled)
 		v->scaled = v->count;
 	else
-		v->scaled = (uint64_t)((double)v->count * (double)v->enabled /
-				       (double)v->running + 0.5);
+		v->scaled =
+			(uint64_t)((double)v->count * (double)v->enabled / (double)v->running + 0.5);
 	if (v->percent > 100.0)
 		v->percent = 100.0;
 }
@@ -1212,8 +1223,8 @@ enum oc_fast_path oc_fast_path(const struct oc_set *s, unsigned int event, const
 /* ------------------------------------------------------------------ */
 /* overflow signals */
 
-int oc_overflow_arm(struct oc_set *s, unsigned int event, uint64_t period, int signo,
-		    bool oneshot, struct oc_error *err)
+int oc_overflow_arm(struct oc_set *s, unsigned int event, uint64_t period, int signo, bool oneshot,
+		    struct oc_error *err)
 {
 	struct oc_event *ev;
 	struct perf_event_attr attr;
@@ -1230,8 +1241,8 @@ int oc_overflow_arm(struct oc_set *s, unsigned int event, uint64_t period, int s
 			       s->nev);
 	if (s->nslots != 1 || s->target.kind == OC_TARGET_CPU)
 		return oc_fail(err, -OC_E_NOT_SINGLE,
-			       "overflow: needs a set on one thread (found %u slots%s)",
-			       s->nslots, s->target.kind == OC_TARGET_CPU ? ", cpu target" : "");
+			       "overflow: needs a set on one thread (found %u slots%s)", s->nslots,
+			       s->target.kind == OC_TARGET_CPU ? ", cpu target" : "");
 	if (period == 0)
 		return oc_fail(err, -EINVAL, "overflow: period must be >= 1");
 	if (signo <= 0 || signo >= NSIG)
@@ -1265,8 +1276,7 @@ int oc_overflow_arm(struct oc_set *s, unsigned int event, uint64_t period, int s
 	}
 	ev->ovf_fd = fd;
 	ev->ovf_oneshot = oneshot;
-	ret = ioctl(fd, oneshot ? PERF_EVENT_IOC_REFRESH : PERF_EVENT_IOC_ENABLE,
-		    oneshot ? 1 : 0);
+	ret = ioctl(fd, oneshot ? PERF_EVENT_IOC_REFRESH : PERF_EVENT_IOC_ENABLE, oneshot ? 1 : 0);
 	if (ret < 0) {
 		ret = -errno;
 		oc_overflow_disarm(s, event);

@@ -26,14 +26,14 @@ extern "C" {
  */
 enum oc_errcode {
 	OC_E_BASE = 4096,
-	OC_E_UNKNOWN_EVENT,  /* the name is neither built-in nor known to libpfm4 */
-	OC_E_UNSUPPORTED,    /* the name is known, the kernel has no PMU for it */
-	OC_E_NO_PERMISSION,  /* perf_event_paranoid / ptrace rules refuse */
-	OC_E_THREAD_GONE,    /* the target thread or process has exited */
-	OC_E_NO_CHILDREN,    /* children view asked of a set without OC_CHILDREN */
-	OC_E_TOO_MANY,       /* more events than OC_MAX_EVENTS */
-	OC_E_BAD_TARGET,     /* target kind/id/cpu not valid */
-	OC_E_NOT_SINGLE,     /* the call needs a set with exactly one thread/cpu slot */
+	OC_E_UNKNOWN_EVENT, /* the name is neither built-in nor known to libpfm4 */
+	OC_E_UNSUPPORTED,   /* the name is known, the kernel has no PMU for it */
+	OC_E_NO_PERMISSION, /* perf_event_paranoid / ptrace rules refuse */
+	OC_E_THREAD_GONE,   /* the target thread or process has exited */
+	OC_E_NO_CHILDREN,   /* children view asked of a set without OC_CHILDREN */
+	OC_E_TOO_MANY,      /* more events than OC_MAX_EVENTS */
+	OC_E_BAD_TARGET,    /* target kind/id/cpu not valid */
+	OC_E_NOT_SINGLE,    /* the call needs a set with exactly one thread/cpu slot */
 	OC_E_LAST
 };
 
@@ -145,8 +145,7 @@ void oc_close(struct oc_set *set);
 /* Replace the event list (same target and flags).  With OC_PRESERVE the
  * events kept keep their counts; new events start at zero; a running set
  * stays running. */
-int oc_reconfigure(struct oc_set *set, const char *events, unsigned int flags,
-		   struct oc_error *err);
+int oc_reconfigure(struct oc_set *set, const char *events, unsigned int flags, struct oc_error *err);
 
 int oc_start(struct oc_set *set);
 int oc_stop(struct oc_set *set);
@@ -172,8 +171,7 @@ int oc_slot_cpu(const struct oc_set *set, unsigned int slot);   /* -1 for any CP
  * thread has exited still gives its final counts. */
 int oc_read(struct oc_set *set, enum oc_view view, struct oc_value *vals);
 /* Read one slot (a thread or CPU of the set). */
-int oc_read_slot(struct oc_set *set, unsigned int slot, enum oc_view view,
-		 struct oc_value *vals);
+int oc_read_slot(struct oc_set *set, unsigned int slot, enum oc_view view, struct oc_value *vals);
 
 /*
  * Fast read of one event of a single-slot set (OC_E_NOT_SINGLE otherwise).
@@ -196,8 +194,7 @@ enum oc_fast_path {
 	OC_FAST_SYSCALL, /* fallback to read() */
 };
 /* Which path oc_read_fast() takes for this event, and why (reason may be NULL). */
-enum oc_fast_path oc_fast_path(const struct oc_set *set, unsigned int event,
-			       const char **reason);
+enum oc_fast_path oc_fast_path(const struct oc_set *set, unsigned int event, const char **reason);
 
 /* Scaling helper (also used by oc_read): fills scaled and percent. */
 void oc_value_scale(struct oc_value *v);

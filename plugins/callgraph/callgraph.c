@@ -61,7 +61,7 @@
 #define CG_GROW_STEP ((64u << 20) / sizeof(struct cgs_node)) /* the file grows by at most 64 MiB */
 #define CG_IMAGES_MAX 2048u
 #define CG_STRINGS_SIZE (256u * 1024u)
-#define CG_CACHE_SIZE 1024u     /* arc-file cache slots (power of two) */
+#define CG_CACHE_SIZE 1024u /* arc-file cache slots (power of two) */
 #define CG_PERF_SAMPLE_CALLCHAIN (1u << 5)
 
 #define CG_REC_TRUNCATED (UINT64_C(1) << 32)
@@ -70,14 +70,14 @@
 #define CG_F_UNMAPPED (UINT64_C(1) << 34)
 
 struct cg_frame {
-	op_cookie_t cookie;  /* 0: mapped to no image */
+	op_cookie_t cookie; /* 0: mapped to no image */
 	int32_t in_kernel;
 	uint64_t key;
 	uint64_t anon_start, anon_end;
 };
 
 struct cg_cache_ent {
-	uint64_t gen;        /* valid while equal to cg_state.gen */
+	uint64_t gen; /* valid while equal to cg_state.gen */
 	int32_t tgid, tid, cpu;
 	op_cookie_t app;
 	uint32_t counter;
@@ -98,13 +98,13 @@ struct cg_state {
 	op_ext_t *ctx;
 	const struct op_host *host;
 	uint32_t depth;
-	uint64_t budget;             /* bytes the stack table file may grow to */
+	uint64_t budget; /* bytes the stack table file may grow to */
 	uint32_t code;
 
 	/* trans side */
 	uint64_t gen;
 	struct cg_cache_ent cache[CG_CACHE_SIZE];
-	struct op_file_spec pending;   /* callee of the arc get_file opens */
+	struct op_file_spec pending; /* callee of the arc get_file opens */
 
 	/* the stack table */
 	bool stacks_tried;
@@ -115,12 +115,12 @@ struct cg_state {
 	struct cgs_image *imgs;
 	char *strs;
 	struct cgs_node *nodes;
-	uint32_t *ix;                /* node index + 1 by (parent, image, key); in memory */
-	uint32_t ix_mask;            /* slots - 1 */
-	uint32_t *ix_old;            /* the index moving into ix while it grows, else NULL */
+	uint32_t *ix;     /* node index + 1 by (parent, image, key); in memory */
+	uint32_t ix_mask; /* slots - 1 */
+	uint32_t *ix_old; /* the index moving into ix while it grows, else NULL */
 	uint32_t ix_old_mask;
-	uint64_t ix_old_pos;         /* its next slot to move */
-	bool full_logged;            /* this table's "no room" is in the log */
+	uint64_t ix_old_pos; /* its next slot to move */
+	bool full_logged;    /* this table's "no room" is in the log */
 	/*
 	 * The table's counts as this writer keeps them: written to the header
 	 * for readers, never read back from the shared mapping (whoever else
@@ -130,11 +130,11 @@ struct cg_state {
 	uint64_t nodes_off;
 	struct cg_img_ent imgmap[2 * CG_IMAGES_MAX];
 	struct timespec last_sync;
-	char path[4096];             /* of the open table */
+	char path[4096]; /* of the open table */
 	dev_t dev;
 	ino_t ino;
 	bool open_error_logged;
-	bool recheck;                /* sets were closed: the table may have moved */
+	bool recheck; /* sets were closed: the table may have moved */
 
 	/* scratch (no allocation per sample) */
 	uint64_t rec[1 + 4 * (CG_MAX_DEPTH + 1)];
@@ -188,7 +188,8 @@ static int cg_on_sample(void *priv, const struct op_perf_sample *s, op_emit_t *w
 						  st->host->map_pc(st->ctx, s->pid, mode, pc, &m);
 		if (rc || !m.cookie || m.in_kernel < 0) {
 			st->unmapped++;
-			st->rec[nargs++] = CG_F_UNMAPPED | (mode == OP_CPUMODE_KERNEL ? CG_F_KERNEL : 0);
+			st->rec[nargs++] =
+				CG_F_UNMAPPED | (mode == OP_CPUMODE_KERNEL ? CG_F_KERNEL : 0);
 			st->rec[nargs++] = pc;
 		} else {
 			bool anon = m.anon_start || m.anon_end;
@@ -291,11 +292,11 @@ static op_sample_file_t *cg_arc_file(struct cg_state *st, const struct op_trans_
 	st->pending.cg_to_anon_start = to->anon_start;
 	st->pending.cg_to_anon_end = to->anon_end;
 	/* the leaf's own set when the caller is in the sampled image */
-	e->f = cg_get_file(st, t->sfile && from->cookie == t->cookie &&
-					       from->in_kernel == t->in_kernel &&
-					       from->anon_start == t->anon_start ?
-				       t->sfile :
-				       NULL,
+	e->f = cg_get_file(st,
+			   t->sfile && from->cookie == t->cookie && from->in_kernel == t->in_kernel &&
+					   from->anon_start == t->anon_start ?
+				   t->sfile :
+				   NULL,
 			   NULL, &v, counter, true);
 	/* opening may have closed other sets (and bumped gen) */
 	e->gen = st->gen;
@@ -337,7 +338,8 @@ static void cg_stacks_close(struct cg_state *st)
 		msync(st->map, st->map_len, MS_SYNC);
 		munmap(st->map, st->map_len);
 		if (used < st->map_len && st->fd >= 0 && ftruncate(st->fd, (off_t)used))
-			st->host->log(st->ctx, OP_LOG_WARN, "%s: cannot cut the stack table to %" PRIu64
+			st->host->log(st->ctx, OP_LOG_WARN,
+				      "%s: cannot cut the stack table to %" PRIu64
 				      " bytes: %s (it stays %zu bytes; readers are not affected)",
 				      st->path, used, strerror(errno), st->map_len);
 	}
@@ -368,7 +370,8 @@ static void cg_stacks_check(struct cg_state *st)
 	}
 	if (stat(st->path, &sb) || sb.st_ino != st->ino || sb.st_dev != st->dev) {
 		st->host->log(st->ctx, OP_LOG_INFO,
-			      "%s was removed (session reset?): starting a new stack table", st->path);
+			      "%s was removed (session reset?): starting a new stack table",
+			      st->path);
 		cg_stacks_close(st);
 		st->stacks_tried = false;
 	}
@@ -429,8 +432,7 @@ static uint32_t cg_ix_probe(const struct cg_state *st, const uint32_t *ix, uint3
 }
 
 /* node index + 1 of (parent, image, key) in either index, 0 if in none */
-static uint32_t cg_ix_find(const struct cg_state *st, uint32_t parent, uint32_t image,
-			   uint64_t key)
+static uint32_t cg_ix_find(const struct cg_state *st, uint32_t parent, uint32_t image, uint64_t key)
 {
 	uint32_t slot, i = cg_ix_probe(st, st->ix, st->ix_mask, parent, image, key, &slot);
 
@@ -610,7 +612,8 @@ static void cg_stacks_open(struct cg_state *st)
 	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_DIR, sd);
 	if (mkdir(path, 0755) && errno != EEXIST)
 		goto out_err;
-	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH, sd);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH,
+		 sd);
 	st->fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (st->fd < 0 || fstat(st->fd, &sb) || !S_ISREG(sb.st_mode))
 		goto out_err;
@@ -713,8 +716,12 @@ static void cg_imgmap_put(struct cg_state *st, op_cookie_t cookie, uint32_t kind
 
 		if (e->used)
 			continue;
-		*e = (struct cg_img_ent){ .used = true, .cookie = cookie, .kind = kind,
-					  .tgid = tgid, .anon_start = anon_start, .idx = idx };
+		*e = (struct cg_img_ent){ .used = true,
+					  .cookie = cookie,
+					  .kind = kind,
+					  .tgid = tgid,
+					  .anon_start = anon_start,
+					  .idx = idx };
 		return;
 	}
 }
@@ -916,7 +923,8 @@ static int cg_on_chain(void *priv, const struct op_trans_view *t, const uint64_t
 			continue;
 		}
 		f = cg_arc_file(st, t, from, to, t->counter);
-		if (!f || st->host->sample_file_add(f, (from->key << 32) | (to->key & 0xffffffffu), 1)) {
+		if (!f ||
+		    st->host->sample_file_add(f, (from->key << 32) | (to->key & 0xffffffffu), 1)) {
 			st->arcs_lost++;
 			continue;
 		}
@@ -1071,17 +1079,18 @@ static int cg_set(struct cg_state *st, const char *key, uint64_t v, bool ok, con
 			return -EINVAL;
 		}
 		st->budget = v << 20;
-	} else if (!strcmp(key, "stacks") || !strcmp(key, "max_stacks") ||
-		   !strcmp(key, "frames") || !strcmp(key, "max_frames")) {
+	} else if (!strcmp(key, "stacks") || !strcmp(key, "max_stacks") || !strcmp(key, "frames") ||
+		   !strcmp(key, "max_frames")) {
 		bool stacks = strstr(key, "stacks");
 
 		/* the sizes of the version 1 table: checked as they were, then ignored */
 		if (!ok || (stacks && (v < 16 || v > (1u << 24) || (v & (v - 1)))) ||
 		    (!stacks && (v < 256 || v > (1u << 26)))) {
 			st->host->log(st->ctx, OP_LOG_ERR,
-				      stacks ? "bad stack table size '%s' in %s: expected a power of "
-					       "two 16..16777216" :
-					       "bad frame pool size '%s' in %s: expected 256..67108864",
+				      stacks ?
+					      "bad stack table size '%s' in %s: expected a power of "
+					      "two 16..16777216" :
+					      "bad frame pool size '%s' in %s: expected 256..67108864",
 				      text, where);
 			return -EINVAL;
 		}
@@ -1091,8 +1100,8 @@ static int cg_set(struct cg_state *st, const char *key, uint64_t v, bool ok, con
 			      where, st->budget >> 20);
 	} else {
 		st->host->log(st->ctx, OP_LOG_ERR,
-			      "unknown argument '%s' in %s: expected depth=N or max_mb=N",
-			      key, where);
+			      "unknown argument '%s' in %s: expected depth=N or max_mb=N", key,
+			      where);
 		return -EINVAL;
 	}
 	return 0;
@@ -1182,7 +1191,8 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	}
 	st->fd = -1;
 	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
-							      .data = st, .free_func = cg_free });
+							      .data = st,
+							      .free_func = cg_free });
 	if (rc) {
 		free(st);
 		return rc;

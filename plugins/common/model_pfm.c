@@ -80,7 +80,8 @@ void mp_no_pmu_reason(char *why, size_t why_len)
 		 "cpu-clock instead",
 		 name ? name : "?", strerror(e),
 		 access("/sys/bus/event_source/devices/cpu", F_OK) ?
-			 ", no \"cpu\" event source in sysfs" : "");
+			 ", no \"cpu\" event source in sysfs" :
+			 "");
 }
 
 /* "--cpu-type=x86-64/foo: not a cpu type of plugin amd64 (it has: ...)", when the arch matches */
@@ -95,10 +96,12 @@ static void mp_unknown_forced(const struct mp_model *m, const char *forced, char
 	for (i = 0; i < m->pl->nr_models; i++)
 		if (!strcmp(forced, m->pl->models[i].t->cpu_type))
 			return; /* a sibling model claims it */
-	off = (size_t)snprintf(why, why_len, "--cpu-type=%s: not a cpu type of plugin %s (it has:",
-			       forced, m->pl->name);
+	off = (size_t)snprintf(why, why_len,
+			       "--cpu-type=%s: not a cpu type of plugin %s (it has:", forced,
+			       m->pl->name);
 	for (i = 0; i < m->pl->nr_models && off < why_len; i++)
-		off += (size_t)snprintf(why + off, why_len - off, " %s", m->pl->models[i].t->cpu_type);
+		off += (size_t)snprintf(why + off, why_len - off, " %s",
+					m->pl->models[i].t->cpu_type);
 	if (off < why_len)
 		snprintf(why + off, why_len - off, ")");
 }
@@ -166,8 +169,9 @@ int mp_raw_config(const struct mp_type *t, uint32_t code, uint32_t um, uint32_t 
 	uint64_t c;
 
 	if (code > (t->amd ? 0xfffu : 0xffu)) {
-		snprintf(err, err_len, "event code 0x%x does not fit the %s event select (at most 0x%x)",
-			 code, t->amd ? "AMD 12-bit" : "Intel 8-bit", t->amd ? 0xfffu : 0xffu);
+		snprintf(err, err_len,
+			 "event code 0x%x does not fit the %s event select (at most 0x%x)", code,
+			 t->amd ? "AMD 12-bit" : "Intel 8-bit", t->amd ? 0xfffu : 0xffu);
 		return -EINVAL;
 	}
 	if (um > 0xff) {
@@ -199,7 +203,8 @@ static int mp_load_catalogue(struct mp_model *m, char *err, size_t err_len)
 		return 0;
 	rc = op_events_load(&m->cat, NULL, m->t->cpu_type, m->t->nr_counters, 0, e, sizeof(e));
 	if (rc) {
-		snprintf(err, err_len, "events catalogue of cpu type %s (%s): %s - check "
+		snprintf(err, err_len,
+			 "events catalogue of cpu type %s (%s): %s - check "
 			 "OPROFILE_EVENTS_DIR or the installation",
 			 m->t->cpu_type, op_events_root(), e[0] ? e : strerror(-rc));
 		return rc;
@@ -229,13 +234,15 @@ static int mp_encode(void *priv, const struct op_event_req *ev, struct op_perf_a
 		goto out_refused;
 	ce = op_events_find(&m->cat, ev->name);
 	if (!ce) {
-		snprintf(err, err_len, "%s is not an event of cpu type %s - see ophelp --cpu-type=%s",
-			 ev->name, t->cpu_type, t->cpu_type);
+		snprintf(err, err_len,
+			 "%s is not an event of cpu type %s - see ophelp --cpu-type=%s", ev->name,
+			 t->cpu_type, t->cpu_type);
 		rc = -EINVAL;
 		goto out_refused;
 	}
 	if (ce->ext) {
-		snprintf(err, err_len, "%s is an ext:%s event: it is sampled by the %s plugin "
+		snprintf(err, err_len,
+			 "%s is an ext:%s event: it is sampled by the %s plugin "
 			 "(--ext-feature=%s:...), not by a counter",
 			 ce->name, ce->ext, strncmp(ce->ext, "ibs", 3) ? ce->ext : "ibs",
 			 strncmp(ce->ext, "ibs", 3) ? ce->ext : "ibs");
@@ -311,8 +318,9 @@ static void mp_print_stats(void *priv, const struct op_stats_sink *sink)
 		if (sink->text && (pl->models[i].encoded || pl->models[i].refused)) {
 			char line[160];
 
-			snprintf(line, sizeof(line), "%s (%s): %" PRIu64 " events encoded, %" PRIu64
-				 " refused", pl->models[i].desc.name, pl->models[i].t->cpu_type,
+			snprintf(line, sizeof(line),
+				 "%s (%s): %" PRIu64 " events encoded, %" PRIu64 " refused",
+				 pl->models[i].desc.name, pl->models[i].t->cpu_type,
 				 pl->models[i].encoded, pl->models[i].refused);
 			sink->text(sink, line);
 		}
@@ -404,15 +412,18 @@ int mp_ext_init(op_ext_t *ctx, const struct op_host *host, const char *args, con
 	int rc;
 
 	if (args && *args) {
-		host->log(ctx, OP_LOG_ERR, "unexpected arguments '%s': the %s plugin takes "
-			  "none (force a cpu type with --cpu-type=%s)", args, name, cpu_type_hint);
+		host->log(ctx, OP_LOG_ERR,
+			  "unexpected arguments '%s': the %s plugin takes "
+			  "none (force a cpu type with --cpu-type=%s)",
+			  args, name, cpu_type_hint);
 		return -EINVAL;
 	}
 	pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		return -ENOMEM;
 	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
-							      .data = pl, .free_func = mp_free });
+							      .data = pl,
+							      .free_func = mp_free });
 	if (rc) {
 		free(pl);
 		return rc;

@@ -25,9 +25,9 @@
 
 /* One cpu type a plugin knows (static tables in amd64.c / intel.c). */
 struct mp_type {
-	const char *model_name;    /* registered model name, e.g. "amd64-family10" */
-	const char *cpu_type;      /* OProfile cpu type / events directory */
-	uint32_t cpu_type_id;      /* OProfile enum value (lib/op_cpu.h) */
+	const char *model_name; /* registered model name, e.g. "amd64-family10" */
+	const char *cpu_type;   /* OProfile cpu type / events directory */
+	uint32_t cpu_type_id;   /* OProfile enum value (lib/op_cpu.h) */
 	/*
 	 * libpfm4 PMU table(s) whose presence detect() requires, comma-separated
 	 * (the first is the one the catalogue was generated from); NULL: none
@@ -39,7 +39,7 @@ struct mp_type {
 	const char *vendor;        /* cpuid vendor string */
 	int score;                 /* MP_SCORE_SPECIFIC or MP_SCORE_GENERIC */
 	bool (*match)(uint32_t family, uint32_t model);
-	const char *family_text;   /* for messages: "AMD family 10h" */
+	const char *family_text; /* for messages: "AMD family 10h" */
 };
 
 struct mp_plugin;

@@ -42,7 +42,8 @@
 #define IBS_DEFAULT_CATALOGUE "x86-64/family10"
 #define IBS_MAX_PENDING 128
 #define IBS_FETCH_ARGS 8 /* in_kernel cookie offset anon_start anon_end ctl lin phys */
-#define IBS_OP_ARGS 13   /* in_kernel cookie offset anon_start anon_end ctl rip data data2 data3 dclin dcphys bta */
+#define IBS_OP_ARGS \
+	13 /* in_kernel cookie offset anon_start anon_end ctl rip data data2 data3 dclin dcphys bta */
 #define IBS_UM_DISPATCH 0x1
 #define IBS_UM_MEMLOG 0x2
 
@@ -54,18 +55,18 @@ static const char *const ibs_half_pmus[] = { "ibs_fetch", "ibs_op" };
 
 /* one event as given, validated once the catalogue is loaded */
 struct ibs_pending {
-	int half;            /* enum ibs_half_kind */
+	int half; /* enum ibs_half_kind */
 	char name[96];
 	char count[32];
-	char um[32];         /* "" when not given */
-	char where[64];      /* "--ext-feature=ibs:op" or "config plugins.ibs.op" */
+	char um[32];    /* "" when not given */
+	char where[64]; /* "--ext-feature=ibs:op" or "config plugins.ibs.op" */
 };
 
 struct ibs_half {
 	bool on;
 	uint64_t count;
 	uint32_t um;
-	const char *first;   /* first event's name (for messages) */
+	const char *first; /* first event's name (for messages) */
 	uint32_t pmu_type;
 	bool has_cnt_ctl, has_rand_en;
 	bool probed;
@@ -77,8 +78,8 @@ struct ibs_state {
 	const struct op_host *host;
 	char sysfs[PATH_MAX];
 	char catalogue[64];
-	int64_t family;      /* -1 unknown */
-	bool args_events;    /* events came from the arguments: ignore config events */
+	int64_t family;   /* -1 unknown */
+	bool args_events; /* events came from the arguments: ignore config events */
 	struct ibs_pending pending[IBS_MAX_PENDING];
 	size_t nr_pending;
 	struct ibs_half half[2];
@@ -95,7 +96,7 @@ struct ibs_state {
 	uint64_t op_samples, op_incomplete;
 	uint64_t derived;
 	uint64_t rip_invalid, unmapped, emit_errors, log_errors, memlog_lines;
-	uint64_t memlog_errors;   /* failed writes/flushes of the memory-access log */
+	uint64_t memlog_errors; /* failed writes/flushes of the memory-access log */
 	bool memlog_error_logged;
 	uint64_t raw_status[4][2]; /* [ibs_raw_status][half] */
 };
@@ -140,7 +141,8 @@ static int ibs_add_pending(struct ibs_state *st, int half, const char *name, siz
 	if (!name_len || name_len >= sizeof(p->name)) {
 		st->host->log(st->ctx, OP_LOG_ERR,
 			      "%s: empty or too long event name in the list: expected "
-			      "EV1,EV2,...:COUNT:UM", where);
+			      "EV1,EV2,...:COUNT:UM",
+			      where);
 		return -EINVAL;
 	}
 	p = &st->pending[st->nr_pending++];
@@ -173,14 +175,16 @@ static int ibs_parse_half(struct ibs_state *st, int half, char *text, const char
 		if (strchr(um, ':')) {
 			st->host->log(st->ctx, OP_LOG_ERR,
 				      "%s: too many fields after the events ('%s:%s'): expected "
-				      "%s:EV1,EV2,...:COUNT:UM", where, count, um,
-				      ibs_half_names[half]);
+				      "%s:EV1,EV2,...:COUNT:UM",
+				      where, count, um, ibs_half_names[half]);
 			return -EINVAL;
 		}
 	}
 	if (!*text) {
-		st->host->log(st->ctx, OP_LOG_ERR, "%s: no events before the count: expected "
-			      "%s:EV1,EV2,...:COUNT:UM", where, ibs_half_names[half]);
+		st->host->log(st->ctx, OP_LOG_ERR,
+			      "%s: no events before the count: expected "
+			      "%s:EV1,EV2,...:COUNT:UM",
+			      where, ibs_half_names[half]);
 		return -EINVAL;
 	}
 	for (p = text; p; p = comma ? comma + 1 : NULL) {
@@ -204,8 +208,8 @@ static int ibs_parse_events(struct ibs_state *st, char *text, const char *where)
 
 		if (!count) {
 			st->host->log(st->ctx, OP_LOG_ERR,
-				      "%s: event '%s' has no count: expected NAME:COUNT[:UM]", where,
-				      item);
+				      "%s: event '%s' has no count: expected NAME:COUNT[:UM]",
+				      where, item);
 			return -EINVAL;
 		}
 		*count++ = '\0';
@@ -245,7 +249,8 @@ static int ibs_parse_setting(struct ibs_state *st, char *part)
 			st->host->log(st->ctx, OP_LOG_ERR,
 				      "--ext-feature=ibs: unknown part '%s': expected fetch:EV,...:"
 				      "COUNT:UM, op:EV,...:COUNT:UM, events:NAME:COUNT:UM,... or "
-				      "sysfs=DIR, family=N, cpu_type=TYPE", item);
+				      "sysfs=DIR, family=N, cpu_type=TYPE",
+				      item);
 			return -EINVAL;
 		}
 		*val++ = '\0';
@@ -264,14 +269,16 @@ static int ibs_parse_setting(struct ibs_state *st, char *part)
 			if (!*val || strlen(val) >= sizeof(st->catalogue)) {
 				st->host->log(st->ctx, OP_LOG_ERR,
 					      "--ext-feature=ibs:cpu_type=: expected an events/ "
-					      "directory such as %s", IBS_DEFAULT_CATALOGUE);
+					      "directory such as %s",
+					      IBS_DEFAULT_CATALOGUE);
 				return -EINVAL;
 			}
 			snprintf(st->catalogue, sizeof(st->catalogue), "%s", val);
 		} else {
 			st->host->log(st->ctx, OP_LOG_ERR,
 				      "--ext-feature=ibs: unknown setting '%s=%s': expected sysfs=DIR, "
-				      "family=N or cpu_type=TYPE", item, val);
+				      "family=N or cpu_type=TYPE",
+				      item, val);
 			return -EINVAL;
 		}
 	}
@@ -330,7 +337,8 @@ static int ibs_read_config(struct ibs_state *st)
 		return rc;
 	if (found) {
 		if (!*s || strlen(s) >= sizeof(st->sysfs)) {
-			h->log(st->ctx, OP_LOG_ERR, "config plugins.ibs.sysfs: expected a directory");
+			h->log(st->ctx, OP_LOG_ERR,
+			       "config plugins.ibs.sysfs: expected a directory");
 			return -EINVAL;
 		}
 		snprintf(st->sysfs, sizeof(st->sysfs), "%s", s);
@@ -433,8 +441,10 @@ static int ibs_probe_pmu(struct ibs_state *st, int half)
 
 		ibs_cpu_vendor(st, vendor, sizeof(vendor), &fam);
 		if (vendor[0] && strcmp(vendor, "AuthenticAMD"))
-			snprintf(cpu, sizeof(cpu), "; this CPU is %s family %" PRId64
-				 ", IBS exists only on AMD family 10h and later", vendor, fam);
+			snprintf(cpu, sizeof(cpu),
+				 "; this CPU is %s family %" PRId64
+				 ", IBS exists only on AMD family 10h and later",
+				 vendor, fam);
 		st->host->log(st->ctx, OP_LOG_ERR,
 			      "AMD IBS is not available on this machine: %s does not exist (the "
 			      "kernel registers the ibs_op/ibs_fetch PMUs only on AMD CPUs with IBS; "
@@ -489,14 +499,16 @@ static int ibs_validate_one(struct ibs_state *st, const struct op_events *cat,
 	int half = p->half, idx;
 
 	if (!ibs_parse_u64(p->count, 10, &count)) {
-		h->log(st->ctx, OP_LOG_ERR, "%s: Invalid count (%s) for %s: expected a decimal number",
-		       p->where, p->count, p->name);
+		h->log(st->ctx, OP_LOG_ERR,
+		       "%s: Invalid count (%s) for %s: expected a decimal number", p->where,
+		       p->count, p->name);
 		return -EINVAL;
 	}
 	if (p->um[0] && !ibs_parse_u64(p->um, 16, &um)) {
 		h->log(st->ctx, OP_LOG_ERR,
 		       "%s: Invalid unit mask (%s) for %s: expected a hex number (bit 0 dispatch "
-		       "count mode, bit 1 memory-access log)", p->where, p->um, p->name);
+		       "count mode, bit 1 memory-access log)",
+		       p->where, p->um, p->name);
 		return -EINVAL;
 	}
 	if (!op_events_find(cat, p->name)) {
@@ -512,7 +524,8 @@ static int ibs_validate_one(struct ibs_state *st, const struct op_events *cat,
 	if (!es.ev->ext || (strcmp(es.ev->ext, "ibs_fetch") && strcmp(es.ev->ext, "ibs_op"))) {
 		h->log(st->ctx, OP_LOG_ERR,
 		       "%s: %s is not an IBS event (%s:%u has no ext:ibs_fetch or ext:ibs_op tag): "
-		       "count it with --events instead", p->where, p->name, es.ev->file, es.ev->line);
+		       "count it with --events instead",
+		       p->where, p->name, es.ev->file, es.ev->line);
 		return -EINVAL;
 	}
 	if (half == IBS_HALF_BY_TAG)
@@ -538,15 +551,16 @@ static int ibs_validate_one(struct ibs_state *st, const struct op_events *cat,
 	if (count > max) {
 		h->log(st->ctx, OP_LOG_ERR,
 		       "%s: count %" PRIu64 " of %s is above the IBS %s limit %" PRIu64
-		       " of family %#" PRIx64 ": give a count <= %" PRIu64, p->where, count, p->name,
-		       ibs_half_names[half], max, st->family, max);
+		       " of family %#" PRIx64 ": give a count <= %" PRIu64,
+		       p->where, count, p->name, ibs_half_names[half], max, st->family, max);
 		return -EINVAL;
 	}
 	idx = ibs_event_index(es.ev->code);
 	if (idx < 0 || (half == IBS_FETCH) != ibs_index_is_fetch((unsigned)idx)) {
 		h->log(st->ctx, OP_LOG_ERR,
 		       "%s: %s has event code %#x (%s:%u), not one of the IBS %s codes this plugin "
-		       "derives", p->where, p->name, es.ev->code, es.ev->file, es.ev->line,
+		       "derives",
+		       p->where, p->name, es.ev->code, es.ev->file, es.ev->line,
 		       ibs_half_names[half]);
 		return -EINVAL;
 	}
@@ -554,9 +568,9 @@ static int ibs_validate_one(struct ibs_state *st, const struct op_events *cat,
 	if (hf->on && (hf->count != count || hf->um != um)) {
 		h->log(st->ctx, OP_LOG_ERR,
 		       "%s: All IBS %s events must have the same count and unit mask: %s has "
-		       "%" PRIu64 ":%#x, %s has %" PRIu64 ":%#" PRIx64, p->where,
-		       half == IBS_FETCH ? "Fetch" : "Op", hf->first, hf->count, hf->um, p->name,
-		       count, um);
+		       "%" PRIu64 ":%#x, %s has %" PRIu64 ":%#" PRIx64,
+		       p->where, half == IBS_FETCH ? "Fetch" : "Op", hf->first, hf->count, hf->um,
+		       p->name, count, um);
 		return -EINVAL;
 	}
 	if (st->selected[idx]) {
@@ -589,8 +603,8 @@ static int ibs_validate(struct ibs_state *st)
 	if (rc) {
 		st->host->log(st->ctx, OP_LOG_ERR,
 			      "cannot load the events catalogue %s (%s): %s - it lists the IBS events; "
-			      "check OPROFILE_EVENTS_DIR or give cpu_type=", st->catalogue,
-			      op_events_root(), err[0] ? err : strerror(-rc));
+			      "check OPROFILE_EVENTS_DIR or give cpu_type=",
+			      st->catalogue, op_events_root(), err[0] ? err : strerror(-rc));
 		return rc;
 	}
 	for (i = 0; i < st->nr_pending && !rc; i++)
@@ -609,8 +623,7 @@ static uint16_t ibs_cpumode(uint64_t pc)
 	return pc >= 0xffff800000000000ull ? OP_CPUMODE_KERNEL : OP_CPUMODE_USER;
 }
 
-static bool ibs_map(struct ibs_state *st, const struct op_perf_sample *s, uint64_t pc,
-		    uint64_t *a)
+static bool ibs_map(struct ibs_state *st, const struct op_perf_sample *s, uint64_t pc, uint64_t *a)
 {
 	struct op_pc_map m = { .size = sizeof(m) };
 
@@ -749,11 +762,10 @@ static void ibs_memlog(struct ibs_state *st, const struct op_trans_view *v,
 	if (!st->memlog || !(r->data3 & (IBS_LD | IBS_ST)))
 		return;
 	/* OProfile's ibs_memaccess.log columns (stdio-buffered: no syscall per line) */
-	if (fprintf(st->memlog, "%u,%u,%d,%d,%d,%#" PRIx64 ",%x:%x,%x:%x,%s,%u\n",
-		    v->app_cookie, v->cookie, v->cpu, v->tgid, v->tid, r->rip,
-		    (uint32_t)(r->dc_phys >> 32), (uint32_t)r->dc_phys,
-		    (uint32_t)(r->dc_lin >> 32), (uint32_t)r->dc_lin, ld ? "LD" : "ST",
-		    IBS_DC_MISS_LAT(r->data3)) < 0)
+	if (fprintf(st->memlog, "%u,%u,%d,%d,%d,%#" PRIx64 ",%x:%x,%x:%x,%s,%u\n", v->app_cookie,
+		    v->cookie, v->cpu, v->tgid, v->tid, r->rip, (uint32_t)(r->dc_phys >> 32),
+		    (uint32_t)r->dc_phys, (uint32_t)(r->dc_lin >> 32), (uint32_t)r->dc_lin,
+		    ld ? "LD" : "ST", IBS_DC_MISS_LAT(r->data3)) < 0)
 		st->memlog_errors++;
 	else
 		st->memlog_lines++;
@@ -916,15 +928,15 @@ static int ibs_register_half(struct ibs_state *st, int half)
 	src.on_sample = half == IBS_FETCH ? ibs_fetch_on_sample : ibs_op_on_sample;
 	rc = h->register_source(st->ctx, &src, st, &hf->source);
 	if (rc) {
-		h->log(st->ctx, OP_LOG_ERR, "registering the %s event source failed: %s",
-		       src.name, strerror(-rc));
+		h->log(st->ctx, OP_LOG_ERR, "registering the %s event source failed: %s", src.name,
+		       strerror(-rc));
 		return rc;
 	}
 	if (hf->count != src.attr.sample_period)
 		h->log(st->ctx, OP_LOG_INFO,
 		       "%s: count %" PRIu64 " sampled with period %" PRIu64
-		       " (IBS periods are multiples of 16)", src.name, hf->count,
-		       src.attr.sample_period);
+		       " (IBS periods are multiples of 16)",
+		       src.name, hf->count, src.attr.sample_period);
 	return 0;
 }
 
@@ -1003,7 +1015,8 @@ static int ibs_find_family(struct ibs_state *st)
 	if (strcmp(vendor, "AuthenticAMD") || fam < 0x10) {
 		st->host->log(st->ctx, OP_LOG_ERR,
 			      "cannot tell the AMD family for the IBS masks and limits (cpuinfo says "
-			      "%s family %" PRId64 "): give family=N", vendor[0] ? vendor : "?", fam);
+			      "%s family %" PRId64 "): give family=N",
+			      vendor[0] ? vendor : "?", fam);
 		return -EINVAL;
 	}
 	st->family = fam;
@@ -1021,7 +1034,8 @@ static int ibs_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		return -ENOMEM;
 	}
 	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
-							      .data = st, .free_func = ibs_free });
+							      .data = st,
+							      .free_func = ibs_free });
 	if (rc) {
 		free(st);
 		return rc;
@@ -1081,15 +1095,16 @@ static int ibs_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	}
 	rc = host->register_stats(ctx, &ibs_stats_ops, st);
 	if (rc) {
-		host->log(ctx, OP_LOG_ERR, "registering the stats section failed: %s", strerror(-rc));
+		host->log(ctx, OP_LOG_ERR, "registering the stats section failed: %s",
+			  strerror(-rc));
 		return rc;
 	}
 	host->log(ctx, OP_LOG_INFO,
 		  "IBS ready (family %#" PRIx64 "): %u fetch event(s) every %" PRIu64
-		  ", %u op event(s) every %" PRIu64 " (um %#x)%s%s", st->family, st->nr_sel_fetch,
-		  st->half[IBS_FETCH].count, st->nr_sel_op, st->half[IBS_OP].count,
-		  st->half[IBS_OP].um, st->memlog ? ", memory-access log " : "",
-		  st->memlog ? st->memlog_path : "");
+		  ", %u op event(s) every %" PRIu64 " (um %#x)%s%s",
+		  st->family, st->nr_sel_fetch, st->half[IBS_FETCH].count, st->nr_sel_op,
+		  st->half[IBS_OP].count, st->half[IBS_OP].um,
+		  st->memlog ? ", memory-access log " : "", st->memlog ? st->memlog_path : "");
 	return 0;
 }
 

@@ -115,20 +115,20 @@ bool ibs_op_rip_invalid(const struct ibs_op_regs *r)
 	return (r->data & IBS_OP_RIPINV) != 0;
 }
 
-#define IBS_SET(idx, cond)                 \
-	do {                               \
-		if (cond) {                \
-			add[(idx)] = 1;    \
-			nr++;              \
-		}                          \
+#define IBS_SET(idx, cond)              \
+	do {                            \
+		if (cond) {             \
+			add[(idx)] = 1; \
+			nr++;           \
+		}                       \
 	} while (0)
-#define IBS_ADD(idx, val)                  \
-	do {                               \
-		uint32_t v_ = (val);       \
-		if (v_) {                  \
-			add[(idx)] = v_;   \
-			nr++;              \
-		}                          \
+#define IBS_ADD(idx, val)                \
+	do {                             \
+		uint32_t v_ = (val);     \
+		if (v_) {                \
+			add[(idx)] = v_; \
+			nr++;            \
+		}                        \
 	} while (0)
 
 unsigned ibs_derive_fetch(const struct ibs_fetch_regs *r, uint32_t add[IBS_NR_EVENTS])
@@ -138,21 +138,21 @@ unsigned ibs_derive_fetch(const struct ibs_fetch_regs *r, uint32_t add[IBS_NR_EV
 	bool phyv = c & IBS_FETCH_PHYV, l1 = c & IBS_FETCH_L1MISS, l2 = c & IBS_FETCH_L2MISS;
 	unsigned pgsz = IBS_FETCH_PGSZ(c), nr = 0;
 
-	IBS_SET(0x0, true);                               /* IBS_FETCH_ALL */
+	IBS_SET(0x0, true);                                    /* IBS_FETCH_ALL */
 	IBS_SET(0x1, !l1 && !l2 && !phyv && !comp && !icmiss); /* KILLED */
-	IBS_SET(0x2, true);                               /* ATTEMPTED (as OProfile: always) */
-	IBS_SET(0x3, comp);                               /* COMPLETED */
-	IBS_SET(0x4, !comp);                              /* ABORTED */
-	IBS_SET(0x5, !l1 && phyv);                        /* ITLB_HITS */
-	IBS_SET(0x6, l1 && !l2);                          /* L1 ITLB miss, L2 hit */
-	IBS_SET(0x7, l1 && l2);                           /* L1 and L2 ITLB miss */
-	IBS_SET(0x8, icmiss);                             /* ICACHE_MISSES */
-	IBS_SET(0x9, comp && !icmiss);                    /* ICACHE_HITS */
-	IBS_SET(0xa, phyv && pgsz == 0);                  /* 4K page */
-	IBS_SET(0xb, phyv && pgsz == 1);                  /* 2M page */
-	IBS_SET(0xc, phyv && pgsz == 2);                  /* 1G page */
+	IBS_SET(0x2, true);                                    /* ATTEMPTED (as OProfile: always) */
+	IBS_SET(0x3, comp);                                    /* COMPLETED */
+	IBS_SET(0x4, !comp);                                   /* ABORTED */
+	IBS_SET(0x5, !l1 && phyv);                             /* ITLB_HITS */
+	IBS_SET(0x6, l1 && !l2);                               /* L1 ITLB miss, L2 hit */
+	IBS_SET(0x7, l1 && l2);                                /* L1 and L2 ITLB miss */
+	IBS_SET(0x8, icmiss);                                  /* ICACHE_MISSES */
+	IBS_SET(0x9, comp && !icmiss);                         /* ICACHE_HITS */
+	IBS_SET(0xa, phyv && pgsz == 0);                       /* 4K page */
+	IBS_SET(0xb, phyv && pgsz == 1);                       /* 2M page */
+	IBS_SET(0xc, phyv && pgsz == 2);                       /* 1G page */
 	/* 0xd (reserved page size) is never counted */
-	IBS_ADD(0xe, IBS_FETCH_LAT(c));                   /* LATENCY */
+	IBS_ADD(0xe, IBS_FETCH_LAT(c)); /* LATENCY */
 	return nr;
 }
 

@@ -40,7 +40,7 @@
 #define IBS_OP_CNT_CTL (1ull << 19)
 
 /* IBS_OP_DATA (C001_1035) */
-#define IBS_OP_COMP_TO_RET(d) ((uint32_t)((d) & 0xffff))
+#define IBS_OP_COMP_TO_RET(d) ((uint32_t)((d)&0xffff))
 #define IBS_OP_TAG_TO_RET(d) ((uint32_t)(((d) >> 16) & 0xffff))
 #define IBS_OP_RESYNC (1ull << 32)
 #define IBS_OP_MISPRET (1ull << 33)
@@ -51,7 +51,7 @@
 #define IBS_OP_RIPINV (1ull << 38)
 
 /* IBS_OP_DATA2 (C001_1036) */
-#define IBS_NB_SRC(d2) ((unsigned)((d2) & 7))
+#define IBS_NB_SRC(d2) ((unsigned)((d2)&7))
 #define IBS_NB_DSTPROC (1ull << 4)
 #define IBS_NB_CACHE_HIT_ST (1ull << 5)
 
@@ -92,7 +92,7 @@
 struct ibs_fetch_regs {
 	uint32_t caps;
 	uint64_t ctl, linaddr, physaddr;
-	uint64_t extd;     /* IC_IBS_EXTD_CTL, 0 if absent */
+	uint64_t extd; /* IC_IBS_EXTD_CTL, 0 if absent */
 };
 
 struct ibs_op_regs {

@@ -45,8 +45,8 @@ static bool intel_arch(uint32_t family, uint32_t model)
 static const struct mp_type intel_types[] = {
 	{ "intel-skylake", "i386/skylake", 80, "skl,skx", 4, "CPU_CLK_UNHALTED:100000", false,
 	  INTEL_VENDOR, MP_SCORE_SPECIFIC, intel_skylake, "Intel Skylake" },
-	{ "intel-arch_perfmon", "i386/arch_perfmon", 41, NULL, 4, "CPU_CLK_UNHALTED:100000",
-	  false, INTEL_VENDOR, MP_SCORE_GENERIC, intel_arch, "Intel family 6" },
+	{ "intel-arch_perfmon", "i386/arch_perfmon", 41, NULL, 4, "CPU_CLK_UNHALTED:100000", false,
+	  INTEL_VENDOR, MP_SCORE_GENERIC, intel_arch, "Intel family 6" },
 };
 
 static int intel_init(op_ext_t *ctx, const struct op_host *host, const char *args)

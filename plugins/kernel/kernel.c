@@ -182,7 +182,8 @@ static void kernel_wput(struct kernel_wbuf *w, const char *s, size_t len)
 /* open (creating as needed) <session>/samples/current/stats without following links */
 static int kernel_open_stats_dir(struct kernel_state *st, const char *session)
 {
-	static const char *const comps[] = { OP_SESSION_SAMPLES, OP_SESSION_CURRENT, OP_SESSION_STATS };
+	static const char *const comps[] = { OP_SESSION_SAMPLES, OP_SESSION_CURRENT,
+					     OP_SESSION_STATS };
 	int fd, nfd;
 	size_t i;
 
@@ -287,13 +288,12 @@ static int kernel_out_end(struct kernel_state *st, struct kernel_out *o, bool co
 		o->w->err = errno;
 	if (o->w->err) {
 		rc = -o->w->err;
-		kernel_log(st, OP_LOG_ERR, "writing stats/%s: %s", o->name,
-			   strerror(o->w->err));
+		kernel_log(st, OP_LOG_ERR, "writing stats/%s: %s", o->name, strerror(o->w->err));
 	}
 	if (!rc && commit && renameat(o->dirfd, o->tmp, o->dirfd, o->name)) {
 		rc = -errno;
-		kernel_log(st, OP_LOG_ERR, "renaming stats/%s to %s: %s", o->tmp,
-			   o->name, strerror(-rc));
+		kernel_log(st, OP_LOG_ERR, "renaming stats/%s to %s: %s", o->tmp, o->name,
+			   strerror(-rc));
 	}
 	if (rc || !commit)
 		unlinkat(o->dirfd, o->tmp, 0);
@@ -367,8 +367,8 @@ struct kernel_kscan {
  * readable and ends the parse). Returns true when it is a valid text symbol
  * line, i.e. belongs in the snapshot.
  */
-static bool kernel_kallsyms_line(struct kernel_state *st, struct kernel_kscan *ks,
-				 const char *line, size_t n, const char *path)
+static bool kernel_kallsyms_line(struct kernel_state *st, struct kernel_kscan *ks, const char *line,
+				 size_t n, const char *path)
 {
 	struct op_ksym_line k;
 
@@ -504,8 +504,8 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 		kernel_log(st, OP_LOG_WARN, "reading %s: %s: using what was read", path,
 			   strerror(read_err));
 	if (st->kallsyms_bad > KERNEL_MAX_BAD_LOGGED)
-		kernel_log(st, OP_LOG_WARN, "%s: %" PRIu64 " malformed lines skipped in all",
-			   path, st->kallsyms_bad);
+		kernel_log(st, OP_LOG_WARN, "%s: %" PRIu64 " malformed lines skipped in all", path,
+			   st->kallsyms_bad);
 
 	if (st->kallsyms_lines == st->kallsyms_bad) {
 		kernel_log(st, OP_LOG_WARN,
@@ -530,8 +530,9 @@ static int kernel_load_kallsyms(struct kernel_state *st, struct kernel_out *snap
 	}
 	if (op_ksyms_text_start(&ks.text, &st->kstart)) {
 		/* no _etext: up to the page after the last kernel text symbol */
-		st->kend = ks.text.has_etext && ks.text.etext > st->kstart ? ks.text.etext :
-									       kernel_page_end(ks.text.hi);
+		st->kend = ks.text.has_etext && ks.text.etext > st->kstart ?
+				   ks.text.etext :
+				   kernel_page_end(ks.text.hi);
 		if (st->kend <= st->kstart)
 			st->kend = st->kstart + KERNEL_PAGE;
 	} else {
@@ -594,8 +595,10 @@ static int kernel_load_modules(struct kernel_state *st, struct kernel_out *snap,
 			st->modules_bad++;
 			if (!quiet && st->modules_bad <= KERNEL_MAX_BAD_LOGGED)
 				st->host->log(st->ctx, OP_LOG_WARN,
-					      "%s:%" PRIu64 ": not a modules line (expected 'NAME SIZE "
-					      "REFCNT DEPS STATE 0xADDRESS'): skipped", path, lineno);
+					      "%s:%" PRIu64
+					      ": not a modules line (expected 'NAME SIZE "
+					      "REFCNT DEPS STATE 0xADDRESS'): skipped",
+					      path, lineno);
 			continue;
 		}
 		if (!m.addr)
@@ -720,8 +723,9 @@ static int kernel_lookup(struct kernel_state *st, uint64_t pc, struct op_kernel_
 			st->cache.lo = p->start > st->kend ? p->start : st->kend;
 			st->cache.hi = end;
 		} else {
-			kernel_set_image(&st->cache.img, st->host->cookie_intern(st->ctx, p->name, true),
-					 p->start, p->end);
+			kernel_set_image(&st->cache.img,
+					 st->host->cookie_intern(st->ctx, p->name, true), p->start,
+					 p->end);
 			st->cache.lo = p->start;
 			st->cache.hi = p->end;
 		}
@@ -847,7 +851,8 @@ static int kernel_parse_args(struct kernel_state *st, const char *args)
 		if (!dst || eq + 1 == p + len) {
 			st->host->log(st->ctx, OP_LOG_ERR,
 				      "bad argument '%.*s' in --ext-feature=kernel:%s: expected "
-				      "vmlinux=PATH or proc=DIR", (int)len, p, args);
+				      "vmlinux=PATH or proc=DIR",
+				      (int)len, p, args);
 			return -EINVAL;
 		}
 		free(*dst);
@@ -908,9 +913,10 @@ static void kernel_ks_pass(struct kernel_state *st)
 	rc = kernel_load_kallsyms(st, ks);
 	if (rc) {
 		/* out of memory: resolve without symbols rather than fail later */
-		kernel_log(st, OP_LOG_ERR, "reading kallsyms: %s: kernel samples will be attributed "
-			   "to one kernel image from 0x%" PRIx64 " without symbols", strerror(-rc),
-			   KERNEL_HALF_START);
+		kernel_log(st, OP_LOG_ERR,
+			   "reading kallsyms: %s: kernel samples will be attributed "
+			   "to one kernel image from 0x%" PRIx64 " without symbols",
+			   strerror(-rc), KERNEL_HALF_START);
 		st->no_addresses = true;
 	}
 	if (ks)
@@ -1033,7 +1039,8 @@ static int kernel_snapshot_and_load(struct kernel_state *st)
 			kernel_out_begin(st, &km, dirfd, OP_SESSION_MODULES);
 		}
 	} else {
-		st->host->log(st->ctx, OP_LOG_INFO, "no session directory: no kernel symbol snapshot");
+		st->host->log(st->ctx, OP_LOG_INFO,
+			      "no session directory: no kernel symbol snapshot");
 	}
 	rc = kernel_load_modules(st, &km, false);
 	if (dirfd >= 0) {
@@ -1083,7 +1090,8 @@ static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *ar
 		return -ENOMEM;
 	}
 	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
-							      .data = st, .free_func = kernel_free });
+							      .data = st,
+							      .free_func = kernel_free });
 	if (rc) {
 		free(st);
 		return rc;
@@ -1135,8 +1143,8 @@ static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *ar
 	rc = host->register_kernel(ctx, &kernel_ops, st);
 	if (rc) {
 		host->log(ctx, OP_LOG_ERR, "registering the kernel resolver failed: %s (%s)",
-			  strerror(-rc), rc == -EEXIST ? "another plugin resolves kernel images"
-						       : "host refused");
+			  strerror(-rc),
+			  rc == -EEXIST ? "another plugin resolves kernel images" : "host refused");
 		return rc;
 	}
 	rc = host->register_stats(ctx, &kernel_stats_ops, st);

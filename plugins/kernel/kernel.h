@@ -32,7 +32,7 @@ struct kernel_pseudo {
 };
 
 struct kernel_cache {
-	uint64_t lo, hi;      /* [lo, hi) the cached answer covers; hi == lo: empty */
+	uint64_t lo, hi; /* [lo, hi) the cached answer covers; hi == lo: empty */
 	struct op_kernel_image img;
 	bool is_module;
 };
@@ -49,12 +49,12 @@ struct kernel_state {
 	op_ext_t *ctx;
 	const struct op_host *host;
 	char *proc_root;
-	char *vmlinux;         /* vmlinux=PATH / plugins.kernel.vmlinux, or NULL */
+	char *vmlinux; /* vmlinux=PATH / plugins.kernel.vmlinux, or NULL */
 
 	/* the kernel image */
 	op_cookie_t kernel_cookie;
 	uint64_t kstart, kend;
-	bool no_addresses;     /* kallsyms showed only zero addresses */
+	bool no_addresses; /* kallsyms showed only zero addresses */
 
 	struct kernel_pseudo pseudo[KERNEL_MAX_PSEUDO];
 	unsigned nr_pseudo;
@@ -83,14 +83,14 @@ struct kernel_state {
 	 * snapshot_written) is the thread's until then.
 	 */
 	pthread_t ks_thread;
-	bool ks_pending;       /* main thread's: a pass to join (or to redo) */
-	bool ks_threaded;      /* ks_thread runs it */
-	bool ks_forked;        /* set in a forked child: the thread stayed in the parent */
+	bool ks_pending;                /* main thread's: a pass to join (or to redo) */
+	bool ks_threaded;               /* ks_thread runs it */
+	bool ks_forked;                 /* set in a forked child: the thread stayed in the parent */
 	struct kernel_state *next_live; /* the states a fork must see (kernel_atfork_child) */
-	int ks_dirfd;          /* stats directory of the snapshot, -1: none */
-	pid_t ks_owner;        /* the process whose thread runs the pass */
-	void *ks_out;          /* struct kernel_out of the snapshot being written */
-	bool deferring;        /* kernel_log() keeps messages in deferred[] */
+	int ks_dirfd;                   /* stats directory of the snapshot, -1: none */
+	pid_t ks_owner;                 /* the process whose thread runs the pass */
+	void *ks_out;                   /* struct kernel_out of the snapshot being written */
+	bool deferring;                 /* kernel_log() keeps messages in deferred[] */
 	struct kernel_msg deferred[KERNEL_MAX_DEFERRED];
 	unsigned nr_deferred, deferred_dropped;
 

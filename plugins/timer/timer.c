@@ -46,8 +46,8 @@ _Static_assert(NSEC_PER_SEC / TIMER_MAX_HZ == TIMER_MIN_PERIOD_NS,
 struct timer_state {
 	op_ext_t *ctx;
 	const struct op_host *host;
-	uint64_t period_ns;   /* default period */
-	uint32_t freq_hz;     /* non-zero when the default was given as a frequency */
+	uint64_t period_ns; /* default period */
+	uint32_t freq_hz;   /* non-zero when the default was given as a frequency */
 	char default_event[32];
 	struct op_model_desc model;
 	/* stats */
@@ -76,7 +76,8 @@ static int timer_set_period(struct timer_state *st, const char *text, uint64_t v
 {
 	if (!ok || v < TIMER_MIN_PERIOD_NS || v > TIMER_MAX_PERIOD_NS) {
 		st->host->log(st->ctx, OP_LOG_ERR,
-			      "bad period '%s' in %s: expected %" PRIu64 "..%" PRIu64 " ns (a decimal "
+			      "bad period '%s' in %s: expected %" PRIu64 "..%" PRIu64
+			      " ns (a decimal "
 			      "number; at most %u Hz per CPU: without a hardware PMU each sample "
 			      "costs the interrupted task ~20 us)",
 			      text, where, TIMER_MIN_PERIOD_NS, TIMER_MAX_PERIOD_NS, TIMER_MAX_HZ);
@@ -135,7 +136,8 @@ static int timer_parse_args(struct timer_state *st, const char *args)
 	if (strlen(args) >= sizeof(buf)) {
 		h->log(st->ctx, OP_LOG_ERR,
 		       "arguments too long in --ext-feature=timer:... (%zu bytes): expected "
-		       "freq=HZ or period=NS", strlen(args));
+		       "freq=HZ or period=NS",
+		       strlen(args));
 		return -EINVAL;
 	}
 	memcpy(buf, args, strlen(args) + 1);
@@ -231,7 +233,8 @@ static int timer_encode(void *priv, const struct op_event_req *ev, struct op_per
 	if (!ev->kernel && !ev->user) {
 		snprintf(err, err_len,
 			 "timer: TIMER:%" PRIu64 " counts neither kernel nor user mode: set at "
-			 "least one of the :kernel:user flags to 1", ev->count);
+			 "least one of the :kernel:user flags to 1",
+			 ev->count);
 		return -EINVAL;
 	}
 	if (!ev->count || ev->count == st->period_ns) {
@@ -242,9 +245,9 @@ static int timer_encode(void *priv, const struct op_event_req *ev, struct op_per
 			snprintf(err, err_len,
 				 "timer: bad count %" PRIu64 " in TIMER:%" PRIu64
 				 ": the count is the period in ns, expected %" PRIu64 "..%" PRIu64 " "
-				 "(at most %u Hz per CPU; %" PRIu64 " = %u Hz)", ev->count, ev->count,
-				 TIMER_MIN_PERIOD_NS, TIMER_MAX_PERIOD_NS, TIMER_MAX_HZ,
-				 NSEC_PER_SEC / TIMER_DEFAULT_HZ, TIMER_DEFAULT_HZ);
+				 "(at most %u Hz per CPU; %" PRIu64 " = %u Hz)",
+				 ev->count, ev->count, TIMER_MIN_PERIOD_NS, TIMER_MAX_PERIOD_NS,
+				 TIMER_MAX_HZ, NSEC_PER_SEC / TIMER_DEFAULT_HZ, TIMER_DEFAULT_HZ);
 			return -EINVAL;
 		}
 		period = ev->count;
@@ -300,7 +303,8 @@ static int timer_init(op_ext_t *ctx, const struct op_host *host, const char *arg
 	}
 	/* the host frees it after ext_deinit or a failed init */
 	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
-							      .data = st, .free_func = free });
+							      .data = st,
+							      .free_func = free });
 	if (rc) {
 		free(st);
 		return rc;

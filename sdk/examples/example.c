@@ -18,7 +18,7 @@ struct example {
 	op_ext_t *ctx;
 	const struct op_host *host; /* valid until the user data is freed */
 	char label[64];
-	int64_t report_every;       /* plugins.example.report_every, 0 = never */
+	int64_t report_every; /* plugins.example.report_every, 0 = never */
 	uint64_t samples, kernel, user, other;
 };
 

@@ -105,8 +105,7 @@ static void asm_print_address(bfd_vma addr, struct disassemble_info *di)
 }
 
 /* the counts of the samples at keys below @end, from *@i on (det is sorted by key) */
-static bool asm_take(const struct rpt_symrow *r, size_t *i, uint64_t end, uint64_t *cnt,
-		     size_t ncls)
+static bool asm_take(const struct rpt_symrow *r, size_t *i, uint64_t end, uint64_t *cnt, size_t ncls)
 {
 	bool any = false;
 
@@ -181,7 +180,8 @@ static bool asm_disassemble(FILE *f, struct asm_ctx *x, disassembler_ftype dis,
 	size_t got, i = 0;
 
 	if (opbfd_code(x->b, s->start, size < ASM_MIN_FETCH ? ASM_MIN_FETCH : size, &code, &got,
-		       &vma0) || !got) {
+		       &vma0) ||
+	    !got) {
 		free(code);
 		return false;
 	}
@@ -251,7 +251,8 @@ static void asm_image_header(FILE *f, const struct ann *a, const struct rpt_imag
 		fprintf(f, ":     file format %s\n", bfd_get_target(opbfd_bfd(b)));
 	else if (img->is_kernel)
 		fputs(":     no code (kernel image: symbols from the session's kallsyms "
-		      "snapshot, per-address samples)\n", f);
+		      "snapshot, per-address samples)\n",
+		      f);
 	else if (img->kind == OP_IMAGE_ANON)
 		fputs(":     no code (anonymous memory: per-address samples)\n", f);
 	else
@@ -278,8 +279,10 @@ static int asm_image(FILE *f, struct ann *a, const struct rpt_image *img, uint64
 		disassemble_init_for_target(&di);
 		dis = disassembler(di.arch, bfd_big_endian(abfd), di.mach, abfd);
 		if (!dis)
-			ann_warn(a, "%s: libopcodes has no disassembler for its architecture; "
-				 "per-address samples only", img->display);
+			ann_warn(a,
+				 "%s: libopcodes has no disassembler for its architecture; "
+				 "per-address samples only",
+				 img->display);
 	}
 	for (size_t ri = 0; ri < a->rows.n; ri++) {
 		const struct rpt_symrow *r = &a->rows.v[ri];

@@ -28,8 +28,8 @@ struct src_note {
 };
 
 struct src_file {
-	char *name;          /* as the line table names it */
-	uint64_t *lines;     /* (nlines + 1) * ncls counts, line 0 unused */
+	char *name;      /* as the line table names it */
+	uint64_t *lines; /* (nlines + 1) * ncls counts, line 0 unused */
 	unsigned nlines;
 	uint64_t *total;
 	struct src_note *notes;
@@ -39,7 +39,7 @@ struct src_file {
 struct src_files {
 	struct src_file **v;
 	size_t n;
-	struct src_file **slot;  /* open addressing on the name */
+	struct src_file **slot; /* open addressing on the name */
 	size_t nslot;
 	size_t ncls;
 };
@@ -79,7 +79,8 @@ static struct src_file *src_file_get(struct src_files *fs, const char *name)
 	size_t h;
 
 	if (fs->nslot) {
-		for (h = src_hash(name) & (fs->nslot - 1); fs->slot[h]; h = (h + 1) & (fs->nslot - 1))
+		for (h = src_hash(name) & (fs->nslot - 1); fs->slot[h];
+		     h = (h + 1) & (fs->nslot - 1))
 			if (!strcmp(fs->slot[h]->name, name))
 				return fs->slot[h];
 	}
@@ -361,14 +362,16 @@ static int src_write_file(struct ann *a, const struct src_file *sf, const struct
 	int fd, ret = 0;
 
 	if (strstr(t->path, "/../") || strstr(t->path, "/./") || !strncmp(t->path, "../", 3) ||
-	    !strcmp(t->path, "..") || (strlen(t->path) >= 3 &&
-					!strcmp(t->path + strlen(t->path) - 3, "/..")) ||
+	    !strcmp(t->path, "..") ||
+	    (strlen(t->path) >= 3 && !strcmp(t->path + strlen(t->path) - 3, "/..")) ||
 	    (asprintf(&out, "%s%s%s", a->output_dir, t->path[0] == '/' ? "" : "/", t->path) < 0)) {
 		if (out)
 			free(out);
 		else
-			ann_warn(a, "source file %s: not written below --output-dir (a name with "
-				 "\"..\" or \".\" would leave it)", t->path);
+			ann_warn(a,
+				 "source file %s: not written below --output-dir (a name with "
+				 "\"..\" or \".\" would leave it)",
+				 t->path);
 		return 0;
 	}
 	ret = src_mkdirs(out, strlen(a->output_dir));

@@ -154,7 +154,8 @@ void ann_info(FILE *f, const struct ann *a)
 		out_text_header(m, &a->p);
 		fclose(m);
 	}
-	for (line = hdr ? strtok_r(hdr, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+	for (line = hdr ? strtok_r(hdr, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
 		fprintf(f, " * %s\n", line);
 	free(hdr);
 	fputs(" */\n", f);
@@ -168,12 +169,14 @@ bool ann_file_selected(const struct ann *a, const char *path)
 
 	base = base ? base + 1 : path;
 	for (size_t i = 0; i < a->exclude_file.n; i++)
-		if (!fnmatch(a->exclude_file.v[i], path, 0) || !fnmatch(a->exclude_file.v[i], base, 0))
+		if (!fnmatch(a->exclude_file.v[i], path, 0) ||
+		    !fnmatch(a->exclude_file.v[i], base, 0))
 			return false;
 	if (!a->include_file.n)
 		return true;
 	for (size_t i = 0; i < a->include_file.n; i++)
-		if (!fnmatch(a->include_file.v[i], path, 0) || !fnmatch(a->include_file.v[i], base, 0))
+		if (!fnmatch(a->include_file.v[i], path, 0) ||
+		    !fnmatch(a->include_file.v[i], base, 0))
 			return true;
 	return false;
 }
@@ -350,10 +353,12 @@ struct ann_text *ann_text_get(struct ann *a, const char *dwarf_name)
 		t->missing = true;
 		t->nlines = 0;
 		if (ret != -ENOMEM && ann_file_selected(a, t->path))
-			ann_warn(a, "source file %s: cannot read it (%s); its lines are shown "
+			ann_warn(a,
+				 "source file %s: cannot read it (%s); its lines are shown "
 				 "without their text",
-				 t->path, ret == -EINVAL ? "not a regular file of at most 256 MiB"
-							 : strerror(-ret));
+				 t->path,
+				 ret == -EINVAL ? "not a regular file of at most 256 MiB" :
+						  strerror(-ret));
 	}
 	return t;
 }
@@ -396,7 +401,8 @@ static int ann_set_output_dir(struct ann *a, const char *dir)
 			continue;
 		*s = 0;
 		if (mkdir(copy, 0777) && errno != EEXIST) {
-			ann_error("--output-dir=%s: cannot create %s: %s", dir, copy, strerror(errno));
+			ann_error("--output-dir=%s: cannot create %s: %s", dir, copy,
+				  strerror(errno));
 			free(copy);
 			return -errno;
 		}
@@ -576,7 +582,8 @@ int main(int argc, char **argv)
 	}
 	if (output_dir && a.assembly) {
 		ann_error("--output-dir=%s is meaningless with --assembly (it writes annotated "
-			  "source files)", output_dir);
+			  "source files)",
+			  output_dir);
 		goto out;
 	}
 	if (a.base_dirs.n && !a.search_dirs.n) {

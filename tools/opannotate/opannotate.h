@@ -17,10 +17,10 @@
 
 /* one source file as read from disk (or not found), split in lines */
 struct ann_text {
-	char *dwarf_name;     /* as the line table names it */
-	char *path;           /* where it was found (--base-dirs, --search-dirs applied) */
+	char *dwarf_name; /* as the line table names it */
+	char *path;       /* where it was found (--base-dirs, --search-dirs applied) */
 	char *data;
-	size_t *line_off;     /* start of line i + 1 in data */
+	size_t *line_off; /* start of line i + 1 in data */
 	unsigned nlines;
 	bool missing;
 };
@@ -30,10 +30,10 @@ struct ann {
 	struct rpt_opts o;
 	struct rpt_rows rows;
 	bool source, assembly;
-	char *output_dir;          /* absolute, ends without '/' */
+	char *output_dir; /* absolute, ends without '/' */
 	struct strlist search_dirs, base_dirs, include_file, exclude_file;
 	char *cmdline;
-	struct ann_text **texts;   /* read source files, by dwarf_name */
+	struct ann_text **texts; /* read source files, by dwarf_name */
 	size_t ntexts;
 	unsigned nwarnings;
 };
@@ -56,10 +56,10 @@ struct ann_text *ann_text_get(struct ann *a, const char *dwarf_name);
 /* does --include-file / --exclude-file keep the file at @path? */
 bool ann_file_selected(const struct ann *a, const char *path);
 
-#define ann_warn(a, ...)                                         \
-	do {                                                     \
-		txt_msg("opannotate warning: ", __VA_ARGS__);    \
-		(a)->nwarnings++;                                \
+#define ann_warn(a, ...)                                      \
+	do {                                                  \
+		txt_msg("opannotate warning: ", __VA_ARGS__); \
+		(a)->nwarnings++;                             \
 	} while (0)
 #define ann_error(...) txt_msg("opannotate error: ", __VA_ARGS__)
 

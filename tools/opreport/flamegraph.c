@@ -19,7 +19,7 @@
 struct fg_node {
 	char *name;
 	enum fg_kind kind;
-	uint64_t count;           /* inclusive */
+	uint64_t count; /* inclusive */
 	struct fg_node **kids;
 	size_t nkids, capkids;
 };
@@ -34,8 +34,8 @@ struct flamegraph {
 #define FG_PAD_TOP 56    /* title, note, buttons */
 #define FG_PAD_BOTTOM 24 /* details, matched share */
 #define FG_MARGIN 10
-#define FG_CHAR_PX 7.0   /* rough width of a 12 px glyph */
-#define FG_MIN_PX 0.1    /* narrower boxes are left out */
+#define FG_CHAR_PX 7.0 /* rough width of a 12 px glyph */
+#define FG_MIN_PX 0.1  /* narrower boxes are left out */
 
 /*
  * The script: WIDTH, MARGIN, CHAR_W and TOTAL are defined before it. Frames
@@ -297,10 +297,18 @@ static void fg_escape(FILE *f, const char *s, size_t max)
 			continue;
 		}
 		switch (c) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
 		default:
 			if (c < 0x20 || c == 0x7f)
 				fputc('?', f);
@@ -363,8 +371,9 @@ static void fg_color(const struct fg_node *n, unsigned *r, unsigned *g, unsigned
 	}
 }
 
-static const char fg_class[] = { [FG_USER] = 'u', [FG_KERNEL] = 'k', [FG_PROC] = 'p',
-				 [FG_OTHER] = 'o' };
+static const char fg_class[] = {
+	[FG_USER] = 'u', [FG_KERNEL] = 'k', [FG_PROC] = 'p', [FG_OTHER] = 'o'
+};
 
 /* @n and what it calls; @start: samples left of it in its row */
 static void fg_draw(FILE *f, const struct fg_node *n, uint64_t start, unsigned depth, double scale,
@@ -382,8 +391,9 @@ static void fg_draw(FILE *f, const struct fg_node *n, uint64_t start, unsigned d
 	fg_escape(f, n->name, 4096);
 	fprintf(f, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
 		total ? 100.0 * (double)n->count / (double)total : 0.0);
-	fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
-		   "fill=\"rgb(%u,%u,%u)\"/>",
+	fprintf(f,
+		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
+		"fill=\"rgb(%u,%u,%u)\"/>",
 		x, y, w, FG_ROW - 1, r, g, b);
 	/* always a text element: zooming fills it in */
 	fprintf(f, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FG_ROW - 4.5);
@@ -426,13 +436,14 @@ int fg_write_svg(const struct flamegraph *fg, FILE *f, const char *title, unsign
 		"%s]]></script>\n"
 		"<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"#f8f8f0\"/>\n"
 		"<text x=\"%u\" y=\"24\" text-anchor=\"middle\" style=\"font-size: 17px\">",
-		width, height, width, height, width, FG_MARGIN, FG_CHAR_PX, fg->root.count, fg_script,
-		width, height, width / 2);
+		width, height, width, height, width, FG_MARGIN, FG_CHAR_PX, fg->root.count,
+		fg_script, width, height, width / 2);
 	fg_escape(f, title ? title : "Flame Graph", 512);
 	fputs("</text>\n", f);
 	if (fg->note) {
-		fprintf(f, "<text x=\"%u\" y=\"42\" text-anchor=\"middle\" "
-			   "style=\"font-size: 11px; fill: #a00\">",
+		fprintf(f,
+			"<text x=\"%u\" y=\"42\" text-anchor=\"middle\" "
+			"style=\"font-size: 11px; fill: #a00\">",
 			width / 2);
 		fg_escape(f, fg->note, 1024);
 		fputs("</text>\n", f);

@@ -39,16 +39,16 @@ struct opbfd_sec {
 
 struct opbfd {
 	bfd *abfd;
-	asymbol **syms;      /* static symbols (for find_nearest_line) */
+	asymbol **syms; /* static symbols (for find_nearest_line) */
 	long nsyms;
 	asymbol **dsyms;
 	long ndsyms;
 	asymbol *synth;
 	long nsynth;
-	bfd *dbg;            /* separate debug file, when used */
+	bfd *dbg; /* separate debug file, when used */
 	asymbol **dbgsyms;
 	long ndbgsyms;
-	bfd *lbfd;           /* where the line tables are read: abfd, or dbg when abfd has none */
+	bfd *lbfd; /* where the line tables are read: abfd, or dbg when abfd has none */
 	asymbol **lsyms;
 	struct opbfd_sec *secs;
 	size_t nsecs;
@@ -106,8 +106,7 @@ bool opbfd_key_func_line(struct opbfd *b, uint64_t key, const char **file, unsig
 
 	if (!ls)
 		return false;
-	if (!bfd_find_nearest_line(b->lbfd, ls, b->lsyms, key - s->filepos, &f, &fn, &l) || !f ||
-	    !l)
+	if (!bfd_find_nearest_line(b->lbfd, ls, b->lsyms, key - s->filepos, &f, &fn, &l) || !f || !l)
 		return false;
 	*file = f;
 	*line = l;
@@ -201,7 +200,8 @@ char *opbfd_demangle(const char *name, enum rpt_demangle dm)
 
 static int read_symtab(bfd *abfd, bool dynamic, asymbol ***out, long *n)
 {
-	long ub = dynamic ? bfd_get_dynamic_symtab_upper_bound(abfd) : bfd_get_symtab_upper_bound(abfd);
+	long ub = dynamic ? bfd_get_dynamic_symtab_upper_bound(abfd) :
+			    bfd_get_symtab_upper_bound(abfd);
 
 	*out = NULL;
 	*n = 0;
@@ -213,7 +213,8 @@ static int read_symtab(bfd *abfd, bool dynamic, asymbol ***out, long *n)
 	*out = malloc((size_t)ub);
 	if (!*out)
 		return -ENOMEM;
-	*n = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, *out) : bfd_canonicalize_symtab(abfd, *out);
+	*n = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, *out) :
+		       bfd_canonicalize_symtab(abfd, *out);
 	if (*n < 0)
 		*n = 0;
 	(*out)[*n] = NULL;
@@ -241,7 +242,7 @@ struct cand {
 	uint64_t key, vma;
 	int prio;
 	const char *name;
-	uint64_t sec_end;  /* key of the section end */
+	uint64_t sec_end; /* key of the section end */
 };
 
 static int cand_cmp(const void *a, const void *b)

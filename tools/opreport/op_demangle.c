@@ -140,8 +140,8 @@ static const struct dm_rule {
 
 /* the character types of the standard typedefs: prefix of the alias */
 static const char *const dm_chars[][2] = {
-	{ "char", "" }, { "wchar_t", "w" }, { "char8_t", "u8" }, { "char16_t", "u16" },
-	{ "char32_t", "u32" },
+	{ "char", "" },        { "wchar_t", "w" },    { "char8_t", "u8" },
+	{ "char16_t", "u16" }, { "char32_t", "u32" },
 };
 
 /* is @arg the default for parameter kind @def given the arguments @args? */

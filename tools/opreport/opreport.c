@@ -95,12 +95,12 @@ static int parse_sort(const char *arg, struct rpt_opts *o)
 /* OProfile's limits of a differential report, and ours (no call graph, details, accumulation) */
 static int check_diff_opts(const struct rpt_opts *o, const struct cgr_opts *cgo)
 {
-	const char *bad = cgo->blocks			 ? "-c/--callgraph" :
-			  cgo->folded			 ? "--callgraph-output=folded" :
-			  cgo->flamegraph		 ? "--flamegraph" :
-			  o->details			 ? "-d/--details" :
-			  o->accumulated		 ? "-a/--accumulated" :
-							   NULL;
+	const char *bad = cgo->blocks     ? "-c/--callgraph" :
+			  cgo->folded     ? "--callgraph-output=folded" :
+			  cgo->flamegraph ? "--flamegraph" :
+			  o->details      ? "-d/--details" :
+			  o->accumulated  ? "-a/--accumulated" :
+					    NULL;
 
 	if (!bad)
 		return 0;
@@ -126,7 +126,8 @@ static int diff_main(const struct rpt_opts *o, struct rpt_opts side_opts[2],
 			goto out;
 		}
 		if (rs_load(&p[s], &side_opts[s], err, sizeof(err))) {
-			txt_error("the %s profile { }: %s", names[s], err[0] ? err : "out of memory");
+			txt_error("the %s profile { }: %s", names[s],
+				  err[0] ? err : "out of memory");
 			goto out;
 		}
 		rs_warn_stats(&p[s]);
@@ -215,7 +216,8 @@ int main(int argc, char **argv)
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = 0;
-	while ((c = getopt_long(argc, argv, "ldgwf%arxt:s:e:i:D:m:Xo:p:R:hc?", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ldgwf%arxt:s:e:i:D:m:Xo:p:R:hc?", longopts, NULL)) !=
+	       -1) {
 		char *end;
 
 		switch (c) {
@@ -338,7 +340,8 @@ int main(int argc, char **argv)
 	/* -c has XML and JSON forms; folded stacks are a text format of their own */
 	if (o.format != FMT_TEXT && cgo.folded) {
 		txt_error("--callgraph-output=folded is a text format: drop %s, or use -c %s",
-			  o.format == FMT_XML ? "-X" : "--json", o.format == FMT_XML ? "-X" : "--json");
+			  o.format == FMT_XML ? "-X" : "--json",
+			  o.format == FMT_XML ? "-X" : "--json");
 		goto out;
 	}
 	side_opts[0] = side_opts[1] = o;
@@ -357,8 +360,8 @@ int main(int argc, char **argv)
 			struct rpt_spec *sp = diff ? &side_opts[s].spec : &o.spec;
 			enum rdiff_word w = side[i - optind];
 
-			if (w == RDIFF_BRACE || (diff && w != RDIFF_SHARED &&
-						 w != (s ? RDIFF_SECOND : RDIFF_FIRST)))
+			if (w == RDIFF_BRACE ||
+			    (diff && w != RDIFF_SHARED && w != (s ? RDIFF_SECOND : RDIFF_FIRST)))
 				continue;
 			if (spec_add(sp, argv[i], cwd, err, sizeof(err))) {
 				txt_error("%s", err);

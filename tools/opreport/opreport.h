@@ -62,7 +62,7 @@ struct strlist {
 	size_t n;
 };
 
-int strlist_add(struct strlist *l, const char *s);  /* dedups; 0 or -ENOMEM */
+int strlist_add(struct strlist *l, const char *s); /* dedups; 0 or -ENOMEM */
 int strlist_add_csv(struct strlist *l, const char *csv);
 bool strlist_has(const struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
@@ -72,7 +72,7 @@ struct rpt_spec {
 	struct strlist session, session_exclude;
 	struct strlist image, image_exclude, lib_image;
 	struct strlist event, count, unit_mask, tid, tgid, cpu;
-	char *archive;        /* archive:DIR (absolute), NULL without */
+	char *archive; /* archive:DIR (absolute), NULL without */
 };
 
 /*
@@ -111,12 +111,12 @@ enum rpt_format { FMT_TEXT, FMT_XML, FMT_JSON };
 
 struct rpt_opts {
 	const char *session_dir;
-	const char *cmdline;    /* for the XML title */
-	unsigned merge;         /* enum rpt_merge */
+	const char *cmdline; /* for the XML title */
+	unsigned merge;      /* enum rpt_merge */
 	bool symbols, details, debug_info, show_address, long_filenames;
 	bool global_percent, accumulated, reverse_sort, exclude_dependent;
-	double threshold;       /* percent, 0 = off */
-	enum rpt_sort sort;     /* first sort key */
+	double threshold;           /* percent, 0 = off */
+	enum rpt_sort sort;         /* first sort key */
 	enum rpt_sort sort_keys[5]; /* all keys given to --sort, in order */
 	unsigned nsort_keys;
 	enum rpt_demangle demangle;
@@ -131,10 +131,10 @@ struct rpt_opts {
 
 /* One symbol, in the key space of its image (file offset, pc - _text, pc - anon_start). */
 struct rpt_sym {
-	uint64_t start, end;  /* [start, end) keys */
-	uint64_t vma;         /* address of start as the user sees it */
-	const char *name;     /* display name (demangled as asked) */
-	const char *file;     /* source file or NULL */
+	uint64_t start, end; /* [start, end) keys */
+	uint64_t vma;        /* address of start as the user sees it */
+	const char *name;    /* display name (demangled as asked) */
+	const char *file;    /* source file or NULL */
 	unsigned line;
 };
 
@@ -156,10 +156,10 @@ struct rpt_symsrc_ops {
 struct rpt_symtab {
 	struct rpt_sym *v;
 	size_t n;
-	void *src;            /* kept open for line numbers and vma of details (ELF images) */
+	void *src; /* kept open for line numbers and vma of details (ELF images) */
 	const struct rpt_symsrc_ops *src_ops;
-	uint64_t vma_bias;    /* vma = key + bias for kernel / anon images */
-	char **strs;          /* owned strings and allocations (symtab_keep) */
+	uint64_t vma_bias; /* vma = key + bias for kernel / anon images */
+	char **strs;       /* owned strings and allocations (symtab_keep) */
 	size_t nstrs, capstrs;
 };
 
@@ -195,8 +195,8 @@ int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const c
  */
 int ksym_open_perfmap(const char *map, char *err, size_t err_len);
 /* Symbols of the perf map read from @fd (closed), named @map in messages. */
-int ksym_load_perfmap(struct rpt_symtab *t, int fd, const char *map, uint64_t anon_start,
-		      char *err, size_t err_len);
+int ksym_load_perfmap(struct rpt_symtab *t, int fd, const char *map, uint64_t anon_start, char *err,
+		      size_t err_len);
 
 /* op_bfd.c: libbfd. 0 or -errno with a message. */
 int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, bool want_lines,
@@ -236,21 +236,21 @@ int opbfd_code(struct opbfd *b, uint64_t key, uint64_t len, unsigned char **buf,
 /* ------------------------------------------------------------ profile */
 
 struct rpt_class {
-	char label[96];       /* "TIMER:0", "CPU 1", "tid 1234" */
+	char label[96]; /* "TIMER:0", "CPU 1", "tid 1234" */
 	char event[64];
 	uint64_t count;
 	uint32_t um;
-	int32_t cpu, tid, tgid;  /* -1 when the class does not split on it */
+	int32_t cpu, tid, tgid; /* -1 when the class does not split on it */
 };
 
 /* One binary that was sampled (the inverted profile: opened once). */
 struct rpt_image {
 	enum op_image_kind kind;
-	char *path;           /* absolute path, kernel name or anon maps name */
-	char *file;           /* where the binary is read from (-R, -p applied) */
+	char *path; /* absolute path, kernel name or anon maps name */
+	char *file; /* where the binary is read from (-R, -p applied) */
 	int32_t tgid;
-	uint64_t start, end;  /* anon */
-	char *display;        /* name as printed */
+	uint64_t start, end; /* anon */
+	char *display;       /* name as printed */
 	struct opd_header hdr;
 	bool is_kernel;
 	bool syms_loaded, no_syms;
@@ -267,35 +267,35 @@ struct rpt_sample {
 /* Samples of one image, under one application unless --merge=lib */
 struct rpt_group {
 	struct rpt_image *img;
-	char *app;            /* application display path (NULL when merged) */
+	char *app; /* application display path (NULL when merged) */
 	char *app_display;
 	struct rpt_sample *s;
 	size_t n, cap;
-	uint64_t *total;      /* per class */
+	uint64_t *total; /* per class */
 };
 
 /* A call-graph arc file found by the session walk */
 struct rpt_cgfile {
-	char *path;           /* full path */
-	size_t rel;           /* offset of the part relative to its session directory */
+	char *path; /* full path */
+	size_t rel; /* offset of the part relative to its session directory */
 };
 
 struct rpt_profile {
 	char *session_dir;
-	char *samples_root;   /* <session>/samples; set by rs_load */
-	int samples_fd;       /* open on it (-1 before), never through a symbolic link */
-	char *dcache;         /* the last directory opened below samples/ (rs_odb_open) */
+	char *samples_root; /* <session>/samples; set by rs_load */
+	int samples_fd;     /* open on it (-1 before), never through a symbolic link */
+	char *dcache;       /* the last directory opened below samples/ (rs_odb_open) */
 	int dcache_fd;
-	bool no_openat2;      /* openat2() refused: directories opened component by component */
+	bool no_openat2;       /* openat2() refused: directories opened component by component */
 	struct strlist warned; /* entries and perf maps already warned about */
 	struct rpt_cgfile *cg_files;
 	size_t ncg_files;
-	char *samples_dir;    /* <session>/samples/<first selected session> */
+	char *samples_dir; /* <session>/samples/<first selected session> */
 	char **session_names;
 	size_t nsessions;
 	struct rpt_class *cls;
 	size_t ncls;
-	int axis;             /* the axis classes differ on, -1 if one class */
+	int axis; /* the axis classes differ on, -1 if one class */
 	struct rpt_image **imgs;
 	size_t nimgs;
 	struct rpt_group **groups;
@@ -304,12 +304,12 @@ struct rpt_profile {
 	uint64_t *global_total; /* per class over all images (for --global-percent) */
 	uint32_t cpu_type;
 	double cpu_speed;
-	bool multiple_apps;    /* show the app name column */
+	bool multiple_apps; /* show the app name column */
 	unsigned nwarnings, nskipped;
 	/* archive: (oparchive, opgprof) */
-	bool keep_files;       /* set before rs_load: fill files */
-	struct strlist files;  /* the selected sample files (full paths), when keep_files */
-	char *session_origin;  /* the session directory on the profiled machine (absolute) */
+	bool keep_files;      /* set before rs_load: fill files */
+	struct strlist files; /* the selected sample files (full paths), when keep_files */
+	char *session_origin; /* the session directory on the profiled machine (absolute) */
 };
 
 /* opreport_session.c */
@@ -363,9 +363,9 @@ const char *rs_cpu_name(uint32_t cpu_type);
 /* opreport_symbols.c: resolve every group's samples to symbols */
 struct rpt_symrow {
 	const struct rpt_group *g;
-	const struct rpt_sym *sym;   /* NULL: "(no symbols)" */
-	uint64_t *count;             /* per class */
-	struct rpt_sample *det;      /* details: per key, sorted by key */
+	const struct rpt_sym *sym; /* NULL: "(no symbols)" */
+	uint64_t *count;           /* per class */
+	struct rpt_sample *det;    /* details: per key, sorted by key */
 	size_t ndet;
 };
 
@@ -437,19 +437,19 @@ double rdiff_pct(uint64_t ca, uint64_t ta, uint64_t cb, uint64_t tb);
 
 /* A row of a differential report: one key, what each side (0 first, 1 second) has of it */
 struct rdiff_ent {
-	char *image;                      /* key: base name of the image */
-	char *app;                        /* key: base name of the application, "" if none */
-	char *name;                       /* key: symbol name, "" for an image row */
-	bool in[2];                       /* the side has the key */
-	uint64_t *count[2];               /* per class, summed over the side's rows */
-	const struct rpt_symrow *row[2];  /* its largest row (symbol rows), or NULL */
-	const struct rpt_group *grp[2];   /* its group, or NULL */
+	char *image;                     /* key: base name of the image */
+	char *app;                       /* key: base name of the application, "" if none */
+	char *name;                      /* key: symbol name, "" for an image row */
+	bool in[2];                      /* the side has the key */
+	uint64_t *count[2];              /* per class, summed over the side's rows */
+	const struct rpt_symrow *row[2]; /* its largest row (symbol rows), or NULL */
+	const struct rpt_group *grp[2];  /* its group, or NULL */
 };
 
 struct rdiff {
 	struct rdiff_ent *v;
 	size_t n, cap;
-	size_t ncls;                      /* set before adding */
+	size_t ncls; /* set before adding */
 };
 
 /* Add the symbol rows / the images (groups) of one side. 0 or -ENOMEM. */
@@ -465,8 +465,8 @@ void rdiff_free(struct rdiff *d);
  * @o->format; symbol rows with @o->symbols, else image rows. 0, or -errno
  * after a message on stderr (classes that differ, out of memory).
  */
-int rdiff_report(FILE *f, struct rpt_profile *pa, const struct rpt_rows *ra,
-		 struct rpt_profile *pb, const struct rpt_rows *rb, const struct rpt_opts *o);
+int rdiff_report(FILE *f, struct rpt_profile *pa, const struct rpt_rows *ra, struct rpt_profile *pb,
+		 const struct rpt_rows *rb, const struct rpt_opts *o);
 
 /* ------------------------------------------------------------ archive */
 

@@ -27,7 +27,7 @@ struct cgr_node {
 	struct rpt_image *img;     /* NULL: a frame that mapped to no image */
 	const struct rpt_sym *sym; /* NULL: no symbol covers the key */
 	uint64_t self, incl;
-	size_t mark;               /* last stack counted in incl (index + 1) */
+	size_t mark; /* last stack counted in incl (index + 1) */
 };
 
 struct cgr_arc {
@@ -36,12 +36,12 @@ struct cgr_arc {
 };
 
 struct cgr_stack {
-	size_t *nodes;             /* root first */
+	size_t *nodes; /* root first */
 	size_t n;
 	uint64_t count;
-	struct rpt_image *app;     /* the process's executable; NULL: unknown */
-	bool truncated;            /* callers beyond the depth limit are missing */
-	bool nostack;              /* flat samples no stack accounts for */
+	struct rpt_image *app; /* the process's executable; NULL: unknown */
+	bool truncated;        /* callers beyond the depth limit are missing */
+	bool nostack;          /* flat samples no stack accounts for */
 };
 
 struct cgr {
@@ -49,17 +49,17 @@ struct cgr {
 	const struct rpt_opts *o;
 	struct cgr_node *nodes;
 	size_t nnodes, capnodes;
-	size_t *ht;                /* node index + 1 by (img, sym) */
+	size_t *ht; /* node index + 1 by (img, sym) */
 	size_t htcap;
 	struct cgr_arc *arcs;
 	size_t narcs, caparcs;
 	struct cgr_stack *stacks;
 	size_t nstacks, capstacks;
 	uint64_t self_total, stack_total, stack_overflow, stack_truncated;
-	uint64_t nostack_total;    /* in [no stack] stacks (cgr_fill_nostack) */
-	uint64_t budget;           /* of the table (version 2), bytes */
-	uint64_t stack_samples;    /* samples with a chain, stored or not (the table's count) */
-	uint32_t version;          /* of the table */
+	uint64_t nostack_total; /* in [no stack] stacks (cgr_fill_nostack) */
+	uint64_t budget;        /* of the table (version 2), bytes */
+	uint64_t stack_samples; /* samples with a chain, stored or not (the table's count) */
+	uint32_t version;       /* of the table */
 	bool have_stacks;
 	unsigned nbad;
 };
@@ -188,8 +188,7 @@ static struct rpt_image *cgr_image(struct cgr *g, const struct op_image_name *n)
 	img->is_kernel = n->kind == OP_IMAGE_KERNEL;
 	if (n->kind == OP_IMAGE_ANON) {
 		if (asprintf(&img->display, "%s (tgid:%d range:0x%" PRIx64 "-0x%" PRIx64 ")",
-			     n->path && n->path[0] ? n->path : "anon", n->tgid, n->start,
-			     n->end) < 0)
+			     n->path && n->path[0] ? n->path : "anon", n->tgid, n->start, n->end) < 0)
 			img->display = NULL;
 	} else {
 		img->display = strdup(img->path ? img->path : "");
@@ -475,7 +474,8 @@ static struct rpt_image **cgr_image_map(struct cgr *g, const char *path,
 			txt_warn("%s: image entry %u: the name %s %s, which oprofiled never writes: "
 				 "its frames are counted under %s and the path is not opened",
 				 path, i, n.path, rs_image_refused(&n), RPT_UNKNOWN_IMAGE);
-			n = (struct op_image_name){ .kind = OP_IMAGE_USER, .path = RPT_UNKNOWN_IMAGE };
+			n = (struct op_image_name){ .kind = OP_IMAGE_USER,
+						    .path = RPT_UNKNOWN_IMAGE };
 		}
 		map[i + 1] = cgr_image(g, &n);
 		if (!map[i + 1]) {
@@ -713,7 +713,8 @@ static uint64_t cgr_budget_hint(const struct cgr *g)
 	uint64_t mb = g->budget >> 20 ? g->budget >> 20 : 1, hint = 2 * mb;
 	double need = (double)mb * (double)g->stack_samples /
 		      (double)(g->stack_samples > g->stack_overflow ?
-				       g->stack_samples - g->stack_overflow : 1);
+				       g->stack_samples - g->stack_overflow :
+				       1);
 
 	while ((double)hint < need && hint < 16384)
 		hint *= 2;
@@ -783,8 +784,7 @@ static double cgr_pct(uint64_t v, uint64_t total)
 }
 
 /* "image name (25 wide) symbol name" of @n, escaped, then @suffix and the newline */
-static void cgr_names_out(FILE *f, const struct cgr *g, const struct cgr_node *n,
-			  const char *suffix)
+static void cgr_names_out(FILE *f, const struct cgr *g, const struct cgr_node *n, const char *suffix)
 {
 	char ib[4096], sb[4096];
 	size_t w = txt_put(f, cgr_image_name(g, n, ib, sizeof(ib)));
@@ -844,7 +844,7 @@ static int cgr_by_caller(const void *a, const void *b)
 /* the arcs into and out of each node, and the nodes to show in order */
 struct cgr_index {
 	size_t *order, nord;
-	size_t *in, *out;           /* arc indexes by callee / by caller */
+	size_t *in, *out;             /* arc indexes by callee / by caller */
 	size_t *in_start, *out_start; /* each node's run in in[] / out[] (nnodes + 1) */
 };
 
@@ -885,7 +885,8 @@ static int cgr_index_build(struct cgr *g, struct cgr_index *x)
 	}
 	for (size_t i = 0; i < g->nnodes; i++) {
 		const struct cgr_node *n = &g->nodes[i];
-		double pself = cgr_pct(n->self, g->self_total), pincl = cgr_pct(n->incl, g->stack_total);
+		double pself = cgr_pct(n->self, g->self_total),
+		       pincl = cgr_pct(n->incl, g->stack_total);
 
 		if (!n->self && !n->incl && x->in_start[i] == x->in_start[i + 1] &&
 		    x->out_start[i] == x->out_start[i + 1])
@@ -914,10 +915,11 @@ static int cgr_blocks(FILE *f, struct cgr *g)
 	in_start = x.in_start;
 	out_start = x.out_start;
 	nord = x.nord;
-	fprintf(f, "Call graph: callers of each symbol above it (indented), its callees below.\n"
-		   "self: samples in the symbol itself (%% of %" PRIu64 "); incl.: samples with the "
-		   "symbol on the stack (%% of %" PRIu64 " stacks).\n"
-		   "Caller and callee lines: arc samples, %% of the block's callers or callees.\n",
+	fprintf(f,
+		"Call graph: callers of each symbol above it (indented), its callees below.\n"
+		"self: samples in the symbol itself (%% of %" PRIu64 "); incl.: samples with the "
+		"symbol on the stack (%% of %" PRIu64 " stacks).\n"
+		"Caller and callee lines: arc samples, %% of the block's callers or callees.\n",
 		g->self_total, g->stack_total);
 	if (!g->have_stacks)
 		fputs("(no whole stacks in this session: inclusive counts are not known)\n", f);
@@ -927,10 +929,12 @@ static int cgr_blocks(FILE *f, struct cgr *g)
 		fprintf(f, "(%s)\n", cgr_nostack_note(g, note, sizeof(note)));
 	}
 	if (g->stack_truncated)
-		fprintf(f, "(%" PRIu64 " samples had their stack cut at the depth limit: their outer "
-			   "callers are not counted; profile with --ext-feature=callgraph:depth=N)\n",
+		fprintf(f,
+			"(%" PRIu64 " samples had their stack cut at the depth limit: their outer "
+			"callers are not counted; profile with --ext-feature=callgraph:depth=N)\n",
 			g->stack_truncated);
-	fprintf(f, "\nself      %%         incl.     incl. %%   image name                symbol name\n");
+	fprintf(f,
+		"\nself      %%         incl.     incl. %%   image name                symbol name\n");
 	for (size_t r = 0; r < nord; r++) {
 		size_t i = order[r];
 		const struct cgr_node *n = &g->nodes[i];
@@ -944,7 +948,8 @@ static int cgr_blocks(FILE *f, struct cgr *g)
 		for (size_t j = in_start[i]; j < in_start[i + 1]; j++) {
 			const struct cgr_arc *a = &g->arcs[in[j]];
 
-			cgr_line(f, g, &g->nodes[a->from], "  ", a->count, cgr_pct(a->count, tin), "");
+			cgr_line(f, g, &g->nodes[a->from], "  ", a->count, cgr_pct(a->count, tin),
+				 "");
 		}
 		if (g->have_stacks)
 			fprintf(f, "%-9" PRIu64 " %-9.4f %-9" PRIu64 " %-9.4f ", n->self,
@@ -959,7 +964,8 @@ static int cgr_blocks(FILE *f, struct cgr *g)
 		for (size_t j = out_start[i]; j < out_start[i + 1]; j++) {
 			const struct cgr_arc *a = &g->arcs[out[j]];
 
-			cgr_line(f, g, &g->nodes[a->to], "  ", a->count, cgr_pct(a->count, tout), "");
+			cgr_line(f, g, &g->nodes[a->to], "  ", a->count, cgr_pct(a->count, tout),
+				 "");
 		}
 	}
 	if (nord)
@@ -984,8 +990,9 @@ static void cgr_xml_arcs(FILE *f, struct cgr *g, const char *what, const size_t 
 		used[k] = true;
 		fputs("    <module name=\"", f);
 		txt_put_xml(f, cgr_image_name(g, &g->nodes[k], ib, sizeof(ib)));
-		fprintf(f, "\">\n     <symbol idref=\"%zu\"%s>\n      <count>%" PRIu64
-			   "</count>\n     </symbol>\n    </module>\n",
+		fprintf(f,
+			"\">\n     <symbol idref=\"%zu\"%s>\n      <count>%" PRIu64
+			"</count>\n     </symbol>\n    </module>\n",
 			k, k == self ? " self=\"true\"" : "", a->count);
 	}
 	fprintf(f, "   </%s>\n", what);
@@ -995,7 +1002,8 @@ static void cgr_xml_arcs(FILE *f, struct cgr *g, const char *what, const size_t 
 static int cgr_xml(FILE *f, struct cgr *g)
 {
 	struct cgr_index x;
-	bool *used = calloc(g->nnodes + 1, sizeof(bool)), *done = calloc(g->nnodes + 1, sizeof(bool));
+	bool *used = calloc(g->nnodes + 1, sizeof(bool)),
+	     *done = calloc(g->nnodes + 1, sizeof(bool));
 	char ib[4096], sb[4096];
 	int ret = used && done ? cgr_index_build(g, &x) : -ENOMEM;
 
@@ -1029,10 +1037,10 @@ static int cgr_xml(FILE *f, struct cgr *g)
 			if (g->have_stacks)
 				fprintf(f, " inclusive=\"%" PRIu64 "\"", n->incl);
 			fprintf(f, ">\n   <count>%" PRIu64 "</count>\n", n->self);
-			cgr_xml_arcs(f, g, "callers", x.in, x.in_start[i], x.in_start[i + 1], true, i,
-				     used);
-			cgr_xml_arcs(f, g, "callees", x.out, x.out_start[i], x.out_start[i + 1], false,
+			cgr_xml_arcs(f, g, "callers", x.in, x.in_start[i], x.in_start[i + 1], true,
 				     i, used);
+			cgr_xml_arcs(f, g, "callees", x.out, x.out_start[i], x.out_start[i + 1],
+				     false, i, used);
 			fputs("  </symbol>\n", f);
 		}
 		fputs(" </binary>\n", f);
@@ -1090,9 +1098,10 @@ static int cgr_json(FILE *f, struct cgr *g)
 	if (ret)
 		return ret;
 	out_json_head(f, g->p, "oprofile-ng-callgraph");
-	fprintf(f, ",\n  \"self_total\": %" PRIu64 ", \"stack_total\": %" PRIu64
-		   ", \"whole_stacks\": %s,\n  \"nostack_samples\": %" PRIu64
-		   ", \"truncated_samples\": %" PRIu64 ",\n  \"symbols\": [",
+	fprintf(f,
+		",\n  \"self_total\": %" PRIu64 ", \"stack_total\": %" PRIu64
+		", \"whole_stacks\": %s,\n  \"nostack_samples\": %" PRIu64
+		", \"truncated_samples\": %" PRIu64 ",\n  \"symbols\": [",
 		g->self_total, g->stack_total, g->have_stacks ? "true" : "false", g->nostack_total,
 		g->stack_truncated);
 	for (size_t r = 0; r < x.nord; r++) {
@@ -1104,8 +1113,8 @@ static int cgr_json(FILE *f, struct cgr *g)
 		fprintf(f, ", \"self\": %" PRIu64 ", \"self_percent\": %.4f", n->self,
 			cgr_pct(n->self, g->self_total));
 		if (g->have_stacks)
-			fprintf(f, ", \"inclusive\": %" PRIu64 ", \"inclusive_percent\": %.4f", n->incl,
-				cgr_pct(n->incl, g->stack_total));
+			fprintf(f, ", \"inclusive\": %" PRIu64 ", \"inclusive_percent\": %.4f",
+				n->incl, cgr_pct(n->incl, g->stack_total));
 		else
 			fputs(", \"inclusive\": null, \"inclusive_percent\": null", f);
 		cgr_json_arcs(f, g, "callers", x.in, x.in_start[i], x.in_start[i + 1], true);
@@ -1167,8 +1176,9 @@ static size_t cgr_names(const struct cgr *g, const struct cgr_stack *s, const ch
 		names[k] = cgr_sym_name(nd, bufs[k], sizeof(bufs[k]));
 		if (kinds)
 			kinds[k] = !nd->img ? FG_OTHER :
-				   nd->img->is_kernel || nd->img->kind == OP_IMAGE_KERNEL ? FG_KERNEL :
-											   FG_USER;
+				   nd->img->is_kernel || nd->img->kind == OP_IMAGE_KERNEL ?
+					      FG_KERNEL :
+					      FG_USER;
 		k++;
 	}
 	return k;
@@ -1295,8 +1305,7 @@ out:
 	return ret;
 }
 
-int cgr_report(FILE *out, struct rpt_profile *p, const struct rpt_opts *o,
-	       const struct cgr_opts *c)
+int cgr_report(FILE *out, struct rpt_profile *p, const struct rpt_opts *o, const struct cgr_opts *c)
 {
 	struct cgr g = { .p = p, .o = o };
 	int ret;
@@ -1322,8 +1331,9 @@ int cgr_report(FILE *out, struct rpt_profile *p, const struct rpt_opts *o,
 	if (!ret && c->flamegraph)
 		ret = cgr_svg(&g, c->flamegraph);
 	if (!ret && c->blocks)
-		ret = o->format == FMT_XML ? cgr_xml(out, &g) :
-		      o->format == FMT_JSON ? cgr_json(out, &g) : cgr_blocks(out, &g);
+		ret = o->format == FMT_XML  ? cgr_xml(out, &g) :
+		      o->format == FMT_JSON ? cgr_json(out, &g) :
+					      cgr_blocks(out, &g);
 	if (!ret && c->folded) {
 		if (!g.have_stacks)
 			txt_warn("no whole stacks in %s: profile with --ext-feature=callgraph for "

@@ -28,7 +28,6 @@ int cgr_set_output(struct cgr_opts *c, const char *what, char *err, size_t err_l
  * skipped), 0 when nothing was asked for @out (only an SVG, or nothing),
  * -errno with a message on stderr on failure.
  */
-int cgr_report(FILE *out, struct rpt_profile *p, const struct rpt_opts *o,
-	       const struct cgr_opts *c);
+int cgr_report(FILE *out, struct rpt_profile *p, const struct rpt_opts *o, const struct cgr_opts *c);
 
 #endif /* OPREPORT_CALLGRAPH_H */

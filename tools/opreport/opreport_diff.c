@@ -48,7 +48,8 @@ int rdiff_split(char *const *w, size_t n, enum rdiff_word *side, char *err, size
 		} else if (!strcmp(w[i], "}")) {
 			if (!open) {
 				snprintf(err, err_len,
-					 "differential profile: '}' (word %zu) has no '{' before it", i + 1);
+					 "differential profile: '}' (word %zu) has no '{' before it",
+					 i + 1);
 				return -EINVAL;
 			}
 			if (i == start + 1) {
@@ -212,8 +213,9 @@ void rdiff_fold(struct rdiff *d)
 			if (!e->in[s])
 				continue;
 			/* its vma, file and image path come from the larger row of the side */
-			if (!t->in[s] || (e->row[s] && t->row[s] &&
-					  rdiff_first(e->row[s]->count) > rdiff_first(t->row[s]->count))) {
+			if (!t->in[s] ||
+			    (e->row[s] && t->row[s] &&
+			     rdiff_first(e->row[s]->count) > rdiff_first(t->row[s]->count))) {
 				t->row[s] = e->row[s];
 				t->grp[s] = e->grp[s];
 			}
@@ -339,8 +341,8 @@ static const char *rdiff_pct_str(char *buf, size_t len, double v)
 	return buf;
 }
 
-static const char *rdiff_image_name(const struct rdiff_out *x, const struct rdiff_ent *e,
-				    char *buf, size_t len)
+static const char *rdiff_image_name(const struct rdiff_out *x, const struct rdiff_ent *e, char *buf,
+				    size_t len)
 {
 	const struct rpt_group *g = e->grp[1] ? e->grp[1] : e->grp[0];
 
@@ -433,7 +435,8 @@ static void rdiff_text(const struct rdiff_out *x)
 			snprintf(num, sizeof(num), "%" PRIu64, e->count[s][c]);
 			rdiff_pad(f, num, 9);
 			if (s)
-				snprintf(b, sizeof(b), "%.4f", rdiff_share(e->count[1][c], x->den[1][c]));
+				snprintf(b, sizeof(b), "%.4f",
+					 rdiff_share(e->count[1][c], x->den[1][c]));
 			rdiff_pad(f, s ? b : "---", 9);
 			rdiff_pad(f, rdiff_pct_str(b, sizeof(b), rdiff_ent_pct(x, e, c)), 10);
 		}
@@ -636,7 +639,9 @@ static int rdiff_json(const struct rdiff_out *x)
 			}
 		}
 		fprintf(f, ",\n     \"status\": \"%s\", ",
-			!e->in[0] ? "new" : !e->in[1] ? "gone" : "both");
+			!e->in[0] ? "new" :
+			!e->in[1] ? "gone" :
+				    "both");
 		rdiff_json_counts(f, "samples", e->count[1], d->ncls);
 		fputs(", ", f);
 		rdiff_json_pcts(f, "percent", e->count[1], x->den[1], d->ncls);
@@ -678,12 +683,16 @@ static int rdiff_check_classes(const struct rpt_profile *a, const struct rpt_pro
 	return -EINVAL;
 }
 
-int rdiff_report(FILE *f, struct rpt_profile *pa, const struct rpt_rows *ra,
-		 struct rpt_profile *pb, const struct rpt_rows *rb, const struct rpt_opts *o)
+int rdiff_report(FILE *f, struct rpt_profile *pa, const struct rpt_rows *ra, struct rpt_profile *pb,
+		 const struct rpt_rows *rb, const struct rpt_opts *o)
 {
 	struct rdiff d = { .ncls = pb->ncls };
 	struct rdiff_out x = {
-		.f = f, .d = &d, .p = { pa, pb }, .o = o, .symbols = o->symbols,
+		.f = f,
+		.d = &d,
+		.p = { pa, pb },
+		.o = o,
+		.symbols = o->symbols,
 	};
 	int ret;
 

@@ -84,7 +84,8 @@ int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const c
 			close(fd);
 		if (modules_fd >= 0)
 			close(modules_fd);
-		snprintf(err, err_len, "kernel symbols: cannot read %s: %s", kallsyms, strerror(-ret));
+		snprintf(err, err_len, "kernel symbols: cannot read %s: %s", kallsyms,
+			 strerror(-ret));
 		return ret;
 	}
 	/* the daemon's reading (lib/op_ksyms.h): the same lines, functions and key origin */
@@ -133,12 +134,14 @@ int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const c
 		if (modules_fd >= 0)
 			close(modules_fd);
 		if (zero) {
-			snprintf(err, err_len, "%s: all addresses are zero (snapshot taken without "
-				 "permission to read kernel addresses)", kallsyms);
+			snprintf(err, err_len,
+				 "%s: all addresses are zero (snapshot taken without "
+				 "permission to read kernel addresses)",
+				 kallsyms);
 			return -EINVAL;
 		}
-		snprintf(err, err_len, "no symbols of module %s in the kernel symbol snapshot %s", module,
-			 kallsyms);
+		snprintf(err, err_len, "no symbols of module %s in the kernel symbol snapshot %s",
+			 module, kallsyms);
 		return -ENOENT;
 	}
 	if (module) {
@@ -197,8 +200,8 @@ out_close:
 	return rc;
 }
 
-int ksym_load_perfmap(struct rpt_symtab *t, int fd, const char *map, uint64_t anon_start,
-		      char *err, size_t err_len)
+int ksym_load_perfmap(struct rpt_symtab *t, int fd, const char *map, uint64_t anon_start, char *err,
+		      size_t err_len)
 {
 	FILE *f = fdopen(fd, "r");
 	char line[4096];

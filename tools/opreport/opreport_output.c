@@ -128,7 +128,8 @@ void out_text_header(FILE *f, const struct rpt_profile *p)
 
 			for (size_t d = 0; d < c; d++)
 				if (!strcmp(p->cls[d].event, p->cls[c].event) &&
-				    p->cls[d].count == p->cls[c].count && p->cls[d].um == p->cls[c].um)
+				    p->cls[d].count == p->cls[c].count &&
+				    p->cls[d].um == p->cls[c].um)
 					seen = true;
 			if (!seen)
 				print_counted(f, &p->cls[c], have_cat ? &cat : NULL);
@@ -153,7 +154,7 @@ void out_text_header(FILE *f, const struct rpt_profile *p)
 /* -------------------------------------------------------- image summary */
 
 struct sum_ent {
-	const char *name;        /* display (app, or image when merged) */
+	const char *name; /* display (app, or image when merged) */
 	uint64_t *count;
 	const struct rpt_group **g;
 	size_t ng;
@@ -167,7 +168,8 @@ static int ent_cmp(const void *a, const void *b, void *ctx)
 	int r = 0;
 
 	if (o->sort == SORT_IMAGE || o->sort == SORT_APP || o->sort == SORT_SYMBOL)
-		r = strcmp(app_name(x->name, o->long_filenames), app_name(y->name, o->long_filenames));
+		r = strcmp(app_name(x->name, o->long_filenames),
+			   app_name(y->name, o->long_filenames));
 	else if (x->count[0] != y->count[0])
 		r = x->count[0] > y->count[0] ? -1 : 1;
 	if (o->reverse_sort)
@@ -293,10 +295,12 @@ static int text_summary(FILE *f, const struct rpt_profile *p, const struct rpt_o
 		if (!above_threshold(o, e[i].count, den, p->ncls))
 			continue;
 		if (e[i].g[0]->app)
-			summary_row(f, "", e[i].count, den, p->ncls, app_name(e[i].name, o->long_filenames));
+			summary_row(f, "", e[i].count, den, p->ncls,
+				    app_name(e[i].name, o->long_filenames));
 		else
 			summary_row(f, "", e[i].count, den, p->ncls,
-				    out_image_name(e[i].g[0]->img, o->long_filenames, nb, sizeof(nb)));
+				    out_image_name(e[i].g[0]->img, o->long_filenames, nb,
+						   sizeof(nb)));
 		if (!e[i].has_deps)
 			continue;
 		summary_header(f, p, "\t");
@@ -368,9 +372,9 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 		if (!row_visible(p, o, r))
 			continue;
 		if (o->debug_info)
-			line_w = col_width(line_w, line_str(lb, sizeof(lb), r->sym ? r->sym->file : NULL,
-							    r->sym ? r->sym->line : 0,
-							    o->long_filenames));
+			line_w = col_width(line_w,
+					   line_str(lb, sizeof(lb), r->sym ? r->sym->file : NULL,
+						    r->sym ? r->sym->line : 0, o->long_filenames));
 		if (multi_image)
 			img_w = col_width(img_w, out_image_name(r->g->img, o->long_filenames, nb,
 								sizeof(nb)));
@@ -417,8 +421,10 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 				pad(f, pct_str(b, sizeof(b), cum[c], den[c]), 11);
 		}
 		if (o->debug_info)
-			pad(f, line_str(lb, sizeof(lb), r->sym ? r->sym->file : NULL,
-					r->sym ? r->sym->line : 0, o->long_filenames), line_w);
+			pad(f,
+			    line_str(lb, sizeof(lb), r->sym ? r->sym->file : NULL,
+				     r->sym ? r->sym->line : 0, o->long_filenames),
+			    line_w);
 		if (multi_image)
 			pad(f, out_image_name(r->g->img, o->long_filenames, nb, sizeof(nb)), img_w);
 		if (p->multiple_apps)
@@ -442,7 +448,8 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 
 				snprintf(num, sizeof(num), "%" PRIu64, cnt[c]);
 				pad(f, num, 9);
-				pct_str(b, sizeof(b), cnt[c], o->global_percent ? den[c] : r->count[c]);
+				pct_str(b, sizeof(b), cnt[c],
+					o->global_percent ? den[c] : r->count[c]);
 				if (c + 1 < p->ncls || o->debug_info)
 					pad(f, b, 9);
 				else
@@ -450,7 +457,8 @@ static void text_symbols(FILE *f, const struct rpt_profile *p, const struct rpt_
 			}
 			if (o->debug_info)
 				txt_put(f, sym_key_line(&r->g->img->syms, key, &file, &line) ?
-						   line_str(lb, sizeof(lb), file, line, o->long_filenames) :
+						   line_str(lb, sizeof(lb), file, line,
+							    o->long_filenames) :
 						   "(no location information)");
 			fputc('\n', f);
 		}
@@ -467,7 +475,8 @@ static void xml_counts(FILE *f, const char *indent, const struct rpt_profile *p,
 		if (!count[c] && p->ncls > 1)
 			continue;
 		if (p->ncls > 1)
-			fprintf(f, "%s<count class=\"c%zu\">%" PRIu64 "</count>\n", indent, c, count[c]);
+			fprintf(f, "%s<count class=\"c%zu\">%" PRIu64 "</count>\n", indent, c,
+				count[c]);
 		else
 			fprintf(f, "%s<count>%" PRIu64 "</count>\n", indent, count[c]);
 	}
@@ -552,8 +561,8 @@ void out_xml_head(FILE *f, const struct rpt_profile *p, const struct rpt_opts *o
 		for (size_t c = 0; c < p->ncls; c++) {
 			fprintf(f, "  <eventsetup id=\"%zu\" eventname=\"", c);
 			txt_put_xml(f, p->cls[c].event);
-			fprintf(f, "\" unitmask=\"%u\" setupcount=\"%" PRIu64 "\"/>\n", p->cls[c].um,
-				p->cls[c].count);
+			fprintf(f, "\" unitmask=\"%u\" setupcount=\"%" PRIu64 "\"/>\n",
+				p->cls[c].um, p->cls[c].count);
 		}
 	}
 	fputs(" </setup>\n", f);
@@ -593,8 +602,9 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < rows->n; i++)
-		detail_base[i + 1] = detail_base[i] +
-				     (row_visible(p, o, &rows->v[i]) ? distinct_keys(&rows->v[i]) : 0);
+		detail_base[i + 1] =
+			detail_base[i] +
+			(row_visible(p, o, &rows->v[i]) ? distinct_keys(&rows->v[i]) : 0);
 
 	out_xml_head(f, p, o, NULL);
 	for (size_t i = 0; i < n; i++) {
@@ -604,7 +614,7 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 			continue;
 		fputs(" <binary name=\"", f);
 		txt_put_xml(f, o->long_filenames || !e[i].g[0]->app ? e[i].name :
-								 app_name(e[i].name, false));
+								      app_name(e[i].name, false));
 		fputs("\">\n", f);
 		xml_counts(f, "  ", p, e[i].count);
 		for (size_t j = 0; j < e[i].ng; j++)
@@ -639,13 +649,15 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 			fputc('"', f);
 			if (o->debug_info && r->sym && r->sym->file) {
 				fputs(" file=\"", f);
-				txt_put_xml(f, o->long_filenames ? r->sym->file : base_name(r->sym->file));
+				txt_put_xml(f, o->long_filenames ? r->sym->file :
+								   base_name(r->sym->file));
 				fprintf(f, "\" line=\"%u\"", r->sym->line);
 			}
 			if (o->details || o->show_address)
 				fprintf(f, " startingaddr=\"0x%" PRIx64 "\"", row_vma(r));
 			if (o->details && r->sym)
-				fprintf(f, " codelength=\"%" PRIu64 "\"", r->sym->end - r->sym->start);
+				fprintf(f, " codelength=\"%" PRIu64 "\"",
+					r->sym->end - r->sym->start);
 			fputs("/>\n", f);
 		}
 		fputs(" </symboltable>\n", f);
@@ -668,9 +680,10 @@ static int xml_report(FILE *f, const struct rpt_profile *p, const struct rpt_opt
 				for (; d < r->ndet && r->det[d].key == key; d++)
 					if (r->det[d].cls < 64)
 						cnt[r->det[d].cls] += r->det[d].count;
-				fprintf(f, "   <detaildata id=\"%zu\" vmaoffset=\"%" PRIx64 "\"", id++,
-					sym_key_vma(&r->g->img->syms, key) - row_vma(r));
-				if (o->debug_info && sym_key_line(&r->g->img->syms, key, &file, &line))
+				fprintf(f, "   <detaildata id=\"%zu\" vmaoffset=\"%" PRIx64 "\"",
+					id++, sym_key_vma(&r->g->img->syms, key) - row_vma(r));
+				if (o->debug_info &&
+				    sym_key_line(&r->g->img->syms, key, &file, &line))
 					fprintf(f, " line=\"%u\"", line);
 				fputs(">\n", f);
 				xml_counts(f, "    ", p, cnt);
@@ -833,8 +846,11 @@ static int json_report(FILE *f, const struct rpt_profile *p, const struct rpt_op
 					for (; d < r->ndet && r->det[d].key == key; d++)
 						if (r->det[d].cls < 64)
 							cnt[r->det[d].cls] += r->det[d].count;
-					fprintf(f, "%s\n       {\"vma\": \"0x%" PRIx64 "\", \"key\": \"0x%" PRIx64 "\", ",
-						lead ? "" : ",", sym_key_vma(&r->g->img->syms, key), key);
+					fprintf(f,
+						"%s\n       {\"vma\": \"0x%" PRIx64
+						"\", \"key\": \"0x%" PRIx64 "\", ",
+						lead ? "" : ",", sym_key_vma(&r->g->img->syms, key),
+						key);
 					json_counts(f, "samples", cnt, p->ncls < 64 ? p->ncls : 64);
 					if (o->debug_info &&
 					    sym_key_line(&r->g->img->syms, key, &file, &line)) {

@@ -42,10 +42,10 @@ static const char *const axis_names[AX_NR] = { "event", "cpu", "tid", "tgid" };
 static const char *const axis_merge[AX_NR] = { NULL, "cpu", "tid", "tgid" };
 
 struct rs_file {
-	char *path;                 /* full path */
-	const char *rel;            /* relative to the session directory */
+	char *path;      /* full path */
+	const char *rel; /* relative to the session directory */
 	struct op_parsed_name *pn;
-	bool selected;              /* matches the whole spec */
+	bool selected; /* matches the whole spec */
 };
 
 struct rs_walk {
@@ -135,8 +135,9 @@ int rs_archive_open(const char *root, const char *rel, int flags)
 		slash = strchr(comp, '/');
 		if (slash)
 			*slash = 0;
-		fd = openat(dfd, comp, slash ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC :
-					       O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | flags);
+		fd = openat(dfd, comp,
+			    slash ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC :
+				    O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | flags);
 		if (fd < 0)
 			fd = -errno;
 		close(dfd);
@@ -228,8 +229,10 @@ static int rs_archive_session(struct rpt_profile *p, const struct rpt_opts *o, c
 	int ret = -ENOENT, fd;
 
 	if (o->root) {
-		snprintf(err, err_len, "--root=%s and archive:%s do not go together: an archive "
-			 "holds every binary at its original path", o->root, archive);
+		snprintf(err, err_len,
+			 "--root=%s and archive:%s do not go together: an archive "
+			 "holds every binary at its original path",
+			 o->root, archive);
 		return -EINVAL;
 	}
 	cand[0] = rs_abs_path(o->session_dir ? o->session_dir : OP_SESSION_DIR_LAUNCH);
@@ -241,8 +244,10 @@ static int rs_archive_session(struct rpt_profile *p, const struct rpt_opts *o, c
 	for (int i = 0; i < 2 && cand[i]; i++) {
 		fd = rs_archive_open(archive, cand[i], O_DIRECTORY);
 		if (fd == -ELOOP) {
-			snprintf(err, err_len, "archive %s: %s%s: a symbolic link on the way (not "
-				 "followed out of the archive)", archive, archive, cand[i]);
+			snprintf(err, err_len,
+				 "archive %s: %s%s: a symbolic link on the way (not "
+				 "followed out of the archive)",
+				 archive, archive, cand[i]);
 			ret = -ELOOP;
 			goto out;
 		}
@@ -257,8 +262,8 @@ static int rs_archive_session(struct rpt_profile *p, const struct rpt_opts *o, c
 		}
 	}
 	if (o->session_dir) {
-		snprintf(err, err_len, "archive %s holds no session %s (no directory %s%s)", archive,
-			 cand[0], archive, cand[0]);
+		snprintf(err, err_len, "archive %s holds no session %s (no directory %s%s)",
+			 archive, cand[0], archive, cand[0]);
 		goto out;
 	}
 	fd = open(archive, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -268,11 +273,12 @@ static int rs_archive_session(struct rpt_profile *p, const struct rpt_opts *o, c
 	if (found.n != 1) {
 		size_t len;
 
-		len = (size_t)snprintf(err, err_len, found.n ? "archive %s holds several sessions "
-				       "(give --session-dir=DIR, their original path):" :
-				       "archive %s holds no session directory (a directory with %s/ "
-				       "and %s: made by oparchive -o %s)", archive, OP_SESSION_SAMPLES,
-				       OP_SESSION_ABI, archive);
+		len = (size_t)snprintf(err, err_len,
+				       found.n ? "archive %s holds several sessions "
+						 "(give --session-dir=DIR, their original path):" :
+						 "archive %s holds no session directory (a directory with %s/ "
+						 "and %s: made by oparchive -o %s)",
+				       archive, OP_SESSION_SAMPLES, OP_SESSION_ABI, archive);
 		for (size_t i = 0; i < found.n && len < err_len; i++)
 			len += (size_t)snprintf(err + len, err_len - len, " %s", found.v[i]);
 		ret = -ENOENT;
@@ -289,7 +295,8 @@ found:
 		p->session_dir = NULL;
 	if (asprintf(&dbg, "%s/usr/lib/debug", archive) < 0)
 		dbg = NULL;
-	ret = !p->session_dir || !p->session_origin || !dbg || opbfd_set_debug_dir(dbg) ? -ENOMEM : 0;
+	ret = !p->session_dir || !p->session_origin || !dbg || opbfd_set_debug_dir(dbg) ? -ENOMEM :
+											  0;
 out:
 	if (ret == -ENOMEM)
 		snprintf(err, err_len, "out of memory");
@@ -478,8 +485,8 @@ static int walk(struct rs_walk *w, int dfd, const char *dir, size_t rel_off, int
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		/* stats/ holds counters, callgraph/ whole stacks: not sample files */
-		if (depth == 0 &&
-		    (!strcmp(de->d_name, OP_SESSION_STATS) || !strcmp(de->d_name, OP_SESSION_CG_DIR)))
+		if (depth == 0 && (!strcmp(de->d_name, OP_SESSION_STATS) ||
+				   !strcmp(de->d_name, OP_SESSION_CG_DIR)))
 			continue;
 		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
 			ret = -ENOMEM;
@@ -494,8 +501,9 @@ static int walk(struct rs_walk *w, int dfd, const char *dir, size_t rel_off, int
 		} else if (!S_ISDIR(st.st_mode)) {
 			skip_entry(w->p, p, entry_kind(st.st_mode));
 		} else if (depth + 1 > RS_MAX_DEPTH) {
-			skip_entry(w->p, p, "directories nested deeper than " RS_STR(RS_MAX_DEPTH)
-					    " levels, deeper than any sample-file name: not walked");
+			skip_entry(w->p, p,
+				   "directories nested deeper than " RS_STR(
+					   RS_MAX_DEPTH) " levels, deeper than any sample-file name: not walked");
 		} else {
 			nfd = openat(dirfd(d), de->d_name,
 				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -715,7 +723,8 @@ static int class_of(struct rpt_profile *p, const struct op_parsed_name *pn, int 
 	for (size_t i = 0; i < p->ncls; i++) {
 		struct rpt_class *o = &p->cls[i];
 
-		if (ax == AX_EVENT && (strcmp(o->event, c.event) || o->count != c.count || o->um != c.um))
+		if (ax == AX_EVENT &&
+		    (strcmp(o->event, c.event) || o->count != c.count || o->um != c.um))
 			continue;
 		if (ax != AX_EVENT && (o->cpu != c.cpu || o->tid != c.tid || o->tgid != c.tgid))
 			continue;
@@ -778,7 +787,8 @@ static int pick_axis(struct rpt_profile *p, struct rs_walk *w, unsigned merge, c
 		    (!(merge & MERGE_UNITMASK) && f->pn->um != first->pn->um))
 			differs[AX_EVENT] = true;
 		for (int ax = AX_CPU; ax < AX_NR; ax++)
-			if (!axis_merged(merge, ax) && axis_value(f->pn, ax) != axis_value(first->pn, ax))
+			if (!axis_merged(merge, ax) &&
+			    axis_value(f->pn, ax) != axis_value(first->pn, ax))
 				differs[ax] = true;
 	}
 	for (int ax = 0; ax < AX_NR; ax++) {
@@ -888,7 +898,8 @@ static void rs_archive_check_image(struct rpt_profile *p, const struct rpt_opts 
 	if (fd != -ELOOP && fd != -EINVAL)
 		return; /* missing: said when its symbols are loaded */
 	txt_warn("not reading %s: %s (not followed out of the archive %s); its samples are "
-		 "reported as \"(no symbols)\"", img->file,
+		 "reported as \"(no symbols)\"",
+		 img->file,
 		 fd == -ELOOP ? "a symbolic link on its path" : "a \".\" or \"..\" component",
 		 o->spec.archive);
 	p->nwarnings++;
@@ -933,8 +944,7 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts 
 	if (n->kind == OP_IMAGE_USER && h->mtime && !img->is_kernel && img->path[0] == '/') {
 		struct stat st;
 
-		if (!img->no_syms && stat(img->file, &st) == 0 &&
-		    (uint64_t)st.st_mtime != h->mtime) {
+		if (!img->no_syms && stat(img->file, &st) == 0 && (uint64_t)st.st_mtime != h->mtime) {
 			char then[32], now[32];
 
 			txt_warn("the binary %s was modified after it was profiled (profiled %s, "
@@ -1092,7 +1102,8 @@ static int open_samples(struct rpt_profile *p, const struct rpt_opts *o, char *e
 
 	sfd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sfd >= 0) {
-		p->samples_fd = openat(sfd, OP_SESSION_SAMPLES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		p->samples_fd = openat(sfd, OP_SESSION_SAMPLES,
+				       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		ret = p->samples_fd < 0 ? -errno : 0;
 		close(sfd);
 	} else {
@@ -1188,9 +1199,9 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		if (fd >= 0)
 			ret = walk(&w, fd, sd, strlen(sd) + 1, 0);
 		else /* replaced since it was listed */
-			skip_entry(p, sd, errno == ELOOP || errno == ENOTDIR ?
-						  entry_kind(S_IFLNK) :
-						  strerror(errno));
+			skip_entry(p, sd,
+				   errno == ELOOP || errno == ENOTDIR ? entry_kind(S_IFLNK) :
+									strerror(errno));
 		free(sd);
 	}
 	if (ret)
@@ -1211,8 +1222,7 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		goto out;
 	}
 	if (!nsel) {
-		snprintf(err, err_len,
-			 "no sample files in %s match the profile specification%s",
+		snprintf(err, err_len, "no sample files in %s match the profile specification%s",
 			 p->samples_dir, p->nskipped ? " (some files were skipped, see above)" : "");
 		ret = -ENOENT;
 		goto out;
@@ -1249,7 +1259,8 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		snprintf(err, err_len,
 			 "the selected sample files make %zu columns (one per %s); at most 64 fit: "
 			 "use --merge=%s or a profile specification to select fewer",
-			 p->ncls, axis_names[p->axis], axis_merge[p->axis] ? axis_merge[p->axis] : "all");
+			 p->ncls, axis_names[p->axis],
+			 axis_merge[p->axis] ? axis_merge[p->axis] : "all");
 		ret = -EINVAL;
 		goto out;
 	}
@@ -1386,7 +1397,8 @@ static int read_stat_file(struct rpt_profile *p, const char *name, uint64_t *v)
 	buf[len] = 0;
 	if (len == 0) {
 		txt_warn("%s/%s is empty: the daemon could not write it (a full disk?) - the "
-			 "lost-sample figures are unknown", p->samples_dir, rel);
+			 "lost-sample figures are unknown",
+			 p->samples_dir, rel);
 		return -1;
 	}
 	buf[strcspn(buf, "\n")] = 0;
@@ -1394,13 +1406,15 @@ static int read_stat_file(struct rpt_profile *p, const char *name, uint64_t *v)
 	n = strtoull(buf, &end, 10);
 	if (buf[0] < '0' || buf[0] > '9' || *end || len > (ssize_t)strlen(buf) + 1) {
 		txt_warn("%s/%s: damaged stats file: expected a decimal count, found \"%.32s\"%s - "
-			 "its figures are not used", p->samples_dir, rel, buf,
+			 "its figures are not used",
+			 p->samples_dir, rel, buf,
 			 len > (ssize_t)strlen(buf) + 1 || strlen(buf) > 32 ? "..." : "");
 		return -1;
 	}
 	if (errno || n > RS_STAT_MAX) {
 		txt_warn("%s/%s: damaged stats file: %s is more than any profile holds (at most "
-			 "2^52) - its figures are not used", p->samples_dir, rel, buf);
+			 "2^52) - its figures are not used",
+			 p->samples_dir, rel, buf);
 		return -1;
 	}
 	*v = n;
@@ -1414,10 +1428,13 @@ static void lost_parts(char *buf, size_t len, uint64_t kernel, uint64_t unattrib
 
 	buf[0] = 0;
 	if (kernel)
-		n = snprintf(buf, len, "%" PRIu64 " dropped by the kernel (a ring was full)", kernel);
+		n = snprintf(buf, len, "%" PRIu64 " dropped by the kernel (a ring was full)",
+			     kernel);
 	if (unattributed && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "%s%" PRIu64 " received but not attributed to "
-			 "any binary", n ? ", " : "", unattributed);
+		snprintf(buf + n, len - (size_t)n,
+			 "%s%" PRIu64 " received but not attributed to "
+			 "any binary",
+			 n ? ", " : "", unattributed);
 }
 
 void rs_warn_stats(struct rpt_profile *p)
@@ -1435,7 +1452,8 @@ void rs_warn_stats(struct rpt_profile *p)
 	if (!bad[RS_TOTAL] && !bad[RS_UNATTRIBUTED] && sum[RS_UNATTRIBUTED] > sum[RS_TOTAL]) {
 		txt_warn("%s/stats: damaged: %" PRIu64 " received samples not attributed (lost_*), "
 			 "more than the %" PRIu64 " received (total_samples) - the figures are not "
-			 "used", p->samples_dir, sum[RS_UNATTRIBUTED], sum[RS_TOTAL]);
+			 "used",
+			 p->samples_dir, sum[RS_UNATTRIBUTED], sum[RS_TOTAL]);
 		bad[RS_TOTAL] = bad[RS_UNATTRIBUTED] = true;
 	}
 	/* samples: the received ones (total_samples) plus those the kernel dropped */
@@ -1446,33 +1464,42 @@ void rs_warn_stats(struct rpt_profile *p)
 		/* more than 0.01 % lost */
 		if (lost && lost * 10000 > all) {
 			lost_parts(parts, sizeof(parts), sum[RS_KSAMPLES], sum[RS_UNATTRIBUTED]);
-			txt_msg("", "WARNING: Lost samples detected! %" PRIu64 " of %" PRIu64
-				" samples were lost (more than 0.01 %%): %s.", lost, all, parts);
+			txt_msg("",
+				"WARNING: Lost samples detected! %" PRIu64 " of %" PRIu64
+				" samples were lost (more than 0.01 %%): %s.",
+				lost, all, parts);
 			said = true;
 		}
 	}
 	if (!bad[RS_KSIDEBAND] && sum[RS_KSIDEBAND]) {
-		txt_msg("", "WARNING: the kernel dropped %" PRIu64 " mmap/comm/fork/exit records (a "
+		txt_msg("",
+			"WARNING: the kernel dropped %" PRIu64 " mmap/comm/fork/exit records (a "
 			"ring was full): samples of the processes concerned may be counted under the "
-			"wrong binary or lost.", sum[RS_KSIDEBAND]);
+			"wrong binary or lost.",
+			sum[RS_KSIDEBAND]);
 		said = true;
 	}
 	if (!bad[RS_KRECORDS] && sum[RS_KRECORDS]) {
-		txt_msg("", "WARNING: the kernel dropped %" PRIu64 " records of unknown kind (samples "
+		txt_msg("",
+			"WARNING: the kernel dropped %" PRIu64 " records of unknown kind (samples "
 			"or mmap/comm/fork/exit records; a ring was full): up to %" PRIu64
-			" more samples may be missing.", sum[RS_KRECORDS], sum[RS_KRECORDS]);
+			" more samples may be missing.",
+			sum[RS_KRECORDS], sum[RS_KRECORDS]);
 		said = true;
 	}
 	if (said)
-		txt_msg("", "See %s/" OP_SESSION_LOG_PATH " and %s/" OP_SESSION_STATS " for details.",
+		txt_msg("",
+			"See %s/" OP_SESSION_LOG_PATH " and %s/" OP_SESSION_STATS " for details.",
 			p->session_dir, p->samples_dir);
 	if (dir_has_entries(p, OP_SESSION_THROTTLED_PATH)) {
 		fputs("WARNING! Some of the events were throttled: the kernel lowered their sample "
 		      "rate\nbecause the initial rate caused too many interrupts. Use a lower "
 		      "sampling frequency\n",
 		      stderr);
-		txt_msg("", "(a larger count). The throttled events are listed in %s/"
-			OP_SESSION_THROTTLED_PATH ".", p->samples_dir);
+		txt_msg("",
+			"(a larger count). The throttled events are listed in %s/" OP_SESSION_THROTTLED_PATH
+			".",
+			p->samples_dir);
 	}
 }
 

@@ -101,8 +101,7 @@ void spec_normalize_path(char *p)
 	}
 }
 
-static int add_images(struct strlist *l, const char *csv, const char *cwd, char *err,
-		      size_t err_len)
+static int add_images(struct strlist *l, const char *csv, const char *cwd, char *err, size_t err_len)
 {
 	char *dup = strdup(csv), *save = NULL, *tok;
 	int ret = 0;
@@ -232,8 +231,10 @@ int spec_add(struct rpt_spec *s, const char *word, const char *cwd, char *err, s
 
 		if (klen == 7 && !strncmp(word, "archive", 7)) {
 			if (!*val) {
-				snprintf(err, err_len, "bad profile specification \"%s\": no "
-					 "directory after \"archive:\"", word);
+				snprintf(err, err_len,
+					 "bad profile specification \"%s\": no "
+					 "directory after \"archive:\"",
+					 word);
 				return -EINVAL;
 			}
 			return spec_set_archive(s, val, cwd, err, err_len);
@@ -259,7 +260,8 @@ int spec_add(struct rpt_spec *s, const char *word, const char *cwd, char *err, s
 				return ret;
 			}
 			if (keys[i].kind >= 2)
-				return check_numbers(l, keys[i].key, keys[i].kind == 3, err, err_len);
+				return check_numbers(l, keys[i].key, keys[i].kind == 3, err,
+						     err_len);
 			return 0;
 		}
 		/* "lo:op" may simply be a file name with a colon */
@@ -329,7 +331,8 @@ static bool list_match_int(const struct strlist *l, long long v)
 
 bool spec_match_noimage(const struct rpt_spec *s, const struct op_parsed_name *pn)
 {
-	return list_match_str(&s->event, pn->event) && list_match_int(&s->count, (long long)pn->count) &&
+	return list_match_str(&s->event, pn->event) &&
+	       list_match_int(&s->count, (long long)pn->count) &&
 	       list_match_int(&s->unit_mask, pn->um) && list_match_int(&s->tid, pn->tid) &&
 	       list_match_int(&s->tgid, pn->tgid) && list_match_int(&s->cpu, pn->cpu);
 }
@@ -402,8 +405,10 @@ int spec_parse_merge(const char *arg, unsigned *merge, char *err, size_t err_len
 		for (i = 0; i < sizeof(m) / sizeof(m[0]) && strcmp(tok, m[i].name); i++)
 			;
 		if (i == sizeof(m) / sizeof(m[0])) {
-			snprintf(err, err_len, "--merge: unknown \"%s\" (expected a comma list of "
-				 "lib, cpu, tid, tgid, unitmask, all)", tok);
+			snprintf(err, err_len,
+				 "--merge: unknown \"%s\" (expected a comma list of "
+				 "lib, cpu, tid, tgid, unitmask, all)",
+				 tok);
 			ret = -EINVAL;
 			break;
 		}

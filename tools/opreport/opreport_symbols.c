@@ -109,12 +109,15 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 			goto out;
 		}
 		if (fd < 0)
-			snprintf(err, sizeof(err), "no kernel symbol snapshot: %s is missing or not a "
-				 "regular file", kallsyms);
+			snprintf(err, sizeof(err),
+				 "no kernel symbol snapshot: %s is missing or not a "
+				 "regular file",
+				 kallsyms);
 		else
 			ret = ksym_load_kernel(&img->syms, fd, kallsyms, mod,
 					       mod ? rs_open_session_file(p, OP_SESSION_MODULES_PATH,
-									  O_RDONLY) : -1,
+									  O_RDONLY) :
+						     -1,
 					       err, sizeof(err));
 	} else if (img->kind == OP_IMAGE_ANON) {
 		/* without a map, addresses are still shown as anon_start + key */
@@ -150,12 +153,15 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 		img->no_syms = true;
 		goto out;
 	} else if (!exists(img->file)) {
-		snprintf(err, sizeof(err), "binary %s not found (if it moved, give --image-path=DIR "
-			 "or --root=DIR)", img->file);
+		snprintf(err, sizeof(err),
+			 "binary %s not found (if it moved, give --image-path=DIR "
+			 "or --root=DIR)",
+			 img->file);
 	} else if (!regular(img->file)) {
 		snprintf(err, sizeof(err), "%s is not a regular file", img->file);
 	} else {
-		ret = opbfd_load(&img->syms, img->file, o->demangle, o->debug_info, err, sizeof(err));
+		ret = opbfd_load(&img->syms, img->file, o->demangle, o->debug_info, err,
+				 sizeof(err));
 		if (!ret && !has_own_symbols(&img->syms) && !strlist_has(&p->warned, img->path)) {
 			/* a stripped binary: its samples are shown per address (rsym_build) */
 			strlist_add(&p->warned, img->path);
@@ -269,11 +275,13 @@ int rsym_build(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_rows 
 			load_image(p, o, img);
 		for (size_t i = 0; i < g->n; i++) {
 			const struct rpt_sample *s = &g->s[i];
-			const struct rpt_sym *sym = img->no_syms ? NULL : sym_lookup(&img->syms, s->key);
+			const struct rpt_sym *sym =
+				img->no_syms ? NULL : sym_lookup(&img->syms, s->key);
 
 			if (!sym && img->syms.src) {
 				/* samples are sorted by key: one address row per key */
-				if (have_last && last && last->start == s->key && last->end == s->key + 1)
+				if (have_last && last && last->start == s->key &&
+				    last->end == s->key + 1)
 					sym = last;
 				else if (!(sym = addr_sym(&img->syms, img->path, s->key)))
 					return -ENOMEM;

@@ -29,7 +29,6 @@ struct vm_state {
 	unsigned long long encoded;
 };
 
-
 static int vm_detect(void *priv, const struct op_cpuinfo *ci, char *why, size_t why_len)
 {
 	struct vm_state *s = priv;
@@ -67,7 +66,8 @@ static int vm_encode(void *priv, const struct op_event_req *ev, struct op_perf_a
 	attr->size = sizeof(*attr);
 	if (!strcmp(ev->name, "DEMO_CYCLES")) {
 		if (ev->um > 0xff) {
-			snprintf(err, err_len, "DEMO_CYCLES: unit mask 0x%x does not fit 8 bits", ev->um);
+			snprintf(err, err_len, "DEMO_CYCLES: unit mask 0x%x does not fit 8 bits",
+				 ev->um);
 			return -EINVAL;
 		}
 		attr->type = VM_PERF_TYPE_RAW;
@@ -76,8 +76,8 @@ static int vm_encode(void *priv, const struct op_event_req *ev, struct op_perf_a
 		attr->type = VM_PERF_TYPE_SOFTWARE;
 		attr->config = 0; /* PERF_COUNT_SW_CPU_CLOCK */
 	} else {
-		snprintf(err, err_len, "%s is not an event of %s (DEMO_CYCLES, DEMO_CLOCK)", ev->name,
-			 VM_CPU_TYPE);
+		snprintf(err, err_len, "%s is not an event of %s (DEMO_CYCLES, DEMO_CLOCK)",
+			 ev->name, VM_CPU_TYPE);
 		return -EINVAL;
 	}
 	if (!ev->count) {
@@ -133,7 +133,8 @@ static int vm_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	vm->host = host;
 	/* SDK 1.1: the host frees the state after ext_deinit or a failed init */
 	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
-							      .data = vm, .free_func = free });
+							      .data = vm,
+							      .free_func = free });
 	if (rc) {
 		free(vm);
 		return rc;
