@@ -201,4 +201,35 @@ static inline enum evb_kind evb_next(const uint64_t *w, size_t n, size_t *pos, s
 	return EVB_RECORD;
 }
 
+/*
+ * HOT, the reader's fast paths (trans runs them before evb_next()): a sample
+ * pair at *@pos into @offset/@counter, *@pos moved past it; false (nothing
+ * moved) when the words at *@pos are not a whole pair.
+ */
+static inline bool evb_next_pair(const uint64_t *w, size_t n, size_t *pos, uint64_t *offset,
+				 uint64_t *counter)
+{
+	size_t i = *pos;
+
+	if (i + 2 > n || w[i] == EVB_ESCAPE)
+		return false;
+	*offset = w[i];
+	*counter = w[i + 1];
+	*pos = i + 2;
+	return true;
+}
+
+/* Words of a whole EVB_CPU_RESTORE record (escape, code, nargs 1, cpu). */
+#define EVB_CPU_RESTORE_WORDS 4
+
+/* HOT. Whether an EVB_CPU_RESTORE record starts at @pos; its cpu in @cpu. */
+static inline bool evb_cpu_restore_at(const uint64_t *w, size_t n, size_t pos, uint64_t *cpu)
+{
+	if (pos + EVB_CPU_RESTORE_WORDS > n || w[pos] != EVB_ESCAPE ||
+	    w[pos + 1] != EVB_CPU_RESTORE || w[pos + 2] != 1)
+		return false;
+	*cpu = w[pos + 3];
+	return true;
+}
+
 #endif /* OP_CORE_EVBUF_H */

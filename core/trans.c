@@ -218,9 +218,21 @@ int trans_buffer(void *priv, const uint64_t *w, size_t n)
 {
 	struct trans_ctx *tr = priv;
 	struct evb_item it;
+	uint64_t offset, counter, cpu;
 	size_t pos = 0;
 
 	for (;;) {
+		/* HOT: sample pairs, and the most frequent code (two CPUs' samples interleave) */
+		if (evb_next_pair(w, n, &pos, &offset, &counter)) {
+			trans_sample(tr, offset, counter);
+			continue;
+		}
+		if (evb_cpu_restore_at(w, n, pos, &cpu) && cpu < EVB_MAX_CPU_CONTEXTS &&
+		    tr->cpu_ctx[cpu].valid) {
+			trans_restore(tr, &tr->cpu_ctx[cpu]);
+			pos += EVB_CPU_RESTORE_WORDS;
+			continue;
+		}
 		switch (evb_next(w, n, &pos, &it)) {
 		case EVB_PAIR:
 			trans_sample(tr, it.offset, it.counter);
@@ -234,11 +246,7 @@ int trans_buffer(void *priv, const uint64_t *w, size_t n)
 		default:
 			return 0;
 		}
-		/* the most frequent code (two CPUs' samples interleave), inline */
-		if (it.code == EVB_CPU_RESTORE && it.nargs == 1 &&
-		    it.args[0] < EVB_MAX_CPU_CONTEXTS && tr->cpu_ctx[it.args[0]].valid) {
-			trans_restore(tr, &tr->cpu_ctx[it.args[0]]);
-		} else if (evb_core_code(it.code) && tr->core[it.code]) {
+		if (evb_core_code(it.code) && tr->core[it.code]) {
 			if (it.nargs != (uint32_t)tr->core_nargs[it.code]) {
 				tr->stats->v[STAT_INCOMPLETE_CODE]++;
 				continue;
