@@ -194,3 +194,8 @@ endif
 # --- oparchive, archive:, opgprof (issue 17, archive)
 dist_check_SCRIPTS += tests/integration/oparchive.sh tests/integration/opgprof.sh
 TESTS += tests/integration/oparchive.sh tests/integration/opgprof.sh
+# --vmlinux of opreport and opannotate (issue 17): a stand-in vmlinux built from a live session's kallsyms
+dist_check_SCRIPTS += tests/integration/vmlinux.sh
+if BUILD_REPORT
+TESTS += tests/integration/vmlinux.sh
+endif

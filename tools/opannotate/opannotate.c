@@ -47,6 +47,8 @@ static void ann_usage(FILE *f)
 	      "  -m, --merge=LIST           lib,cpu,tid,tgid,unitmask,all\n"
 	      "  -p, --image-path=DIRS      comma list of directories to look for binaries in\n"
 	      "  -R, --root=DIR             look for every binary below DIR\n"
+	      "      --vmlinux=FILE         the kernel's symbols, code and lines from the ELF\n"
+	      "                             image FILE instead of the kallsyms snapshot\n"
 	      "      --session-dir=DIR      session directory (default ./oprofile_data if\n"
 	      "                             present, else /var/lib/oprofile)\n"
 	      "  -v, --version              the package version\n"
@@ -63,7 +65,8 @@ static void ann_short_usage(FILE *f)
 	fputs("usage: opannotate [-s|--source] [-a|--assembly] [-o DIR] [-d DIRS] [-b DIRS]\n"
 	      "        [--include-file=FILES] [--exclude-file=FILES] [-i SYMS] [-e SYMS]\n"
 	      "        [-D none|smart|normal] [-t PERCENT] [-x] [-m LIST] [-p DIRS] [-R DIR]\n"
-	      "        [--session-dir=DIR] [-v] [-h] [-?] [profile specification]\n",
+	      "        [--vmlinux=FILE] [--session-dir=DIR] [-v] [-h] [-?]\n"
+	      "        [profile specification]\n",
 	      f);
 }
 
@@ -428,7 +431,7 @@ static int ann_set_output_dir(struct ann *a, const char *dir)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SESSION = 256, OPT_INCLUDE_FILE, OPT_EXCLUDE_FILE, OPT_USAGE };
+	enum { OPT_SESSION = 256, OPT_INCLUDE_FILE, OPT_EXCLUDE_FILE, OPT_USAGE, OPT_VMLINUX };
 	static const struct option longopts[] = {
 		{ "source", no_argument, NULL, 's' },
 		{ "assembly", no_argument, NULL, 'a' },
@@ -445,6 +448,7 @@ int main(int argc, char **argv)
 		{ "merge", required_argument, NULL, 'm' },
 		{ "image-path", required_argument, NULL, 'p' },
 		{ "root", required_argument, NULL, 'R' },
+		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "session-dir", required_argument, NULL, OPT_SESSION },
 		{ "version", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -539,6 +543,13 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			a.o.root = optarg;
+			break;
+		case OPT_VMLINUX:
+			if (opbfd_check_vmlinux(optarg, err, sizeof(err))) {
+				ann_error("--vmlinux: %s", err);
+				goto out;
+			}
+			a.o.vmlinux = optarg;
 			break;
 		case OPT_SESSION:
 			a.o.session_dir = optarg;

@@ -34,7 +34,8 @@ static char *opbfd_debug_dir;
 struct opbfd_sec {
 	asection *sec;
 	const char *name;
-	uint64_t vma, size, filepos;
+	uint64_t vma, size;
+	uint64_t filepos; /* key of the section start: file offset, or vma - kernel start */
 };
 
 struct opbfd {
@@ -438,8 +439,44 @@ static const struct rpt_symsrc_ops opbfd_src_ops = {
 	.close = opbfd_src_close,
 };
 
-int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, bool want_lines,
-	       char *err, size_t err_len)
+/* Is @vma in the upper half of @abfd's address space, where Linux places its own text? */
+static bool opbfd_kernel_addr(bfd *abfd, uint64_t vma)
+{
+	return bfd_get_arch_size(abfd) == 32 ? vma >= 0x80000000u && vma <= 0xffffffffu :
+					       vma >> 63;
+}
+
+int opbfd_check_vmlinux(const char *path, char *err, size_t err_len)
+{
+	asection *text;
+	bfd *abfd;
+
+	bfd_init_once();
+	abfd = open_object(path, err, err_len);
+	if (!abfd)
+		return -EINVAL;
+	text = bfd_get_section_by_name(abfd, ".text");
+	if (bfd_get_flavour(abfd) != bfd_target_elf_flavour)
+		snprintf(err, err_len, "%s: not an ELF file (%s)", path, bfd_get_target(abfd));
+	else if (!text || !(bfd_section_flags(text) & SEC_CODE) || !bfd_section_size(text))
+		snprintf(err, err_len, "%s: no .text section of code", path);
+	else if (!opbfd_kernel_addr(abfd, bfd_section_vma(text)))
+		snprintf(err, err_len,
+			 "%s: .text is at 0x%llx, not at a kernel address (upper half): not a "
+			 "kernel image",
+			 path, (unsigned long long)bfd_section_vma(text));
+	else
+		err = NULL;
+	bfd_close(abfd);
+	return err ? -EINVAL : 0;
+}
+
+/*
+ * @kernel: the keys are vma - @kstart (the kernel's samples) and sections
+ * below @kstart are left out; else they are file offsets.
+ */
+static int opbfd_load_at(struct rpt_symtab *t, const char *path, bool kernel, uint64_t kstart,
+			 enum rpt_demangle dm, bool want_lines, char *err, size_t err_len)
 {
 	struct opbfd *b = calloc(1, sizeof(*b));
 	struct cand *c = NULL;
@@ -463,6 +500,9 @@ int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, boo
 		if ((f & (SEC_LOAD | SEC_HAS_CONTENTS)) != (SEC_LOAD | SEC_HAS_CONTENTS) ||
 		    !bfd_section_size(sec))
 			continue;
+		/* a vmlinux's per-cpu sections are linked at 0: no kernel pc is there */
+		if (kernel && bfd_section_vma(sec) < kstart)
+			continue;
 		ns = realloc(b->secs, (b->nsecs + 1) * sizeof(*ns));
 		if (!ns)
 			goto out_err;
@@ -472,7 +512,7 @@ int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, boo
 			.name = bfd_section_name(sec),
 			.vma = bfd_section_vma(sec),
 			.size = bfd_section_size(sec),
-			.filepos = (uint64_t)sec->filepos,
+			.filepos = kernel ? bfd_section_vma(sec) - kstart : (uint64_t)sec->filepos,
 		};
 	}
 	if (read_symtab(b->abfd, false, &b->syms, &b->nsyms) ||
@@ -548,6 +588,22 @@ out_err:
 	free(c);
 	opbfd_close(b);
 	snprintf(err, err_len, "%s: out of memory reading symbols", path);
+	return ret;
+}
+
+int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, bool want_lines,
+	       char *err, size_t err_len)
+{
+	return opbfd_load_at(t, path, false, 0, dm, want_lines, err, err_len);
+}
+
+int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart,
+		      enum rpt_demangle dm, bool want_lines, char *err, size_t err_len)
+{
+	int ret = opbfd_load_at(t, path, true, kstart, dm, want_lines, err, err_len);
+
+	if (!ret)
+		t->vma_bias = kstart;
 	return ret;
 }
 

@@ -44,6 +44,8 @@ static void usage(FILE *f)
 	      "      --json               JSON output (schema: tools/opreport/opreport-json.md)\n"
 	      "  -p, --image-path=DIRS    comma list of directories to look for binaries in\n"
 	      "  -R, --root=DIR           look for every binary below DIR\n"
+	      "      --vmlinux=FILE       the kernel's symbols from the ELF image FILE\n"
+	      "                           instead of the session's kallsyms snapshot\n"
 	      "  -o, --output-file=FILE   write the report to FILE\n"
 	      "  -c, --callgraph          call graph: callers, self/inclusive samples, callees\n"
 	      "  --callgraph-output=folded  one \"main;a;b N\" line per stack (flamegraph.pl)\n"
@@ -165,7 +167,7 @@ out:
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SESSION = 256, OPT_JSON, OPT_CG_OUTPUT, OPT_FLAMEGRAPH };
+	enum { OPT_SESSION = 256, OPT_JSON, OPT_CG_OUTPUT, OPT_FLAMEGRAPH, OPT_VMLINUX };
 	static const struct option longopts[] = {
 		{ "session-dir", required_argument, NULL, OPT_SESSION },
 		{ "symbols", no_argument, NULL, 'l' },
@@ -188,6 +190,7 @@ int main(int argc, char **argv)
 		{ "output-file", required_argument, NULL, 'o' },
 		{ "image-path", required_argument, NULL, 'p' },
 		{ "root", required_argument, NULL, 'R' },
+		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "usage", no_argument, NULL, 'h' },
@@ -305,6 +308,13 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			o.root = optarg;
+			break;
+		case OPT_VMLINUX:
+			if (opbfd_check_vmlinux(optarg, err, sizeof(err))) {
+				txt_error("--vmlinux: %s", err);
+				goto out;
+			}
+			o.vmlinux = optarg;
 			break;
 		case 'c':
 			cgo.blocks = true;

@@ -124,6 +124,7 @@ struct rpt_opts {
 	struct strlist include_syms, exclude_syms;
 	struct strlist image_path; /* -p: directories searched for binaries by base name */
 	const char *root;          /* -R: prefix of every binary's path */
+	const char *vmlinux;       /* --vmlinux: the kernel image's symbols and code, or NULL */
 	struct rpt_spec spec;
 };
 
@@ -186,6 +187,15 @@ void symtab_set_src(struct rpt_symtab *t, void *src, const struct rpt_symsrc_ops
 int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const char *module,
 		     int modules_fd, char *err, size_t err_len);
 /*
+ * Do the kernel image's symbols @vm (opbfd_load_kernel) agree with the
+ * kallsyms snapshot's @ks (ksym_load_kernel, same key space)? Every name
+ * both have must be at the same key in both (one of its keys, for a name
+ * the kernel has several times), and they must have a name in common.
+ * 0, or -EINVAL with the first disagreement in @why (@file names @vm).
+ */
+int ksym_check_vmlinux(const struct rpt_symtab *ks, const struct rpt_symtab *vm, const char *file,
+		       char *why, size_t why_len);
+/*
  * Open the JIT map @map as perf does, a little stricter: never through a
  * symbolic link (O_NOFOLLOW), a regular file (O_NONBLOCK: a FIFO does not
  * hang), owned by root or by the user running opreport (the session does
@@ -201,6 +211,19 @@ int ksym_load_perfmap(struct rpt_symtab *t, int fd, const char *map, uint64_t an
 /* op_bfd.c: libbfd. 0 or -errno with a message. */
 int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, bool want_lines,
 	       char *err, size_t err_len);
+/*
+ * --vmlinux: the kernel image @path loaded in the key space of the kernel's
+ * samples (key = vma - @kstart, the session's kernel start); sections below
+ * @kstart are left out. 0 or -errno with a message.
+ */
+int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart,
+		      enum rpt_demangle dm, bool want_lines, char *err, size_t err_len);
+/*
+ * Can @path be a kernel image: an ELF object whose .text holds code at a
+ * kernel address (the upper half of its address space)? 0, or -EINVAL with
+ * the reason in @err.
+ */
+int opbfd_check_vmlinux(const char *path, char *err, size_t err_len);
 uint64_t opbfd_key_vma(const struct opbfd *b, uint64_t key);
 bool opbfd_key_line(struct opbfd *b, uint64_t key, const char **file, unsigned *line);
 void opbfd_close(struct opbfd *b);

@@ -161,6 +161,72 @@ int ksym_load_kernel(struct rpt_symtab *t, int fd, const char *kallsyms, const c
 	return 0;
 }
 
+static int ksym_name_cmp(const void *a, const void *b)
+{
+	const struct rpt_sym *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+/* Does a symbol of @t (sorted by key) start at @key? */
+static bool ksym_starts_at(const struct rpt_symtab *t, uint64_t key)
+{
+	const struct rpt_sym *s = sym_lookup(t, key);
+
+	return s && s->start == key;
+}
+
+int ksym_check_vmlinux(const struct rpt_symtab *ks, const struct rpt_symtab *vm, const char *file,
+		       char *why, size_t why_len)
+{
+	const struct rpt_sym **by_name = malloc((ks->n ? ks->n : 1) * sizeof(*by_name));
+	size_t common = 0;
+	int ret = 0;
+
+	if (!by_name) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ks->n; i++)
+		by_name[i] = &ks->v[i];
+	if (ks->n)
+		qsort(by_name, ks->n, sizeof(*by_name), ksym_name_cmp);
+	for (size_t i = 0; i < vm->n && !ret; i++) {
+		const struct rpt_sym *v = &vm->v[i], *key = v, **hit;
+		size_t lo, hi;
+		bool same = false;
+
+		hit = ks->n ? bsearch(&key, by_name, ks->n, sizeof(*by_name), ksym_name_cmp) : NULL;
+		if (!hit)
+			continue;
+		common++;
+		/* a name the kernel has several times: any of its places */
+		for (lo = (size_t)(hit - by_name); lo && !strcmp(by_name[lo - 1]->name, v->name); lo--)
+			;
+		for (hi = lo; hi < ks->n && !strcmp(by_name[hi]->name, v->name); hi++)
+			same |= by_name[hi]->start == v->start;
+		/*
+		 * The snapshot keeps one name per address: where it has another
+		 * symbol starting at the same key, this name may be its alias.
+		 */
+		if (same || ksym_starts_at(ks, v->start))
+			continue;
+		snprintf(why, why_len,
+			 "%s is at 0x%" PRIx64 " in %s but at 0x%" PRIx64
+			 " in the session's kallsyms snapshot",
+			 v->name, v->start + vm->vma_bias, file, by_name[lo]->start + ks->vma_bias);
+		ret = -EINVAL;
+	}
+	free(by_name);
+	if (!ret && !common) {
+		snprintf(why, why_len,
+			 "none of the %zu symbols of %s is in the session's kallsyms snapshot", vm->n,
+			 file);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
 int ksym_open_perfmap(const char *map, char *err, size_t err_len)
 {
 	int fd = open(map, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), rc;

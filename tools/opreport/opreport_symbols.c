@@ -81,6 +81,36 @@ static const struct rpt_sym *addr_sym(struct rpt_symtab *t, const char *path, ui
 	return sym;
 }
 
+/*
+ * --vmlinux: the kernel image's symbols (and code, lines) from the file
+ * instead of the kallsyms snapshot already in @img, when they agree with
+ * it; else a warning and the snapshot stays.
+ */
+static void load_vmlinux(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img)
+{
+	struct rpt_symtab vm = { 0 };
+	char err[1024] = "";
+	int ret;
+
+	ret = opbfd_load_kernel(&vm, o->vmlinux, img->syms.vma_bias, o->demangle, o->debug_info,
+				err, sizeof(err));
+	if (!ret)
+		ret = ksym_check_vmlinux(&img->syms, &vm, o->vmlinux, err, sizeof(err));
+	if (ret) {
+		symtab_free(&vm);
+		if (!strlist_has(&p->warned, o->vmlinux)) {
+			strlist_add(&p->warned, o->vmlinux);
+			txt_warn("--vmlinux=%s does not match the profiled kernel: %s; the kernel's "
+				 "symbols come from the session's kallsyms snapshot instead",
+				 o->vmlinux, err[0] ? err : strerror(-ret));
+			p->nwarnings++;
+		}
+		return;
+	}
+	symtab_free(&img->syms);
+	img->syms = vm;
+}
+
 static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img)
 {
 	char err[1024] = "";
@@ -119,6 +149,9 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 									  O_RDONLY) :
 						     -1,
 					       err, sizeof(err));
+		/* modules keep the snapshot's symbols */
+		if (!ret && !mod && o->vmlinux)
+			load_vmlinux(p, o, img);
 	} else if (img->kind == OP_IMAGE_ANON) {
 		/* without a map, addresses are still shown as anon_start + key */
 		img->syms.vma_bias = img->hdr.anon_start ? img->hdr.anon_start : img->start;
