@@ -61,7 +61,7 @@ fi
 # --- the stand-in: a .S of the sampled functions at their kallsyms addresses
 # $1 = output, $2 = how far every symbol is moved (0: the right kernel)
 standin() {
-	case $(uname -m) in x86_64 | i?86) fill=0x90 ;; *) fill=0 ;; esac
+	case $(uname -m) in x86_64 | i?86) fill=nop ;; *) fill=0 ;; esac
 	# the kernel's text symbols (and pseudo-modules': same key space), by address
 	awk '$2 ~ /^[tTwW]$/ && (NF == 3 || $4 ~ /^\[(bpf|__builtin__)/) { print $1 }' "$KS" |
 		sort -u >"$W/kaddr"
@@ -88,13 +88,18 @@ standin() {
 			if (size <= shift || off < last) continue
 			printf "\t.org 0x%x\n", off + shift
 			printf "\t.globl \"%s\"\n\t.type \"%s\", @function\n\"%s\":\n", sn[i], sn[i], sn[i]
-			printf "\t.fill %d, 1, %s\n\t.size \"%s\", %d\n", size - shift, fill, sn[i], size - shift
+			# x86: one-byte nops, instructions with a line for as -g
+			if (fill == "nop")
+				printf "\t.rept %d\n\tnop\n\t.endr\n", size - shift
+			else
+				printf "\t.fill %d, 1, 0\n", size - shift
+			printf "\t.size \"%s\", %d\n", sn[i], size - shift
 			last = off + size
 		}
 		print base > "/dev/stderr"
 	}' "$W/kaddr" "$W/sampled" >"$1.S" 2>"$1.base"
 	{ printf '\t.section .text, "ax", @progbits\n'; cat "$1.S"; } >"$1.s"
-	as -o "$1.o" "$1.s" && ld -e 0 -Ttext=0x"$(cat "$1.base")" -o "$1" "$1.o"
+	as -g -o "$1.o" "$1.s" && ld -e 0 -Ttext=0x"$(cat "$1.base")" -o "$1" "$1.o"
 }
 if ! standin "$W/vmlinux" 0 >"$W/build.log" 2>&1; then
 	echo "vmlinux: FAIL: building the stand-in"; cat "$W/build.log"; exit 1
@@ -138,7 +143,25 @@ else
 	bad "opannotate -a --vmlinux: no disassembled kernel image"; head -20 "$W/a.txt"; cat "$W/a.err"
 fi
 
-# --- 3. a vmlinux of another kernel (symbols moved): warning, kallsyms names
+# --- 3. opannotate -s: the stand-in's DWARF lines (as -g) name its .s source
+if grep -q nop "$W/vmlinux.s"; then
+	"$A" --session-dir="$W/s" -s --vmlinux="$W/vmlinux" image:vmlinux >"$W/src.txt" 2>"$W/src.err"
+	# the samples of the functions in the stand-in, by opreport
+	want=$(grep '^"' "$W/vmlinux.s" | tr -d '":' | while read -r f; do
+		awk -v s="$f" '$NF == s { print $2; exit }' "$W/ref.txt"; done | sum)
+	ftot=$(sed -n '/Total samples for file : ".*vmlinux.s"/,/\*\//s/^ \* *\([0-9][0-9]*\) .*/\1/p' "$W/src.txt" | head -1)
+	lsum=$(line_counts "$W/src.txt" | sum)
+	echo "opannotate -s --vmlinux: vmlinux.s total $ftot, lines $lsum, opreport $want"
+	[ "$want" -gt 0 ] && [ "$ftot" = "$want" ] && [ "$lsum" = "$want" ] && ok ||
+		{ bad "-s --vmlinux: file total $ftot, lines $lsum, opreport $want"; head -30 "$W/src.txt"; cat "$W/src.err"; }
+	ks=$(awk 'NR > 3 && NF >= 4 { print $NF; exit }' "$W/ref.txt")
+	[ "$(note_of "$W/src.txt" "$ks")" = "$(awk -v s="$ks" '$NF == s { print $2; exit }' "$W/ref.txt")" ] &&
+		ok || bad "-s --vmlinux: $ks total $(note_of "$W/src.txt" "$ks")"
+else
+	echo "vmlinux: --source part not run (the stand-in has no instructions on $(uname -m))"
+fi
+
+# --- 4. a vmlinux of another kernel (symbols moved): warning, kallsyms names
 if standin "$W/moved" 3 >"$W/build2.log" 2>&1; then
 	"$R" --session-dir="$W/s" -l -w --vmlinux="$W/moved" image:vmlinux >"$W/mv.txt" 2>"$W/mv.err"
 	grep -q "opreport warning: --vmlinux=$W/moved does not match the profiled kernel: .* is at 0x[0-9a-f]* in $W/moved but at 0x[0-9a-f]* in the session's kallsyms snapshot; .*kallsyms snapshot instead" "$W/mv.err" &&
@@ -153,7 +176,7 @@ else
 	bad "building the moved stand-in"; cat "$W/build2.log"
 fi
 
-# --- 4. bad files: an error naming the option, exit 1
+# --- 5. bad files: an error naming the option, exit 1
 expect_err() { # $1 = what the message must hold, rest = arguments
 	msg=$1; shift
 	for t in "$R" "$A"; do
