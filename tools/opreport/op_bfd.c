@@ -442,8 +442,7 @@ static const struct rpt_symsrc_ops opbfd_src_ops = {
 /* Is @vma in the upper half of @abfd's address space, where Linux places its own text? */
 static bool opbfd_kernel_addr(bfd *abfd, uint64_t vma)
 {
-	return bfd_get_arch_size(abfd) == 32 ? vma >= 0x80000000u && vma <= 0xffffffffu :
-					       vma >> 63;
+	return bfd_get_arch_size(abfd) == 32 ? vma >= 0x80000000u && vma <= 0xffffffffu : vma >> 63;
 }
 
 int opbfd_check_vmlinux(const char *path, char *err, size_t err_len)
@@ -597,8 +596,8 @@ int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, boo
 	return opbfd_load_at(t, path, false, 0, dm, want_lines, err, err_len);
 }
 
-int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart,
-		      enum rpt_demangle dm, bool want_lines, char *err, size_t err_len)
+int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart, enum rpt_demangle dm,
+		      bool want_lines, char *err, size_t err_len)
 {
 	int ret = opbfd_load_at(t, path, true, kstart, dm, want_lines, err, err_len);
 

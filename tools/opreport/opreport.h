@@ -216,8 +216,8 @@ int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, boo
  * samples (key = vma - @kstart, the session's kernel start); sections below
  * @kstart are left out. 0 or -errno with a message.
  */
-int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart,
-		      enum rpt_demangle dm, bool want_lines, char *err, size_t err_len);
+int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart, enum rpt_demangle dm,
+		      bool want_lines, char *err, size_t err_len);
 /*
  * Can @path be a kernel image: an ELF object whose .text holds code at a
  * kernel address (the upper half of its address space)? 0, or -EINVAL with

@@ -201,7 +201,8 @@ int ksym_check_vmlinux(const struct rpt_symtab *ks, const struct rpt_symtab *vm,
 			continue;
 		common++;
 		/* a name the kernel has several times: any of its places */
-		for (lo = (size_t)(hit - by_name); lo && !strcmp(by_name[lo - 1]->name, v->name); lo--)
+		for (lo = (size_t)(hit - by_name); lo && !strcmp(by_name[lo - 1]->name, v->name);
+		     lo--)
 			;
 		for (hi = lo; hi < ks->n && !strcmp(by_name[hi]->name, v->name); hi++)
 			same |= by_name[hi]->start == v->start;
@@ -220,8 +221,8 @@ int ksym_check_vmlinux(const struct rpt_symtab *ks, const struct rpt_symtab *vm,
 	free(by_name);
 	if (!ret && !common) {
 		snprintf(why, why_len,
-			 "none of the %zu symbols of %s is in the session's kallsyms snapshot", vm->n,
-			 file);
+			 "none of the %zu symbols of %s is in the session's kallsyms snapshot",
+			 vm->n, file);
 		ret = -EINVAL;
 	}
 	return ret;
