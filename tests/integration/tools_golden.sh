@@ -58,11 +58,10 @@ asm_filter() {
 	awk 'function hex(s,   i, n) { n = 0; s = tolower(s)
 		for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return n }
-	/^[0-9a-f]+ <[^>]*>:/ { base = hex($1); sub(/^[0-9a-f]+ /, ""); sym = $1; print; next }
+	/^[0-9a-f]+ <[^>]*>:/ { base = hex($1); sub(/^[0-9a-f]+ /, ""); sym = $1; print; gsub(/[<>:]/, "", sym); next }
 	/^ *[0-9]+ +[0-9.]+ : +[0-9a-f]+:/ {
 		a = $0; sub(/^ *[0-9]+ +[0-9.]+ : +/, "", a); sub(/:.*/, "", a)
 		c = $0; sub(/ : .*/, "", c)
-		gsub(/[<>:]/, "", sym)
 		printf "%s : @%s+0x%x@\n", c, sym, hex(a) - base; next }
 	/^ *: +[0-9a-f]+:/ { next }
 	{ print }'
