@@ -199,3 +199,9 @@ dist_check_SCRIPTS += tests/integration/vmlinux.sh
 if BUILD_REPORT
 TESTS += tests/integration/vmlinux.sh
 endif
+
+# golden tests of opannotate and opgprof (issue 17) on report_golden.sh's fixture
+dist_check_SCRIPTS += tests/integration/tools_golden.sh
+if BUILD_REPORT
+TESTS += tests/integration/tools_golden.sh
+endif
