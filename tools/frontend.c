@@ -120,3 +120,22 @@ int fe_unsupported(const char *tool, const char *option, const char *why)
 	fprintf(stderr, "%s: %s is not supported: %s\n", tool, option, why);
 	return 1;
 }
+
+int fe_getopt_trouble(const char *tool, int c, char **argv, const char *usage)
+{
+	if (c == ':') {
+		fprintf(stderr, "%s: option %s needs a value\n", tool, argv[optind - 1]);
+		return 1;
+	}
+	/* -? is in the option string: glibc then leaves optopt alone */
+	if (optopt == '?' || !strcmp(argv[optind - 1], "-?")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (optopt)
+		fprintf(stderr, "%s: unknown option -%c\n", tool, optopt);
+	else
+		fprintf(stderr, "%s: unknown option %s\n", tool, argv[optind - 1]);
+	fputs(usage, stderr);
+	return 1;
+}

@@ -44,5 +44,11 @@ int fe_exec(const char *tool, const char *path, struct fe_argv *a, bool verbose)
  * OPTION is not supported: WHY" on stderr; returns 1 (the exit status).
  */
 int fe_unsupported(const char *tool, const char *option, const char *why);
+/*
+ * getopt_long() returned '?' or ':' for @argv (@optind as it left it):
+ * "-?" prints @usage to stdout (0); an unknown option or a missing value is
+ * an error naming it, with @usage on stderr for an unknown one (1).
+ */
+int fe_getopt_trouble(const char *tool, int c, char **argv, const char *usage);
 
 #endif /* FRONTEND_H */

@@ -255,20 +255,8 @@ int main(int argc, char **argv)
 			fputs(ocount_help_text, stdout);
 			return 0;
 		case '?':
-			/* -? is in the option string: glibc then leaves optopt alone */
-			if (optopt == '?' || !strcmp(argv[optind - 1], "-?")) {
-				fputs(ocount_brief_usage, stdout);
-				return 0;
-			}
-			if (optopt)
-				fprintf(stderr, "ocount: unknown option -%c\n", optopt);
-			else
-				fprintf(stderr, "ocount: unknown option %s\n", argv[optind - 1]);
-			fputs(ocount_brief_usage, stderr);
-			return 1;
 		case ':':
-			fprintf(stderr, "ocount: option %s needs a value\n", argv[optind - 1]);
-			return 1;
+			return fe_getopt_trouble("ocount", opt, argv, ocount_brief_usage);
 		}
 	}
 	targets = (optind < argc) + (pid != NULL) + (tid != NULL) + system_wide + (cpu_list != NULL);

@@ -165,20 +165,8 @@ int main(int argc, char **argv)
 			fputs(operf_help_text, stdout);
 			return 0;
 		case '?':
-			/* -? is in the option string: glibc then leaves optopt alone */
-			if (optopt == '?' || !strcmp(argv[optind - 1], "-?")) {
-				fputs(operf_brief_usage, stdout);
-				return 0;
-			}
-			if (optopt)
-				fprintf(stderr, "operf: unknown option -%c\n", optopt);
-			else
-				fprintf(stderr, "operf: unknown option %s\n", argv[optind - 1]);
-			fputs(operf_brief_usage, stderr);
-			return 1;
 		case ':':
-			fprintf(stderr, "operf: option %s needs a value\n", argv[optind - 1]);
-			return 1;
+			return fe_getopt_trouble("operf", opt, argv, operf_brief_usage);
 		}
 	}
 	targets = (optind < argc) + (pid != NULL) + system_wide;
