@@ -203,6 +203,12 @@ static int name_locations(struct op_profile *prof, struct rpt_profile *rp, struc
 			rsym_load_image(rp, ro, img);
 		}
 		sym = sym_lookup(&img->syms, l->key);
+		/* a frame in no image: named as opreport -c and the folded stacks name it */
+		if (!sym && !strcmp(m->path, OP_PROFILE_UNKNOWN_IMAGE) &&
+		    op_profile_name_loc(prof, (uint32_t)i + 1, OP_PROFILE_UNKNOWN_IMAGE, NULL, 0)) {
+			free(imgs);
+			return -ENOMEM;
+		}
 		if (!sym)
 			continue;
 		if (!sym_key_line(&img->syms, l->key, &file, &line)) {

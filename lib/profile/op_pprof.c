@@ -258,12 +258,10 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 
 		*pm = (PMapping)PERFTOOLS__PROFILES__MAPPING__INIT;
 		pm->id = m->id;
-		if (m->exec_seg >= 0) {
-			const struct op_profile_seg *s = &m->seg[m->exec_seg];
-
-			pm->memory_start = s->vaddr;
-			pm->memory_limit = s->vaddr + s->memsz;
-			pm->file_offset = s->offset;
+		if (m->have_text) {
+			pm->memory_start = m->text_vaddr;
+			pm->memory_limit = m->text_vaddr + m->text_size;
+			pm->file_offset = m->text_off;
 		} else if (m->kind == OP_IMAGE_ANON) {
 			pm->memory_start = m->anon_start;
 			pm->memory_limit = m->anon_end + 1;

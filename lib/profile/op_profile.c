@@ -1,7 +1,7 @@
 /*
  * op_profile.c - the profile model: mappings, locations and samples kept
  * unique through open-addressing hashes, flat samples reconciled with whole
- * stacks, the binaries' PT_LOAD segments, the delta of two profiles.
+ * stacks, the binaries' executable PT_LOAD, the delta of two profiles.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -249,7 +249,6 @@ uint32_t op_profile_mapping(struct op_profile *p, const struct op_image_name *n,
 	m->tgid = n->kind == OP_IMAGE_ANON ? n->tgid : -1;
 	m->anon_start = n->start;
 	m->anon_end = n->end;
-	m->exec_seg = -1;
 	m->id = (uint32_t)++p->nmaps;
 	*slot = m->id;
 	pv->maps.n++;
@@ -494,8 +493,8 @@ int op_profile_add_odb(struct op_profile *p, odb_t *db, const struct op_parsed_n
 
 /* ------------------------------------------------------------ finishing */
 
-/* the binary's PT_LOAD segments (bounded reads of the ELF header and program headers) */
-static void read_segments(struct op_profile_mapping *m, const char *root)
+/* the binary's executable PT_LOAD (bounded reads of the ELF and program headers) */
+static void read_text(struct op_profile_mapping *m, const char *root)
 {
 	const char *file = m->file ? m->file : m->path;
 	Elf64_Ehdr eh;
@@ -519,21 +518,18 @@ static void read_segments(struct op_profile_mapping *m, const char *root)
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256 ||
 	    eh.e_phoff > (uint64_t)st.st_size)
 		goto out;
-	for (unsigned i = 0; i < eh.e_phnum && m->nseg < OP_PROFILE_SEGS; i++) {
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
 			break;
-		if (ph.p_type != PT_LOAD)
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
-		m->seg[m->nseg] = (struct op_profile_seg){ .vaddr = ph.p_vaddr,
-							   .memsz = ph.p_memsz,
-							   .offset = ph.p_offset,
-							   .filesz = ph.p_filesz,
-							   .exec = ph.p_flags & PF_X };
-		if ((ph.p_flags & PF_X) && m->exec_seg < 0)
-			m->exec_seg = (int)m->nseg;
-		m->nseg++;
+		m->text_off = ph.p_offset;
+		m->text_vaddr = ph.p_vaddr;
+		m->text_size = ph.p_filesz;
+		m->have_text = true;
+		break;
 	}
 out:
 	close(fd);
@@ -547,12 +543,8 @@ uint64_t op_profile_loc_addr(const struct op_profile *p, const struct op_profile
 		return loc->key + m->anon_start;
 	if (m->is_kernel)
 		return loc->key + p->kernel_start;
-	/* the segment holding the file offset; past every segment: the executable one's rule */
-	for (unsigned i = 0; i < m->nseg; i++)
-		if (loc->key >= m->seg[i].offset && loc->key - m->seg[i].offset < m->seg[i].filesz)
-			return loc->key - m->seg[i].offset + m->seg[i].vaddr;
-	if (m->exec_seg >= 0)
-		return loc->key - m->seg[m->exec_seg].offset + m->seg[m->exec_seg].vaddr;
+	if (m->have_text)
+		return loc->key - m->text_off + m->text_vaddr;
 	return loc->key;
 }
 
@@ -570,8 +562,8 @@ int op_profile_finish(struct op_profile *p)
 	int ret = 0;
 
 	for (size_t i = 0; i < p->nmaps; i++)
-		if (p->maps[i].exec_seg < 0 && !p->maps[i].nseg)
-			read_segments(&p->maps[i], pv->root);
+		if (!p->maps[i].have_text)
+			read_text(&p->maps[i], pv->root);
 	/* what the stacks end in is in the flat files too: keep only the rest */
 	if (p->stack_samples) {
 		leaf = calloc(p->nlocs + 1, sizeof(*leaf));
@@ -614,12 +606,14 @@ static uint32_t copy_loc(struct op_profile *dst, const struct op_profile *src, u
 
 	if (!map)
 		return 0;
-	if (!dst->maps[map - 1].nseg && m->nseg) {
-		memcpy(dst->maps[map - 1].seg, m->seg, sizeof(m->seg));
-		dst->maps[map - 1].nseg = m->nseg;
-		dst->maps[map - 1].exec_seg = m->exec_seg;
-		memcpy(dst->maps[map - 1].build_id, m->build_id, sizeof(m->build_id));
+	if (!dst->maps[map - 1].have_text && m->have_text) {
+		dst->maps[map - 1].text_off = m->text_off;
+		dst->maps[map - 1].text_vaddr = m->text_vaddr;
+		dst->maps[map - 1].text_size = m->text_size;
+		dst->maps[map - 1].have_text = true;
 	}
+	if (!dst->maps[map - 1].build_id[0])
+		memcpy(dst->maps[map - 1].build_id, m->build_id, sizeof(m->build_id));
 	loc = op_profile_location(dst, map, l->key);
 	if (loc && l->func && !dst->locs[loc - 1].func &&
 	    op_profile_name_loc(dst, loc, l->func, l->file, l->line))

@@ -25,13 +25,8 @@
 #include "op_mangle.h"
 
 #define OP_PROFILE_BUILDID_MAX 64 /* bytes of a build ID kept (hex is twice that) */
-#define OP_PROFILE_SEGS 8         /* PT_LOAD segments kept per image */
-
-/* An ELF PT_LOAD segment: file offsets [offset, offset + filesz) at vaddr */
-struct op_profile_seg {
-	uint64_t vaddr, memsz, offset, filesz;
-	bool exec;
-};
+/* the image of stack frames that mapped to no image (its key is the raw pc) */
+#define OP_PROFILE_UNKNOWN_IMAGE "[unknown]"
 
 /* A sampled image. Ids run 1..N in the order images were first seen. */
 struct op_profile_mapping {
@@ -42,10 +37,12 @@ struct op_profile_mapping {
 	char *file; /* where the binary is read (a root prefix applied), NULL: path */
 	int32_t tgid;
 	uint64_t anon_start, anon_end; /* anon: [start, end] */
-	/* from the binary (op_profile_finish): its PT_LOAD segments */
-	struct op_profile_seg seg[OP_PROFILE_SEGS];
-	unsigned nseg;
-	int exec_seg; /* index of the executable segment, -1: no ELF read */
+	/*
+	 * The executable PT_LOAD: file offsets [text_off, text_off + text_size)
+	 * at text_vaddr; from the session's build-id index, else the binary
+	 */
+	uint64_t text_off, text_vaddr, text_size;
+	bool have_text;
 	char build_id[2 * OP_PROFILE_BUILDID_MAX + 1]; /* lowercase hex, "" unknown */
 	uint64_t max_key;                              /* highest key sampled */
 	bool has_functions;                            /* set when a location of it was named */
@@ -165,7 +162,7 @@ void op_profile_session_times(struct op_profile *p, int dfd);
 
 /*
  * After everything is added: flat samples minus what the stacks hold, each
- * image's PT_LOAD segments from its binary. 0 or -ENOMEM.
+ * image's executable PT_LOAD from its binary. 0 or -ENOMEM.
  */
 int op_profile_finish(struct op_profile *p);
 

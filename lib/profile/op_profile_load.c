@@ -124,7 +124,7 @@ static int stk_take(struct stk *s, uint32_t app, uint64_t count, const struct cg
 		if (!map) {
 			if (!s->unknown) {
 				struct op_image_name n = { .kind = OP_IMAGE_USER,
-							   .path = "[unknown]" };
+							   .path = OP_PROFILE_UNKNOWN_IMAGE };
 
 				s->unknown = op_profile_mapping(s->p, &n, false, NULL);
 			}

@@ -205,3 +205,12 @@ dist_check_SCRIPTS += tests/integration/tools_golden.sh
 if BUILD_REPORT
 TESTS += tests/integration/tools_golden.sh
 endif
+
+# --- issue 19: opexport checked by pprof, protoc and speedscope's schema (live) ---
+dist_check_SCRIPTS += tests/integration/opexport.sh
+EXTRA_DIST += tests/integration/speedscope_check.js
+if BUILD_REPORT
+if BUILD_EXPORT
+TESTS += tests/integration/opexport.sh
+endif
+endif
