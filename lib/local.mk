@@ -43,3 +43,5 @@ opcount-installcheck:
 	LD_LIBRARY_PATH='$(DESTDIR)$(libdir)' ./opcount-user$(EXEEXT)
 	rm -f opcount-user$(EXEEXT)
 .PHONY: opcount-installcheck
+# --- issue 18: JIT code formats (jitdump, perf maps) and libopagent ---
+lib_libopng_la_SOURCES += lib/op_jit.h lib/op_jit.c

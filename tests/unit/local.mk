@@ -350,3 +350,12 @@ tests_unit_test_op_abi_SOURCES = tests/unit/test_op_abi.c
 tests_unit_test_op_abi_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_op_abi_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
+# --- issue 18: lib/op_jit (jitdump and perf-map readers) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_jit
+TESTS += tests/unit/test_jit
+SANITIZER_TESTS += tests/unit/test_jit
+tests_unit_test_jit_SOURCES = tests/unit/test_jit.c
+tests_unit_test_jit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_jit_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif
