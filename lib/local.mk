@@ -43,3 +43,5 @@ opcount-installcheck:
 	LD_LIBRARY_PATH='$(DESTDIR)$(libdir)' ./opcount-user$(EXEEXT)
 	rm -f opcount-user$(EXEEXT)
 .PHONY: opcount-installcheck
+# --- issue 19: GNU build IDs of ELF files and the session's build-id index ---
+lib_libopng_la_SOURCES += lib/op_buildid.h lib/op_buildid.c
