@@ -45,3 +45,5 @@ opcount-installcheck:
 .PHONY: opcount-installcheck
 # --- issue 18: JIT code formats (jitdump, perf maps) and libopagent ---
 lib_libopng_la_SOURCES += lib/op_jit.h lib/op_jit.c
+# --- issue 19: GNU build IDs of ELF files and the session's build-id index ---
+lib_libopng_la_SOURCES += lib/op_buildid.h lib/op_buildid.c
