@@ -358,6 +358,7 @@ SANITIZER_TESTS += tests/unit/test_jit
 tests_unit_test_jit_SOURCES = tests/unit/test_jit.c
 tests_unit_test_jit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_jit_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif
 # --- issue 19: build IDs (lib/op_buildid.c) against readelf on real fixtures ---
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_buildid tests/unit/buildid_sha1 tests/unit/buildid_md5 \
