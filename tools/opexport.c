@@ -140,21 +140,8 @@ static int load(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts
 
 	for (size_t i = 0; i < rp->files.n && !ret; i++)
 		ret = load_file(prof, rp, ro, rp->files.v[i]);
-	if (ret)
-		return ret;
-	for (size_t i = 0; i < rp->nsessions; i++) {
-		fd = openat(rp->samples_fd, rp->session_names[i],
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			op_profile_session_times(prof, fd);
-			close(fd);
-		}
-	}
-	fd = rs_open_session_file(rp, OP_SESSION_KALLSYMS_PATH, O_RDONLY);
-	if (fd >= 0)
-		op_profile_kernel_start(prof, fd);
 	/* whole stacks of the first session, as opreport -c reads them */
-	fd = rs_open_session_file(rp, OP_SESSION_CG_STACKS_PATH, O_RDONLY);
+	fd = ret ? -1 : rs_open_session_file(rp, OP_SESSION_CG_STACKS_PATH, O_RDONLY);
 	if (fd >= 0) {
 		char *path;
 
@@ -164,6 +151,24 @@ static int load(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts
 		}
 		ret = op_profile_add_stacks(prof, fd, path, ro->root, want_image, ro);
 		free(path);
+	}
+	fd = ret ? -1 : rs_open_session_file(rp, OP_SESSION_KALLSYMS_PATH, O_RDONLY);
+	if (fd >= 0)
+		op_profile_kernel_start(prof, fd);
+	/* every image is known now: the build IDs the daemon recorded, the times */
+	for (size_t i = 0; i < rp->nsessions && !ret; i++) {
+		char *sd;
+
+		fd = openat(rp->samples_fd, rp->session_names[i],
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			op_profile_session_times(prof, fd);
+			close(fd);
+		}
+		if (asprintf(&sd, "%s/%s", rp->samples_root, rp->session_names[i]) < 0)
+			return -ENOMEM;
+		ret = op_profile_apply_buildids(prof, sd);
+		free(sd);
 	}
 	return ret ? ret : op_profile_finish(prof);
 }

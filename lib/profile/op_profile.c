@@ -6,7 +6,6 @@
  */
 #include "config.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -16,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_buildid.h"
 #include "op_profile.h"
 #include "op_profile_int.h"
 
@@ -493,11 +493,23 @@ int op_profile_add_odb(struct op_profile *p, odb_t *db, const struct op_parsed_n
 
 /* ------------------------------------------------------------ finishing */
 
-/* the binary's executable PT_LOAD (bounded reads of the ELF and program headers) */
-static void read_text(struct op_profile_mapping *m, const char *root)
+static void set_ids(struct op_profile_mapping *m, const struct op_elf_ids *ids)
+{
+	if (ids->id_len)
+		op_buildid_hex(ids->id, ids->id_len, m->build_id, sizeof(m->build_id));
+	if (ids->text_size) {
+		m->text_off = ids->text_off;
+		m->text_vaddr = ids->text_vaddr;
+		m->text_size = ids->text_size;
+		m->have_text = true;
+	}
+}
+
+/* the build ID and executable PT_LOAD of the binary itself (lib/op_buildid's reader) */
+static void read_binary(struct op_profile_mapping *m, const char *root)
 {
 	const char *file = m->file ? m->file : m->path;
-	Elf64_Ehdr eh;
+	struct op_elf_ids ids;
 	char *path = NULL;
 	struct stat st;
 	int fd;
@@ -513,26 +525,38 @@ static void read_text(struct op_profile_mapping *m, const char *root)
 	free(path);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256 ||
-	    eh.e_phoff > (uint64_t)st.st_size)
-		goto out;
-	for (unsigned i = 0; i < eh.e_phnum; i++) {
-		Elf64_Phdr ph;
-
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
-			break;
-		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		m->text_off = ph.p_offset;
-		m->text_vaddr = ph.p_vaddr;
-		m->text_size = ph.p_filesz;
-		m->have_text = true;
-		break;
-	}
-out:
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !op_elf_ids_from_fd(fd, &ids))
+		set_ids(m, &ids);
 	close(fd);
+}
+
+/* what the session's build-id index says of each image not known yet */
+int op_profile_apply_buildids(struct op_profile *p, const char *samples_dir)
+{
+	struct op_buildid_index idx = { 0 };
+	char err[512] = "";
+	int ret = op_buildid_index_load(samples_dir, &idx, err, sizeof(err));
+
+	if (ret == -ENOENT)
+		return 0; /* a session older than the index: the binaries say it */
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		op_profile_warnf(p, "%s", err);
+		return 0;
+	}
+	for (size_t i = 0; i < p->nmaps; i++) {
+		struct op_profile_mapping *m = &p->maps[i];
+		const struct op_buildid_ent *e;
+
+		if (m->build_id[0] || m->kind == OP_IMAGE_ANON)
+			continue;
+		e = op_buildid_index_find(&idx, m->path);
+		if (e && (e->kind == OP_BUILDID_KERNEL) == m->is_kernel)
+			set_ids(m, &e->ids);
+	}
+	op_buildid_index_free(&idx);
+	return 0;
 }
 
 uint64_t op_profile_loc_addr(const struct op_profile *p, const struct op_profile_loc *loc)
@@ -562,8 +586,8 @@ int op_profile_finish(struct op_profile *p)
 	int ret = 0;
 
 	for (size_t i = 0; i < p->nmaps; i++)
-		if (!p->maps[i].have_text)
-			read_text(&p->maps[i], pv->root);
+		if (!p->maps[i].build_id[0] && !p->maps[i].have_text)
+			read_binary(&p->maps[i], pv->root);
 	/* what the stacks end in is in the flat files too: keep only the rest */
 	if (p->stack_samples) {
 		leaf = calloc(p->nlocs + 1, sizeof(*leaf));

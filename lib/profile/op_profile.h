@@ -24,7 +24,7 @@
 #include "odb.h"
 #include "op_mangle.h"
 
-#define OP_PROFILE_BUILDID_MAX 64 /* bytes of a build ID kept (hex is twice that) */
+#define OP_PROFILE_BUILDID_MAX 64 /* bytes of a build ID kept (OP_BUILDID_MAX) */
 /* the image of stack frames that mapped to no image (its key is the raw pc) */
 #define OP_PROFILE_UNKNOWN_IMAGE "[unknown]"
 
@@ -161,8 +161,17 @@ void op_profile_kernel_start(struct op_profile *p, int fd);
 void op_profile_session_times(struct op_profile *p, int dfd);
 
 /*
+ * Build IDs and executable segments of the images from the build-id index
+ * of the session @samples_dir (stats/buildids, lib/op_buildid.h): what was
+ * profiled, whatever is on disk now. Images it already has one for are left
+ * alone. 0 (no index: nothing done; a bad one: a warning) or -ENOMEM.
+ */
+int op_profile_apply_buildids(struct op_profile *p, const char *samples_dir);
+
+/*
  * After everything is added: flat samples minus what the stacks hold, each
- * image's executable PT_LOAD from its binary. 0 or -ENOMEM.
+ * image's build ID and executable PT_LOAD from its binary where
+ * the index had none. 0 or -ENOMEM.
  */
 int op_profile_finish(struct op_profile *p);
 

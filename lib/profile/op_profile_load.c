@@ -467,6 +467,8 @@ int op_profile_load(struct op_profile *p, const char *samples_dir,
 		ret = -ENOENT;
 	}
 	if (!ret)
+		ret = op_profile_apply_buildids(p, samples_dir);
+	if (!ret)
 		ret = op_profile_finish(p);
 	if (ret == -ENOMEM && !err[0])
 		snprintf(err, err_len, "out of memory");
