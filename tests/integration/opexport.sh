@@ -186,7 +186,9 @@ profile "$W/s4" "--ext-feature=callgraph" "$CG" 1500
 decodes "$W/cg.pb.gz"
 "$R" --session-dir="$W/s4" -c >"$W/r4.txt" 2>/dev/null
 # the block's own line: "self % incl. incl.% image symbol" (callers and callees are indented)
-awk '/^[0-9]/ && NF >= 6 { print $NF, $3 }' "$W/r4.txt" | sort >"$W/r4.rows"
+# (no symbol: "[image]" there, an unsymbolized location in pprof; both left out)
+awk '/^[0-9]/ && NF >= 6 && $3 > 0 && !($NF ~ /^\[/ && $NF != "[unknown]") { print $NF, $3 }' "$W/r4.txt" |
+	sort >"$W/r4.rows"
 pprof_rows "$W/cg.pb.gz" 4 >"$W/p4.rows"
 nstack=$(grep -c 'location_id' "$W/cg.pb.gz.txt")
 deep=$(awk '/^sample \{/ { n = 0 } /location_id/ { n++ } /^\}/ && n > 2 { d++ } END { print d + 0 }' "$W/cg.pb.gz.txt")

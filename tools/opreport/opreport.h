@@ -107,6 +107,8 @@ enum rpt_merge {
 
 enum rpt_sort { SORT_SAMPLE, SORT_SYMBOL, SORT_IMAGE, SORT_VMA, SORT_APP };
 enum rpt_demangle { DEMANGLE_NONE, DEMANGLE_SMART, DEMANGLE_NORMAL };
+/* --demangle=MODE (none, smart, normal) into *@dm; 0 or -EINVAL (opreport_spec.c) */
+int spec_parse_demangle(const char *arg, enum rpt_demangle *dm);
 enum rpt_format { FMT_TEXT, FMT_XML, FMT_JSON };
 
 struct rpt_opts {
@@ -382,7 +384,8 @@ int rs_odb_open(struct rpt_profile *p, odb_t *db, const char *path, char *err, s
 void rs_warn_stats(struct rpt_profile *p);
 /*
  * The profile's image @n, added without samples when only arcs or stacks
- * name it (its file: --root applied). NULL on ENOMEM.
+ * name it (its file found as a sampled image's is: --root, --image-path,
+ * archive:). NULL on ENOMEM.
  */
 struct rpt_image *rs_image_add(struct rpt_profile *p, const struct rpt_opts *o,
 			       const struct op_image_name *n);
