@@ -572,13 +572,6 @@ uint64_t op_profile_loc_addr(const struct op_profile *p, const struct op_profile
 	return loc->key;
 }
 
-static int flat_cmp(const void *a, const void *b)
-{
-	const struct op_profile_flat *x = a, *y = b;
-
-	return x->loc < y->loc ? -1 : x->loc > y->loc;
-}
-
 int op_profile_finish(struct op_profile *p)
 {
 	struct op_profile_priv *pv = p->priv;
@@ -596,8 +589,6 @@ int op_profile_finish(struct op_profile *p)
 		for (size_t i = 0; i < p->nsamples; i++)
 			leaf[p->locpool[p->samples[i].loc_off]] += p->samples[i].count;
 	}
-	if (pv->nflat)
-		qsort(pv->flat, pv->nflat, sizeof(*pv->flat), flat_cmp);
 	for (size_t i = 0; i < pv->nflat && !ret; i++) {
 		struct op_profile_flat *f = &pv->flat[i];
 		uint64_t c = f->count;

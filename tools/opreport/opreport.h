@@ -335,6 +335,14 @@ struct rpt_profile {
 	bool keep_files;      /* set before rs_load: fill files */
 	struct strlist files; /* the selected sample files (full paths), when keep_files */
 	char *session_origin; /* the session directory on the profiled machine (absolute) */
+	/*
+	 * Set before rs_load: each selected sample file (full path, parsed name
+	 * with refused image names replaced) goes to this instead of into
+	 * groups; 0 or -errno, which stops rs_load. (opexport)
+	 */
+	int (*file_fn)(void *arg, struct rpt_profile *p, const char *path,
+		       const struct op_parsed_name *pn);
+	void *file_arg;
 };
 
 /* opreport_session.c */

@@ -1286,6 +1286,12 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		size_t before = p->ncls;
 		int cls;
 
+		if (p->file_fn) {
+			/* a reader of its own (opexport): each selected file, read there once */
+			if (f->selected)
+				ret = p->file_fn(p->file_arg, p, f->path, f->pn);
+			continue;
+		}
 		if (!f->selected && !o->global_percent)
 			continue;
 		cls = class_of(p, f->pn, p->axis, o->merge);
@@ -1301,7 +1307,7 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		}
 		ret = read_file(p, o, f, cls, &have_hdr);
 	}
-	if (!ret && p->ngroups == 0) {
+	if (!ret && p->ngroups == 0 && !p->file_fn) {
 		snprintf(err, err_len, "no samples: every matching sample file in %s was skipped",
 			 p->samples_dir);
 		ret = -ENOENT;
