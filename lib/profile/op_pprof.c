@@ -252,10 +252,28 @@ static PLabel *label_get(struct labtab *t, struct strtab *st, const struct op_pr
 	return l;
 }
 
-/* qsort_r order of samples: by labels, then by stack */
-static int sample_order(const void *a, const void *b, void *arg)
+/* qsort_r order of locations: by mapping, then address */
+static int loc_order(const void *a, const void *b, void *arg)
 {
 	const struct op_profile *p = arg;
+	const struct op_profile_loc *x = &p->locs[*(const uint32_t *)a];
+	const struct op_profile_loc *y = &p->locs[*(const uint32_t *)b];
+
+	if (x->mapping != y->mapping)
+		return x->mapping < y->mapping ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+struct sample_ord {
+	const struct op_profile *p;
+	uint32_t *newid; /* location id -> the id it is written with */
+};
+
+/* qsort_r order of samples: by labels, then by stack (in written location ids) */
+static int sample_order(const void *a, const void *b, void *arg)
+{
+	const struct sample_ord *o = arg;
+	const struct op_profile *p = o->p;
 	const struct op_profile_sample *x = &p->samples[*(const uint32_t *)a];
 	const struct op_profile_sample *y = &p->samples[*(const uint32_t *)b];
 	const int32_t kx[4] = { x->lab.pid, x->lab.tid, x->lab.cpu, (int32_t)x->lab.comm };
@@ -265,7 +283,8 @@ static int sample_order(const void *a, const void *b, void *arg)
 		if (kx[k] != ky[k])
 			return kx[k] < ky[k] ? -1 : 1;
 	for (uint32_t j = 0; j < x->nlocs && j < y->nlocs; j++) {
-		uint32_t lx = p->locpool[x->loc_off + j], ly = p->locpool[y->loc_off + j];
+		uint32_t lx = o->newid[p->locpool[x->loc_off + j]];
+		uint32_t ly = o->newid[p->locpool[y->loc_off + j]];
 
 		if (lx != ly)
 			return lx < ly ? -1 : 1;
@@ -287,7 +306,8 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	PSample *samples = NULL, **samplep = NULL;
 	PLabel **labelp = NULL, *glab = NULL;
 	struct labtab lt = { 0 };
-	uint32_t *order = NULL;
+	uint32_t *order = NULL, *locorder = NULL;
+	struct sample_ord ord = { .p = p };
 	uint64_t *locids = NULL;
 	int64_t *values = NULL;
 	uint8_t *raw = NULL;
@@ -385,8 +405,23 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	ft.slot = calloc(ft.scap, sizeof(*ft.slot));
 	if (!locs || !locp || !lines || !linep || !ft.v || !ft.slot)
 		goto out;
-	for (size_t i = 0; i < p->nlocs; i++) {
-		const struct op_profile_loc *l = &p->locs[i];
+	/*
+	 * ids in (mapping, address) order: neighbouring ids hold neighbouring
+	 * addresses and samples list them in order, which gzip finds again
+	 */
+	ord.newid = calloc(p->nlocs + 1, sizeof(*ord.newid));
+	locorder = calloc(p->nlocs + 1, sizeof(*locorder));
+	if (!ord.newid || !locorder)
+		goto out;
+	for (size_t i = 0; i < p->nlocs; i++)
+		locorder[i] = (uint32_t)i;
+	if (p->nlocs)
+		qsort_r(locorder, p->nlocs, sizeof(*locorder), loc_order, (void *)p);
+	for (size_t r = 0; r < p->nlocs; r++)
+		ord.newid[locorder[r] + 1] = (uint32_t)r + 1;
+	for (size_t r = 0; r < p->nlocs; r++) {
+		const size_t i = r;
+		const struct op_profile_loc *l = &p->locs[locorder[r]];
 		PLocation *pl = &locs[i];
 
 		*pl = (PLocation)PERFTOOLS__PROFILES__LOCATION__INIT;
@@ -437,12 +472,12 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 			goto out;
 	}
 	for (size_t i = 0; i < p->npool; i++)
-		locids[i] = p->locpool[i];
+		locids[i] = ord.newid[p->locpool[i]];
 	/* samples of one thread side by side: gzip finds their labels and stacks again */
 	for (size_t i = 0; i < p->nsamples; i++)
 		order[i] = (uint32_t)i;
 	if (p->nsamples)
-		qsort_r(order, p->nsamples, sizeof(*order), sample_order, (void *)p);
+		qsort_r(order, p->nsamples, sizeof(*order), sample_order, &ord);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct op_profile_sample *s = &p->samples[order[i]];
 		const int32_t nums[4] = { s->lab.pid, s->lab.tid, s->lab.cpu,
@@ -510,6 +545,8 @@ out:
 	free(labelp);
 	free(glab);
 	free(order);
+	free(locorder);
+	free(ord.newid);
 	for (size_t i = 0; i < lt.cap; i++)
 		free(lt.v[i].l);
 	free(lt.v);
