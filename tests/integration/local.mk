@@ -214,3 +214,8 @@ if BUILD_EXPORT
 TESTS += tests/integration/opexport.sh
 endif
 endif
+# the pprof binary, Go's build cache and the npm packages opexport.sh keeps between runs
+clean-local: clean-opexport
+clean-opexport:
+	-rm -rf tests/pprof tests/gocache tests/npm tests/opexport.tmp
+.PHONY: clean-opexport

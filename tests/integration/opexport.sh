@@ -265,4 +265,6 @@ fi
 "$X" -? | grep -q 'format=pprof' && ok || bad "-?"
 
 echo "opexport: $npass checks passed, $fail failed"
-[ "$fail" -eq 0 ]
+[ "$fail" -eq 0 ] || exit 1
+rm -rf "$W"
+exit 0
