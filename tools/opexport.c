@@ -517,6 +517,16 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* options that a format has no place for are refused, not ignored */
+	if (x.labels.n && x.fmt != XF_PPROF) {
+		xerr("--label applies to --format=pprof only (labels of pprof samples)");
+		goto out;
+	}
+	if ((x.no_symbols || x.lines) && x.fmt == XF_FOLDED) {
+		xerr("%s does not apply to --format=folded (opreport's names of the stacks)",
+		     x.no_symbols ? "--no-symbols" : "-g/--debug-info");
+		goto out;
+	}
 	if (x.fmt == XF_PPROF && !x.outfile && isatty(STDOUT_FILENO)) {
 		xerr("--format=pprof writes binary data: give -o FILE or redirect the output");
 		goto out;

@@ -10,7 +10,8 @@
 # executable PT_LOAD and the build ID readelf reports; labels from --separate
 # and --label; a corrupt sample file is a warning and the rest is exported;
 # folded output is opreport's byte for byte; the speedscope file validates
-# against the schema shipped in the npm package speedscope.
+# against the schema shipped in the npm package speedscope; archive: of
+# oparchive's layout exports what the session in place did.
 # SPDX-License-Identifier: MIT
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
@@ -256,11 +257,30 @@ else
 	[ -n "$w" ] && [ "$w" = "$s" ] && ok || bad "speedscope weight of work_big ${w:-none}, expected $s"
 fi
 
-# 10. bad input: options
+# 10. archive: (oparchive's layout), the binary and the session moved away: the same export
+OA=$OP_BUILDDIR/tools/oparchive
+mkdir -p "$W/abin" && cp "$HOT" "$W/abin/hot"
+profile "$W/s7" "" "$W/abin/hot" 300
+"$X" --session-dir="$W/s7" -o "$W/s7.pb.gz" 2>/dev/null
+pprof_rows "$W/s7.pb.gz" 1 >"$W/p7.rows"
+"$OA" --session-dir="$W/s7" -o "$W/arc" "$W/abin/hot" >"$W/oa.log" 2>&1 || { bad "oparchive failed"; cat "$W/oa.log"; }
+mv "$W/abin" "$W/abin.away" && mv "$W/s7" "$W/s7.away"
+"$X" --session-dir="$W/s7" archive:"$W/arc" -o "$W/arc.pb.gz" 2>"$W/xarc.err" && ok ||
+	{ bad "opexport archive: failed"; cat "$W/xarc.err"; }
+decodes "$W/arc.pb.gz"
+pprof_rows "$W/arc.pb.gz" 1 >"$W/parc.rows"
+grep -q '^work_big ' "$W/p7.rows" && cmp -s "$W/p7.rows" "$W/parc.rows" && ok ||
+	{ bad "opexport archive: differs from the export of the session in place"; diff "$W/p7.rows" "$W/parc.rows" | head; }
+
+# 11. bad input: options
 "$X" --session-dir="$W/s1" --format=svg -o "$W/x" 2>"$W/e.err" && bad "--format=svg accepted" ||
 	{ grep -q 'format=svg: expected pprof, folded or speedscope' "$W/e.err" && ok || bad "--format error message"; }
 "$X" --session-dir="$W/none" -o "$W/x" 2>"$W/e.err" && bad "a missing session accepted" ||
 	{ grep -q 'opexport error: ' "$W/e.err" && ok || bad "missing session message"; }
+"$X" --session-dir="$W/s1" --format=folded --label=a=b 2>"$W/e.err" && bad "--label with folded accepted" ||
+	{ grep -q -- '--label applies to --format=pprof only' "$W/e.err" && ok || bad "--label/folded message"; }
+"$X" --session-dir="$W/s1" --format=folded --no-symbols 2>"$W/e.err" && bad "--no-symbols with folded accepted" ||
+	{ grep -q -- '--no-symbols does not apply to --format=folded' "$W/e.err" && ok || bad "--no-symbols/folded message"; }
 "$X" --version | grep -q '^opexport ' && ok || bad "--version"
 "$X" -? | grep -q 'format=pprof' && ok || bad "-?"
 
