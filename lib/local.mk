@@ -45,3 +45,4 @@ opcount-installcheck:
 .PHONY: opcount-installcheck
 # --- issue 18: JIT code formats (jitdump, perf maps) and libopagent ---
 lib_libopng_la_SOURCES += lib/op_jit.h lib/op_jit.c
+include $(srcdir)/lib/opagent/local.mk
