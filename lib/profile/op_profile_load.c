@@ -84,7 +84,8 @@ static int stk_take(void *arg, uint32_t app, bool truncated, uint64_t count,
 	(void)truncated; /* pprof has no mark for it: the outer callers are just missing */
 	if (stk_map(s))
 		return -ENOMEM;
-	wanted = app <= s->nimg && s->wanted[app];
+	/* no filter: every stack, also those whose image entries were bad */
+	wanted = !s->want || (app <= s->nimg && s->wanted[app]);
 	for (uint32_t j = 0; j < depth && !wanted; j++)
 		wanted = fr[j].image <= s->nimg && s->wanted[fr[j].image];
 	if (!wanted || !depth)
