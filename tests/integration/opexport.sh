@@ -157,6 +157,15 @@ else
 	bad "pprof did not symbolize the stripped binary from PPROF_BINARY_PATH/$bid ($p_total of $hot_total samples named)"
 	cat "$W/p2.rows" | head; cat "$W/s2.pb.gz.terr" | head -5
 fi
+# kernel frames are named from the session's kallsyms snapshot even --no-symbols: opreport's counts
+awk '$3 == "vmlinux" && $NF != "symbols)" { print $NF, $1 }' "$W/r2all.txt" | sort >"$W/k2.rows"
+pprof_rows "$W/s2.pb.gz" 1 >"$W/p2k.rows"
+if [ -s "$W/k2.rows" ] && [ -z "$(join -v1 "$W/k2.rows" "$W/p2k.rows" 2>/dev/null | head -1)" ] &&
+	[ "$(join "$W/k2.rows" "$W/p2k.rows" | awk '$2 != $3' | head -1)" = "" ]; then
+	ok
+else
+	bad "--no-symbols: kernel functions not named as opreport -l names them"; head -5 "$W/k2.rows"
+fi
 # without the copy, the names are not there: the build ID found them
 rm -rf "$W/nobins" && mkdir -p "$W/nobins"
 PPROF_BINARY_PATH=$W/nobins pprof_rows "$W/s2.pb.gz" 1 >"$W/p2none.rows"

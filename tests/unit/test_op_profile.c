@@ -315,6 +315,37 @@ static void test_encode(void **state)
 	op_profile_free(p);
 }
 
+/* a hardware event: its own name with unit count, and the event's period */
+static void test_encode_event(void **state)
+{
+	struct op_profile *p = stack_profile();
+	const struct op_pprof_opts raw_opts = { .no_gzip = true };
+	Perftools__Profiles__Profile *pp;
+	uint8_t *raw;
+	size_t raw_len;
+
+	(void)state;
+	snprintf(p->event, sizeof(p->event), "CPU_CLK_UNHALTED");
+	p->period = 100003;
+	p->timer = false;
+	assert_int_equal(op_pprof_encode(p, &raw_opts, &raw, &raw_len), 0);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
+	assert_non_null(pp);
+	assert_string_equal(pstr(pp, pp->sample_type[1]->type), "CPU_CLK_UNHALTED");
+	assert_string_equal(pstr(pp, pp->sample_type[1]->unit), "count");
+	assert_string_equal(pstr(pp, pp->period_type->type), "CPU_CLK_UNHALTED");
+	assert_int_equal(pp->period, 100003);
+	/* no binary read: the mapping spans the keys, addresses are the keys */
+	assert_int_equal(pp->mapping[0]->memory_start, 0);
+	assert_int_equal(pp->mapping[0]->memory_limit, 0x1101);
+	assert_false(pp->mapping[0]->has_functions);
+	for (size_t i = 0; i < pp->n_sample; i++)
+		assert_int_equal(pp->sample[i]->value[1], pp->sample[i]->value[0] * 100003);
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	op_profile_free(p);
+}
+
 /* ------------------------------------------------------------ a session on disk */
 
 static char sess[256];
@@ -532,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_stacks_and_flat),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_encode_event),
 		cmocka_unit_test_setup_teardown(test_load, sess_setup, sess_teardown),
 	};
 
