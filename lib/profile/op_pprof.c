@@ -185,6 +185,35 @@ static int gzip_buf(const uint8_t *in, size_t len, uint8_t **out, size_t *out_le
 	return 0;
 }
 
+/*
+ * The mapping id of the user program with the most samples at the leaf in
+ * *@main (1 when there is none). 0 or -ENOMEM.
+ */
+static int main_mapping(const struct op_profile *p, uint32_t *main)
+{
+	uint64_t *leaf = calloc(p->nmaps + 1, sizeof(*leaf)), best = 0;
+
+	if (!leaf)
+		return -ENOMEM;
+	*main = 1;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct op_profile_sample *s = &p->samples[i];
+
+		leaf[p->locs[p->locpool[s->loc_off] - 1].mapping] += s->count;
+	}
+	for (uint32_t id = 1; id <= p->nmaps; id++) {
+		const struct op_profile_mapping *m = &p->maps[id - 1];
+
+		if (m->kind == OP_IMAGE_USER && !m->is_kernel && m->path[0] == '/' &&
+		    leaf[id] > best) {
+			best = leaf[id];
+			*main = id;
+		}
+	}
+	free(leaf);
+	return 0;
+}
+
 /* the per-sample labels, in this order in struct labtab */
 static const char *const label_keys[4] = { "pid", "tid", "cpu", "comm" };
 
@@ -306,7 +335,7 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	PSample *samples = NULL, **samplep = NULL;
 	PLabel **labelp = NULL, *glab = NULL;
 	struct labtab lt = { 0 };
-	uint32_t *order = NULL, *locorder = NULL;
+	uint32_t *order = NULL, *locorder = NULL, *newmap = NULL; /* [0]: the main one */
 	struct sample_ord ord = { .p = p };
 	uint64_t *locids = NULL;
 	int64_t *values = NULL;
@@ -361,15 +390,19 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	/* mappings: ELF images by their executable PT_LOAD, the rest by their key range */
 	maps = calloc(p->nmaps + 1, sizeof(*maps));
 	mapp = calloc(p->nmaps + 1, sizeof(*mapp));
-	if (!maps || !mapp)
+	newmap = calloc(p->nmaps + 1, sizeof(*newmap));
+	if (!maps || !mapp || !newmap || main_mapping(p, &newmap[0]))
 		goto out;
+	/* pprof takes the first mapping for the profile's main binary: the busiest program */
+	for (uint32_t i = 0, next = 2; i < p->nmaps; i++)
+		newmap[i + 1] = i + 1 == newmap[0] ? 1 : next++;
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct op_profile_mapping *m = &p->maps[i];
-		PMapping *pm = &maps[i];
+		PMapping *pm = &maps[newmap[i + 1] - 1];
 		char hex[sizeof(m->build_id)];
 
 		*pm = (PMapping)PERFTOOLS__PROFILES__MAPPING__INIT;
-		pm->id = m->id;
+		pm->id = newmap[i + 1];
 		if (m->have_text) {
 			pm->memory_start = m->text_vaddr;
 			pm->memory_limit = m->text_vaddr + m->text_size;
@@ -389,7 +422,7 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 		pm->has_line_numbers = m->has_lines;
 		if (pm->filename < 0 || pm->build_id < 0)
 			goto out;
-		mapp[i] = pm;
+		mapp[pm->id - 1] = pm;
 	}
 	prof.n_mapping = p->nmaps;
 	prof.mapping = mapp;
@@ -426,7 +459,7 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 
 		*pl = (PLocation)PERFTOOLS__PROFILES__LOCATION__INIT;
 		pl->id = i + 1;
-		pl->mapping_id = l->mapping;
+		pl->mapping_id = newmap[l->mapping];
 		pl->address = op_profile_loc_addr(p, l);
 		if (l->func) {
 			int64_t name = str_intern(&st, l->func, false);
@@ -546,6 +579,7 @@ out:
 	free(glab);
 	free(order);
 	free(locorder);
+	free(newmap);
 	free(ord.newid);
 	for (size_t i = 0; i < lt.cap; i++)
 		free(lt.v[i].l);
