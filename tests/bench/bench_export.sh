@@ -112,7 +112,8 @@ awk -v x="$(get 'opexport --format=pprof')" -v r="$(get 'opreport -l')" \
     -v xn="$(get 'opexport --format=pprof --no-symbols')" \
     -v pb="$(wc -c <"$W/rec.pb.gz")" -v pn="$(wc -c <"$W/rec-nosym.pb.gz")" \
     -v db="$(wc -c <"$W/def.pb.gz")" -v dn="$(wc -c <"$W/def-nosym.pb.gz")" \
-    -v pd="$(wc -c <"$W/perf.data")" -v pz="$(wc -c <"$W/perf.data.gz")" -v n="$n" -v f="$nfiles" 'BEGIN {
+    -v pd="$(wc -c <"$W/perf.data")" -v pz="$(wc -c <"$W/perf.data.gz")" -v n="$n" -v f="$nfiles" \
+    -v n1="$n1" -v ps="$psamples" 'BEGIN {
 	printf "RESULT export time: opexport pprof %.2f s, --no-symbols %.2f s, opreport -l %.2f s: opexport/opreport = %.2f (%d samples, %d files)\n",
 		x, xn, r, (r > 0 ? x / r : 0), n, f
 	printf "RESULT export rss: opexport %d KiB, opreport -l %d KiB: %.2f\n", xm, rm, (rm > 0 ? xm / rm : 0)
@@ -121,4 +122,10 @@ awk -v x="$(get 'opexport --format=pprof')" -v r="$(get 'opreport -l')" \
 		pb, pn, (pb > 0 ? pd / pb : 0), (pb > 0 ? pz / pb : 0)
 	printf "RESULT export size default --separate: pprof %d B (--no-symbols %d B): perf.data/pprof = %.0fx, perf.data.gz/pprof = %.1fx\n",
 		db, dn, (db > 0 ? pd / db : 0), (db > 0 ? pz / db : 0)
+	# the two recorders may keep different numbers of samples (rings lost under load): per sample too
+	if (n1 > 0 && ps > 0 && pb > 0 && db > 0)
+		printf "RESULT export size per sample (oprofiled %d, perf %d samples): perf.data %.1f B, gzip %.1f B; pprof %.2f B (thread/cpu), %.2f B (default): perf.data/pprof = %.0fx / %.0fx\n",
+			n1, ps, pd / ps, pz / ps, pb / n1, db / n1, (pd / ps) / (pb / n1), (pd / ps) / (db / n1)
 }'
+echo "oprofiled's own figures of the recording (kernel ring losses under load):"
+grep -E 'lost by the kernel \(ring full\)' "$W/s/samples/oprofiled.log" | head -2
