@@ -231,11 +231,6 @@ out:
 
 /* ------------------------------------------------------------ speedscope */
 
-struct ssframes {
-	uint32_t *of_loc; /* frame index + 1 by location id */
-	uint32_t n;
-};
-
 static const char *base_of(const char *path)
 {
 	const char *b = strrchr(path, '/');

@@ -17,6 +17,8 @@
 
 #include "op_buildid.h"
 #include "op_profile.h"
+
+_Static_assert(OP_PROFILE_BUILDID_MAX == OP_BUILDID_MAX, "build IDs of lib/op_buildid fit");
 #include "op_profile_int.h"
 
 /* ------------------------------------------------------------ hashes */

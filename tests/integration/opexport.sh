@@ -158,7 +158,9 @@ else
 	cat "$W/p2.rows" | head; cat "$W/s2.pb.gz.terr" | head -5
 fi
 # kernel frames are named from the session's kallsyms snapshot even --no-symbols: opreport's counts
-awk '$3 == "vmlinux" && $NF != "symbols)" { print $NF, $1 }' "$W/r2all.txt" | sort >"$W/k2.rows"
+# (summed by name: the kernel has static functions of the same name, one pprof function)
+awk '$3 == "vmlinux" && $NF != "symbols)" { c[$NF] += $1 } END { for (n in c) print n, c[n] }' \
+	"$W/r2all.txt" | sort >"$W/k2.rows"
 pprof_rows "$W/s2.pb.gz" 1 >"$W/p2k.rows"
 if [ -s "$W/k2.rows" ] && [ -z "$(join -v1 "$W/k2.rows" "$W/p2k.rows" 2>/dev/null | head -1)" ] &&
 	[ "$(join "$W/k2.rows" "$W/p2k.rows" | awk '$2 != $3' | head -1)" = "" ]; then
