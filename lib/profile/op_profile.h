@@ -7,12 +7,17 @@
  * and encoded as gzip'd profile.proto (op_pprof_encode).
  * SPDX-License-Identifier: MIT
  *
- * No libbfd here: oprofiled's plugins link this library (so do opexport and
- * opreport). Symbol names are optional input: opexport fills them with
+ * No libbfd here: oprofiled's plugins link this library (so does
+ * opexport). Symbol names are optional input: opexport fills them with
  * libbfd and the kallsyms snapshot (op_profile_name_loc); the daemon's
  * plugins export bare addresses plus build IDs, which fleet servers
  * symbolize. It keeps libopng (which the daemon links) free of protobuf-c
  * and zlib.
+ *
+ * No global state: a profile is used by one thread at a time, and several
+ * profiles may be built on several threads at once (a plugin's own thread
+ * reading samples/current while the daemon writes it: sample files are
+ * read through private copies, the stack table with pread).
  */
 #ifndef OP_PROFILE_H
 #define OP_PROFILE_H
