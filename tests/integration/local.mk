@@ -205,3 +205,6 @@ dist_check_SCRIPTS += tests/integration/tools_golden.sh
 if BUILD_REPORT
 TESTS += tests/integration/tools_golden.sh
 endif
+# --- issue 20: fleet defaults (rates, idle wake-ups, kallsyms once, cgroup labels) ---
+dist_check_SCRIPTS += tests/integration/idle_wakeups.sh
+TESTS += tests/integration/idle_wakeups.sh
