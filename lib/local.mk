@@ -43,3 +43,5 @@ opcount-installcheck:
 	LD_LIBRARY_PATH='$(DESTDIR)$(libdir)' ./opcount-user$(EXEEXT)
 	rm -f opcount-user$(EXEEXT)
 .PHONY: opcount-installcheck
+# --- issue 20: the kallsyms snapshot stored once per distinct content (kernel plugin, oprofiled) ---
+lib_libopng_la_SOURCES += lib/op_ksyms_store.h lib/op_ksyms_store.c

@@ -18,6 +18,9 @@
  *         callgraph/stacks           whole-stack table (op_cg_format.h)
  *       previous/                    set aside by a reset or a restart
  *       rotate-TIME-N/, NAME/        saved by a rotation or a save
+ *       .kallsyms/HASH-SIZE          one copy of each distinct kallsyms
+ *                                    snapshot; sessions' stats/kallsyms are
+ *                                    hard links to it (op_ksyms_store.h)
  */
 #ifndef OP_SESSION_LAYOUT_H
 #define OP_SESSION_LAYOUT_H
@@ -36,6 +39,8 @@
 #define OP_SESSION_LOG "oprofiled.log"
 #define OP_SESSION_CURRENT "current"
 #define OP_SESSION_PREVIOUS "previous"
+/* a dot name: no saved session can be called so (rotate_name_ok) */
+#define OP_SESSION_KSYMS_STORE ".kallsyms"
 
 /* in samples/<session>/ (current, previous or a saved one) */
 #define OP_SESSION_STATS "stats"
