@@ -45,3 +45,5 @@ opcount-installcheck:
 .PHONY: opcount-installcheck
 # --- issue 20: the kallsyms snapshot stored once per distinct content (kernel plugin, oprofiled) ---
 lib_libopng_la_SOURCES += lib/op_ksyms_store.h lib/op_ksyms_store.c
+# --- issue 20: the per-session cgroup index stats/cgroups (cgroup plugin, opreport, exports) ---
+lib_libopng_la_SOURCES += lib/op_cgroups.h lib/op_cgroups.c

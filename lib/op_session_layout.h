@@ -15,6 +15,7 @@
  *           total_samples, lost_*    (OP_STATS_* below)
  *           throttled/EVENT          events the kernel throttled
  *           kallsyms, modules        kernel symbol snapshot (kernel plugin)
+ *           cgroups                  cgroup of each process (cgroup plugin)
  *         callgraph/stacks           whole-stack table (op_cg_format.h)
  *       previous/                    set aside by a reset or a restart
  *       rotate-TIME-N/, NAME/        saved by a rotation or a save
@@ -50,6 +51,7 @@
 #define OP_SESSION_THROTTLED "throttled"
 #define OP_SESSION_KALLSYMS "kallsyms"
 #define OP_SESSION_MODULES "modules"
+#define OP_SESSION_CGROUPS "cgroups" /* the cgroup plugin's index (op_cgroups.h) */
 
 /* in callgraph/ */
 #define OP_SESSION_CG_STACKS "stacks"
@@ -61,6 +63,7 @@
 /* relative to samples/<session>/ */
 #define OP_SESSION_KALLSYMS_PATH OP_SESSION_STATS "/" OP_SESSION_KALLSYMS
 #define OP_SESSION_MODULES_PATH OP_SESSION_STATS "/" OP_SESSION_MODULES
+#define OP_SESSION_CGROUPS_PATH OP_SESSION_STATS "/" OP_SESSION_CGROUPS
 #define OP_SESSION_THROTTLED_PATH OP_SESSION_STATS "/" OP_SESSION_THROTTLED
 #define OP_SESSION_CG_STACKS_PATH OP_SESSION_CG_DIR "/" OP_SESSION_CG_STACKS
 
