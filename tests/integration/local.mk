@@ -208,3 +208,7 @@ endif
 # --- issue 20: fleet defaults (rates, idle wake-ups, kallsyms once, cgroup labels) ---
 dist_check_SCRIPTS += tests/integration/idle_wakeups.sh
 TESTS += tests/integration/idle_wakeups.sh
+dist_check_SCRIPTS += tests/integration/cgroup.sh
+if BUILD_REPORT
+TESTS += tests/integration/cgroup.sh
+endif
