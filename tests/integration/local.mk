@@ -212,3 +212,7 @@ dist_check_SCRIPTS += tests/integration/cgroup.sh
 if BUILD_REPORT
 TESTS += tests/integration/cgroup.sh
 endif
+dist_check_SCRIPTS += tests/integration/fleet.sh tests/integration/fleet_rotate.sh
+if BUILD_REPORT
+TESTS += tests/integration/fleet.sh tests/integration/fleet_rotate.sh
+endif
