@@ -176,17 +176,6 @@ int op_cgroup_format(const struct op_cgroup_entry *e, char *buf, size_t len)
 	return (int)(p - buf);
 }
 
-static int cg_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* one escaped field [s, e) into @out (max @max bytes + NUL); "-" is empty */
 static int cg_get(const char *s, const char *e, char *out, size_t max)
 {
@@ -200,11 +189,13 @@ static int cg_get(const char *s, const char *e, char *out, size_t max)
 		int c = (unsigned char)*s++;
 
 		if (c == '%') {
-			int h, l;
+			char hex[3] = { 0 };
 
-			if (e - s < 2 || (h = cg_hexval(s[0])) < 0 || (l = cg_hexval(s[1])) < 0)
+			if (e - s < 2 || !isxdigit((unsigned char)s[0]) ||
+			    !isxdigit((unsigned char)s[1]))
 				return -EINVAL;
-			c = h << 4 | l;
+			memcpy(hex, s, 2);
+			c = (int)strtol(hex, NULL, 16);
 			s += 2;
 			if (!c)
 				return -EINVAL;

@@ -68,6 +68,11 @@ static int ksst_use(int store, const char *key, int stats_fd, const char *tmp, c
 		unlinkat(stats_fd, lnk, 0);
 		return -e;
 	}
+	/*
+	 * when stats/@name already was this copy (a forked daemon and its
+	 * parent both committing), rename() did nothing and left @lnk
+	 */
+	unlinkat(stats_fd, lnk, 0);
 	unlinkat(stats_fd, tmp, 0);
 	return 1;
 }

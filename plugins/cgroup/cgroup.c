@@ -487,17 +487,10 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 			  host->abi_major, host->abi_minor);
 		return -ENOTSUP;
 	}
-	st = calloc(1, sizeof(*st));
+	st = pu_state_new(host, ctx, sizeof(*st), cg_free);
 	if (!st)
 		return -ENOMEM;
 	st->fd = -1;
-	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
-							      .data = st,
-							      .free_func = cg_free });
-	if (rc) {
-		free(st);
-		return rc;
-	}
 	st->ctx = ctx;
 	st->host = host;
 	st->max_procs = CG_DEFAULT_MAX_PROCS;

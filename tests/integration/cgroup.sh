@@ -15,11 +15,13 @@ OPD=$B/core/oprofiled
 OPR=$B/tools/opreport/opreport
 OPC=$B/tools/opcontrol
 HOT=$B/tests/integration/hot
+S=${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 W=$B/tests/integration/cgroup.work
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 99
+. "$S/tests/integration/fleet_util.sh"
 fail=0
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: making cgroups needs root"; exit 77; }
@@ -48,14 +50,7 @@ grep -q "optest-a.$$" /proc/$apid/cgroup || { echo "FAIL: A is not in $CA"; cat 
 "$OPD" --session-dir="$W/s" --system-wide --separate=lib,kernel,thread --events=TIMER:199Hz \
 	--ext-feature=cgroup > out 2> err &
 dpid=$!
-i=0
-while ! grep -q "profiling started" "$W/s/samples/oprofiled.log" 2> /dev/null && [ $i -lt 200 ]; do
-	kill -0 $dpid 2> /dev/null || break
-	sleep 0.05; i=$((i + 1))
-done
-grep -q "perf_event_open.*\(Permission denied\|Operation not permitted\)" err &&
-	{ echo "SKIP: the kernel forbids perf_event_open here"; kill $dpid; exit 77; }
-kill -0 $dpid 2> /dev/null || { echo "FAIL: oprofiled did not start"; cat err; exit 1; }
+fleet_wait_started $dpid "$W/s" err
 # B: exec'd in its cgroup while the daemon runs
 sh -c "echo \$\$ > $CB/cgroup.procs && exec $HOT 1500" &
 bpid=$!

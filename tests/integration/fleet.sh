@@ -29,7 +29,7 @@ fail=0
 # 1. the config
 "$OPD" --config="$CONF" --session-dir="$W/chk" --check-config > chk.out 2> chk.err ||
 	{ echo "FAIL: fleet.conf does not load"; cat chk.err chk.out; exit 1; }
-for want in "frequency = 99;" "rotate_interval = 60;" "rotate_keep = 30;" "system_wide = true;"; do
+for want in "frequency = 99;" "rotate_interval = 60;" "rotate_keep = 15;" "system_wide = true;"; do
 	grep -qF "$want" chk.out || { echo "FAIL: --check-config of fleet.conf lacks \"$want\""; fail=1; }
 done
 grep -q '"callgraph"' chk.out || { echo "FAIL: fleet.conf does not turn call graphs on"; fail=1; }

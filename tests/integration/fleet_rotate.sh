@@ -5,7 +5,7 @@
 # the 10-minute run: FLEET_SECONDS=600). Every 5 s the disk use of
 # the whole session directory is measured; it must stay below the bound
 # README.md states: (rotate_keep + 1) sessions of at most
-# FLEET_SESSION_MB (48) each, plus one kallsyms copy per distinct kernel
+# FLEET_SESSION_MB (64) each, plus one kallsyms copy per distinct kernel
 # and the log. At the end: at most rotate_keep rotated sessions, all of
 # them and current/ sharing one kallsyms copy, each with its cgroup index,
 # and opreport reads the last one. FLEET_ROTATE (default: fleet.conf's
@@ -19,11 +19,12 @@ OPR=$B/tools/opreport/opreport
 CONF=$S/conf/fleet.conf
 W=$B/tests/integration/fleet_rotate.work
 T=${FLEET_SECONDS:-90}
-SESSION_MB=${FLEET_SESSION_MB:-48}
+SESSION_MB=${FLEET_SESSION_MB:-64}
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 99
+. "$S/tests/integration/fleet_util.sh"
 fail=0
 
 keep=$(sed -n 's/^rotate_keep = \([0-9]*\);.*/\1/p' "$CONF")
@@ -32,17 +33,8 @@ rot=
 [ -n "${FLEET_ROTATE:-}" ] && rot="--rotate=$FLEET_ROTATE"
 "$OPD" --config="$CONF" --session-dir="$W/s" $rot > out 2> err &
 dpid=$!
-i=0
-while ! grep -q "profiling started" "$W/s/samples/oprofiled.log" 2> /dev/null && [ $i -lt 200 ]; do
-	kill -0 $dpid 2> /dev/null || break
-	sleep 0.05; i=$((i + 1))
-done
-grep -q "perf_event_open.*\(Permission denied\|Operation not permitted\)" err &&
-	{ echo "SKIP: the kernel forbids perf_event_open here"; kill $dpid; exit 77; }
-kill -0 $dpid 2> /dev/null || { echo "FAIL: oprofiled did not start"; cat err; exit 1; }
-ks=$(stat -c %s "$W/s/samples/current/stats/kallsyms" 2> /dev/null || echo 0)
-bound=$(((keep + 1) * SESSION_MB * 1024 + ks / 1024 + 1024))
-echo "fleet defaults for $T s: rotate_keep $keep, bound $bound KiB ($((keep + 1)) x $SESSION_MB MB + kallsyms $((ks / 1024)) KiB + 1 MB)"
+fleet_wait_started $dpid "$W/s" err
+echo "fleet defaults for $T s: rotate_keep $keep, at most $SESSION_MB MB a session"
 max=0 el=0
 while [ $el -lt "$T" ]; do
 	sleep 5
@@ -60,6 +52,10 @@ wait $dpid || { echo "FAIL: oprofiled exited non-zero"; cat err; fail=1; }
 kb=$(du -sk "$W/s" | cut -f1)
 [ "$kb" -gt "$max" ] && max=$kb
 K=$W/s/samples
+# the kallsyms copies (one per distinct kernel) and the log
+ks=$(cat "$K"/.kallsyms/* 2> /dev/null | wc -c)
+bound=$(((keep + 1) * SESSION_MB * 1024 + ks / 1024 + 1024))
+echo "bound: $((keep + 1)) x $SESSION_MB MB + kallsyms $((ks / 1024)) KiB + 1 MB (log) = $bound KiB"
 nrot=$(ls -d "$K"/rotate-* 2> /dev/null | wc -l)
 echo "largest disk use $max KiB (bound $bound KiB), $nrot rotated sessions, daemon CPU $cpu_ticks ticks, RSS $rss KiB"
 for d in "$K"/rotate-*; do

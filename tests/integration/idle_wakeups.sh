@@ -13,11 +13,13 @@ set -u
 B=${OP_BUILDDIR:-$(pwd)}
 OPD=$B/core/oprofiled
 HOT=$B/tests/integration/hot
+S=${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 W=$B/tests/integration/idle_wakeups.work
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 99
+. "$S/tests/integration/fleet_util.sh"
 fail=0
 
 # voluntary context switches of all threads of process $1
@@ -27,14 +29,7 @@ switches() {
 
 "$OPD" --session-dir="$W/s" --events=TIMER:99Hz -- sleep 12 > out 2> err &
 dpid=$!
-i=0
-while ! grep -q "profiling started" "$W/s/samples/oprofiled.log" 2> /dev/null && [ $i -lt 100 ]; do
-	sleep 0.1; i=$((i + 1))
-done
-if grep -q "perf_event_open.*\(Permission denied\|Operation not permitted\)" err; then
-	echo "SKIP: the kernel forbids perf_event_open here"; wait $dpid; exit 77
-fi
-kill -0 $dpid 2> /dev/null || { echo "FAIL: oprofiled did not start"; cat err; exit 1; }
+fleet_wait_started $dpid "$W/s" err
 sleep 1 # start-up and the kallsyms pass are over
 a=$(switches $dpid)
 sleep 8

@@ -216,3 +216,4 @@ dist_check_SCRIPTS += tests/integration/fleet.sh tests/integration/fleet_rotate.
 if BUILD_REPORT
 TESTS += tests/integration/fleet.sh tests/integration/fleet_rotate.sh
 endif
+EXTRA_DIST += tests/integration/fleet_util.sh
