@@ -35,17 +35,20 @@ rot=
 dpid=$!
 fleet_wait_started $dpid "$W/s" err
 echo "fleet defaults for $T s: rotate_keep $keep, at most $SESSION_MB MB a session"
-max=0 el=0
+max=0 el=0 t0=$(date +%s) said=0
 while [ $el -lt "$T" ]; do
 	sleep 5
-	el=$((el + 5))
+	el=$(($(date +%s) - t0))
 	kill -0 $dpid 2> /dev/null || { echo "FAIL: oprofiled died after $el s"; cat err; exit 1; }
 	kb=$(du -sk "$W/s" 2> /dev/null | cut -f1)
 	[ "$kb" -gt "$max" ] && max=$kb
-	[ $((el % 60)) -eq 0 ] && echo "  $el s: $kb KiB, $(ls -d "$W/s/samples"/rotate-* 2> /dev/null | wc -l) rotated sessions"
+	if [ $((el / 60)) -gt $said ]; then
+		said=$((el / 60))
+		echo "  $el s: $kb KiB, $(ls -d "$W/s/samples"/rotate-* 2> /dev/null | wc -l) rotated sessions"
+	fi
 done
 set -- $(cut -d' ' -f14,15 /proc/$dpid/stat)
-cpu_ticks=$(($1 + $2))
+cpu_ticks=$(($1 + $2)) el=$(($(date +%s) - t0))
 rss=$(awk '/^VmRSS/ { print $2 }' /proc/$dpid/status)
 kill -TERM $dpid
 wait $dpid || { echo "FAIL: oprofiled exited non-zero"; cat err; fail=1; }
@@ -57,7 +60,7 @@ ks=$(cat "$K"/.kallsyms/* 2> /dev/null | wc -c)
 bound=$(((keep + 1) * SESSION_MB * 1024 + ks / 1024 + 1024))
 echo "bound: $((keep + 1)) x $SESSION_MB MB + kallsyms $((ks / 1024)) KiB + 1 MB (log) = $bound KiB"
 nrot=$(ls -d "$K"/rotate-* 2> /dev/null | wc -l)
-echo "largest disk use $max KiB (bound $bound KiB), $nrot rotated sessions, daemon CPU $cpu_ticks ticks, RSS $rss KiB"
+echo "largest disk use $max KiB (bound $bound KiB), $nrot rotated sessions in $el s, daemon CPU $cpu_ticks ticks ($(awk -v t=$cpu_ticks -v hz="$(getconf CLK_TCK)" -v s=$el 'BEGIN { printf "%.2f", t / hz / s * 100 }') % of a CPU, start-up included), RSS $rss KiB"
 for d in "$K"/rotate-*; do
 	[ -d "$d" ] && echo "  ${d##*/}: $(du -sk "$d" | cut -f1) KiB apparent with its kallsyms link"
 done | tail -3
@@ -74,6 +77,6 @@ for d in "$K"/rotate-* "$K/current"; do
 done
 last=$(ls -d "$K"/rotate-* 2> /dev/null | tail -1)
 last=${last:-$K/current}
-"$OPR" --session-dir="$W/s" "session:${last##*/}" > rep 2> rep.err ||
+"$OPR" --session-dir="$W/s" "session:${last##*/}" --merge=tid,tgid > rep 2> rep.err ||
 	{ echo "FAIL: opreport session:${last##*/}"; cat rep.err; fail=1; }
 exit $fail
