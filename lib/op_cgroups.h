@@ -11,8 +11,10 @@
  *   1234 5120000000 /system.slice/docker-0123...cdef.scope 0123...cdef docker-0123...cdef.scope
  *
  *   tgid       the process ID (decimal)
- *   start      its start time, ns after boot (/proc/PID/stat field 22),
- *              which tells a reused tgid apart
+ *   start      its start time, ns after boot (/proc/PID/stat field 22,
+ *              or the fork's time for a child learnt from its parent's
+ *              line: the same within a clock tick), which tells a reused
+ *              tgid apart
  *   cgroup     the cgroup v2 path (the v1 name=systemd or first hierarchy
  *              when the v2 line is absent or the root "/", as on hybrid
  *              hosts), "/" the root

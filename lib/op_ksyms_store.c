@@ -19,17 +19,38 @@
 #include "op_session_layout.h"
 #include "op_trust.h"
 
-/* the store directory below @samples_fd, created when @create; -errno if none or not ours */
+/*
+ * the store directory below @samples_fd, created when @create with the
+ * mode and group of samples/ (0700 in a root's private session, 02750 and
+ * the group in a session_group's); -errno if none or not ours
+ */
 static int ksst_open(int samples_fd, bool create)
 {
 	struct op_trust t = op_trust_for(geteuid(), geteuid());
-	struct stat st;
+	struct stat st, sst;
 	char why[256];
+	bool made = false;
+	int fd;
 
-	if (create && mkdirat(samples_fd, OP_SESSION_KSYMS_STORE, 0700) && errno != EEXIST)
-		return -errno;
-	return op_trust_openat(&t, samples_fd, OP_SESSION_KSYMS_STORE, O_RDONLY | O_DIRECTORY,
-			       S_IFDIR, "kallsyms store", NULL, &st, why, sizeof(why));
+	if (create) {
+		if (fstat(samples_fd, &sst))
+			return -errno;
+		if (!mkdirat(samples_fd, OP_SESSION_KSYMS_STORE, 0700))
+			made = true;
+		else if (errno != EEXIST)
+			return -errno;
+	}
+	fd = op_trust_openat(&t, samples_fd, OP_SESSION_KSYMS_STORE, O_RDONLY | O_DIRECTORY,
+			     S_IFDIR, "kallsyms store", NULL, &st, why, sizeof(why));
+	if (fd >= 0 && made &&
+	    ((st.st_gid != sst.st_gid && fchown(fd, (uid_t)-1, sst.st_gid)) ||
+	     fchmod(fd, sst.st_mode & 07777))) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
 }
 
 /* the same bytes in both (regular, trusted, @size long) files? */

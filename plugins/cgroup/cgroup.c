@@ -7,6 +7,10 @@
  * labels and opreport selects with cgroup:GLOB. Nothing per sample.
  * SPDX-License-Identifier: MIT
  *
+ * A forked child starts in its parent's cgroup: its line is derived from
+ * its parent's without reading /proc, and its exec reads /proc/PID/cgroup
+ * once (a container runtime moves the child before it execs).
+ *
  * Arguments: --ext-feature=cgroup[:max_procs=N]; config
  * plugins.cgroup.max_procs. N (16..1048576, default 65536) bounds the
  * processes remembered at once (the live ones: an exit forgets one); past
@@ -76,7 +80,7 @@ struct cg_state {
 	struct op_cgroup_entry ent; /* scratch: too large for the stack of a hook */
 	char line[CG_LINE_MAX];
 	/* stats */
-	uint64_t reads, written, carried, gone, reused, bad, unremembered, write_errors;
+	uint64_t reads, inherited, written, carried, gone, reused, bad, unremembered, write_errors;
 };
 
 static uint64_t cg_clock(clockid_t id)
@@ -256,33 +260,68 @@ static int cg_start_ns(struct cg_state *st, uint32_t pid, uint64_t *ns)
 /* the hooks                                                           */
 /* ------------------------------------------------------------------ */
 
+/* st->line (@len bytes) as @tgid's: written and remembered unless the index has it */
+static void cg_record(struct cg_state *st, uint32_t tgid, uint64_t start, size_t len)
+{
+	struct cg_proc **pp = cg_slot(st, tgid), *p;
+
+	if (*pp && (*pp)->start_ns == start && (*pp)->len == len &&
+	    !memcmp((*pp)->line, st->line, len))
+		return; /* an exec in the same cgroup: the index has it */
+	cg_write(st, st->line, len);
+	if (*pp)
+		cg_forget(st, tgid);
+	if (st->nr_procs >= st->max_procs) {
+		st->unremembered++;
+		return;
+	}
+	p = malloc(sizeof(*p) + len);
+	if (!p) {
+		st->unremembered++;
+		return;
+	}
+	p->tgid = tgid;
+	p->start_ns = start;
+	p->len = len;
+	memcpy(p->line, st->line, len);
+	pp = cg_slot(st, tgid);
+	p->next = NULL;
+	*pp = p;
+	st->nr_procs++;
+}
+
+/* read the process's cgroup (and, unless known, its start time) from /proc */
 static void cg_learn(struct cg_state *st, const struct op_proc_event *e)
 {
 	struct op_cgroup_entry *ent = &st->ent;
+	struct cg_proc *known = *cg_slot(st, e->pid);
 	char buf[OP_CGROUP_PROC_MAX];
-	struct cg_proc **pp, *p;
 	uint64_t start = 0;
 	ssize_t n;
 	int len, rc;
 
+	/* a rename (COMM, not an exec) of a process already known: nothing new */
+	if (known && e->kind == OP_PROC_COMM)
+		return;
 	st->reads++;
-	rc = cg_start_ns(st, e->pid, &start);
-	if (rc == -ENOENT || rc == -ESRCH) {
-		st->gone++; /* exited before buffer sync got to its record */
-		return;
+	if (known && e->kind == OP_PROC_EXEC) {
+		/* known since its fork: an exec keeps the process, and its start */
+		start = known->start_ns;
+	} else {
+		rc = cg_start_ns(st, e->pid, &start);
+		if (rc == -ENOENT || rc == -ESRCH) {
+			st->gone++; /* exited before buffer sync got to its record */
+			return;
+		}
+		if (rc) {
+			st->bad++;
+			return;
+		}
+		if (e->time && start > e->time + st->boot_minus_mono_ns + CG_REUSE_SLACK_NS) {
+			st->reused++;
+			return;
+		}
 	}
-	if (rc) {
-		st->bad++;
-		return;
-	}
-	if (e->time && start > e->time + st->boot_minus_mono_ns + CG_REUSE_SLACK_NS) {
-		st->reused++;
-		return;
-	}
-	pp = cg_slot(st, e->pid);
-	/* a COMM (not an exec) of a process already known: nothing new */
-	if (*pp && (*pp)->start_ns == start && e->kind == OP_PROC_COMM)
-		return;
 	n = cg_read_proc(st, e->pid, "cgroup", buf, sizeof(buf));
 	if (n == -ENOENT || n == -ESRCH) {
 		st->gone++;
@@ -301,29 +340,44 @@ static void cg_learn(struct cg_state *st, const struct op_proc_event *e)
 		st->bad++;
 		return;
 	}
-	if (*pp && (*pp)->start_ns == start && (*pp)->len == (size_t)len &&
-	    !memcmp((*pp)->line, st->line, (size_t)len))
-		return; /* an exec in the same cgroup: the index has it */
-	cg_write(st, st->line, (size_t)len);
-	if (*pp)
-		cg_forget(st, e->pid);
-	if (st->nr_procs >= st->max_procs) {
-		st->unremembered++;
+	cg_record(st, e->pid, start, (size_t)len);
+}
+
+/*
+ * A new process starts in its parent's cgroup: when the parent is known the
+ * child's line is the parent's, with the child's tgid and start (the fork's
+ * time), and /proc is not read. A child moved before it execs (a container
+ * runtime, systemd-run) is read again at its exec.
+ */
+static void cg_fork(struct cg_state *st, const struct op_proc_event *e)
+{
+	struct cg_proc *parent = *cg_slot(st, e->ppid);
+	const char *fields;
+	uint64_t start;
+	int n;
+
+	if (!parent || !e->time) {
+		cg_learn(st, e);
 		return;
 	}
-	p = malloc(sizeof(*p) + (size_t)len);
-	if (!p) {
-		st->unremembered++;
+	/* the parent's line after "tgid start ": cgroup, container, unit */
+	fields = memchr(parent->line, ' ', parent->len);
+	fields = fields ? memchr(fields + 1, ' ', parent->len - (size_t)(fields + 1 - parent->line)) :
+			  NULL;
+	if (!fields) {
+		cg_learn(st, e);
 		return;
 	}
-	p->tgid = e->pid;
-	p->start_ns = start;
-	p->len = (size_t)len;
-	memcpy(p->line, st->line, (size_t)len);
-	pp = cg_slot(st, e->pid);
-	p->next = NULL;
-	*pp = p;
-	st->nr_procs++;
+	fields++;
+	start = e->time + st->boot_minus_mono_ns;
+	n = snprintf(st->line, sizeof(st->line), "%" PRIu32 " %" PRIu64 " %.*s", e->pid, start,
+		     (int)(parent->len - (size_t)(fields - parent->line)), fields);
+	if (n < 0 || (size_t)n >= sizeof(st->line)) {
+		st->bad++;
+		return;
+	}
+	st->inherited++;
+	cg_record(st, e->pid, start, (size_t)n);
 }
 
 static int cg_on_proc(void *priv, const struct op_proc_event *e)
@@ -340,7 +394,7 @@ static int cg_on_proc(void *priv, const struct op_proc_event *e)
 		break;
 	case OP_PROC_FORK:
 		if (e->pid != e->ppid)
-			cg_learn(st, e);
+			cg_fork(st, e);
 		break;
 	case OP_PROC_EXIT:
 		cg_forget(st, e->pid);
@@ -397,6 +451,7 @@ static void cg_print_stats(void *priv, const struct op_stats_sink *sink)
 	if (!sink->counter)
 		return;
 	sink->counter(sink, "proc_reads", st->reads);
+	sink->counter(sink, "inherited_at_fork", st->inherited);
 	sink->counter(sink, "lines_written", st->written);
 	sink->counter(sink, "lines_carried", st->carried);
 	sink->counter(sink, "gone_before_read", st->gone);

@@ -102,7 +102,8 @@ bool spec_match_session(const struct rpt_spec *s, const char *name);
  * cgroup:GLOB,... against the index stats/cgroups of the session directory
  * @session_fd (lib/op_cgroups.h): the tgids whose cgroup path matches a
  * glob (fnmatch, '*' crosses '/'), or whose container ID or systemd unit
- * is a value (a container ID also by a prefix of 12 or more digits).
+ * is a value (a container ID also by a prefix of 12 or more digits); of
+ * several lines of one tgid (moved, then exec'd) the last decides.
  * 0 or -errno (-ENOMEM) with a message in @err.
  */
 int spec_cgroup_load(const struct rpt_spec *s, int session_fd, struct rpt_tgids *out, char *err,
