@@ -245,3 +245,15 @@ clean-local: clean-opexport
 clean-opexport:
 	-rm -rf tests/pprof tests/gocache tests/npm tests/opexport.tmp
 .PHONY: clean-opexport
+# --- issue 20: fleet defaults (rates, idle wake-ups, kallsyms once, cgroup labels) ---
+dist_check_SCRIPTS += tests/integration/idle_wakeups.sh
+TESTS += tests/integration/idle_wakeups.sh
+dist_check_SCRIPTS += tests/integration/cgroup.sh
+if BUILD_REPORT
+TESTS += tests/integration/cgroup.sh
+endif
+dist_check_SCRIPTS += tests/integration/fleet.sh tests/integration/fleet_rotate.sh
+if BUILD_REPORT
+TESTS += tests/integration/fleet.sh tests/integration/fleet_rotate.sh
+endif
+EXTRA_DIST += tests/integration/fleet_util.sh

@@ -398,4 +398,14 @@ tests_unit_test_op_profile_LDADD = lib/libopprofile.la lib/libopng.la $(PROTOBUF
 	$(ZLIB_LIBS) $(CMOCKA_LIBS)
 $(tests_unit_test_op_profile_OBJECTS): lib/profile/profile.pb-c.h
 endif
+# --- issue 20: lib/op_cgroups, lib/op_ksyms_store, "<N>Hz" event counts ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_fleet_lib
+TESTS += tests/unit/test_fleet_lib
+SANITIZER_TESTS += tests/unit/test_fleet_lib
+tests_unit_test_fleet_lib_SOURCES = tests/unit/test_fleet_lib.c
+tests_unit_test_fleet_lib_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_fleet_lib_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+# opreport_spec.c's cgroup: reads the index through lib/op_cgroups
+tests_unit_test_report_spec_LDADD += lib/libopng.la
 endif
