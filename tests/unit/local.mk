@@ -398,6 +398,7 @@ tests_unit_test_op_profile_LDADD = lib/libopprofile.la lib/libopng.la $(PROTOBUF
 	$(ZLIB_LIBS) $(CMOCKA_LIBS)
 $(tests_unit_test_op_profile_OBJECTS): lib/profile/profile.pb-c.h
 endif
+endif
 # --- issue 20: lib/op_cgroups, lib/op_ksyms_store, "<N>Hz" event counts ---
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_fleet_lib
