@@ -43,3 +43,6 @@ opcount-installcheck:
 	LD_LIBRARY_PATH='$(DESTDIR)$(libdir)' ./opcount-user$(EXEEXT)
 	rm -f opcount-user$(EXEEXT)
 .PHONY: opcount-installcheck
+
+# --- issue 18: JIT code as ELF images (opjitconv's step; plugins/jit writes them, no libbfd) ---
+lib_libopng_la_SOURCES += lib/op_jitelf.h lib/op_jitelf.c

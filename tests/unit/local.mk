@@ -350,3 +350,13 @@ tests_unit_test_op_abi_SOURCES = tests/unit/test_op_abi.c
 tests_unit_test_op_abi_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_op_abi_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
+
+# --- issue 18: lib/op_jitelf, read back by readelf, nm and addr2line (libbfd) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_jitelf
+TESTS += tests/unit/test_jitelf
+SANITIZER_TESTS += tests/unit/test_jitelf
+tests_unit_test_jitelf_SOURCES = tests/unit/test_jitelf.c
+tests_unit_test_jitelf_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_jitelf_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif
