@@ -21,12 +21,12 @@
 #include "jit.h"
 
 static const char *const jit_stat_names[JS_NR] = {
-	"processes",	   "dumps_opened",   "maps_opened",	  "bytes_read",
-	"code_loads",	   "code_moves",     "code_unloads",	  "debug_infos",
-	"map_lines",	   "functions",	     "samples_resolved",  "samples_missed",
-	"refreshes",	   "images_written", "image_errors",	  "files_refused",
-	"open_errors",	   "read_errors",    "over_limits",	  "input_defects",
-	"broken_sources",  "orphan_records", "bad_line_entries",  "arch_timestamp_dumps",
+	"processes",         "dumps_opened",   "maps_opened",      "bytes_read",
+	"code_loads",        "code_moves",     "code_unloads",     "debug_infos",
+	"map_lines",         "functions",      "samples_resolved", "samples_missed",
+	"refreshes",         "images_written", "image_errors",     "files_refused",
+	"open_errors",       "read_errors",    "over_limits",      "input_defects",
+	"broken_sources",    "orphan_records", "bad_line_entries", "arch_timestamp_dumps",
 	"lookup_walk_limit",
 };
 
@@ -43,9 +43,11 @@ static bool jit_is_dump(const char *path, uint32_t pid)
 	return !strcmp(base, want);
 }
 
-/* an executable mapping without a file: where JIT code lives */
+/* an executable mapping without a file (as buffer sync tells them): where JIT code lives */
 static bool jit_is_anon(const char *fn)
 {
+	if (!strcmp(fn, "//anon") || !strncmp(fn, "/anon_hugepage", 14))
+		return true;
 	return fn[0] != '/' && strcmp(fn, "[vdso]") && strcmp(fn, "[vsyscall]") &&
 	       strcmp(fn, "[uprobes]");
 }
@@ -142,8 +144,7 @@ static int jit_on_session(void *priv, const struct op_session_event *e)
 }
 
 /* HOT: no allocation, no system call but a rate-limited re-read on a miss */
-static int jit_resolve(void *priv, uint32_t pid, uint64_t pc, uint64_t time,
-		       struct op_pc_map *out)
+static int jit_resolve(void *priv, uint32_t pid, uint64_t pc, uint64_t time, struct op_pc_map *out)
 {
 	struct jit_state *st = priv;
 	struct jit_proc *p = jit_proc_find(st, pid);

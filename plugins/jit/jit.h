@@ -21,55 +21,55 @@
 #include "oprofile_sdk.h"
 
 /* bounds: what one process may make the daemon hold or read */
-#define JIT_MAX_TEXT (256ull << 20)     /* bytes of .text in one image */
-#define JIT_MAX_FNS (1u << 20)          /* functions of one process */
-#define JIT_MAX_LINES_FN 65536u         /* line entries of one function */
-#define JIT_MAX_PENDING 4096u           /* DEBUG_INFO records waiting for their LOAD */
-#define JIT_MAX_SOURCE (512ull << 20)   /* bytes read from one dump or map */
-#define JIT_READ_BUDGET (8u << 20)      /* bytes read from one source per refresh */
-#define JIT_WALK_MAX 64u                /* overlapping ranges a lookup looks at */
-#define JIT_REFRESH_NS 10000000ull      /* a miss re-reads a process's files at most every 10 ms */
-#define JIT_MAP_PROBE_NS 1000000000ull  /* a missing perf map is looked for at most every 1 s */
+#define JIT_MAX_TEXT (256ull << 20)    /* bytes of .text in one image */
+#define JIT_MAX_FNS (1u << 20)         /* functions of one process */
+#define JIT_MAX_LINES_FN 65536u        /* line entries of one function */
+#define JIT_MAX_PENDING 4096u          /* DEBUG_INFO records waiting for their LOAD */
+#define JIT_MAX_SOURCE (512ull << 20)  /* bytes read from one dump or map */
+#define JIT_READ_BUDGET (8u << 20)     /* bytes read from one source per refresh */
+#define JIT_WALK_MAX 64u               /* overlapping ranges a lookup looks at */
+#define JIT_REFRESH_NS 10000000ull     /* a miss re-reads a process's files at most every 10 ms */
+#define JIT_MAP_PROBE_NS 1000000000ull /* a missing perf map is looked for at most every 1 s */
 #define JIT_NO_END UINT64_MAX
 
 /* counters, in print_stats order (jit.c names them) */
 enum jit_stat {
-	JS_PROCS,          /* processes with JIT state */
-	JS_DUMPS,          /* jitdump files opened */
-	JS_MAPS,           /* perf maps opened */
-	JS_BYTES,          /* bytes read from both */
+	JS_PROCS, /* processes with JIT state */
+	JS_DUMPS, /* jitdump files opened */
+	JS_MAPS,  /* perf maps opened */
+	JS_BYTES, /* bytes read from both */
 	JS_LOADS,
 	JS_MOVES,
 	JS_UNLOADS,
 	JS_DEBUG_INFOS,
 	JS_MAP_LINES,
-	JS_FUNCTIONS,      /* functions placed in images */
-	JS_RESOLVED,       /* samples claimed */
-	JS_MISSES,         /* anon samples of a JIT process not claimed */
-	JS_REFRESHES,      /* files re-read on a miss */
-	JS_IMAGES,         /* images written */
-	JS_IMAGE_ERRORS,   /* images that could not be written */
-	JS_UNTRUSTED,      /* files refused: owner, mode, symbolic link, type */
-	JS_OPEN_ERRORS,    /* files that could not be opened otherwise */
+	JS_FUNCTIONS,    /* functions placed in images */
+	JS_RESOLVED,     /* samples claimed */
+	JS_MISSES,       /* anon samples of a JIT process not claimed */
+	JS_REFRESHES,    /* files re-read on a miss */
+	JS_IMAGES,       /* images written */
+	JS_IMAGE_ERRORS, /* images that could not be written */
+	JS_UNTRUSTED,    /* files refused: owner, mode, symbolic link, type */
+	JS_OPEN_ERRORS,  /* files that could not be opened otherwise */
 	JS_READ_ERRORS,
-	JS_TOO_BIG,        /* a source past JIT_MAX_SOURCE, or an image past its bounds */
-	JS_PARSE_ERRORS,   /* op_jit_errors of every reader, summed */
-	JS_BROKEN,         /* sources that could not be framed (reading stopped) */
-	JS_ORPHAN_MOVES,   /* MOVE/UNLOAD/DEBUG_INFO of code never loaded */
-	JS_BAD_LINES,      /* debug entries outside their function */
-	JS_ARCH_TS,        /* dumps with cycle-counter timestamps: attributed by last state */
-	JS_WALK_LIMIT,     /* lookups that gave up after JIT_WALK_MAX overlaps */
+	JS_TOO_BIG,      /* a source past JIT_MAX_SOURCE, or an image past its bounds */
+	JS_PARSE_ERRORS, /* op_jit_errors of every reader, summed */
+	JS_BROKEN,       /* sources that could not be framed (reading stopped) */
+	JS_ORPHAN_MOVES, /* MOVE/UNLOAD/DEBUG_INFO of code never loaded */
+	JS_BAD_LINES,    /* debug entries outside their function */
+	JS_ARCH_TS,      /* dumps with cycle-counter timestamps: attributed by last state */
+	JS_WALK_LIMIT,   /* lookups that gave up after JIT_WALK_MAX overlaps */
 	JS_NR
 };
 
 /* a function: its place in the image */
 struct jit_fn {
 	char *name;
-	uint64_t off, size;   /* in .text */
-	uint8_t *code;        /* size bytes, or NULL */
+	uint64_t off, size; /* in .text */
+	uint8_t *code;      /* size bytes, or NULL */
 	struct op_jitelf_line *lines;
 	uint32_t nr_lines;
-	uint32_t cur;         /* the range it is at now (index in ranges) */
+	uint32_t cur; /* the range it is at now (index in ranges) */
 };
 
 /* where a function was, and when: [start, end) valid from..to (perf time ns) */
@@ -114,8 +114,8 @@ struct jit_proc {
 	uid_t uid; /* files must be its (or root's) */
 	bool exited;
 	bool arch_ts;
-	bool dirty;          /* changed since its image was written */
-	bool image_failed;   /* no image (no session, a write error): never claims */
+	bool dirty;        /* changed since its image was written */
+	bool image_failed; /* no image (no session, a write error): never claims */
 	struct jit_src dump, map;
 	uint64_t last_refresh, last_map_probe; /* sample times */
 	/* the image */
@@ -145,7 +145,7 @@ struct jit_state {
 	const struct op_host *host;
 	const char *session_dir;
 	const char *proc_root;
-	int jit_dirfd; /* <session>/jit, -1 until needed, -2 unusable */
+	int jit_dirfd;           /* <session>/jit, -1 until needed, -2 unusable */
 	struct jit_proc **procs; /* open addressing by pid */
 	uint32_t cap_procs, nr_procs;
 	uint64_t v[JS_NR];

@@ -53,8 +53,8 @@ static int jit_image_dir(struct jit_state *st)
 		close(sfd);
 		return -ENOENT;
 	}
-	fd = op_trust_openat(&t, sfd, "jit", O_RDONLY | O_DIRECTORY, S_IFDIR,
-			     "JIT image directory", st->session_dir, &sb, why, sizeof(why));
+	fd = op_trust_openat(&t, sfd, "jit", O_RDONLY | O_DIRECTORY, S_IFDIR, "JIT image directory",
+			     st->session_dir, &sb, why, sizeof(why));
 	close(sfd);
 	if (fd < 0) {
 		st->host->log(st->ctx, OP_LOG_ERR, "%s - JIT code stays anon", why);
@@ -77,7 +77,8 @@ int jit_image_reserve(struct jit_proc *p)
 	/* a pid comes back (reuse, a restarted daemon): the next free generation */
 	for (gen = 0; gen < 10000; gen++) {
 		snprintf(p->name, sizeof(p->name), "%u.%u.jo", p->pid, gen);
-		fd = openat(dfd, p->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+		fd = openat(dfd, p->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0640);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
@@ -168,6 +169,6 @@ out_err:
 	unlinkat(dfd, tmp, 0);
 	free(funcs);
 	st->v[JS_IMAGE_ERRORS]++;
-	st->host->log(st->ctx, OP_LOG_ERR, "pid %u: writing %s/jit/%s: %s", p->pid,
-		      st->session_dir, p->name, err);
+	st->host->log(st->ctx, OP_LOG_ERR, "pid %u: writing %s/jit/%s: %s", p->pid, st->session_dir,
+		      p->name, err);
 }

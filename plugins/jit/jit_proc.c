@@ -137,7 +137,8 @@ static void jit_proc_remove(struct jit_state *st, struct jit_proc *p)
 {
 	uint32_t cap = st->cap_procs, i, j, k;
 
-	for (i = jit_pid_slot(p->pid, cap); st->procs[i] && st->procs[i] != p; i = (i + 1) & (cap - 1))
+	for (i = jit_pid_slot(p->pid, cap); st->procs[i] && st->procs[i] != p;
+	     i = (i + 1) & (cap - 1))
 		;
 	if (!st->procs[i])
 		return;
@@ -254,8 +255,7 @@ static int jit_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
-static int jit_add_range(struct jit_proc *p, uint64_t start, uint64_t size, uint64_t t,
-			 uint32_t fn)
+static int jit_add_range(struct jit_proc *p, uint64_t start, uint64_t size, uint64_t t, uint32_t fn)
 {
 	struct jit_range *r;
 	int rc;
@@ -456,8 +456,7 @@ int jit_proc_debug(struct jit_proc *p, uint64_t code_addr, const struct op_jit_l
 		free(lines);
 		return -ENOSPC;
 	}
-	if (jit_grow((void **)&p->pending, &p->cap_pending, p->nr_pending + 1,
-		     sizeof(*p->pending))) {
+	if (jit_grow((void **)&p->pending, &p->cap_pending, p->nr_pending + 1, sizeof(*p->pending))) {
 		free(lines);
 		return -ENOMEM;
 	}
@@ -519,8 +518,7 @@ void jit_proc_index(struct jit_proc *p)
 		memcpy(tail, idx + old, (size_t)(n - old) * sizeof(*tail));
 		b = n - old;
 		while (a > 0 || b > 0) {
-			if (b == 0 ||
-			    (a > 0 && jit_range_cmp(&p->byidx[a - 1], &tail[b - 1]) > 0))
+			if (b == 0 || (a > 0 && jit_range_cmp(&p->byidx[a - 1], &tail[b - 1]) > 0))
 				idx[--k] = p->byidx[--a];
 			else
 				idx[--k] = tail[--b];

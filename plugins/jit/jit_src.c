@@ -26,8 +26,8 @@ static const char *jit_src_what(const struct jit_src *s)
 	return s->kind == JIT_SRC_DUMP ? "jitdump" : "perf map";
 }
 
-static void jit_src_log_errors(struct jit_proc *p, struct jit_src *s,
-			       const struct op_jit_errors *e, const char *when)
+static void jit_src_log_errors(struct jit_proc *p, struct jit_src *s, const struct op_jit_errors *e,
+			       const char *when)
 {
 	struct jit_state *st = p->st;
 	char buf[512];
@@ -38,9 +38,8 @@ static void jit_src_log_errors(struct jit_proc *p, struct jit_src *s,
 	op_jit_errors_add(&st->errs, e);
 	st->v[JS_PARSE_ERRORS] += n;
 	op_jit_errors_format(e, buf, sizeof(buf));
-	st->host->log(st->ctx, OP_LOG_WARN, "%s %s of pid %u: %llu defect%s %s: %s",
-		      jit_src_what(s), s->path, p->pid, (unsigned long long)n, n == 1 ? "" : "s",
-		      when, buf);
+	st->host->log(st->ctx, OP_LOG_WARN, "%s %s of pid %u: %llu defect%s %s: %s", jit_src_what(s),
+		      s->path, p->pid, (unsigned long long)n, n == 1 ? "" : "s", when, buf);
 }
 
 static int jit_dump_rec(void *priv, const struct op_jit_rec *r)
@@ -67,8 +66,8 @@ static int jit_dump_rec(void *priv, const struct op_jit_rec *r)
 	switch (r->kind) {
 	case OP_JIT_LOAD:
 		st->v[JS_LOADS]++;
-		jit_proc_load(p, r->load.name, r->load.code_addr, r->load.code_size, r->load.code, t,
-			      r->load.code_index);
+		jit_proc_load(p, r->load.name, r->load.code_addr, r->load.code_size, r->load.code,
+			      t, r->load.code_index);
 		break;
 	case OP_JIT_MOVE:
 		st->v[JS_MOVES]++;

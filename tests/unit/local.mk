@@ -385,3 +385,13 @@ tests_unit_test_jitelf_SOURCES = tests/unit/test_jitelf.c
 tests_unit_test_jitelf_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_jitelf_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
+# --- issue 18: plugins/jit through the real loader and buffer sync, on written dumps and maps ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_jitplug
+TESTS += tests/unit/test_jitplug
+tests_unit_test_jitplug_SOURCES = tests/unit/test_jitplug.c
+tests_unit_test_jitplug_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/lib
+tests_unit_test_jitplug_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_jitplug_LDADD = core/libopload.la core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
+EXTRA_tests_unit_test_jitplug_DEPENDENCIES = plugins/jit.la
+endif
