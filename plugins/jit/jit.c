@@ -127,8 +127,9 @@ static int jit_on_session(void *priv, const struct op_session_event *e)
 
 		if (!p)
 			continue;
+		/* conversion reads everything written so far, not one budget's worth */
 		if (!p->exited)
-			jit_src_refresh(p, e->kind == OP_SESSION_STOP);
+			jit_src_refresh(p, true);
 		jit_image_write(p);
 	}
 	for (i = 0; i < st->cap_procs;) {

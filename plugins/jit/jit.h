@@ -76,6 +76,7 @@ struct jit_fn {
 struct jit_range {
 	uint64_t start, end;
 	uint64_t from, to;
+	uint64_t key; /* the key of start: the lookup reads no jit_fn */
 	uint32_t fn;
 };
 
@@ -126,12 +127,23 @@ struct jit_proc {
 	struct jit_fn *fns;
 	uint32_t nr_fns, cap_fns;
 	uint64_t text_size;
-	/* ranges, appended; byidx sorted by start for the lookup, maxend its prefix max */
+	/*
+	 * ranges, appended; sorted: by start for the lookup, in one array (the
+	 * binary search touches nothing else), with the prefix max of the ends
+	 */
 	struct jit_range *ranges;
 	uint32_t nr_ranges, cap_ranges;
-	uint32_t *byidx;
-	uint64_t *maxend;
+	struct jit_sorted {
+		uint64_t start, maxend;
+		uint32_t idx; /* in ranges */
+	} * sorted;
 	uint32_t nr_sorted;
+	/*
+	 * the last range found, when nothing else overlaps it: samples come in
+	 * runs in one function. Valid while hit_ok (any change clears it).
+	 */
+	bool hit_ok;
+	uint64_t hit_start, hit_end, hit_from, hit_to, hit_key;
 	struct jit_map code_index, start;
 	/* source file names of the lines */
 	char **files;
@@ -172,8 +184,12 @@ bool jit_proc_lookup(struct jit_proc *p, uint64_t pc, uint64_t t, uint64_t *key)
 /* --- jit_src.c: the files --- */
 /* follow @path as @p's jitdump or perf map (opened now, trusted or refused) */
 void jit_src_open(struct jit_proc *p, struct jit_src *s, enum jit_src_kind kind, const char *path);
-/* read what was added since the last read (bounded); then jit_proc_index */
-void jit_src_refresh(struct jit_proc *p, bool final);
+/*
+ * Read what was added since the last read: at most JIT_READ_BUDGET bytes a
+ * source, or (@all: a conversion, an exit) everything up to JIT_MAX_SOURCE;
+ * then jit_proc_index. The sources stay open.
+ */
+void jit_src_refresh(struct jit_proc *p, bool all);
 void jit_src_close(struct jit_proc *p, struct jit_src *s, bool final);
 
 /* --- jit_image.c: conversion --- */

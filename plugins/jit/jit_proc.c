@@ -201,8 +201,7 @@ static void jit_proc_free(struct jit_proc *p)
 	free(p->files);
 	free(p->fns);
 	free(p->ranges);
-	free(p->byidx);
-	free(p->maxend);
+	free(p->sorted);
 	jmap_free(&p->code_index);
 	jmap_free(&p->start);
 	free(p);
@@ -268,6 +267,7 @@ static int jit_add_range(struct jit_proc *p, uint64_t start, uint64_t size, uint
 	r->end = start + size;
 	r->from = t;
 	r->to = JIT_NO_END;
+	r->key = OP_JITELF_TEXT_OFFSET + p->fns[fn].off;
 	r->fn = fn;
 	p->fns[fn].cur = p->nr_ranges;
 	/* a later load at the same address is the one unload/debug info mean */
@@ -368,6 +368,7 @@ int jit_proc_move(struct jit_proc *p, uint64_t code_index, uint64_t to_addr, uin
 	r = &p->ranges[p->fns[fn].cur];
 	if (r->to == JIT_NO_END)
 		r->to = t > r->from ? t : r->from;
+	p->hit_ok = false;
 	return jit_add_range(p, to_addr, p->fns[fn].size, t, fn);
 }
 
@@ -382,6 +383,7 @@ int jit_proc_unload(struct jit_proc *p, uint64_t start, uint64_t t)
 	}
 	r = &p->ranges[idx];
 	r->to = t > r->from ? t : r->from;
+	p->hit_ok = false;
 	return 0;
 }
 
@@ -471,103 +473,111 @@ int jit_proc_debug(struct jit_proc *p, uint64_t code_addr, const struct op_jit_l
 /* the lookup                                                          */
 /* ------------------------------------------------------------------ */
 
-static const struct jit_proc *jit_sort_proc;
-
-static int jit_range_cmp(const void *a, const void *b)
+static int jit_sorted_cmp(const void *a, const void *b)
 {
-	const struct jit_range *x = &jit_sort_proc->ranges[*(const uint32_t *)a];
-	const struct jit_range *y = &jit_sort_proc->ranges[*(const uint32_t *)b];
+	const struct jit_sorted *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 /* the new ranges (appended since the last index) merged into the sorted ones */
 void jit_proc_index(struct jit_proc *p)
 {
 	uint32_t n = p->nr_ranges, old = p->nr_sorted, i, a, b, k;
-	uint32_t *idx;
-	uint64_t *maxend;
+	struct jit_sorted *srt, *tail;
 
+	p->hit_ok = false;
 	if (n == old)
 		return;
-	idx = malloc((size_t)n * sizeof(*idx));
-	maxend = malloc((size_t)n * sizeof(*maxend));
-	if (!idx || !maxend) {
-		free(idx);
-		free(maxend);
+	srt = malloc((size_t)n * sizeof(*srt));
+	tail = malloc((size_t)(n - old) * sizeof(*tail));
+	if (!srt || !tail) {
+		free(srt);
+		free(tail);
 		return; /* the old index stays: new code resolves after the next batch */
 	}
-	for (i = old; i < n; i++)
-		idx[i] = i;
-	jit_sort_proc = p;
-	qsort(idx + old, n - old, sizeof(*idx), jit_range_cmp);
-	/* merge p->byidx[0..old) with idx[old..n) into idx from the back */
+	for (i = old; i < n; i++) {
+		tail[i - old].start = p->ranges[i].start;
+		tail[i - old].idx = i;
+	}
+	qsort(tail, n - old, sizeof(*tail), jit_sorted_cmp);
+	/* merge from the back: the larger of the two heads goes last */
 	a = old;
-	b = n;
+	b = n - old;
 	k = n;
-	{
-		uint32_t *tail = malloc((size_t)(n - old) * sizeof(*tail));
-
-		if (!tail) {
-			free(idx);
-			free(maxend);
-			return;
-		}
-		memcpy(tail, idx + old, (size_t)(n - old) * sizeof(*tail));
-		b = n - old;
-		while (a > 0 || b > 0) {
-			if (b == 0 || (a > 0 && jit_range_cmp(&p->byidx[a - 1], &tail[b - 1]) > 0))
-				idx[--k] = p->byidx[--a];
-			else
-				idx[--k] = tail[--b];
-		}
-		free(tail);
+	while (a > 0 || b > 0) {
+		if (b == 0 || (a > 0 && jit_sorted_cmp(&p->sorted[a - 1], &tail[b - 1]) > 0))
+			srt[--k] = p->sorted[--a];
+		else
+			srt[--k] = tail[--b];
 	}
+	free(tail);
 	for (i = 0; i < n; i++) {
-		uint64_t e = p->ranges[idx[i]].end;
+		uint64_t e = p->ranges[srt[i].idx].end;
 
-		maxend[i] = i && maxend[i - 1] > e ? maxend[i - 1] : e;
+		srt[i].maxend = i && srt[i - 1].maxend > e ? srt[i - 1].maxend : e;
 	}
-	free(p->byidx);
-	free(p->maxend);
-	p->byidx = idx;
-	p->maxend = maxend;
+	free(p->sorted);
+	p->sorted = srt;
 	p->nr_sorted = n;
 }
 
 bool jit_proc_lookup(struct jit_proc *p, uint64_t pc, uint64_t t, uint64_t *key)
 {
 	const struct jit_range *best = NULL;
-	uint32_t lo = 0, hi = p->nr_sorted, i, steps = 0, besti = 0;
+	uint32_t lo = 0, hi = p->nr_sorted, i, steps = 0, besti = 0, covering = 0, bestpos = 0;
 
-	/* the first range starting above pc */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	if (p->hit_ok && pc >= p->hit_start && pc < p->hit_end && t >= p->hit_from && t < p->hit_to) {
+		*key = p->hit_key + (pc - p->hit_start);
+		return true;
+	}
+	/* the first range starting above pc; branch-free (pcs are random to the predictor) */
+	if (hi) {
+		const struct jit_sorted *base = p->sorted;
+		uint32_t n = hi;
 
-		if (p->ranges[p->byidx[mid]].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
+		while (n > 1) {
+			uint32_t half = n / 2;
+
+			base = base[half].start <= pc ? base + half : base;
+			n -= half;
+		}
+		lo = (uint32_t)(base - p->sorted) + (base->start <= pc);
 	}
 	/* back through the ranges that may still cover pc; the newest valid one wins */
-	for (i = lo; i-- > 0 && p->maxend[i] > pc;) {
-		const struct jit_range *r = &p->ranges[p->byidx[i]];
+	for (i = lo; i-- > 0 && p->sorted[i].maxend > pc;) {
+		const struct jit_range *r = &p->ranges[p->sorted[i].idx];
 
 		if (++steps > JIT_WALK_MAX) {
 			p->st->v[JS_WALK_LIMIT]++;
 			break;
 		}
-		if (pc >= r->end || t < r->from || t >= r->to)
+		if (pc >= r->end)
 			continue;
-		if (!best || r->from > best->from || (r->from == best->from && p->byidx[i] > besti)) {
+		covering++;
+		if (t < r->from || t >= r->to)
+			continue;
+		if (!best || r->from > best->from ||
+		    (r->from == best->from && p->sorted[i].idx > besti)) {
 			best = r;
-			besti = p->byidx[i];
+			besti = p->sorted[i].idx;
+			bestpos = i;
 		}
 	}
 	if (!best)
 		return false;
-	*key = OP_JITELF_TEXT_OFFSET + p->fns[best->fn].off + (pc - best->start);
+	*key = best->key + (pc - best->start);
+	/* remember it when no other range overlaps any of its bytes */
+	if (covering == 1 && (bestpos == 0 || p->sorted[bestpos - 1].maxend <= best->start) &&
+	    (bestpos + 1 == p->nr_sorted || p->sorted[bestpos + 1].start >= best->end)) {
+		p->hit_ok = true;
+		p->hit_start = best->start;
+		p->hit_end = best->end;
+		p->hit_from = best->from;
+		p->hit_to = best->to;
+		p->hit_key = *key - (pc - best->start);
+	}
 	return true;
 }

@@ -148,12 +148,12 @@ void jit_src_open(struct jit_proc *p, struct jit_src *s, enum jit_src_kind kind,
 	}
 }
 
-/* read what @s gained since the last time, at most JIT_READ_BUDGET bytes (all when @final) */
-static void jit_src_read(struct jit_proc *p, struct jit_src *s, bool final)
+/* read what @s gained since the last time, at most JIT_READ_BUDGET bytes (all when @all) */
+static void jit_src_read(struct jit_proc *p, struct jit_src *s, bool all)
 {
 	static uint8_t buf[65536]; /* the daemon's thread only */
 	struct jit_state *st = p->st;
-	uint64_t budget = final ? JIT_MAX_SOURCE : JIT_READ_BUDGET;
+	uint64_t budget = all ? JIT_MAX_SOURCE : JIT_READ_BUDGET;
 	ssize_t n;
 	int rc;
 
@@ -195,10 +195,10 @@ static void jit_src_read(struct jit_proc *p, struct jit_src *s, bool final)
 	}
 }
 
-void jit_src_refresh(struct jit_proc *p, bool final)
+void jit_src_refresh(struct jit_proc *p, bool all)
 {
-	jit_src_read(p, &p->dump, final);
-	jit_src_read(p, &p->map, final);
+	jit_src_read(p, &p->dump, all);
+	jit_src_read(p, &p->map, all);
 	jit_proc_index(p);
 }
 
