@@ -43,14 +43,15 @@ enum jit_stat {
 	JS_UNLOADS,
 	JS_DEBUG_INFOS,
 	JS_MAP_LINES,
-	JS_FUNCTIONS,    /* functions placed in images */
-	JS_RESOLVED,     /* samples claimed */
-	JS_MISSES,       /* anon samples of a JIT process not claimed */
-	JS_REFRESHES,    /* files re-read on a miss */
-	JS_IMAGES,       /* images written */
-	JS_IMAGE_ERRORS, /* images that could not be written */
-	JS_UNTRUSTED,    /* files refused: owner, mode, symbolic link, type */
-	JS_OPEN_ERRORS,  /* files that could not be opened otherwise */
+	JS_FUNCTIONS,      /* functions placed in images */
+	JS_RESOLVED,       /* samples claimed */
+	JS_RESOLVED_MOVED, /* of which at an address code was moved to */
+	JS_MISSES,         /* anon samples of a JIT process not claimed */
+	JS_REFRESHES,      /* files re-read on a miss */
+	JS_IMAGES,         /* images written */
+	JS_IMAGE_ERRORS,   /* images that could not be written */
+	JS_UNTRUSTED,      /* files refused: owner, mode, symbolic link, type */
+	JS_OPEN_ERRORS,    /* files that could not be opened otherwise */
 	JS_READ_ERRORS,
 	JS_TOO_BIG,      /* a source past JIT_MAX_SOURCE, or an image past its bounds */
 	JS_PARSE_ERRORS, /* op_jit_errors of every reader, summed */
@@ -78,6 +79,7 @@ struct jit_range {
 	uint64_t from, to;
 	uint64_t key; /* the key of start: the lookup reads no jit_fn */
 	uint32_t fn;
+	bool moved; /* made by a MOVE (counted apart: JS_RESOLVED_MOVED) */
 };
 
 /* a DEBUG_INFO that came before its LOAD (perf's agents write it so) */
@@ -144,6 +146,7 @@ struct jit_proc {
 	 */
 	bool hit_ok;
 	uint64_t hit_start, hit_end, hit_from, hit_to, hit_key;
+	bool hit_moved;
 	struct jit_map code_index, start;
 	/* source file names of the lines */
 	char **files;
@@ -178,7 +181,10 @@ int jit_proc_unload(struct jit_proc *p, uint64_t start, uint64_t t);
 int jit_proc_debug(struct jit_proc *p, uint64_t code_addr, const struct op_jit_line *e, size_t n);
 /* sort the ranges for the lookup after a batch of changes */
 void jit_proc_index(struct jit_proc *p);
-/* HOT: the function at @pc at time @t; its key (file offset in the image) in *key */
+/*
+ * HOT: the function at @pc at time @t; its key (file offset in the image)
+ * in *key (counted in JS_RESOLVED_MOVED when @pc is where it was moved to)
+ */
 bool jit_proc_lookup(struct jit_proc *p, uint64_t pc, uint64_t t, uint64_t *key);
 
 /* --- jit_src.c: the files --- */

@@ -269,6 +269,7 @@ static int jit_add_range(struct jit_proc *p, uint64_t start, uint64_t size, uint
 	r->to = JIT_NO_END;
 	r->key = OP_JITELF_TEXT_OFFSET + p->fns[fn].off;
 	r->fn = fn;
+	r->moved = false;
 	p->fns[fn].cur = p->nr_ranges;
 	/* a later load at the same address is the one unload/debug info mean */
 	jmap_put(&p->start, start, p->nr_ranges);
@@ -369,7 +370,10 @@ int jit_proc_move(struct jit_proc *p, uint64_t code_index, uint64_t to_addr, uin
 	if (r->to == JIT_NO_END)
 		r->to = t > r->from ? t : r->from;
 	p->hit_ok = false;
-	return jit_add_range(p, to_addr, p->fns[fn].size, t, fn);
+	if (jit_add_range(p, to_addr, p->fns[fn].size, t, fn))
+		return -ENOMEM;
+	p->ranges[p->nr_ranges - 1].moved = true;
+	return 0;
 }
 
 int jit_proc_unload(struct jit_proc *p, uint64_t start, uint64_t t)
@@ -531,6 +535,7 @@ bool jit_proc_lookup(struct jit_proc *p, uint64_t pc, uint64_t t, uint64_t *key)
 
 	if (p->hit_ok && pc >= p->hit_start && pc < p->hit_end && t >= p->hit_from && t < p->hit_to) {
 		*key = p->hit_key + (pc - p->hit_start);
+		p->st->v[JS_RESOLVED_MOVED] += p->hit_moved;
 		return true;
 	}
 	/* the first range starting above pc; branch-free (pcs are random to the predictor) */
@@ -569,6 +574,7 @@ bool jit_proc_lookup(struct jit_proc *p, uint64_t pc, uint64_t t, uint64_t *key)
 	if (!best)
 		return false;
 	*key = best->key + (pc - best->start);
+	p->st->v[JS_RESOLVED_MOVED] += best->moved;
 	/* remember it when no other range overlaps any of its bytes */
 	if (covering == 1 && (bestpos == 0 || p->sorted[bestpos - 1].maxend <= best->start) &&
 	    (bestpos + 1 == p->nr_sorted || p->sorted[bestpos + 1].start >= best->end)) {
@@ -578,6 +584,7 @@ bool jit_proc_lookup(struct jit_proc *p, uint64_t pc, uint64_t t, uint64_t *key)
 		p->hit_from = best->from;
 		p->hit_to = best->to;
 		p->hit_key = *key - (pc - best->start);
+		p->hit_moved = best->moved;
 	}
 	return true;
 }

@@ -205,3 +205,6 @@ dist_check_SCRIPTS += tests/integration/tools_golden.sh
 if BUILD_REPORT
 TESTS += tests/integration/tools_golden.sh
 endif
+# --- issue 18: JIT code end to end, live: plugins/jit with the jit_progs programs ---
+dist_check_SCRIPTS += tests/integration/jit.sh
+TESTS += tests/integration/jit.sh
