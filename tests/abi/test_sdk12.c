@@ -193,8 +193,8 @@ static void test_old_plugins_load(void **state)
 	assert_int_equal(ext_registry(f->l)->nr_proc_hooks, 1);
 	assert_int_equal(ext_registry(f->l)->nr_session_hooks, 1);
 	assert_int_equal(ext_registry(f->l)->nr_anon, 1);
-	assert_string_equal(ext_registry(f->l)->session_hooks[0].desc.name, "fx12-session");
-	assert_string_equal(ext_registry(f->l)->proc_hooks[0].desc.name, "fx_sdk12");
+	assert_string_equal(ext_registry(f->l)->session_hooks[0].session.name, "fx12-session");
+	assert_string_equal(ext_registry(f->l)->proc_hooks[0].proc.name, "fx_sdk12");
 	fx_free(f);
 }
 
