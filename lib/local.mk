@@ -68,5 +68,6 @@ lib/profile/profile.pb-c.c lib/profile/profile.pb-c.h: $(srcdir)/lib/profile/pro
 	  $(PROTOC_C) --c_out=lib/profile -I$(srcdir)/lib/profile $(srcdir)/lib/profile/profile.proto
 endif
 EXTRA_DIST += lib/profile/profile.proto
+include $(srcdir)/lib/opagent/local.mk
 # --- issue 18: JIT code as ELF images (opjitconv's step; plugins/jit writes them, no libbfd) ---
 lib_libopng_la_SOURCES += lib/op_jitelf.h lib/op_jitelf.c
