@@ -19,26 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cookie.h"
-#include "evbuf.h"
-#include "ext.h"
-#include "log.h"
 #include "op_jit.h"
-#include "sync.h"
+#include "sync_host.h"
 
 #define BASE 0x7f0000000000ull
 #define FN_SIZE 64u
-
-struct bench {
-	struct cookie_table cookies;
-	struct op_emit w;
-	struct sync_ctx s;
-	struct op_stats st;
-	struct ext_core_services core;
-	struct ext_loader *l;
-	struct op_log log;
-	uint64_t words;
-};
 
 static uint64_t now_ns(void)
 {
@@ -48,59 +33,21 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int sink(void *priv, const uint64_t *w, size_t n)
+/* a host over @dir/s, the jit plugin loaded when @plugin; 0 or -1 */
+static int bench_init(struct sync_host *h, const char *dir, bool plugin)
 {
-	struct bench *b = priv;
+	const char *pd = getenv("OP_PLUGIN_DIR");
+	static char sess[PATH_MAX];
 
-	(void)w;
-	b->words += n;
-	return 0;
-}
-
-static int bench_init(struct bench *b, const char *dir, bool plugin)
-{
-	char sess[PATH_MAX], plugins[PATH_MAX];
-	const char *bd = getenv("OP_PLUGIN_DIR");
-
-	memset(b, 0, sizeof(*b));
 	snprintf(sess, sizeof(sess), "%s/s", dir);
-	snprintf(plugins, sizeof(plugins), "%s", bd ? bd : "plugins/.libs");
-	if (cookie_init(&b->cookies) || evb_init(&b->w, 1 << 16, sink, b) ||
-	    sync_init(&b->s, &b->cookies, &b->w, NULL, &b->st))
+	if (sync_host_init(h, pd ? pd : "plugins/.libs", sess, 0))
 		return -1;
-	b->core.sync = &b->s;
-	b->core.cookie_intern = sync_cookie_intern;
-	b->core.cookie_path = sync_cookie_path;
-	b->core.session_dir = strdup(sess);
-	b->core.proc_root = "/proc";
-	log_init(&b->log, stderr);
-	b->l = ext_loader_new(plugins, NULL, &b->core, &b->log);
-	if (!b->l || (plugin && ext_load(b->l, "jit", "", "bench")))
+	if (plugin && ext_load(h->l, "jit", "", "bench")) {
+		fputs(sync_host_log(h), stderr);
 		return -1;
-	sync_set_registry(&b->s, ext_registry(b->l));
+	}
+	sync_host_start(h);
 	return 0;
-}
-
-static void bench_fini(struct bench *b)
-{
-	ext_loader_free(b->l);
-	sync_free(&b->s);
-	evb_free(&b->w);
-	cookie_free(&b->cookies);
-	free((char *)b->core.session_dir);
-}
-
-static void rec_mmap(struct bench *b, uint32_t pid, uint64_t start, uint64_t len, const char *fn)
-{
-	struct op_record r = { .type = OP_REC_MMAP, .time = 1 };
-
-	r.mmap.pid = r.mmap.tid = pid;
-	r.mmap.start = start;
-	r.mmap.len = len;
-	r.mmap.cpumode = OP_CPUMODE_USER;
-	r.mmap.exec = true;
-	r.mmap.filename = fn;
-	sync_record(&b->s, &r);
 }
 
 /* a dump of @n functions, each FN_SIZE bytes of code and 4 lines, at BASE + i * FN_SIZE */
@@ -162,7 +109,7 @@ static int write_dump(const char *path, uint32_t pid, uint32_t n)
  * @skewed as profiles are (90 % in 1 % of the functions, in runs of 8
  * samples in one function)
  */
-static double run_samples(struct bench *b, uint32_t pid, uint32_t funcs, uint32_t n, bool skewed)
+static double run_samples(struct sync_host *b, uint32_t pid, uint32_t funcs, uint32_t n, bool skewed)
 {
 	struct op_record r = { .type = OP_REC_SAMPLE };
 	uint64_t t0, x = 88172645463325252ull;
@@ -198,7 +145,7 @@ int main(int argc, char **argv)
 	uint32_t pid = (uint32_t)getpid();
 	char dir[] = "/tmp/bench_jitconv-XXXXXX", dump[PATH_MAX], cmd[PATH_MAX + 16];
 	uint64_t t0, t_read, t_write;
-	struct bench b;
+	struct sync_host b;
 	double claimed, anon, claimed_sk, anon_sk;
 	struct stat sb;
 
@@ -218,9 +165,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t0 = now_ns();
-	rec_mmap(&b, pid, 0x1000, 0x1000, dump);
+	sync_host_mmap(&b, pid, 1, 0x1000, 0x1000, dump);
 	t_read = now_ns() - t0;
-	rec_mmap(&b, pid, BASE, (uint64_t)funcs * FN_SIZE, "//anon");
+	sync_host_mmap(&b, pid, 1, BASE, (uint64_t)funcs * FN_SIZE, "//anon");
 	t0 = now_ns();
 	ext_session_event(b.l, OP_SESSION_DUMP, b.core.session_dir, NULL);
 	t_write = now_ns() - t0;
@@ -240,15 +187,15 @@ int main(int argc, char **argv)
 	run_samples(&b, pid, funcs, samples / 10, false); /* warm */
 	claimed = run_samples(&b, pid, funcs, samples, false);
 	claimed_sk = run_samples(&b, pid, funcs, samples, true);
-	bench_fini(&b);
+	sync_host_fini(&b);
 	/* ... and the same samples without it (anon) */
 	if (bench_init(&b, dir, false))
 		return 1;
-	rec_mmap(&b, pid, BASE, (uint64_t)funcs * FN_SIZE, "//anon");
+	sync_host_mmap(&b, pid, 1, BASE, (uint64_t)funcs * FN_SIZE, "//anon");
 	run_samples(&b, pid, funcs, samples / 10, false);
 	anon = run_samples(&b, pid, funcs, samples, false);
 	anon_sk = run_samples(&b, pid, funcs, samples, true);
-	bench_fini(&b);
+	sync_host_fini(&b);
 	printf("RESULT anon samples, uniform over %u functions: %.1f ns/sample claimed by "
 	       "plugins/jit, %.1f as anon without it (%.2fx); %.0f ms per 1 M samples\n",
 	       funcs, claimed, anon, claimed / anon, claimed);

@@ -397,8 +397,9 @@ endif
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_jitplug
 TESTS += tests/unit/test_jitplug
-tests_unit_test_jitplug_SOURCES = tests/unit/test_jitplug.c
-tests_unit_test_jitplug_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/lib
+tests_unit_test_jitplug_SOURCES = tests/unit/test_jitplug.c tests/abi/sync_host.h
+tests_unit_test_jitplug_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/lib \
+	-I$(top_srcdir)/tests/abi
 tests_unit_test_jitplug_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_jitplug_LDADD = core/libopload.la core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 EXTRA_tests_unit_test_jitplug_DEPENDENCIES = plugins/jit.la

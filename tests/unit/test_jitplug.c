@@ -25,43 +25,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cookie.h"
-#include "evbuf.h"
-#include "ext.h"
-#include "log.h"
 #include "op_jit.h"
 #include "op_jitelf.h"
-#include "sync.h"
+#include "sync_host.h"
 
-#define MAXW 65536
 #define A0 0x70000000ull /* jit_big's first address */
 #define A1 0x70000800ull /* where it moves */
 #define AS 0x70000100ull /* jit_small */
 
 struct fx {
-	struct cookie_table cookies;
-	struct op_emit w;
-	struct sync_ctx s;
-	struct op_stats st;
-	struct ext_core_services core;
-	struct ext_loader *l;
-	struct op_log log;
-	char *logtext;
-	size_t loglen;
-	uint64_t out[MAXW];
-	size_t n;
+	struct sync_host h;
 	char dir[PATH_MAX], sess[PATH_MAX + 8];
 };
-
-static int capture(void *priv, const uint64_t *words, size_t n)
-{
-	struct fx *f = priv;
-
-	assert_true(f->n + n <= MAXW);
-	memcpy(f->out + f->n, words, n * sizeof(*words));
-	f->n += n;
-	return 0;
-}
 
 static void sh(const char *fmt, ...)
 {
@@ -79,6 +54,7 @@ static struct fx *fx_new(void)
 {
 	const char *b = getenv("OP_BUILDDIR");
 	struct fx *f = calloc(1, sizeof(*f));
+	char pd[PATH_MAX + 16];
 
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "%s/tests/unit/jitplug-XXXXXX", b ? b : ".");
@@ -88,98 +64,39 @@ static struct fx *fx_new(void)
 	   "chmod 0644 '%s/plugins/jit.so'",
 	   f->dir, f->dir, b ? b : ".", f->dir, f->dir);
 	snprintf(f->sess, sizeof(f->sess), "%s/s", f->dir);
-	assert_int_equal(cookie_init(&f->cookies), 0);
-	assert_int_equal(evb_init(&f->w, 4096, capture, f), 0);
-	assert_int_equal(sync_init(&f->s, &f->cookies, &f->w, NULL, &f->st), 0);
-	f->core.sync = &f->s;
-	f->core.map_pc = sync_map_pc;
-	f->core.emit = sync_emit;
-	f->core.cookie_path = sync_cookie_path;
-	f->core.cookie_intern = sync_cookie_intern;
-	f->core.session_dir = f->sess;
-	f->core.proc_root = "/proc";
-	log_init(&f->log, open_memstream(&f->logtext, &f->loglen));
-	f->l = ext_loader_new(NULL, NULL, &f->core, &f->log);
-	assert_non_null(f->l);
-	{
-		char pd[PATH_MAX + 16];
-
-		snprintf(pd, sizeof(pd), "%s/plugins", f->dir);
-		ext_loader_free(f->l);
-		f->l = ext_loader_new(pd, NULL, &f->core, &f->log);
-	}
-	if (ext_load(f->l, "jit", "", "test"))
-		fail_msg("jit plugin did not load:\n%s", (fflush(f->log.fp), f->logtext));
-	sync_set_registry(&f->s, ext_registry(f->l));
+	snprintf(pd, sizeof(pd), "%s/plugins", f->dir);
+	assert_int_equal(sync_host_init(&f->h, pd, f->sess, 65536), 0);
+	if (ext_load(f->h.l, "jit", "", "test"))
+		fail_msg("jit plugin did not load:\n%s", sync_host_log(&f->h));
+	sync_host_start(&f->h);
 	return f;
-}
-
-static const char *logtext(struct fx *f)
-{
-	fflush(f->log.fp);
-	return f->logtext ? f->logtext : "";
 }
 
 static void fx_free(struct fx *f)
 {
-	ext_loader_free(f->l);
-	sync_free(&f->s);
-	evb_free(&f->w);
-	cookie_free(&f->cookies);
-	fclose(f->log.fp);
-	free(f->logtext);
+	sync_host_fini(&f->h);
 	if (!getenv("OP_KEEP_TMP"))
 		sh("rm -rf '%s'", f->dir);
 	free(f);
-}
-
-/* --- records --- */
-
-static void rec_mmap(struct fx *f, uint32_t pid, uint64_t t, uint64_t start, uint64_t len,
-		     const char *fn)
-{
-	struct op_record r = { .type = OP_REC_MMAP, .time = t };
-
-	r.mmap.pid = r.mmap.tid = pid;
-	r.mmap.start = start;
-	r.mmap.len = len;
-	r.mmap.cpumode = OP_CPUMODE_USER;
-	r.mmap.exec = true;
-	r.mmap.filename = fn;
-	sync_record(&f->s, &r);
-}
-
-static void rec_exit(struct fx *f, uint32_t pid, uint64_t t)
-{
-	struct op_record r = { .type = OP_REC_EXIT, .time = t };
-
-	r.task.pid = r.task.tid = pid;
-	r.task.ppid = 1;
-	sync_record(&f->s, &r);
 }
 
 /* the (cookie, key) a sample landed at: the last pair after it in the buffer */
 static void sample_at(struct fx *f, uint32_t pid, uint64_t t, uint64_t pc, uint64_t *cookie,
 		      uint64_t *key)
 {
-	struct op_record r = { .type = OP_REC_SAMPLE, .time = t };
+	const uint64_t *out = f->h.out;
 	size_t i;
 
-	r.sample.size = sizeof(r.sample);
-	r.sample.pid = r.sample.tid = pid;
-	r.sample.cpumode = OP_CPUMODE_USER;
-	r.sample.ip = pc;
-	r.sample.time = t;
-	sync_record(&f->s, &r);
-	evb_flush(&f->w);
-	assert_true(f->n >= 2);
-	*key = f->out[f->n - 2];
+	sync_host_sample(&f->h, pid, t, pc);
+	evb_flush(&f->h.w);
+	assert_true(f->h.n >= 2);
+	*key = out[f->h.n - 2];
 	*cookie = 0;
 	/* the image: the last COOKIE_SWITCH/ANON_SWITCH code before the pair */
-	for (i = f->n - 2; i-- > 2;)
-		if (f->out[i - 2] == EVB_ESCAPE &&
-		    (f->out[i - 1] == EVB_COOKIE_SWITCH || f->out[i - 1] == EVB_ANON_SWITCH)) {
-			*cookie = f->out[i + 1];
+	for (i = f->h.n - 2; i-- > 2;)
+		if (out[i - 2] == EVB_ESCAPE &&
+		    (out[i - 1] == EVB_COOKIE_SWITCH || out[i - 1] == EVB_ANON_SWITCH)) {
+			*cookie = out[i + 1];
 			break;
 		}
 }
@@ -266,13 +183,7 @@ static void d_debug(struct dump *d, uint64_t t, uint64_t code_addr, const char *
 
 static void run(const char *cmd, char *out, size_t len)
 {
-	FILE *p = popen(cmd, "r");
-	size_t n;
-
-	assert_non_null(p);
-	n = fread(out, 1, len - 1, p);
-	out[n] = 0;
-	assert_int_equal(pclose(p), 0);
+	assert_int_equal(sync_host_popen(cmd, out, len), 0);
 }
 
 static void assert_has(const char *hay, const char *needle)
@@ -289,7 +200,7 @@ static uint64_t stat_of(struct fx *f, const char *name)
 	char key[128];
 	uint64_t v = UINT64_MAX;
 
-	ext_print_stats(f->l, m);
+	ext_print_stats(f->h.l, m);
 	fclose(m);
 	snprintf(key, sizeof(key), "\n%s: ", name);
 	p = strstr(text, key);
@@ -329,8 +240,8 @@ static void test_dump_move(void **state)
 	d_debug(&d, 120, AS, "/src/small.js", small_addr, small_line, 1);
 	fclose(d.fp);
 
-	rec_mmap(f, pid, 50, 0x7f0000000000ull, 0x1000, dump);
-	rec_mmap(f, pid, 60, A0, 0x1000, "//anon");
+	sync_host_mmap(&f->h, pid, 50, 0x7f0000000000ull, 0x1000, dump);
+	sync_host_mmap(&f->h, pid, 60, A0, 0x1000, "//anon");
 	sample_at(f, pid, 150, A0 + 4, &c1, &k1);    /* before the move */
 	sample_at(f, pid, 250, A1 + 4, &c2, &k2);    /* after, at the new place */
 	sample_at(f, pid, 300, AS + 4, &c3, &k3);    /* jit_small */
@@ -345,9 +256,9 @@ static void test_dump_move(void **state)
 	assert_int_not_equal(c4, c1);
 	assert_int_equal(k4, 4); /* anon: pc - region start */
 	snprintf(img, sizeof(img), "%s/jit/%u.0.jo", f->sess, pid);
-	assert_string_equal(cookie_path(&f->cookies, (op_cookie_t)c1), img);
+	assert_string_equal(cookie_path(&f->h.cookies, (op_cookie_t)c1), img);
 
-	ext_session_event(f->l, OP_SESSION_DUMP, f->sess, NULL);
+	ext_session_event(f->h.l, OP_SESSION_DUMP, f->sess, NULL);
 	snprintf(cmd, sizeof(cmd), "nm -n -S '%s'", img);
 	run(cmd, out, sizeof(out));
 	assert_has(out, "0000000000001000 0000000000000040 T jit_big\n");
@@ -381,7 +292,7 @@ static void test_perfmap(void **state)
 	assert_non_null(fp);
 	fprintf(fp, "%llx 40 map_fn_one\n", (unsigned long long)A0);
 	fflush(fp);
-	rec_mmap(f, pid, 10, A0, 0x1000, "//anon");
+	sync_host_mmap(&f->h, pid, 10, A0, 0x1000, "//anon");
 	/* a line written after the first read, before its code runs */
 	fprintf(fp, "%llx 20 map_fn_two\n", (unsigned long long)AS);
 	fclose(fp);
@@ -390,19 +301,19 @@ static void test_perfmap(void **state)
 		fail_msg("key %#llx maps %llu lines %llu fns %llu; log:\n%s", (unsigned long long)k,
 			 (unsigned long long)stat_of(f, "maps_opened"),
 			 (unsigned long long)stat_of(f, "map_lines"),
-			 (unsigned long long)stat_of(f, "functions"), logtext(f));
+			 (unsigned long long)stat_of(f, "functions"), sync_host_log(&f->h));
 	sample_at(f, pid, 40000000, AS + 8, &c2, &k2); /* a miss, re-read: found */
 	assert_int_equal(c2, c);
 	assert_int_equal(k2, OP_JITELF_TEXT_OFFSET + 0x40 + 8);
 	unlink(map);
-	rec_exit(f, pid, 50000000);
+	sync_host_exit(&f->h, pid, 50000000);
 	snprintf(img, sizeof(img), "%s/jit/%u.0.jo", f->sess, pid);
 	snprintf(cmd, sizeof(cmd), "nm -n '%s'", img);
 	run(cmd, out, sizeof(out));
 	assert_string_equal(out, "0000000000001000 T map_fn_one\n0000000000001040 T map_fn_two\n");
 	assert_int_equal(stat_of(f, "refreshes"), 1);
 	/* the exited process is forgotten at the next dump; its image stays */
-	ext_session_event(f->l, OP_SESSION_DUMP, f->sess, NULL);
+	ext_session_event(f->h.l, OP_SESSION_DUMP, f->sess, NULL);
 	assert_int_equal(access(img, R_OK), 0);
 	sample_at(f, pid, 60000000, A0 + 8, &c, &k);
 	assert_int_equal(k, 8); /* the pid is unknown now: anon as before */
@@ -426,20 +337,20 @@ static void test_hostile(void **state)
 	close(fd);
 	snprintf(p, sizeof(p), "%s/jit-3999902.dump", f->dir);
 	assert_int_equal(symlink(q, p), 0);
-	rec_mmap(f, 3999902, 10, 0x1000, 0x1000, p);
-	assert_has(logtext(f), "jitdump");
-	assert_has(logtext(f), "refused");
+	sync_host_mmap(&f->h, 3999902, 10, 0x1000, 0x1000, p);
+	assert_has(sync_host_log(&f->h), "jitdump");
+	assert_has(sync_host_log(&f->h), "refused");
 	/* a dump owned by another user than the process's (root: pid unknown to /proc) */
 	snprintf(p, sizeof(p), "%s/jit-3999903.dump", f->dir);
 	d_open(&d, p, 3999903);
 	d_load(&d, 100, 3999903, A0, 0x40, 1, "stolen");
 	fclose(d.fp);
 	assert_int_equal(chown(p, 65534, 65534), 0);
-	rec_mmap(f, 3999903, 10, 0x1000, 0x1000, p);
-	rec_mmap(f, 3999903, 11, A0, 0x1000, "//anon");
+	sync_host_mmap(&f->h, 3999903, 10, 0x1000, 0x1000, p);
+	sync_host_mmap(&f->h, 3999903, 11, A0, 0x1000, "//anon");
 	sample_at(f, 3999903, 200, A0 + 4, &c, &k);
 	assert_int_equal(k, 4); /* not claimed */
-	assert_has(logtext(f), "owned by uid 65534");
+	assert_has(sync_host_log(&f->h), "owned by uid 65534");
 	/* a truncated dump: what is complete is used, the cut tail counted at exit */
 	snprintf(p, sizeof(p), "%s/jit-3999904.dump", f->dir);
 	d_open(&d, p, 3999904);
@@ -447,23 +358,23 @@ static void test_hostile(void **state)
 	d_load(&d, 110, 3999904, AS, 0x20, 2, "cut_fn");
 	fclose(d.fp);
 	assert_int_equal(truncate(p, 40 + 56 + 9 + 0x40 + 30), 0);
-	rec_mmap(f, 3999904, 10, 0x1000, 0x1000, p);
-	rec_mmap(f, 3999904, 11, A0, 0x1000, "//anon");
+	sync_host_mmap(&f->h, 3999904, 10, 0x1000, 0x1000, p);
+	sync_host_mmap(&f->h, 3999904, 11, A0, 0x1000, "//anon");
 	sample_at(f, 3999904, 200, A0 + 4, &c, &k);
 	assert_int_equal(k, OP_JITELF_TEXT_OFFSET + 4);
-	rec_exit(f, 3999904, 300);
-	assert_has(logtext(f), "truncated_tail=1");
+	sync_host_exit(&f->h, 3999904, 300);
+	assert_has(sync_host_log(&f->h), "truncated_tail=1");
 	/* garbage: not a jitdump */
 	snprintf(p, sizeof(p), "%s/jit-3999905.dump", f->dir);
 	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "this is not a jitdump file at all, only text........", 52), 52);
 	close(fd);
-	rec_mmap(f, 3999905, 10, 0x1000, 0x1000, p);
-	assert_has(logtext(f), "bad_magic=1");
+	sync_host_mmap(&f->h, 3999905, 10, 0x1000, 0x1000, p);
+	assert_has(sync_host_log(&f->h), "bad_magic=1");
 	/* a dump named for another pid than the mapping process is not its dump */
 	snprintf(p, sizeof(p), "%s/jit-1.dump", f->dir);
-	rec_mmap(f, 3999906, 10, 0x1000, 0x1000, p);
+	sync_host_mmap(&f->h, 3999906, 10, 0x1000, 0x1000, p);
 	assert_int_equal(stat_of(f, "files_refused"), 2);
 	assert_int_equal(stat_of(f, "broken_sources"), 1);
 	assert_true(stat_of(f, "input_defects") >= 2);
