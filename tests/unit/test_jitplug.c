@@ -372,11 +372,36 @@ static void test_hostile(void **state)
 	close(fd);
 	sync_host_mmap(&f->h, 3999905, 10, 0x1000, 0x1000, p);
 	assert_has(sync_host_log(&f->h), "bad_magic=1");
+	/* oversized: a record claiming 2 GiB (the dump cannot be framed past it) */
+	snprintf(p, sizeof(p), "%s/jit-3999908.dump", f->dir);
+	d_open(&d, p, 3999908);
+	{
+		struct op_jitdump_rec_header rh = { .id = OP_JIT_CODE_LOAD,
+						    .total_size = 0x7fffffff };
+
+		fwrite(&rh, sizeof(rh), 1, d.fp);
+	}
+	fclose(d.fp);
+	sync_host_mmap(&f->h, 3999908, 10, 0x1000, 0x1000, p);
+	assert_has(sync_host_log(&f->h), "record_size=1");
+	/* oversized: a perf map function of 1 GiB, above what one image holds */
+	{
+		FILE *m = fopen("/tmp/perf-3999907.map", "w");
+
+		assert_non_null(m);
+		fprintf(m, "%llx 40000000 huge_fn\n", (unsigned long long)A0);
+		fclose(m);
+		sync_host_mmap(&f->h, 3999907, 10, A0, 0x1000, "//anon");
+		unlink("/tmp/perf-3999907.map");
+		sample_at(f, 3999907, 200, A0 + 4, &c, &k);
+		assert_int_equal(k, 4); /* not claimed */
+		assert_int_equal(stat_of(f, "over_limits"), 1);
+	}
 	/* a dump named for another pid than the mapping process is not its dump */
 	snprintf(p, sizeof(p), "%s/jit-1.dump", f->dir);
 	sync_host_mmap(&f->h, 3999906, 10, 0x1000, 0x1000, p);
 	assert_int_equal(stat_of(f, "files_refused"), 2);
-	assert_int_equal(stat_of(f, "broken_sources"), 1);
+	assert_int_equal(stat_of(f, "broken_sources"), 2);
 	assert_true(stat_of(f, "input_defects") >= 2);
 	/* nothing was written outside the session */
 	{
@@ -387,7 +412,7 @@ static void test_hostile(void **state)
 			 f->dir);
 		run(cmd, out, sizeof(out));
 		assert_string_equal(out, "./jit-3999903.dump\n./jit-3999904.dump\n"
-					 "./jit-3999905.dump\n./secret\n");
+					 "./jit-3999905.dump\n./jit-3999908.dump\n./secret\n");
 	}
 	fx_free(f);
 }
