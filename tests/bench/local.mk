@@ -48,6 +48,8 @@ noinst_PROGRAMS += tests/bench/bare_sampler
 tests_bench_bare_sampler_SOURCES = tests/bench/bare_sampler.c
 # opannotate --source/--assembly beside perf annotate, in-process disassembly vs objdump (by hand)
 EXTRA_DIST += tests/bench/bench_annotate.sh
+# --- issue 19: opexport --format=pprof at >= 1 M samples beside opreport -l and perf (run by hand) ---
+EXTRA_DIST += tests/bench/bench_export.sh
 # --- issue 18: JIT conversion cost per 1000 functions, anon samples claimed vs not (run by hand) ---
 noinst_PROGRAMS += tests/bench/bench_jitconv
 tests_bench_bench_jitconv_SOURCES = tests/bench/bench_jitconv.c tests/abi/sync_host.h
