@@ -75,3 +75,5 @@ include $(srcdir)/lib/opagent/local.mk
 lib_libopng_la_SOURCES += lib/op_ksyms_store.h lib/op_ksyms_store.c
 # --- issue 20: the per-session cgroup index stats/cgroups (cgroup plugin, opreport, exports) ---
 lib_libopng_la_SOURCES += lib/op_cgroups.h lib/op_cgroups.c
+# --- issue 18: JIT code as ELF images (opjitconv's step; plugins/jit writes them, no libbfd) ---
+lib_libopng_la_SOURCES += lib/op_jitelf.h lib/op_jitelf.c

@@ -9,3 +9,5 @@ include $(srcdir)/plugins/intel/local.mk
 EXTRA_DIST += plugins/common/plugin_util.h
 # --- issue 20: cgroup labels ---
 include $(srcdir)/plugins/cgroup/local.mk
+# --- issue 18: JIT code as ELF images in the session ---
+include $(srcdir)/plugins/jit/local.mk

@@ -257,3 +257,6 @@ if BUILD_REPORT
 TESTS += tests/integration/fleet.sh tests/integration/fleet_rotate.sh
 endif
 EXTRA_DIST += tests/integration/fleet_util.sh
+# --- issue 18: JIT code end to end, live: plugins/jit with the jit_progs programs ---
+dist_check_SCRIPTS += tests/integration/jit.sh
+TESTS += tests/integration/jit.sh
