@@ -409,6 +409,7 @@ tests_unit_test_fleet_lib_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_fleet_lib_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 # opreport_spec.c's cgroup: reads the index through lib/op_cgroups
 tests_unit_test_report_spec_LDADD += lib/libopng.la
+endif
 # --- issue 18: lib/op_jitelf, read back by readelf, nm and addr2line (libbfd) ---
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_jitelf
