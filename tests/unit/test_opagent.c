@@ -420,11 +420,19 @@ static void test_killed_writer(void **state)
 		for (;;)
 			pause();
 	}
-	usleep(30000);
+	/* kill while the writers are busy: once the dump has grown (a loaded
+	 * machine may take a while to get there) */
+	dump_path(path, sizeof(path), pid);
+	for (int i = 0; i < 1000; i++) {
+		struct stat st;
+
+		if (!stat(path, &st) && st.st_size > 65536)
+			break;
+		usleep(10000);
+	}
 	kill(pid, SIGKILL);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status));
-	dump_path(path, sizeof(path), pid);
 	d.pid = pid;
 	assert_int_equal(op_jitdump_read_file(path, on_rec, &d, NULL, &e), 0);
 	/* a record cut by the kill may end the file; nothing else is wrong */
