@@ -48,3 +48,10 @@ noinst_PROGRAMS += tests/bench/bare_sampler
 tests_bench_bare_sampler_SOURCES = tests/bench/bare_sampler.c
 # opannotate --source/--assembly beside perf annotate, in-process disassembly vs objdump (by hand)
 EXTRA_DIST += tests/bench/bench_annotate.sh
+# --- issue 18: JIT formats: libopagent write rate, jitdump and perf-map read rates
+# for 100k functions (run by hand: tests/bench/bench_jit [functions] [runs]) ---
+noinst_PROGRAMS += tests/bench/bench_jit
+tests_bench_bench_jit_SOURCES = tests/bench/bench_jit.c
+tests_bench_bench_jit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opagent
+tests_bench_bench_jit_LDADD = lib/opagent/libopagent.la lib/libopng.la
+tests_bench_bench_jit_LDFLAGS = -no-install
