@@ -367,3 +367,20 @@ tests_unit_test_opagent_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opagent
 tests_unit_test_opagent_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_opagent_LDADD = lib/opagent/libopagent.la lib/libopng.la $(CMOCKA_LIBS) -lpthread
 endif
+# --- issue 19: build IDs (lib/op_buildid.c) against readelf on real fixtures ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_buildid tests/unit/buildid_sha1 tests/unit/buildid_md5 \
+	tests/unit/buildid_none
+TESTS += tests/unit/test_buildid
+SANITIZER_TESTS += tests/unit/test_buildid
+tests_unit_test_buildid_SOURCES = tests/unit/test_buildid.c
+tests_unit_test_buildid_CPPFLAGS = $(AM_CPPFLAGS) -DFIX_DIR='"$(abs_top_builddir)/tests/unit"'
+tests_unit_test_buildid_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_buildid_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_buildid_sha1_SOURCES = tests/unit/buildid_fix.c
+tests_unit_buildid_sha1_LDFLAGS = -Wl,--build-id=sha1
+tests_unit_buildid_md5_SOURCES = tests/unit/buildid_fix.c
+tests_unit_buildid_md5_LDFLAGS = -Wl,--build-id=md5
+tests_unit_buildid_none_SOURCES = tests/unit/buildid_fix.c
+tests_unit_buildid_none_LDFLAGS = -Wl,--build-id=none
+endif
