@@ -94,7 +94,8 @@ int main(int argc, char **argv)
 	struct op_jitdump_rec_header cl;
 	struct jit_fn big, small, moved;
 	uint64_t it_big = 0, it_small = 0, t0, ms;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t pg;
+	int ret;
 	char path[PATH_MAX];
 	uint8_t *mem;
 	void *map;
@@ -104,13 +105,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ms = jit_arg_ul("jit_dump", "MS", argv[2]);
-	mem = jit_alloc(3 * pg);
-	if (!mem)
-		return 1;
-	if (jit_emit(mem, "jit_big", &big) || jit_emit(mem + pg, "jit_small", &small))
-		return 77;
-	if (jit_seal(mem, 2 * pg))
-		return 1;
+	ret = jit_prepare(3, &mem, &pg, &big, &small);
+	if (ret)
+		return ret;
 	snprintf(path, sizeof(path), "%s/jit-%d.dump", argv[1], (int)getpid());
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
