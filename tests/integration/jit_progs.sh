@@ -78,6 +78,13 @@ if readelf -V "$LIB" | grep -q 'Version definition'; then bad "libopagent define
 ldd "$P/opagent_compat" > "$W/ldd" 2>&1
 want "$W/ldd" "libopagent\.so\.1 => .*lib/opagent/\.libs/libopagent\.so\.1" "opagent_compat links libopagent.so.1"
 
+# the man page renders without a groff warning
+if command -v man > /dev/null 2>&1 && command -v groff > /dev/null 2>&1; then
+	MANWIDTH=80 man --warnings=w -E UTF-8 -l "$OP_SRCDIR/tools/man/opagent.3" > "$W/man.txt" 2> "$W/man.err"
+	[ -s "$W/man.err" ] && bad "opagent.3 renders with warnings: $(cat "$W/man.err")" || ok
+	for s in NAME SYNOPSIS 'RETURN VALUE' ENVIRONMENT; do want "$W/man.txt" "^$s" "opagent.3 section $s"; done
+fi
+
 # --- OProfile's header text, our library ---
 OPROFILE_JITDUMP_DIR=$W "$P/opagent_compat" 20 > "$W/compat.out" 2>&1
 rc=$?
