@@ -6,6 +6,8 @@
  * median of RUNS, thread CPU time (other load on a shared machine does not
  * count; the write figure is wall time, it is all syscalls).
  * Usage: bench_jit [functions=100000] [runs=5] [dir=$TMPDIR or /tmp]
+ *        bench_jit -f DUMP [runs=5]   (read one dump: bench_jit.sh puts that
+ *                                      beside perf inject --jit on the same file)
  * SPDX-License-Identifier: MIT
  */
 #ifndef _GNU_SOURCE
@@ -57,6 +59,12 @@ static int on_rec(void *priv, const struct op_jit_rec *r)
 	return 0;
 }
 
+static int count_rec(void *priv, const struct op_jit_rec *r)
+{
+	(*(uint64_t *)priv)++;
+	return on_rec(NULL, r);
+}
+
 static int on_map(void *priv, const struct op_perfmap_entry *e)
 {
 	(void)priv;
@@ -69,6 +77,35 @@ static void report(const char *what, uint64_t ns, uint64_t records, uint64_t byt
 	printf("%-34s %9.1f ms  %7.1f ns/record  %7.2f M records/s  %7.1f MB/s\n", what,
 	       (double)ns / 1e6, (double)ns / (double)records, (double)records * 1e3 / (double)ns,
 	       (double)bytes * 1e3 / (double)ns);
+}
+
+/* -f: the median CPU time of reading @path whole, RUNS times */
+static int read_one(const char *path, int runs)
+{
+	struct op_jit_errors e;
+	uint64_t t[MAX_RUNS], records = 0;
+	struct stat st;
+
+	if (stat(path, &st)) {
+		perror(path);
+		return 1;
+	}
+	for (int r = 0; r < runs; r++) {
+		uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+		if (op_jitdump_read_file(path, count_rec, &records, NULL, &e)) {
+			fprintf(stderr, "bench_jit: %s does not read\n", path);
+			return 1;
+		}
+		t[r] = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	}
+	records /= (uint64_t)runs;
+	printf("bench_jit: %s: %llu records, %.1f MB, errors %llu\n", path,
+	       (unsigned long long)records, (double)st.st_size / 1e6,
+	       (unsigned long long)op_jit_errors_total(&e));
+	report("jitdump read_file (page cache)", median(t, runs), records, (uint64_t)st.st_size);
+	printf("RESULT read_ns %llu\n", (unsigned long long)median(t, runs));
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -86,6 +123,14 @@ int main(int argc, char **argv)
 	size_t map_len = 0;
 	int fd;
 
+	if (argc > 2 && !strcmp(argv[1], "-f")) {
+		runs = argc > 3 ? atoi(argv[3]) : 5;
+		if (runs < 1 || runs > MAX_RUNS) {
+			fprintf(stderr, "usage: bench_jit -f DUMP [runs=1..%d]\n", MAX_RUNS);
+			return 2;
+		}
+		return read_one(argv[2], runs);
+	}
 	if (!n || runs < 1 || runs > MAX_RUNS) {
 		fprintf(stderr, "usage: bench_jit [functions>0] [runs=1..%d] [dir]\n", MAX_RUNS);
 		return 2;

@@ -49,8 +49,10 @@ tests_bench_bare_sampler_SOURCES = tests/bench/bare_sampler.c
 # opannotate --source/--assembly beside perf annotate, in-process disassembly vs objdump (by hand)
 EXTRA_DIST += tests/bench/bench_annotate.sh
 # --- issue 18: JIT formats: libopagent write rate, jitdump and perf-map read rates
-# for 100k functions (run by hand: tests/bench/bench_jit [functions] [runs]) ---
+# for 100k functions, and reading beside perf inject --jit (run by hand:
+# tests/bench/bench_jit [functions] [runs], tests/bench/bench_jit.sh [N] [RUNS]) ---
 noinst_PROGRAMS += tests/bench/bench_jit
+EXTRA_DIST += tests/bench/bench_jit.sh
 tests_bench_bench_jit_SOURCES = tests/bench/bench_jit.c
 tests_bench_bench_jit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opagent
 tests_bench_bench_jit_LDADD = lib/opagent/libopagent.la lib/libopng.la

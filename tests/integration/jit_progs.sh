@@ -159,6 +159,12 @@ count "$W/dump.txt" '^close ' 1 "jit_dump CLOSE"
 first=$(grep -E '^(debug|load)' "$W/dump.txt" | head -n 1 | cut -d' ' -f1)
 [ "$first" = debug ] && ok || bad "jit_dump: DEBUG_INFO does not precede LOAD"
 
+# -n: a large JIT's dump (the conversion benchmarks' input)
+"$P/jit_dump" -n 500 "$W" 20 > "$W/dumpn.out" 2>&1 || bad "jit_dump -n 500 failed: $(cat "$W/dumpn.out")"
+pid=$(field "$(cat "$W/dumpn.out")" pid)
+read_dump "$W/jit-$pid.dump" "$W/dumpn.txt"
+count "$W/dumpn.txt" '^load name=jit_extra_[0-9]+ ' 500 "jit_dump -n 500 extra LOAD records"
+
 # --- jit_perfmap ---
 "$P/jit_perfmap" -d "$W" 100 > "$W/map.out" 2>&1
 rc=$?
