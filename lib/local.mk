@@ -45,7 +45,6 @@ opcount-installcheck:
 .PHONY: opcount-installcheck
 # --- issue 18: JIT code formats (jitdump, perf maps) and libopagent ---
 lib_libopng_la_SOURCES += lib/op_jit.h lib/op_jit.c
-include $(srcdir)/lib/opagent/local.mk
 # --- issue 19: GNU build IDs of ELF files and the session's build-id index ---
 lib_libopng_la_SOURCES += lib/op_buildid.h lib/op_buildid.c
 # --- issue 19: libopprofile, the profile model and the pprof encoder (C4) ---
@@ -69,3 +68,4 @@ lib/profile/profile.pb-c.c lib/profile/profile.pb-c.h: $(srcdir)/lib/profile/pro
 	  $(PROTOC_C) --c_out=lib/profile -I$(srcdir)/lib/profile $(srcdir)/lib/profile/profile.proto
 endif
 EXTRA_DIST += lib/profile/profile.proto
+include $(srcdir)/lib/opagent/local.mk

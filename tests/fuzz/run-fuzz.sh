@@ -35,8 +35,8 @@ case $target in
 odb) srcs="$top/lib/odb.c $top/lib/op_header.c" ;;
 names) srcs="$top/lib/op_mangle.c $top/lib/op_events.c" ;;
 opimport) srcs="$top/lib/op_abi.c $top/lib/odb.c $top/lib/op_header.c" ;;
-jitdump | jitmap) srcs="$top/lib/op_jit.c" ;;
 buildid) srcs="$top/lib/op_buildid.c" ;;
+jitdump | jitmap) srcs="$top/lib/op_jit.c" ;;
 perf)
 	build=${OP_BUILDDIR:-$top/build/dev}
 	[ -f "$build/config.h" ] || {
