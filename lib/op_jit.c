@@ -21,6 +21,10 @@
  * bytes of (escaped) file names: the rest is counted, not allocated */
 #define OP_JIT_DEBUG_MAX_ENTRIES 65536u
 #define OP_JIT_DEBUG_MAX_NAMES (16u << 20)
+/* buffers larger than this are freed after the record that grew them: a
+ * huge or hostile record must not pin its memory for the reader's life
+ * (the daemon keeps one reader per live JIT process) */
+#define OP_JIT_KEEP_MAX (1u << 20)
 
 /* ------------------------------------------------------------------ */
 /* errors                                                             */
@@ -233,7 +237,7 @@ static void read_header(struct op_jitdump_reader *r, const uint8_t *p)
 	r->have_header = true;
 }
 
-/* Room for @n more entries / @len more name bytes, within the bounds. */
+/* Make *@buf hold at least @want elements of @elem bytes (the capacity doubles). */
 static int grow(void **buf, size_t *cap, size_t want, size_t elem)
 {
 	size_t ncap = *cap ? *cap : 16;
@@ -415,7 +419,15 @@ static int process_record(struct op_jitdump_reader *r, const uint8_t *p, size_t 
 		break;
 	}
 	r->count[rec.kind]++;
-	return r->fn ? r->fn(r->priv, &rec) : 0;
+	ret = r->fn ? r->fn(r->priv, &rec) : 0;
+	if (r->lines_cap * sizeof(*r->lines) > OP_JIT_KEEP_MAX || r->names_cap > OP_JIT_KEEP_MAX) {
+		free(r->lines);
+		free(r->names);
+		r->lines = NULL;
+		r->names = NULL;
+		r->lines_cap = r->names_cap = 0;
+	}
+	return ret;
 }
 
 /* A complete frame: the header or a record. Returns fn's value, -ENOMEM or 0. */
@@ -476,6 +488,11 @@ int op_jitdump_reader_feed(struct op_jitdump_reader *r, const void *buf, size_t 
 				continue;
 			ret = process_frame(r, r->hold, fsz);
 			r->hold_len = 0;
+			if (r->hold_cap > OP_JIT_KEEP_MAX) {
+				free(r->hold);
+				r->hold = NULL;
+				r->hold_cap = 0;
+			}
 		} else {
 			if (!n)
 				return 0;

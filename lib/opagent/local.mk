@@ -10,17 +10,20 @@ lib_opagent_libopagent_la_LDFLAGS = -version-info 1:0:0 -no-undefined -pthread \
 	-Wl,--version-script=$(srcdir)/lib/opagent/opagent.map
 lib_opagent_libopagent_la_DEPENDENCIES = $(srcdir)/lib/opagent/opagent.map
 include_HEADERS += lib/opagent/opagent.h
+# libopagent(3); the only section-3 page of the tree
+dist_man3_MANS = tools/man/opagent.3
 pkgconfig_DATA += lib/opagent/opagent.pc
 EXTRA_DIST += lib/opagent/opagent.pc.in lib/opagent/opagent.map lib/opagent/README.md
-# opagent installcheck: OProfile's documented API text built against the
-# installed header and .pc, linked with the installed library, run
+# opagent installcheck: the compatibility client (every API call, OProfile's
+# return conventions) built against the installed <opagent.h> and .pc, linked
+# with the installed library, run
 installcheck_local += opagent-installcheck
 opagent-installcheck:
 	test -f '$(DESTDIR)$(includedir)/opagent.h'
 	test -f '$(DESTDIR)$(libdir)/pkgconfig/opagent.pc'
 	PKG_CONFIG_PATH='$(DESTDIR)$(libdir)/pkgconfig' PKG_CONFIG_SYSROOT_DIR='$(DESTDIR)'; \
 	  export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR; \
-	  $(CC) -O2 -Wall -Wextra -Werror -o opagent-user$(EXEEXT) \
+	  $(CC) -O2 -Wall -Wextra -Werror -DOPAGENT_INSTALLED -o opagent-user$(EXEEXT) \
 	    '$(srcdir)/tests/integration/jit_progs/opagent_compat.c' \
 	    `$(PKG_CONFIG) --cflags --libs opagent`
 	d=`mktemp -d`; OPROFILE_JITDUMP_DIR=$$d LD_LIBRARY_PATH='$(DESTDIR)$(libdir)' \

@@ -38,6 +38,7 @@
 
 struct op_agent {
 	pthread_mutex_t lock;
+	pid_t pid; /* the opener: a forked child must open its own dump */
 	int fd;
 	uint64_t off;   /* end of the last complete record */
 	uint64_t index; /* next LOAD's code_index */
@@ -133,6 +134,12 @@ static int put_record(struct op_agent *a, const void *buf, size_t len)
 	size_t done = 0;
 	int ret = 0;
 
+	if (a->pid != getpid()) {
+		/* a forked child's writes would overwrite its parent's records
+		 * at the offset both copies track */
+		errno = EBADF;
+		return -1;
+	}
 	pthread_mutex_lock(&a->lock);
 	while (done < len) {
 		ssize_t n = pwrite(a->fd, p + done, len - done, (off_t)(a->off + done));
@@ -210,6 +217,7 @@ OPAGENT_EXPORT op_agent_t op_open_agent(void)
 		return NULL;
 	}
 	pthread_mutex_init(&a->lock, NULL);
+	a->pid = getpid();
 	memset(&h, 0, sizeof(h));
 	h.magic = OP_JITDUMP_MAGIC;
 	h.version = OP_JITDUMP_VERSION;
@@ -252,7 +260,8 @@ OPAGENT_EXPORT int op_close_agent(op_agent_t hdl)
 		return -1;
 	}
 	rec_head(&h, OP_JIT_CODE_CLOSE, sizeof(h));
-	ret = put_record(a, &h, sizeof(h));
+	/* a forked child only lets go of its copy: the dump is its parent's */
+	ret = a->pid == getpid() ? put_record(a, &h, sizeof(h)) : 0;
 	if (ret)
 		e = errno;
 	if (a->map)

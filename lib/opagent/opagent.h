@@ -32,7 +32,9 @@ typedef void *op_agent_t;
  * Open the dump of this process: $OPROFILE_JITDUMP_DIR/PID.dump, default
  * /tmp/.oprofile/jitdump/PID.dump (created, mode 1777 like /tmp, when
  * missing), and map it executable once so that the profiler sees which
- * file belongs to the process. Call before anything else.
+ * file belongs to the process. Call before anything else. The handle is
+ * the process's: a forked child's writes through it fail (EBADF), the
+ * child opens its own.
  * Returns the handle, or NULL with errno set.
  */
 op_agent_t op_open_agent(void);

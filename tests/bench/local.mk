@@ -59,3 +59,12 @@ tests_bench_bench_jitconv_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top
 	-I$(top_srcdir)/tests/abi
 tests_bench_bench_jitconv_LDADD = core/libopload.la core/libopsample.la lib/libopng.la
 tests_bench_bench_jitconv_LDFLAGS = -no-install
+# --- issue 18: JIT formats: libopagent write rate, jitdump and perf-map read rates
+# for 100k functions, and reading beside perf inject --jit (run by hand:
+# tests/bench/bench_jit [functions] [runs], tests/bench/bench_jit.sh [N] [RUNS]) ---
+noinst_PROGRAMS += tests/bench/bench_jit
+EXTRA_DIST += tests/bench/bench_jit.sh
+tests_bench_bench_jit_SOURCES = tests/bench/bench_jit.c
+tests_bench_bench_jit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opagent
+tests_bench_bench_jit_LDADD = lib/opagent/libopagent.la lib/libopng.la
+tests_bench_bench_jit_LDFLAGS = -no-install

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "corpus_runner.h"
+#include "jit_corpus.h"
 #include "op_jit.h"
 
 struct digest {
@@ -185,19 +186,10 @@ static const char *run_one(const char *name, const uint8_t *data, size_t size, c
 {
 	struct result res;
 	const char *bad = run(data, size, &res);
-	uint64_t nerr = op_jit_errors_total(&res.e);
-	char errs[512];
 
 	if (bad)
 		return bad;
-	op_jit_errors_format(&res.e, errs, sizeof(errs));
-	snprintf(note, note_len, "%llu records%s%s", (unsigned long long)res.d.n, nerr ? ", " : "",
-		 errs);
-	if (!strncmp(name, "valid-", 6) && (nerr || !res.d.n || res.broken))
-		return "a valid-* input gave errors or no record";
-	if (!strncmp(name, "bad-", 4) && !nerr)
-		return "a bad-* input gave no counted error";
-	return NULL;
+	return jit_corpus_verdict(name, res.d.n, "records", &res.e, res.broken, note, note_len);
 }
 
 int main(int argc, char **argv)

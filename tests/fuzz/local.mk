@@ -51,9 +51,11 @@ EXTRA_DIST += tests/fuzz/corpus/buildid
 check_PROGRAMS += tests/fuzz/fuzz_jitdump tests/fuzz/fuzz_jitmap
 TESTS += tests/fuzz/fuzz_jitdump tests/fuzz/fuzz_jitmap
 SANITIZER_TESTS += tests/fuzz/fuzz_jitdump tests/fuzz/fuzz_jitmap
-tests_fuzz_fuzz_jitdump_SOURCES = tests/fuzz/fuzz_jitdump.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
+tests_fuzz_fuzz_jitdump_SOURCES = tests/fuzz/fuzz_jitdump.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h \
+	tests/fuzz/jit_corpus.h
 tests_fuzz_fuzz_jitdump_LDADD = lib/libopng.la
-tests_fuzz_fuzz_jitmap_SOURCES = tests/fuzz/fuzz_jitmap.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
+tests_fuzz_fuzz_jitmap_SOURCES = tests/fuzz/fuzz_jitmap.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h \
+	tests/fuzz/jit_corpus.h
 tests_fuzz_fuzz_jitmap_LDADD = lib/libopng.la
 EXTRA_DIST += tests/fuzz/corpus/jitdump tests/fuzz/corpus/jitmap
 # --- issue 19: fuzz_cgstacks: libFuzzer target for lib/op_cg_read (the call-graph

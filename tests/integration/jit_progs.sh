@@ -30,7 +30,33 @@ count() {
 # field LINE KEY: the value of KEY=VALUE in the program's summary line
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # mapped_exec PID FILE: FILE is mapped r-x in PID
-mapped_exec() { grep -F "$2" "/proc/$1/maps" | grep -q ' r-xp '; }
+mapped_exec() { grep -F "$2" "/proc/$1/maps" 2> /dev/null | grep -q ' r-xp '; }
+# run_mapped OUT DUMP CMD...: run CMD in the background (stdout+stderr to OUT)
+# and check that DUMP (with @PID@ for its pid) gets mapped r-x while it runs
+# (polled: a loaded machine may start it late); then its exit status 0.
+# Sets pid.
+run_mapped() {
+	out=$1 dump=$2
+	shift 2
+	"$@" > "$out" 2>&1 &
+	pid=$!
+	dump=$(echo "$dump" | sed "s/@PID@/$pid/")
+	seen=0
+	while kill -0 $pid 2> /dev/null; do
+		if mapped_exec $pid "$dump"; then seen=1; break; fi
+		sleep 0.05
+	done
+	[ $seen = 1 ] && ok || bad "$1: $dump was not mapped r-x while it ran"
+	wait $pid
+	rc=$?
+	[ $rc -eq 0 ] && ok || { bad "$* exit $rc"; cat "$out"; }
+}
+# read_dump FILE TXT [-m]: jit_read FILE (a dump, or a perf map with -m) into TXT, no error counted
+read_dump() {
+	"$P/jit_read" ${3:-} "$1" > "$2"
+	rc=$?
+	[ $rc -eq 0 ] && ok || { bad "jit_read ${3:-}$1: exit $rc"; cat "$2"; }
+}
 
 for f in "$LIB" "$P/jit_opagent" "$P/jit_dump" "$P/jit_perfmap" "$P/opagent_compat" "$P/jit_read"; do
 	[ -e "$f" ] || { echo "jit_progs: missing $f (make check builds it)"; exit 1; }
@@ -52,33 +78,31 @@ if readelf -V "$LIB" | grep -q 'Version definition'; then bad "libopagent define
 ldd "$P/opagent_compat" > "$W/ldd" 2>&1
 want "$W/ldd" "libopagent\.so\.1 => .*lib/opagent/\.libs/libopagent\.so\.1" "opagent_compat links libopagent.so.1"
 
+# the man page renders without a groff warning
+if command -v man > /dev/null 2>&1 && command -v groff > /dev/null 2>&1; then
+	MANWIDTH=80 man --warnings=w -E UTF-8 -l "$OP_SRCDIR/tools/man/opagent.3" > "$W/man.txt" 2> "$W/man.err"
+	[ -s "$W/man.err" ] && bad "opagent.3 renders with warnings: $(cat "$W/man.err")" || ok
+	for s in NAME SYNOPSIS 'RETURN VALUE' ENVIRONMENT; do want "$W/man.txt" "^$s" "opagent.3 section $s"; done
+fi
+
 # --- OProfile's header text, our library ---
 OPROFILE_JITDUMP_DIR=$W "$P/opagent_compat" 20 > "$W/compat.out" 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then ok; else bad "opagent_compat exit $rc"; cat "$W/compat.out"; fi
-"$P/jit_read" "$W"/*.dump > "$W/compat.txt"
-rc=$?
-[ $rc -eq 0 ] && ok || bad "jit_read of opagent_compat's dump: exit $rc"
+read_dump "$(ls "$W"/*.dump)" "$W/compat.txt"
 count "$W/compat.txt" '^load name=Lcompat/Klass;method[0-9]+\(I\)V ' 20 "opagent_compat LOAD records"
 count "$W/compat.txt" '^unload ' 10 "opagent_compat UNLOAD records"
 count "$W/compat.txt" '^  line .* file=Klass\.java$' 40 "opagent_compat line entries"
 rm -f "$W"/*.dump
 
 # --- jit_opagent: loads, lines, unload + reload; mapped while it runs ---
-OPROFILE_JITDUMP_DIR=$W "$P/jit_opagent" -r -s "$W/src.fake" 600 > "$W/agent.out" 2>&1 &
-pid=$!
-sleep 0.3
-if mapped_exec $pid "$W/$pid.dump"; then ok; else bad "jit_opagent's dump not mapped r-x"; cat "/proc/$pid/maps"; fi
-wait $pid
-rc=$?
-[ $rc -eq 0 ] && ok || { bad "jit_opagent exit $rc"; cat "$W/agent.out"; }
+run_mapped "$W/agent.out" "$W/@PID@.dump" env OPROFILE_JITDUMP_DIR="$W" \
+	"$P/jit_opagent" -r -s "$W/src.fake" 600
 line=$(cat "$W/agent.out")
 big=$(field "$line" big)
 small=$(field "$line" small)
 moved=$(field "$line" moved)
-"$P/jit_read" "$W/$pid.dump" > "$W/agent.txt"
-rc=$?
-[ $rc -eq 0 ] && ok || bad "jit_read of jit_opagent's dump: exit $rc"
+read_dump "$W/$pid.dump" "$W/agent.txt"
 want "$W/agent.txt" "^header pid=$pid " "jit_opagent header pid"
 want "$W/agent.txt" "^load name=jit_big addr=$big size=[1-9]" "jit_big LOAD at $big"
 want "$W/agent.txt" "^load name=jit_small addr=$small " "jit_small LOAD at $small"
@@ -96,12 +120,14 @@ awk '/^(load|unload|close)/ { for (i = 1; i <= NF; i++) if ($i ~ /^ts=/) { t = s
 # --- a killed agent leaves a readable dump ---
 OPROFILE_JITDUMP_DIR=$W "$P/jit_opagent" 10000 > /dev/null 2>&1 &
 pid=$!
-sleep 0.3
+# kill it once its records are out (polled: a loaded machine may start it late)
+while kill -0 $pid 2> /dev/null &&
+	[ "$("$P/jit_read" "$W/$pid.dump" 2> /dev/null | grep -c '^debug ')" -lt 2 ]; do
+	sleep 0.05
+done
 kill -KILL $pid
 wait $pid 2> /dev/null
-"$P/jit_read" "$W/$pid.dump" > "$W/killed.txt"
-rc=$?
-[ $rc -eq 0 ] && ok || { bad "jit_read of a killed agent's dump: exit $rc"; cat "$W/killed.txt"; }
+read_dump "$W/$pid.dump" "$W/killed.txt"
 count "$W/killed.txt" '^load ' 2 "killed agent's LOAD records"
 count "$W/killed.txt" '^close ' 0 "killed agent's CLOSE"
 
@@ -119,19 +145,11 @@ mode=$(stat -c %a /tmp/.oprofile/jitdump 2> /dev/null)
 rm -f "/tmp/.oprofile/jitdump/$pid.dump"
 
 # --- jit_dump: perf's jitdump written by the runtime itself ---
-"$P/jit_dump" "$W" 600 > "$W/dump.out" 2>&1 &
-pid=$!
-sleep 0.3
-if mapped_exec $pid "$W/jit-$pid.dump"; then ok; else bad "jit_dump's dump not mapped r-x"; fi
-wait $pid
-rc=$?
-[ $rc -eq 0 ] && ok || { bad "jit_dump exit $rc"; cat "$W/dump.out"; }
+run_mapped "$W/dump.out" "$W/jit-@PID@.dump" "$P/jit_dump" "$W" 600
 line=$(cat "$W/dump.out")
 big=$(field "$line" big)
 moved=$(field "$line" moved)
-"$P/jit_read" "$W/jit-$pid.dump" > "$W/dump.txt"
-rc=$?
-[ $rc -eq 0 ] && ok || bad "jit_read of jit_dump's dump: exit $rc"
+read_dump "$W/jit-$pid.dump" "$W/dump.txt"
 want "$W/dump.txt" "^load name=jit_big addr=$big .* index=1 " "jit_dump LOAD jit_big"
 want "$W/dump.txt" "^load name=jit_small " "jit_dump LOAD jit_small"
 want "$W/dump.txt" "^move index=1 old=$big new=$moved " "jit_dump MOVE of jit_big"
@@ -141,15 +159,19 @@ count "$W/dump.txt" '^close ' 1 "jit_dump CLOSE"
 first=$(grep -E '^(debug|load)' "$W/dump.txt" | head -n 1 | cut -d' ' -f1)
 [ "$first" = debug ] && ok || bad "jit_dump: DEBUG_INFO does not precede LOAD"
 
+# -n: a large JIT's dump (the conversion benchmarks' input)
+"$P/jit_dump" -n 500 "$W" 20 > "$W/dumpn.out" 2>&1 || bad "jit_dump -n 500 failed: $(cat "$W/dumpn.out")"
+pid=$(field "$(cat "$W/dumpn.out")" pid)
+read_dump "$W/jit-$pid.dump" "$W/dumpn.txt"
+count "$W/dumpn.txt" '^load name=jit_extra_[0-9]+ ' 500 "jit_dump -n 500 extra LOAD records"
+
 # --- jit_perfmap ---
 "$P/jit_perfmap" -d "$W" 100 > "$W/map.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && ok || { bad "jit_perfmap exit $rc"; cat "$W/map.out"; }
 line=$(cat "$W/map.out")
 pid=$(field "$line" pid)
-"$P/jit_read" -m "$W/perf-$pid.map" > "$W/map.txt"
-rc=$?
-[ $rc -eq 0 ] && ok || bad "jit_read -m of jit_perfmap's map: exit $rc"
+read_dump "$W/perf-$pid.map" "$W/map.txt" -m
 want "$W/map.txt" "^map start=$(field "$line" big) size=[1-9][0-9]* name=jit_big$" "perf map jit_big"
 want "$W/map.txt" "^map start=$(field "$line" small) size=[1-9][0-9]* name=jit_small$" "perf map jit_small"
 

@@ -552,6 +552,74 @@ static void test_callback_stops(void **state)
 	op_jitdump_reader_fini(r, NULL);
 }
 
+/* records larger than what the reader keeps between records: fed in
+ * pieces (held whole, then let go) and read right, and so are the next */
+static void test_big_records(void **state)
+{
+	const size_t code = 3u << 20, nlines = 70000;
+	/* entries alternate "file.c" (16 + 7 bytes) and perf's "\xff" repeat (16 + 2) */
+	size_t size = 56 + 4 + code, dsize = 32 + nlines / 2 * (23 + 18), o = 0;
+	uint8_t *b = calloc(1, size + dsize + 256);
+	struct seen seen = { .n = 0 };
+	struct op_jitdump_reader *r = op_jitdump_reader_init(on_rec, &seen, 0);
+	struct bld *s = calloc(1, sizeof(*s));
+	uint32_t v32;
+	uint64_t v64;
+
+	(void)state;
+	assert_non_null(b);
+	assert_non_null(s);
+	good_header(s);
+	assert_int_equal(op_jitdump_reader_feed(r, s->b, s->n), 0);
+	for (int round = 0; round < 2; round++) {
+		/* LOAD "big" with 3 MiB of code, then DEBUG_INFO of 70000 entries */
+		o = 0;
+		v32 = OP_JIT_CODE_LOAD;
+		memcpy(b + o, &v32, 4);
+		v32 = (uint32_t)size;
+		memcpy(b + o + 4, &v32, 4);
+		v32 = 4242; /* pid, tid: what on_rec expects */
+		memcpy(b + o + 16, &v32, 4);
+		v32 = 4243;
+		memcpy(b + o + 20, &v32, 4);
+		v64 = code;
+		memcpy(b + o + 40, &v64, 8);
+		memcpy(b + o + 56, "big", 4);
+		b[o + size - 1] = 0xab;
+		o += size;
+		v32 = OP_JIT_CODE_DEBUG_INFO;
+		memcpy(b + o, &v32, 4);
+		v32 = (uint32_t)dsize;
+		memcpy(b + o + 4, &v32, 4);
+		v64 = nlines;
+		memcpy(b + o + 24, &v64, 8);
+		for (size_t i = 0, e = o + 32; i < nlines; i++) {
+			uint32_t line = (uint32_t)i;
+
+			memcpy(b + e + 8, &line, 4);
+			memcpy(b + e + 16, i % 2 ? "\xff" : "file.c", i % 2 ? 2 : 7);
+			e += i % 2 ? 18 : 23;
+		}
+		o += dsize;
+		for (size_t k = 0; k < o; k += 65536)
+			assert_int_equal(op_jitdump_reader_feed(r, b + k,
+								o - k < 65536 ? o - k : 65536),
+					 0);
+	}
+	assert_int_equal(seen.n, 4);
+	assert_string_equal(seen.name[0], "big");
+	assert_int_equal(seen.b[0], code);
+	assert_string_equal(seen.name[2], "big");
+	/* the delivered entries stop at the reader's bound, counted */
+	assert_int_equal(seen.lines, 65536);
+	assert_string_equal(seen.line_files[1], "file.c");
+	assert_int_equal(op_jitdump_reader_errors(r)->debug_count, 2);
+	assert_int_equal(op_jitdump_reader_offset(r), 40 + 2 * o);
+	op_jitdump_reader_fini(r, NULL);
+	free(s);
+	free(b);
+}
+
 static void test_read_file(void **state)
 {
 	char path[] = "/tmp/test_jit.XXXXXX";
@@ -751,9 +819,9 @@ int main(void)
 		cmocka_unit_test(test_bad_headers),      cmocka_unit_test(test_long_header),
 		cmocka_unit_test(test_bad_record_sizes), cmocka_unit_test(test_bad_records_skipped),
 		cmocka_unit_test(test_debug_counts),     cmocka_unit_test(test_callback_stops),
-		cmocka_unit_test(test_read_file),        cmocka_unit_test(test_errors_format),
-		cmocka_unit_test(test_perfmap_lines),    cmocka_unit_test(test_perfmap_reader),
-		cmocka_unit_test(test_escape_name),
+		cmocka_unit_test(test_big_records),      cmocka_unit_test(test_read_file),
+		cmocka_unit_test(test_errors_format),    cmocka_unit_test(test_perfmap_lines),
+		cmocka_unit_test(test_perfmap_reader),   cmocka_unit_test(test_escape_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * calls write is read back field by field (names, code bytes, line tables,
  * unloads, close); the dump is mapped executable while open; concurrent
  * writers never interleave records; a writer killed mid-stream leaves a
- * readable prefix; the dump directory's owner and mode are checked; bad
+ * readable prefix; a forked child cannot write into its parent's dump;
+ * the dump directory's owner and mode are checked; bad
  * handles and arguments fail with -1 and errno as OProfile documents.
  * SPDX-License-Identifier: MIT
  */
@@ -420,11 +421,19 @@ static void test_killed_writer(void **state)
 		for (;;)
 			pause();
 	}
-	usleep(30000);
+	/* kill while the writers are busy: once the dump has grown (a loaded
+	 * machine may take a while to get there) */
+	dump_path(path, sizeof(path), pid);
+	for (int i = 0; i < 1000; i++) {
+		struct stat st;
+
+		if (!stat(path, &st) && st.st_size > 65536)
+			break;
+		usleep(10000);
+	}
 	kill(pid, SIGKILL);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status));
-	dump_path(path, sizeof(path), pid);
 	d.pid = pid;
 	assert_int_equal(op_jitdump_read_file(path, on_rec, &d, NULL, &e), 0);
 	/* a record cut by the kill may end the file; nothing else is wrong */
@@ -437,6 +446,44 @@ static void test_killed_writer(void **state)
 	unlink(path);
 }
 
+/* a forked child cannot write into its parent's dump; closing its copy is harmless */
+static void test_forked_child(void **state)
+{
+	struct rd d = { .loads = 0 };
+	struct op_jit_errors e;
+	char path[128];
+	int status;
+	pid_t pid;
+	op_agent_t a = op_open_agent();
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(op_write_native_code(a, "parent", 1, "x", 1), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		errno = 0;
+		if (op_write_native_code(a, "child", 2, "y", 1) != -1 || errno != EBADF)
+			_exit(1);
+		if (op_unload_native_code(a, 1) != -1 || errno != EBADF)
+			_exit(2);
+		_exit(op_close_agent(a) ? 3 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(op_write_native_code(a, "parent2", 3, "z", 1), 0);
+	assert_int_equal(op_close_agent(a), 0);
+	dump_path(path, sizeof(path), getpid());
+	assert_int_equal(op_jitdump_read_file(path, on_rec, &d, NULL, &e), 0);
+	assert_int_equal(op_jit_errors_total(&e), 0);
+	assert_int_equal(d.n[OP_JIT_LOAD], 2);
+	assert_string_equal(d.names[0], "parent");
+	assert_string_equal(d.names[1], "parent2");
+	assert_int_equal(d.n[OP_JIT_CLOSE], 1);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_untrusted_dir),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_killed_writer),
+		cmocka_unit_test(test_forked_child),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

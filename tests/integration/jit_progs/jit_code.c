@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "jit_code.h"
 
@@ -70,6 +71,17 @@ int jit_seal(uint8_t *p, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+int jit_prepare(size_t pages, uint8_t **mem, size_t *pg, struct jit_fn *big, struct jit_fn *small)
+{
+	*pg = (size_t)sysconf(_SC_PAGESIZE);
+	*mem = jit_alloc(pages * *pg);
+	if (!*mem)
+		return 1;
+	if (jit_emit(*mem, "jit_big", big) || jit_emit(*mem + *pg, "jit_small", small))
+		return 77;
+	return jit_seal(*mem, 2 * *pg) ? 1 : 0;
 }
 
 uint64_t jit_now_ns(void)

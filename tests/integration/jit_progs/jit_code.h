@@ -38,6 +38,14 @@ uint8_t *jit_alloc(size_t len);
 int jit_seal(uint8_t *p, size_t len);
 
 /*
+ * What every program starts with: @pages (>= 2) pages mapped, jit_big
+ * emitted in the first, jit_small in the second, both sealed RX, the rest
+ * left RW (where a function is moved later). *@pg gets the page size.
+ * Returns 0, 1 on a failure, 77 without an emitter (message printed).
+ */
+int jit_prepare(size_t pages, uint8_t **mem, size_t *pg, struct jit_fn *big, struct jit_fn *small);
+
+/*
  * Run @big and @small (3 : 1 of the iterations, so of the time) until
  * @until_ns (CLOCK_MONOTONIC). Adds the iterations done to *@it_big, *@it_small.
  */

@@ -5,7 +5,10 @@
  * jit_big and jit_small (perf's order), a run, a JIT_CODE_MOVE of jit_big
  * to a new address (the code copied there, then run there), the rest of
  * the run, CLOSE. Samples before and after the move belong to one symbol.
- * Usage: jit_dump DIR MS
+ * Usage: jit_dump [-n N] DIR MS
+ *   -n N  also load N more functions ("jit_extra_K", copies of the loop in
+ *         one more executable region), never run: a dump of a large JIT
+ *         for the conversion benchmarks
  * Lines: jit_big's loop instructions are lines 10.. of "jit_dump.fake",
  * jit_small's 20... Timestamps are CLOCK_MONOTONIC ns (flags 0).
  * Prints "jit_dump pid=P dump=PATH big=0xA small=0xB moved=0xC it_big=N it_small=M".
@@ -87,6 +90,36 @@ static void debug(const struct jit_fn *f, uint32_t first_line)
 	put(buf, o);
 }
 
+/* -n: @n more functions, 16 bytes apart in one more region, indexes from 3 */
+static int load_extra(unsigned long n)
+{
+	size_t len = (n * 16 + 4095) & ~(size_t)4095;
+	uint8_t *mem = jit_alloc(len);
+	char name[32];
+
+	if (!mem)
+		return -1;
+	for (unsigned long i = 0; i < n; i++) {
+		struct jit_fn f;
+
+		snprintf(name, sizeof(name), "jit_extra_%lu", i);
+		if (jit_emit(mem + i * 16, name, &f))
+			return -1;
+	}
+	if (jit_seal(mem, len))
+		return -1;
+	for (unsigned long i = 0; i < n; i++) {
+		struct jit_fn f;
+
+		snprintf(name, sizeof(name), "jit_extra_%lu", i);
+		f.name = name;
+		f.addr = mem + i * 16;
+		f.size = 16;
+		load(&f, 3 + i);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct op_jitdump_header h;
@@ -94,24 +127,31 @@ int main(int argc, char **argv)
 	struct op_jitdump_rec_header cl;
 	struct jit_fn big, small, moved;
 	uint64_t it_big = 0, it_small = 0, t0, ms;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned long extra = 0;
+	const char *dir;
+	size_t pg;
+	int ret;
 	char path[PATH_MAX];
 	uint8_t *mem;
 	void *map;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: jit_dump DIR MS\n");
+	while ((ret = getopt(argc, argv, "n:")) != -1) {
+		if (ret != 'n') {
+			fprintf(stderr, "usage: jit_dump [-n N] DIR MS\n");
+			return 2;
+		}
+		extra = jit_arg_ul("jit_dump", "N", optarg);
+	}
+	if (optind + 2 != argc) {
+		fprintf(stderr, "usage: jit_dump [-n N] DIR MS\n");
 		return 2;
 	}
-	ms = jit_arg_ul("jit_dump", "MS", argv[2]);
-	mem = jit_alloc(3 * pg);
-	if (!mem)
-		return 1;
-	if (jit_emit(mem, "jit_big", &big) || jit_emit(mem + pg, "jit_small", &small))
-		return 77;
-	if (jit_seal(mem, 2 * pg))
-		return 1;
-	snprintf(path, sizeof(path), "%s/jit-%d.dump", argv[1], (int)getpid());
+	dir = argv[optind];
+	ms = jit_arg_ul("jit_dump", "MS", argv[optind + 1]);
+	ret = jit_prepare(3, &mem, &pg, &big, &small);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "jit_dump: %s: %s\n", path, strerror(errno));
@@ -135,6 +175,8 @@ int main(int argc, char **argv)
 	load(&big, 1);
 	debug(&small, 20);
 	load(&small, 2);
+	if (extra && load_extra(extra))
+		return 1;
 	t0 = jit_now_ns();
 	jit_run(&big, &small, t0 + ms * 500000, &it_big, &it_small);
 	/* move jit_big: copy, make it executable, record, then run it there */

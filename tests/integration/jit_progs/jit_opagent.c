@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 	uint64_t it_big = 0, it_small = 0, t0, ms;
 	bool reload = false;
 	op_agent_t a;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t pg;
 	uint8_t *mem;
 	int c;
 
@@ -82,13 +82,9 @@ int main(int argc, char **argv)
 	}
 	ms = jit_arg_ul("jit_opagent", "MS", argv[optind]);
 	/* three pages: jit_big, jit_small, and where jit_big is reloaded */
-	mem = jit_alloc(3 * pg);
-	if (!mem)
-		return 1;
-	if (jit_emit(mem, "jit_big", &big) || jit_emit(mem + pg, "jit_small", &small))
-		return 77;
-	if (jit_seal(mem, 2 * pg))
-		return 1;
+	c = jit_prepare(3, &mem, &pg, &big, &small);
+	if (c)
+		return c;
 	a = op_open_agent();
 	if (!a) {
 		fprintf(stderr, "jit_opagent: op_open_agent: %s\n", strerror(errno));

@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	const char *dir = "/tmp";
 	struct jit_fn big, small;
 	uint64_t it_big = 0, it_small = 0, ms;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t pg;
 	char path[PATH_MAX];
 	uint8_t *mem;
 	FILE *f;
@@ -44,13 +44,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ms = jit_arg_ul("jit_perfmap", "MS", argv[optind]);
-	mem = jit_alloc(2 * pg);
-	if (!mem)
-		return 1;
-	if (jit_emit(mem, "jit_big", &big) || jit_emit(mem + pg, "jit_small", &small))
-		return 77;
-	if (jit_seal(mem, 2 * pg))
-		return 1;
+	c = jit_prepare(2, &mem, &pg, &big, &small);
+	if (c)
+		return c;
 	snprintf(path, sizeof(path), "%s/perf-%d.map", dir, (int)getpid());
 	f = fopen(path, "we");
 	if (!f) {

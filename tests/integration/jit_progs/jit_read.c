@@ -1,14 +1,14 @@
 /*
  * jit_read.c - print a jitdump (perf's jit-PID.dump or libopagent's
  * PID.dump) or a perf map as text through lib/op_jit's readers: the tests'
- * view of a dump, and a debugging aid. One line per record:
- *   header pid=P elf_mach=M flags=F swapped=0|1
+ * view of a dump, and a debugging aid. One line per record, in file order:
  *   load name=N addr=0x.. size=S index=I pid=P tid=T ts=NS
  *   move index=I old=0x.. new=0x.. size=S ts=NS
  *   debug addr=0x.. n=N, then "  line addr=0x.. lineno=L file=F" per entry
  *   unload addr=0x.. ts=NS
  *   close ts=NS
  *   map start=0x.. size=S name=N          (-m: a perf map)
+ *   header pid=P elf_mach=M flags=F swapped=0|1   (after the records)
  *   errors K=V ...                         (when any was counted)
  * Usage: jit_read [-m] FILE
  * Exit 0 when nothing was wrong, 1 when errors were counted, 2 when the
