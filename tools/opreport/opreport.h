@@ -125,6 +125,7 @@ struct rpt_opts {
 	struct strlist image_path; /* -p: directories searched for binaries by base name */
 	const char *root;          /* -R: prefix of every binary's path */
 	const char *vmlinux;       /* --vmlinux: the kernel image's symbols and code, or NULL */
+	size_t max_classes;        /* classes rs_load accepts; 0: 64 (the columns of a report) */
 	struct rpt_spec spec;
 };
 
@@ -380,6 +381,12 @@ bool rs_path_has_dot(const char *rel);
  */
 int rs_odb_open(struct rpt_profile *p, odb_t *db, const char *path, char *err, size_t err_len);
 void rs_warn_stats(struct rpt_profile *p);
+/*
+ * The stats/ counters of the first selected session: samples received
+ * (total_samples) and lost (not attributed, plus those the kernel dropped).
+ * 0, or -EINVAL when a file was damaged (warned about; it counts 0).
+ */
+int rs_stats(struct rpt_profile *p, uint64_t *received, uint64_t *lost);
 void rs_free(struct rpt_profile *p);
 const char *rs_cpu_name(uint32_t cpu_type);
 

@@ -1255,11 +1255,11 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 			goto out;
 		}
 	}
-	if (p->ncls > 64) {
+	if (p->ncls > (o->max_classes ? o->max_classes : 64)) {
 		snprintf(err, err_len,
-			 "the selected sample files make %zu columns (one per %s); at most 64 fit: "
+			 "the selected sample files make %zu columns (one per %s); at most %zu fit: "
 			 "use --merge=%s or a profile specification to select fewer",
-			 p->ncls, axis_names[p->axis],
+			 p->ncls, axis_names[p->axis], o->max_classes ? o->max_classes : 64,
 			 axis_merge[p->axis] ? axis_merge[p->axis] : "all");
 		ret = -EINVAL;
 		goto out;
@@ -1437,11 +1437,10 @@ static void lost_parts(char *buf, size_t len, uint64_t kernel, uint64_t unattrib
 			 n ? ", " : "", unattributed);
 }
 
-void rs_warn_stats(struct rpt_profile *p)
+/* the stats/ counts summed by kind; bad[kind] when a file of it is damaged */
+static void stat_sums(struct rpt_profile *p, uint64_t *sum, bool *bad)
 {
-	uint64_t sum[RS_NKINDS] = { 0 }, v;
-	bool bad[RS_NKINDS] = { false }, said = false;
-	char parts[160];
+	uint64_t v;
 
 	for (size_t i = 0; i < sizeof(rs_stat_files) / sizeof(rs_stat_files[0]); i++) {
 		if (read_stat_file(p, rs_stat_files[i].name, &v))
@@ -1449,6 +1448,26 @@ void rs_warn_stats(struct rpt_profile *p)
 		else
 			sum[rs_stat_files[i].kind] += v;
 	}
+}
+
+int rs_stats(struct rpt_profile *p, uint64_t *received, uint64_t *lost)
+{
+	uint64_t sum[RS_NKINDS] = { 0 };
+	bool bad[RS_NKINDS] = { false };
+
+	stat_sums(p, sum, bad);
+	*received = sum[RS_TOTAL];
+	*lost = sum[RS_UNATTRIBUTED] + sum[RS_KSAMPLES];
+	return bad[RS_TOTAL] || bad[RS_UNATTRIBUTED] || bad[RS_KSAMPLES] ? -EINVAL : 0;
+}
+
+void rs_warn_stats(struct rpt_profile *p)
+{
+	uint64_t sum[RS_NKINDS] = { 0 };
+	bool bad[RS_NKINDS] = { false }, said = false;
+	char parts[160];
+
+	stat_sums(p, sum, bad);
 	if (!bad[RS_TOTAL] && !bad[RS_UNATTRIBUTED] && sum[RS_UNATTRIBUTED] > sum[RS_TOTAL]) {
 		txt_warn("%s/stats: damaged: %" PRIu64 " received samples not attributed (lost_*), "
 			 "more than the %" PRIu64 " received (total_samples) - the figures are not "
