@@ -92,7 +92,7 @@ struct top_addr {
 	uint32_t img;
 	int32_t split;
 	uint32_t row;
-	uint64_t now, prev;
+	uint64_t now, prev, delta;
 	bool used;
 };
 

@@ -16,6 +16,8 @@
 
 #include "optop.h"
 
+#define HELD_MAX_LINES 20
+
 enum top_screen { SCR_ROWS, SCR_DETAIL, SCR_HELP };
 
 struct cview {
@@ -143,8 +145,7 @@ static void draw_detail(struct cview *c)
 			const struct top_addr *a = &c->m->addrs[addrs[i]];
 
 			snprintf(line, sizeof(line), "   %#-18" PRIx64 " %10" PRIu64 " %10" PRIu64,
-				 sym_key_vma(&ti->syms, a->key), a->now,
-				 a->now >= a->prev ? a->now - a->prev : a->now);
+				 sym_key_vma(&ti->syms, a->key), a->now, a->delta);
 			put_line(y++, line, false);
 		}
 		free(addrs);
@@ -331,7 +332,7 @@ static bool on_key(struct cview *c, int ch)
 static void flush_held(FILE *held, int real)
 {
 	char buf[4096];
-	size_t n;
+	size_t n, nlines = 0, more = 0;
 
 	fflush(stderr);
 	dup2(real, STDERR_FILENO);
@@ -339,8 +340,16 @@ static void flush_held(FILE *held, int real)
 	if (!held)
 		return;
 	rewind(held);
+	/* the first ones: a session of many stripped binaries warns about each */
+	while (nlines < HELD_MAX_LINES && fgets(buf, sizeof(buf), held)) {
+		fputs(buf, stderr);
+		nlines += strchr(buf, '\n') != NULL;
+	}
 	while ((n = fread(buf, 1, sizeof(buf), held)) > 0)
-		fwrite(buf, 1, n, stderr);
+		for (size_t i = 0; i < n; i++)
+			more += buf[i] == '\n';
+	if (more)
+		fprintf(stderr, "optop: ... and %zu more messages\n", more);
 	fclose(held);
 }
 

@@ -391,9 +391,12 @@ out:
 		r->prev = r->now;
 	}
 	for (size_t i = 0; i < m->addr_htcap; i++) {
+		struct top_addr *a = &m->addrs[i];
+
 		if (ret)
-			m->addrs[i].now = m->addrs[i].prev;
-		m->addrs[i].prev = m->addrs[i].now;
+			a->now = a->prev;
+		a->delta = a->now >= a->prev ? a->now - a->prev : a->now;
+		a->prev = a->now;
 	}
 	if (ret)
 		m->total_now = m->total_prev;

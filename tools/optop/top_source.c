@@ -269,6 +269,15 @@ int src_watch(struct top_source *s, const char *dir)
 		return e == ENOENT ? -ENOENT : -EACCES;
 	}
 	rc = opctl_find(&s->ctl);
+	if (rc == -ESRCH || rc == -ENOENT) {
+		/* a live view of a session nobody writes would never change */
+		fprintf(stderr,
+			"optop: nothing to watch on %s - start oprofiled there (e.g. oprofiled "
+			"--system-wide --daemonize --session-dir=%s), or read the finished "
+			"session with opreport --session-dir=%s\n",
+			dir, dir, dir);
+		return -ESRCH;
+	}
 	if (rc == 0) {
 		int fd = opctl_connect(&s->ctl);
 
@@ -279,9 +288,8 @@ int src_watch(struct top_source *s, const char *dir)
 		}
 	}
 	/* messages about why were printed by opctl; the view keeps a short one */
-	snprintf(s->note, sizeof(s->note), "%s",
-		 rc == -ESRCH ? "read-only: no daemon runs on this session" :
-				"read-only: the daemon does not take our dump requests");
+	snprintf(s->note, sizeof(s->note),
+		 "read-only: the daemon does not take our dump requests");
 	fprintf(stderr, "optop: %s - showing what is on disk (the daemon's own flushes)\n", s->note);
 	return 0;
 }

@@ -1,0 +1,156 @@
+#!/bin/sh
+# optop.sh - optop's curses view driven through tmux (new-session -d at a
+# fixed size, send-keys, capture-pane) beside tests/integration/hot (work_big
+# does 3x the work of work_small): the two hot functions lead the view with
+# a 3:1 ratio (+-0.3 on thousands of samples); z toggles delta/cumulative,
+# p pauses (the counts stand still), / filters, a resize redraws at the new
+# size, enter shows the symbol's addresses, q quits with status 0 and the
+# private session is removed. Then optop --stdio prints the same rows.
+# Root: optop alone starts a private system-wide daemon (4 kHz cpu-clock).
+# SPDX-License-Identifier: MIT
+set -u
+B=${OP_BUILDDIR:-$(pwd)}
+OPTOP=$B/tools/optop/optop
+HOT=$B/tests/integration/hot
+W=$B/tests/integration/optop.work
+export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
+SOCK=optop-test-$$
+rm -rf "$W"
+mkdir -p "$W/tmp" "$W/tmp2"
+cd "$W" || exit 99
+fail=0
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+hot=
+cleanup() {
+	tmux -L "$SOCK" kill-server 2> /dev/null
+	[ -n "$hot" ] && kill "$hot" 2> /dev/null
+	wait 2> /dev/null
+}
+trap cleanup EXIT
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: optop without --session-dir starts a system-wide daemon: needs root"; exit 77
+fi
+command -v tmux > /dev/null || { echo "FAIL: tmux missing (tools/install-deps.sh installs it)"; exit 1; }
+
+screen() { tmux -L "$SOCK" capture-pane -p -t top > "$1"; }
+# the data rows: "SAMPLES PCT% IMAGE SYMBOL" below the column titles
+rows() { awk 'seen && $2 ~ /%$/ { print } /^ +samples +%/ { seen = 1 }' "$1"; }
+# wait up to $2 seconds for the screen to satisfy the shell test $1 (on file "cur")
+wait_screen() {
+	i=0
+	while [ $i -lt $(($2 * 5)) ]; do
+		screen cur
+		if eval "$1"; then return 0; fi
+		sleep 0.2
+		i=$((i + 1))
+	done
+	return 1
+}
+# the first two rows are work_big then work_small, ratio 3 +- $2 with >= $3 samples
+check_ratio() {
+	rows "$1" | head -2 > top2
+	awk -v tol="$2" -v min="$3" '
+		NR == 1 && $3 == "hot" && $4 == "work_big" { big = $1 }
+		NR == 2 && $3 == "hot" && $4 == "work_small" { small = $1 }
+		END {
+			if (!big || !small || small < min) exit 1
+			r = big / small
+			printf "ratio %.3f (%d / %d)\n", r, big, small
+			exit (r < 3 - tol || r > 3 + tol)
+		}' top2
+}
+
+"$HOT" 60000 > /dev/null 2>&1 &
+hot=$!
+sleep 0.3
+# TMPDIR: the private session goes below $W/tmp, where the test looks for it
+tmux -L "$SOCK" new-session -d -s top -x 120 -y 30 \
+	"TMPDIR='$W/tmp' OP_PLUGIN_DIR='$OP_PLUGIN_DIR' '$OPTOP' -d 1 -z 2> '$W/optop.err'; echo \$? > '$W/optop.rc'; sleep 60"
+
+# 1. the two hot functions lead, 3:1 (cumulative: thousands of samples)
+if ! wait_screen 'check_ratio cur 0.3 1500 > ratio.out' 40; then
+	bad "the hot functions do not lead with 3:1"; cat cur; cat "$W/optop.err" 2> /dev/null
+else
+	echo "curses: $(cat ratio.out)"
+fi
+ls "$W/tmp" | grep -q '^optop-' || bad "no private session below TMPDIR"
+cp cur cumulative.screen
+
+# 2. z: the last period's delta, z again: cumulative
+tmux -L "$SOCK" send-keys -t top z
+wait_screen 'grep -q "delta of the last period" cur' 5 || bad "z did not switch to the delta"
+tmux -L "$SOCK" send-keys -t top z
+wait_screen 'grep -q "^cumulative" cur' 5 || bad "z did not switch back to cumulative"
+
+# 3. p: paused, the session's count stands still over 3 refreshes
+tmux -L "$SOCK" send-keys -t top p
+wait_screen 'grep -q "^PAUSED" cur' 5 || bad "p did not pause"
+n1=$(sed -n 's/.*| \([0-9]*\) samples in the session.*/\1/p' cur)
+sleep 3
+screen cur
+n2=$(sed -n 's/.*| \([0-9]*\) samples in the session.*/\1/p' cur)
+[ -n "$n1" ] && [ "$n1" = "$n2" ] || bad "paused, but the count moved: '$n1' -> '$n2'"
+tmux -L "$SOCK" send-keys -t top p
+wait_screen '! grep -q "^PAUSED" cur && n3=$(sed -n "s/.*| \([0-9]*\) samples in the session.*/\1/p" cur) && [ "$n3" -gt "$n2" ]' 6 ||
+	bad "p did not resume the refreshes"
+
+# 4. / filter: only rows whose image or symbol holds work_small
+tmux -L "$SOCK" send-keys -t top / work_small Enter
+wait_screen 'grep -q "filter: work_small" cur' 5 || bad "/ did not set the filter"
+rows cur > filtered
+if [ "$(awk '{ print $4 }' filtered | sort -u)" != "work_small" ]; then
+	bad "the filter shows other rows:"; cat filtered
+fi
+tmux -L "$SOCK" send-keys -t top / Enter
+wait_screen '! grep -q "filter:" cur && rows cur | grep -q work_big' 5 || bad "an empty filter did not clear it"
+
+# 5. a resize redraws: the status bar moves to the new last line, nothing wider
+tmux -L "$SOCK" resize-window -t top -x 70 -y 15
+wait_screen '[ "$(wc -l < cur)" -eq 15 ] && tail -1 cur | grep -q "h help"' 5 ||
+	{ bad "no redraw at 70x15"; cat cur; }
+awk 'length($0) > 70 { exit 1 }' cur || bad "lines wider than the 70 columns after the resize"
+# too small: said on the screen, and back when large again
+tmux -L "$SOCK" resize-window -t top -x 40 -y 8
+wait_screen 'grep -q "terminal too small" cur' 5 || bad "no message in a 40x8 window"
+tmux -L "$SOCK" resize-window -t top -x 120 -y 30
+wait_screen '[ "$(wc -l < cur)" -eq 30 ] && rows cur | grep -q work_big' 5 || bad "no redraw at 120x30"
+
+# 6. enter: the selected symbol's addresses; Esc back
+tmux -L "$SOCK" send-keys -t top Home Enter
+wait_screen 'grep -q "address .*session .*period" cur && grep -q "^work_big  (hot)" cur' 5 ||
+	{ bad "enter did not show work_big's addresses"; cat cur; }
+tmux -L "$SOCK" send-keys -t top Escape
+wait_screen 'rows cur | grep -q work_big' 5 || bad "Esc did not return to the rows"
+
+# 7. q: exit 0, the private daemon stopped and its session removed
+tmux -L "$SOCK" send-keys -t top q
+i=0
+while [ ! -s optop.rc ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+[ "$(cat optop.rc 2> /dev/null)" = 0 ] || { bad "q: exit status '$(cat optop.rc 2> /dev/null)'"; cat optop.err; }
+[ -z "$(ls "$W/tmp")" ] || bad "the private session was left behind: $(ls "$W/tmp")"
+pgrep -f "session-dir=$W/tmp/" > /dev/null && bad "the private oprofiled still runs"
+
+# 8. --stdio prints the same rows: the same columns, the same leaders and ratio
+TMPDIR="$W/tmp2" "$OPTOP" --stdio -d 2 -n 3 --rows=5 > stdio.out 2> stdio.err
+rc=$?
+[ $rc -eq 0 ] || { bad "--stdio exited $rc"; cat stdio.err; }
+[ "$(grep -c "^optop - event TIMER" stdio.out)" -eq 3 ] || bad "--stdio did not print 3 tables"
+# the last table (a 2 s delta: ~2000 samples of work_small)
+awk 'BEGIN { RS = "" } { last = $0 } END { print last }' stdio.out > last
+if ! check_ratio last 0.45 500 > ratio2.out; then
+	bad "--stdio: the hot functions do not lead with 3:1"; cat last
+else
+	echo "stdio: $(cat ratio2.out)"
+fi
+# a row of both views reads the same way: SAMPLES PCT% IMAGE SYMBOL
+grep -q "^ *[0-9][0-9]*  *[0-9.]*%  hot  *work_big$" last || bad "--stdio row format"
+grep -q "^ *[0-9][0-9]*  *[0-9.]*%  hot  *work_big$" cumulative.screen ||
+	bad "curses row format"
+[ -z "$(ls "$W/tmp2")" ] || bad "--stdio left its private session behind"
+
+if [ $fail -eq 0 ]; then
+	echo "PASS: optop.sh"
+	cd "$B" && rm -rf "$W"
+fi
+exit $fail
