@@ -40,7 +40,9 @@ fi
 op_test_user
 group=$(getent group "$OP_GID" | cut -d: -f1)
 
-"$HOT" 60000 > /dev/null 2>&1 &
+# a name of its own: rows show base names, and other tests may run hot too
+cp "$HOT" "$W/optop_hot" || exit 99
+"$W/optop_hot" 60000 > /dev/null 2>&1 &
 hot=$!
 # the service as its unit starts it; its group may read the session
 "$OPD" --system-wide --daemonize --session-dir="$SD" --session-group="$group" \
@@ -59,13 +61,13 @@ ls -a "$SD/samples" > entries.before
 cur_ino=$(stat -c %i "$SD/samples/current")
 
 # 1. root's optop on the service: dumps each refresh, shows the hot functions
-"$OPTOP" --session-dir="$SD" --stdio -d 1 -n 4 --rows=5 > top.out 2> top.err
+"$OPTOP" --session-dir="$SD" --stdio -d 1 -n 4 --rows=40 > top.out 2> top.err
 rc=$?
 [ $rc -eq 0 ] || { bad "optop --session-dir exited $rc"; cat top.err; }
 grep -q "read-only" top.out top.err && bad "root's optop did not control the service"
 awk 'BEGIN { RS = "" } { last = $0 } END { print last }' top.out > last
-awk 'seen && NR <= 5 { print $4 } /^ +samples +%/ { seen = 1 }' last > leaders
-grep -qx work_big leaders && grep -qx work_small leaders ||
+awk 'seen { print $3, $4 } /^ +samples +%/ { seen = 1 }' last > leaders
+grep -qx "optop_hot work_big" leaders && grep -qx "optop_hot work_small" leaders ||
 	{ bad "optop did not show the hot functions"; cat top.out; }
 
 # 2. the service as it was
@@ -80,13 +82,13 @@ cmp -s entries.before entries.after || { bad "samples/ changed"; diff entries.be
 grep -q "^saves: 0, resets: 0" st1.out || bad "a save or reset happened: $(grep saves st1.out)"
 
 # 3. a user of the session's group: read-only, said so, rows still shown
-op_as_user "$OPTOP" --session-dir="$SD" --stdio -d 1 -n 2 --rows=5 > user.out 2> user.err
+op_as_user "$OPTOP" --session-dir="$SD" --stdio -d 1 -n 2 --rows=20 > user.out 2> user.err
 rc=$?
 [ $rc -eq 0 ] || { bad "the group's optop exited $rc"; cat user.err; }
 grep -q "read-only: the daemon does not take our dump requests" user.err ||
 	{ bad "no read-only message for the user"; cat user.err; }
 grep -q "read-only" user.out || bad "the user's header does not say read-only"
-grep -q "work_big" user.out || grep -q "samples in the session" user.out ||
+grep -q "optop_hot  *work_big" user.out ||
 	{ bad "the user's view shows nothing"; cat user.out; }
 
 # 4. stop the service: the files hold what its own counters say, no more, no less
@@ -97,10 +99,20 @@ lost=0
 for f in "$SD"/samples/current/stats/lost_*; do
 	[ -f "$f" ] && case $f in *_by_kernel) ;; *) lost=$((lost + $(cat "$f"))) ;; esac
 done
-files=$("$OPR" --session-dir="$SD" 2> /dev/null | awk '/^ +[0-9]+ +[0-9.]+ / { s += $1 } END { print s + 0 }')
+files=$("$OPR" --session-dir="$SD" 2> report.err | awk '/^ +[0-9]+ +[0-9.]+ / { s += $1 } END { print s + 0 }')
 echo "service: $total samples received, $lost not attributed, $files in the sample files"
 [ "$total" -gt 1000 ] || bad "too few samples: $total"
-[ "$files" -eq $((total - lost)) ] || bad "the sample files hold $files samples, the service counted $total - $lost"
+if grep -q "skipping sample file" report.err; then
+	# the daemon's own damaged files (its log counts "sample file open failure"):
+	# what they hold is unknown, so only "never more than counted" can be checked
+	echo "note: opreport skipped damaged sample files of the service (not optop's doing: it only reads):"
+	grep "skipping sample file" report.err | sed 's/^/  /'
+	[ "$files" -le $((total - lost)) ] ||
+		bad "the sample files hold $files samples, more than the service counted ($total - $lost)"
+else
+	[ "$files" -eq $((total - lost)) ] ||
+		bad "the sample files hold $files samples, the service counted $total - $lost"
+fi
 
 if [ $fail -eq 0 ]; then
 	echo "PASS: optop_service.sh"

@@ -65,6 +65,18 @@ enum top_sort { TSORT_SAMPLES, TSORT_SYMBOL, TSORT_IMAGE, TSORT_NR };
 enum top_split { TSPLIT_NONE, TSPLIT_CPU, TSPLIT_THREAD };
 enum top_ring { TRING_ALL, TRING_KERNEL, TRING_USER };
 
+/*
+ * One sampled address of an image (per cpu or thread when split),
+ * resolved to its row once for the whole run. Its counts are reset
+ * lazily: the first record of a refresh (epoch) moves now to prev.
+ */
+struct top_addr {
+	uint64_t key;
+	int32_t split;
+	uint32_t row;
+	uint64_t now, prev;
+	uint32_t epoch; /* the refresh of now; 0: a free slot */
+};
 /* an image, its symbols loaded once for the whole run */
 struct top_image {
 	char *id;      /* kind, tgid, start and path: the same binary in every refresh */
@@ -72,6 +84,20 @@ struct top_image {
 	bool is_kernel;
 	bool no_syms;
 	struct rpt_symtab syms;
+	/* its addresses, open addressing: a group's lookups stay in one small table */
+	struct top_addr *addrs;
+	size_t naddrs, addrcap;
+	uint32_t *rowv; /* its rows */
+	size_t nrowv, caprowv;
+	/*
+	 * Its records as the last refresh read them: a group read the same
+	 * (an image nothing ran in since) leaves its rows as they are.
+	 */
+	struct rpt_sample *last;
+	size_t nlast, caplast;
+	uint64_t total; /* its samples */
+	uint32_t seen;  /* the last refresh that read it */
+	uint32_t proc;  /* the last refresh that counted its records */
 };
 
 /* a row: one symbol of one image (one per cpu or thread when split) */
@@ -86,14 +112,9 @@ struct top_row {
 	char *name;                /* display name (escaped), made once */
 };
 
-/* one sampled address of an image, resolved once */
-struct top_addr {
-	uint64_t key;
-	uint32_t img;
-	int32_t split;
-	uint32_t row;
-	uint64_t now, prev, delta;
-	bool used;
+/* the counts of one address of a row (details) */
+struct top_addr_count {
+	uint64_t key, now, delta;
 };
 
 struct top_model {
@@ -110,10 +131,9 @@ struct top_model {
 	size_t nrows, caprows;
 	uint32_t *row_ht; /* index + 1 */
 	size_t row_htcap;
-	struct top_addr *addrs; /* open addressing */
-	size_t naddrs, addr_htcap;
 	/* this refresh */
 	uint64_t total_now, total_prev, total_delta;
+	size_t last_ncls; /* classes of the last refresh: another set recounts every image */
 	uint64_t received, lost, lost_prev;
 	double period_s; /* seconds between the last two refreshes */
 	double last_time;
@@ -154,8 +174,8 @@ void view_header(const struct top_model *m, const struct top_view *tv, const cha
 /* "cpu 3" / "tid 1234" / "" of a row */
 void view_split_name(const struct top_model *m, const struct top_row *r, char *buf, size_t len);
 
-/* per-address counts of row @row, sorted by key: malloc'd, *@n entries (indexes of m->addrs) */
-int model_row_addrs(const struct top_model *m, uint32_t row, size_t **out, size_t *n);
+/* per-address counts of row @row, sorted by key: malloc'd in *@out, *@n entries */
+int model_row_addrs(const struct top_model *m, uint32_t row, struct top_addr_count **out, size_t *n);
 /*
  * The callers of row @row from the session's call-graph arcs (opreport -c's
  * block of the symbol): malloc'd text, one caller a line, or NULL when the

@@ -109,7 +109,8 @@ static void draw_detail(struct cview *c)
 	const struct top_row *r = &c->m->rows[c->detail_row];
 	const struct top_image *ti = &c->m->imgs[r->img];
 	char line[1024], split[32];
-	size_t *addrs = NULL, n = 0;
+	struct top_addr_count *addrs = NULL;
+	size_t n = 0;
 	int y = 0, h;
 
 	view_split_name(c->m, r, split, sizeof(split));
@@ -142,7 +143,7 @@ static void draw_detail(struct cview *c)
 		if (c->dscroll + (size_t)(h > 0 ? h : 0) > n)
 			c->dscroll = n > (size_t)h && h > 0 ? n - (size_t)h : 0;
 		for (size_t i = c->dscroll; i < n && y < LINES - 1; i++) {
-			const struct top_addr *a = &c->m->addrs[addrs[i]];
+			const struct top_addr_count *a = &addrs[i];
 
 			snprintf(line, sizeof(line), "   %#-18" PRIx64 " %10" PRIu64 " %10" PRIu64,
 				 sym_key_vma(&ti->syms, a->key), a->now, a->delta);

@@ -190,6 +190,21 @@ static char *row_name(const struct top_image *ti, const struct rpt_sym *sym, uin
 	return strdup(buf);
 }
 
+static int push_row(struct top_image *ti, uint32_t row)
+{
+	if (ti->nrowv == ti->caprowv) {
+		size_t cap = ti->caprowv ? ti->caprowv * 2 : 16;
+		uint32_t *nv = realloc(ti->rowv, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		ti->rowv = nv;
+		ti->caprowv = cap;
+	}
+	ti->rowv[ti->nrowv++] = row;
+	return 0;
+}
+
 /* the row of (image, split, symbol or address); created when new. -1: out of memory */
 static long row_of(struct top_model *m, uint32_t img, int32_t split, const struct rpt_sym *sym,
 		   uint64_t key)
@@ -229,76 +244,156 @@ static long row_of(struct top_model *m, uint32_t img, int32_t split, const struc
 	r->name = row_name(ti, sym, addr, no_syms);
 	if (!r->name)
 		return -1;
+	if (push_row(&m->imgs[img], (uint32_t)m->nrows)) {
+		free(r->name);
+		return -1;
+	}
 	m->row_ht[h] = (uint32_t)++m->nrows;
 	return (long)m->nrows - 1;
 }
 
 /* ---------------------------------------------------------- addresses */
 
-static uint64_t addr_hash(uint32_t img, int32_t split, uint64_t key)
+static uint64_t addr_hash(int32_t split, uint64_t key)
 {
-	return mix(key ^ (uint64_t)img << 40 ^ (uint64_t)(uint32_t)split << 20);
+	return mix(key ^ (uint64_t)(uint32_t)split << 40);
 }
 
-static int addr_grow(struct top_model *m)
+static int addr_grow(struct top_image *ti)
 {
-	size_t cap = m->addr_htcap ? m->addr_htcap * 2 : 4096;
+	size_t cap = ti->addrcap ? ti->addrcap * 2 : 64;
 	struct top_addr *nv = calloc(cap, sizeof(*nv));
 
 	if (!nv)
 		return -ENOMEM;
-	for (size_t i = 0; i < m->addr_htcap; i++) {
-		const struct top_addr *a = &m->addrs[i];
+	for (size_t i = 0; i < ti->addrcap; i++) {
+		const struct top_addr *a = &ti->addrs[i];
 		size_t h;
 
-		if (!a->used)
+		if (!a->epoch)
 			continue;
-		for (h = addr_hash(a->img, a->split, a->key) & (cap - 1); nv[h].used;
+		for (h = addr_hash(a->split, a->key) & (cap - 1); nv[h].epoch;
 		     h = (h + 1) & (cap - 1))
 			;
 		nv[h] = *a;
 	}
-	free(m->addrs);
-	m->addrs = nv;
-	m->addr_htcap = cap;
+	free(ti->addrs);
+	ti->addrs = nv;
+	ti->addrcap = cap;
 	return 0;
 }
 
-/* the address entry of (image, split, key), resolved to its row when new; NULL: out of memory */
+/* the address (split, key) of image @img, resolved to its row when new; NULL: out of memory */
 static struct top_addr *addr_of(struct top_model *m, uint32_t img, int32_t split, uint64_t key)
 {
-	const struct top_image *ti;
+	struct top_image *ti = &m->imgs[img];
 	const struct rpt_sym *sym;
 	struct top_addr *a;
 	size_t h;
 	long row;
 
-	if ((m->naddrs + 1) * 2 > m->addr_htcap && addr_grow(m))
+	if ((ti->naddrs + 1) * 2 > ti->addrcap && addr_grow(ti))
 		return NULL;
-	for (h = addr_hash(img, split, key) & (m->addr_htcap - 1); m->addrs[h].used;
-	     h = (h + 1) & (m->addr_htcap - 1)) {
-		a = &m->addrs[h];
-		if (a->key == key && a->img == img && a->split == split)
+	for (h = addr_hash(split, key) & (ti->addrcap - 1); ti->addrs[h].epoch;
+	     h = (h + 1) & (ti->addrcap - 1)) {
+		a = &ti->addrs[h];
+		if (a->key == key && a->split == split)
 			return a;
 	}
 	/* new: resolved once, for every later refresh */
-	ti = &m->imgs[img];
 	sym = ti->no_syms ? NULL : sym_lookup(&ti->syms, key);
 	row = row_of(m, img, split, sym, key);
 	if (row < 0)
 		return NULL;
-	a = &m->addrs[h];
-	memset(a, 0, sizeof(*a));
-	a->used = true;
-	a->key = key;
-	a->img = img;
-	a->split = split;
-	a->row = (uint32_t)row;
-	m->naddrs++;
+	a = &m->imgs[img].addrs[h];
+	*a = (struct top_addr){ .key = key, .split = split, .row = (uint32_t)row };
+	m->imgs[img].naddrs++;
 	return a;
 }
 
 /* ------------------------------------------------------------ refresh */
+
+static int32_t class_split(const struct top_model *m, const struct rpt_class *c);
+
+/* The records of image @img's group into its addresses and rows. */
+static int read_group(struct top_model *m, uint32_t img, const struct rpt_group *g,
+		      const struct rpt_profile *p, const bool *counted)
+{
+	const uint32_t epoch = m->refreshes + 1;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct rpt_sample *s = &g->s[i];
+		struct top_addr *a;
+
+		if (!counted[s->cls])
+			continue;
+		a = addr_of(m, img, class_split(m, &p->cls[s->cls]), s->key);
+		if (!a)
+			return -ENOMEM;
+		if (a->epoch != epoch) {
+			/* its first record in this refresh: the last refresh's count is done */
+			a->prev = a->epoch ? a->now : 0;
+			a->now = 0;
+			a->epoch = epoch;
+		}
+		a->now += s->count;
+		m->rows[a->row].now += s->count;
+		m->imgs[img].total += s->count;
+	}
+	return 0;
+}
+
+/* the image's rows and total to 0 before its records are counted again */
+static void zero_image(struct top_model *m, struct top_image *ti)
+{
+	for (size_t i = 0; i < ti->nrowv; i++)
+		m->rows[ti->rowv[i]].now = 0;
+	ti->total = 0;
+}
+
+/*
+ * Image @img's group of this refresh. Unchanged since the last refresh
+ * (the same records, the same classes): its rows keep their counts and
+ * nothing is looked up - on a busy system most images ran nothing in
+ * the last period.
+ */
+static int count_group(struct top_model *m, uint32_t img, const struct rpt_group *g,
+		       const struct rpt_profile *p, const bool *counted, bool same_classes)
+{
+	const uint32_t epoch = m->refreshes + 1;
+	struct top_image *ti = &m->imgs[img];
+	int ret;
+
+	if (ti->seen == epoch) {
+		/* a second group of the image (not made with --merge=lib): added, not compared */
+		ti->nlast = SIZE_MAX;
+		return read_group(m, img, g, p, counted);
+	}
+	ti->seen = epoch;
+	if (same_classes && ti->nlast == g->n &&
+	    (!g->n || !memcmp(ti->last, g->s, g->n * sizeof(*g->s))))
+		return 0;
+	zero_image(m, ti);
+	ti->proc = epoch;
+	ret = read_group(m, img, g, p, counted);
+	ti = &m->imgs[img];
+	if (ret)
+		return ret;
+	if (ti->caplast < g->n) {
+		struct rpt_sample *nv = realloc(ti->last, g->n * sizeof(*nv));
+
+		if (!nv) {
+			ti->nlast = SIZE_MAX;
+			return 0; /* only the comparison is lost */
+		}
+		ti->last = nv;
+		ti->caplast = g->n;
+	}
+	if (g->n)
+		memcpy(ti->last, g->s, g->n * sizeof(*g->s));
+	ti->nlast = g->n;
+	return 0;
+}
 
 static int32_t class_split(const struct top_model *m, const struct rpt_class *c)
 {
@@ -313,7 +408,7 @@ int model_refresh(struct top_model *m)
 {
 	struct rpt_profile p = { .session_dir = strdup(m->session_dir) };
 	double now = top_now();
-	bool *counted = NULL;
+	bool *counted = NULL, same_classes;
 	int ret;
 
 	m->err[0] = 0;
@@ -344,11 +439,9 @@ int model_refresh(struct top_model *m)
 		if (class_split(m, &p.cls[c]) >= 0)
 			m->split_missing = false;
 	}
-	for (size_t i = 0; i < m->addr_htcap; i++)
-		m->addrs[i].now = 0;
-	for (size_t i = 0; i < m->nrows; i++)
-		m->rows[i].now = 0;
-	m->total_now = 0;
+	/* classes split records by cpu or thread: compared records need the same ones */
+	same_classes = m->split == TSPLIT_NONE && p.ncls == m->last_ncls;
+	m->last_ncls = p.ncls;
 	for (size_t gi = 0; gi < p.ngroups; gi++) {
 		struct rpt_group *g = p.groups[gi];
 		long img = image_of(m, &p, g->img);
@@ -357,21 +450,20 @@ int model_refresh(struct top_model *m)
 			ret = -ENOMEM;
 			goto out;
 		}
-		for (size_t i = 0; i < g->n; i++) {
-			const struct rpt_sample *s = &g->s[i];
-			struct top_addr *a;
+		ret = count_group(m, (uint32_t)img, g, &p, counted, same_classes);
+		if (ret)
+			goto out;
+	}
+	/* images this refresh did not find (samples/current set aside): nothing now */
+	m->total_now = 0;
+	for (size_t i = 0; i < m->nimgs; i++) {
+		struct top_image *ti = &m->imgs[i];
 
-			if (!counted[s->cls])
-				continue;
-			a = addr_of(m, (uint32_t)img, class_split(m, &p.cls[s->cls]), s->key);
-			if (!a) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			a->now += s->count;
-			m->rows[a->row].now += s->count;
-			m->total_now += s->count;
+		if (ti->seen != m->refreshes + 1 && (ti->total || ti->nlast)) {
+			zero_image(m, ti);
+			ti->nlast = 0;
 		}
+		m->total_now += ti->total;
 	}
 	m->have_callgraph = p.ncg_files > 0;
 	m->lost_prev = m->lost;
@@ -389,14 +481,6 @@ out:
 			r->now = r->prev;
 		r->delta = r->now >= r->prev ? r->now - r->prev : r->now;
 		r->prev = r->now;
-	}
-	for (size_t i = 0; i < m->addr_htcap; i++) {
-		struct top_addr *a = &m->addrs[i];
-
-		if (ret)
-			a->now = a->prev;
-		a->delta = a->now >= a->prev ? a->now - a->prev : a->now;
-		a->prev = a->now;
 	}
 	if (ret)
 		m->total_now = m->total_prev;
@@ -416,6 +500,9 @@ void model_free(struct top_model *m)
 		free(m->imgs[i].id);
 		free(m->imgs[i].display);
 		symtab_free(&m->imgs[i].syms);
+		free(m->imgs[i].addrs);
+		free(m->imgs[i].rowv);
+		free(m->imgs[i].last);
 	}
 	for (size_t i = 0; i < m->nrows; i++)
 		free(m->rows[i].name);
@@ -423,38 +510,46 @@ void model_free(struct top_model *m)
 	free(m->img_ht);
 	free(m->rows);
 	free(m->row_ht);
-	free(m->addrs);
 	spec_free(&m->o.spec);
 	memset(m, 0, sizeof(*m));
 }
 
 /* ------------------------------------------------------------ details */
 
-static const struct top_model *addr_sort_m;
-
-static int addr_cmp(const void *a, const void *b)
+static int count_cmp(const void *a, const void *b)
 {
-	uint64_t x = addr_sort_m->addrs[*(const size_t *)a].key;
-	uint64_t y = addr_sort_m->addrs[*(const size_t *)b].key;
+	const struct top_addr_count *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-int model_row_addrs(const struct top_model *m, uint32_t row, size_t **out, size_t *n)
+int model_row_addrs(const struct top_model *m, uint32_t row, struct top_addr_count **out, size_t *n)
 {
-	size_t *v = NULL, k = 0;
+	const struct top_image *ti = &m->imgs[m->rows[row].img];
+	/* addresses counted when the image was last counted; a delta only if that was now */
+	const uint32_t epoch = ti->proc;
+	const bool fresh = ti->proc == m->refreshes;
+	struct top_addr_count *v = NULL;
+	size_t k = 0;
 
-	for (size_t i = 0; i < m->addr_htcap; i++)
-		k += m->addrs[i].used && m->addrs[i].row == row;
+	for (size_t i = 0; i < ti->addrcap; i++)
+		k += ti->addrs[i].epoch && ti->addrs[i].row == row;
 	if (k && !(v = malloc(k * sizeof(*v))))
 		return -ENOMEM;
 	k = 0;
-	for (size_t i = 0; i < m->addr_htcap; i++)
-		if (m->addrs[i].used && m->addrs[i].row == row)
-			v[k++] = i;
-	addr_sort_m = m;
+	for (size_t i = 0; i < ti->addrcap; i++) {
+		const struct top_addr *a = &ti->addrs[i];
+
+		if (!a->epoch || a->row != row)
+			continue;
+		/* an address the last refresh did not read (a reset session) counts nothing now */
+		v[k++] = (struct top_addr_count){ a->key, a->epoch == epoch ? a->now : 0,
+						  a->epoch != epoch || !fresh ? 0 :
+						  a->now >= a->prev           ? a->now - a->prev :
+										a->now };
+	}
 	if (k)
-		qsort(v, k, sizeof(*v), addr_cmp);
+		qsort(v, k, sizeof(*v), count_cmp);
 	*out = v;
 	*n = k;
 	return 0;

@@ -288,8 +288,7 @@ int src_watch(struct top_source *s, const char *dir)
 		}
 	}
 	/* messages about why were printed by opctl; the view keeps a short one */
-	snprintf(s->note, sizeof(s->note),
-		 "read-only: the daemon does not take our dump requests");
+	snprintf(s->note, sizeof(s->note), "read-only: the daemon does not take our dump requests");
 	fprintf(stderr, "optop: %s - showing what is on disk (the daemon's own flushes)\n", s->note);
 	return 0;
 }
