@@ -48,3 +48,6 @@ noinst_PROGRAMS += tests/bench/bare_sampler
 tests_bench_bare_sampler_SOURCES = tests/bench/bare_sampler.c
 # opannotate --source/--assembly beside perf annotate, in-process disassembly vs objdump (by hand)
 EXTRA_DIST += tests/bench/bench_annotate.sh
+# --- issue 21: optop against perf top ---
+EXTRA_DIST += tests/bench/bench_optop.sh
+# --- end issue 21 ---

@@ -288,6 +288,18 @@ struct rpt_sample {
 	uint64_t count;
 };
 
+/*
+ * The records one sample file gave its group: s[start, start + n), in the
+ * file's node order (a node keeps its index for the file's life: a live
+ * view compares a file's records with the last read's by position). @id
+ * names the file: a hash of its path relative to the session directory.
+ * Valid until rsym_build sorts and folds the records.
+ */
+struct rpt_seg {
+	uint64_t id;
+	size_t start, n;
+};
+
 /* Samples of one image, under one application unless --merge=lib */
 struct rpt_group {
 	struct rpt_image *img;
@@ -295,7 +307,9 @@ struct rpt_group {
 	char *app_display;
 	struct rpt_sample *s;
 	size_t n, cap;
-	uint64_t *total; /* per class */
+	uint64_t *total;     /* per class */
+	struct rpt_seg *seg; /* the file each run of s[] came from */
+	size_t nseg, capseg;
 };
 
 /* A call-graph arc file found by the session walk */

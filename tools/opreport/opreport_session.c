@@ -492,7 +492,14 @@ static int walk(struct rs_walk *w, int dfd, const char *dir, size_t rel_off, int
 			ret = -ENOMEM;
 			break;
 		}
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+		/*
+		 * The type readdir gives saves a stat per entry (a live view walks
+		 * the session every refresh); what is opened after is checked
+		 * again on its fd (O_NOFOLLOW, odb_open's fstat).
+		 */
+		if (de->d_type == DT_REG || de->d_type == DT_DIR) {
+			st.st_mode = de->d_type == DT_REG ? S_IFREG : S_IFDIR;
+		} else if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
 			free(p);
 			continue;
 		}
@@ -995,6 +1002,26 @@ static struct rpt_group *get_group(struct rpt_profile *p, struct rpt_image *img,
 	return g;
 }
 
+/* a new run of @g's records, from the file @rel (relative to the session directory) */
+static int group_seg(struct rpt_group *g, const char *rel)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	if (g->nseg == g->capseg) {
+		size_t ncap = g->capseg ? g->capseg * 2 : 4;
+		struct rpt_seg *nv = realloc(g->seg, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		g->seg = nv;
+		g->capseg = ncap;
+	}
+	for (const char *c = rel; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	g->seg[g->nseg++] = (struct rpt_seg){ .id = h, .start = g->n, .n = 0 };
+	return 0;
+}
+
 static int group_push(struct rpt_group *g, uint64_t key, uint32_t cls, uint64_t count)
 {
 	if (g->n == g->cap) {
@@ -1054,6 +1081,10 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 			return -ENOMEM;
 		}
 	}
+	if (g && group_seg(g, f->rel)) {
+		odb_close(&db);
+		return -ENOMEM;
+	}
 	nodes = odb_nodes(&db, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (!nodes[i].value)
@@ -1066,6 +1097,7 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 			odb_close(&db);
 			return -ENOMEM;
 		}
+		g->seg[g->nseg - 1].n++;
 	}
 	odb_close(&db);
 	return 0;
@@ -1526,6 +1558,7 @@ void rs_free(struct rpt_profile *p)
 {
 	for (size_t i = 0; i < p->ngroups; i++) {
 		free(p->groups[i]->s);
+		free(p->groups[i]->seg);
 		free(p->groups[i]->total);
 		free(p->groups[i]->app);
 		free(p->groups[i]);

@@ -65,18 +65,31 @@ enum top_sort { TSORT_SAMPLES, TSORT_SYMBOL, TSORT_IMAGE, TSORT_NR };
 enum top_split { TSPLIT_NONE, TSPLIT_CPU, TSPLIT_THREAD };
 enum top_ring { TRING_ALL, TRING_KERNEL, TRING_USER };
 
-/*
- * One sampled address of an image (per cpu or thread when split),
- * resolved to its row once for the whole run. Its counts are reset
- * lazily: the first record of a refresh (epoch) moves now to prev.
- */
+/* one sampled address of an image (per cpu or thread when split), resolved to its row once */
 struct top_addr {
 	uint64_t key;
 	int32_t split;
 	uint32_t row;
-	uint64_t now, prev;
-	uint32_t epoch; /* the refresh of now; 0: a free slot */
+	bool used;
 };
+
+/* one record of a sample file as the last refresh read it */
+struct top_rec {
+	uint64_t key, count, prev; /* prev: the count before the last change */
+	uint32_t row;
+	uint32_t epoch; /* the refresh that changed it */
+};
+
+/* what the last refresh read of one sample file (rpt_seg), in node order */
+struct top_seg {
+	uint64_t id;
+	uint32_t img;
+	int32_t split;
+	uint32_t seen; /* the last refresh that found the file */
+	struct top_rec *rec;
+	size_t n, cap;
+};
+
 /* an image, its symbols loaded once for the whole run */
 struct top_image {
 	char *id;      /* kind, tgid, start and path: the same binary in every refresh */
@@ -84,20 +97,9 @@ struct top_image {
 	bool is_kernel;
 	bool no_syms;
 	struct rpt_symtab syms;
-	/* its addresses, open addressing: a group's lookups stay in one small table */
+	/* its addresses, open addressing: new records of a file look up one small table */
 	struct top_addr *addrs;
 	size_t naddrs, addrcap;
-	uint32_t *rowv; /* its rows */
-	size_t nrowv, caprowv;
-	/*
-	 * Its records as the last refresh read them: a group read the same
-	 * (an image nothing ran in since) leaves its rows as they are.
-	 */
-	struct rpt_sample *last;
-	size_t nlast, caplast;
-	uint64_t total; /* its samples */
-	uint32_t seen;  /* the last refresh that read it */
-	uint32_t proc;  /* the last refresh that counted its records */
 };
 
 /* a row: one symbol of one image (one per cpu or thread when split) */
@@ -129,11 +131,14 @@ struct top_model {
 	size_t img_htcap;
 	struct top_row *rows;
 	size_t nrows, caprows;
+	struct top_seg *segs; /* every sample file read, by rpt_seg id */
+	size_t nsegs, capsegs;
+	uint32_t *seg_ht; /* index + 1 */
+	size_t seg_htcap;
 	uint32_t *row_ht; /* index + 1 */
 	size_t row_htcap;
 	/* this refresh */
 	uint64_t total_now, total_prev, total_delta;
-	size_t last_ncls; /* classes of the last refresh: another set recounts every image */
 	uint64_t received, lost, lost_prev;
 	double period_s; /* seconds between the last two refreshes */
 	double last_time;

@@ -190,21 +190,6 @@ static char *row_name(const struct top_image *ti, const struct rpt_sym *sym, uin
 	return strdup(buf);
 }
 
-static int push_row(struct top_image *ti, uint32_t row)
-{
-	if (ti->nrowv == ti->caprowv) {
-		size_t cap = ti->caprowv ? ti->caprowv * 2 : 16;
-		uint32_t *nv = realloc(ti->rowv, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		ti->rowv = nv;
-		ti->caprowv = cap;
-	}
-	ti->rowv[ti->nrowv++] = row;
-	return 0;
-}
-
 /* the row of (image, split, symbol or address); created when new. -1: out of memory */
 static long row_of(struct top_model *m, uint32_t img, int32_t split, const struct rpt_sym *sym,
 		   uint64_t key)
@@ -244,10 +229,6 @@ static long row_of(struct top_model *m, uint32_t img, int32_t split, const struc
 	r->name = row_name(ti, sym, addr, no_syms);
 	if (!r->name)
 		return -1;
-	if (push_row(&m->imgs[img], (uint32_t)m->nrows)) {
-		free(r->name);
-		return -1;
-	}
 	m->row_ht[h] = (uint32_t)++m->nrows;
 	return (long)m->nrows - 1;
 }
@@ -270,9 +251,9 @@ static int addr_grow(struct top_image *ti)
 		const struct top_addr *a = &ti->addrs[i];
 		size_t h;
 
-		if (!a->epoch)
+		if (!a->used)
 			continue;
-		for (h = addr_hash(a->split, a->key) & (cap - 1); nv[h].epoch;
+		for (h = addr_hash(a->split, a->key) & (cap - 1); nv[h].used;
 		     h = (h + 1) & (cap - 1))
 			;
 		nv[h] = *a;
@@ -294,7 +275,7 @@ static struct top_addr *addr_of(struct top_model *m, uint32_t img, int32_t split
 
 	if ((ti->naddrs + 1) * 2 > ti->addrcap && addr_grow(ti))
 		return NULL;
-	for (h = addr_hash(split, key) & (ti->addrcap - 1); ti->addrs[h].epoch;
+	for (h = addr_hash(split, key) & (ti->addrcap - 1); ti->addrs[h].used;
 	     h = (h + 1) & (ti->addrcap - 1)) {
 		a = &ti->addrs[h];
 		if (a->key == key && a->split == split)
@@ -306,94 +287,12 @@ static struct top_addr *addr_of(struct top_model *m, uint32_t img, int32_t split
 	if (row < 0)
 		return NULL;
 	a = &m->imgs[img].addrs[h];
-	*a = (struct top_addr){ .key = key, .split = split, .row = (uint32_t)row };
+	*a = (struct top_addr){ .key = key, .split = split, .row = (uint32_t)row, .used = true };
 	m->imgs[img].naddrs++;
 	return a;
 }
 
 /* ------------------------------------------------------------ refresh */
-
-static int32_t class_split(const struct top_model *m, const struct rpt_class *c);
-
-/* The records of image @img's group into its addresses and rows. */
-static int read_group(struct top_model *m, uint32_t img, const struct rpt_group *g,
-		      const struct rpt_profile *p, const bool *counted)
-{
-	const uint32_t epoch = m->refreshes + 1;
-
-	for (size_t i = 0; i < g->n; i++) {
-		const struct rpt_sample *s = &g->s[i];
-		struct top_addr *a;
-
-		if (!counted[s->cls])
-			continue;
-		a = addr_of(m, img, class_split(m, &p->cls[s->cls]), s->key);
-		if (!a)
-			return -ENOMEM;
-		if (a->epoch != epoch) {
-			/* its first record in this refresh: the last refresh's count is done */
-			a->prev = a->epoch ? a->now : 0;
-			a->now = 0;
-			a->epoch = epoch;
-		}
-		a->now += s->count;
-		m->rows[a->row].now += s->count;
-		m->imgs[img].total += s->count;
-	}
-	return 0;
-}
-
-/* the image's rows and total to 0 before its records are counted again */
-static void zero_image(struct top_model *m, struct top_image *ti)
-{
-	for (size_t i = 0; i < ti->nrowv; i++)
-		m->rows[ti->rowv[i]].now = 0;
-	ti->total = 0;
-}
-
-/*
- * Image @img's group of this refresh. Unchanged since the last refresh
- * (the same records, the same classes): its rows keep their counts and
- * nothing is looked up - on a busy system most images ran nothing in
- * the last period.
- */
-static int count_group(struct top_model *m, uint32_t img, const struct rpt_group *g,
-		       const struct rpt_profile *p, const bool *counted, bool same_classes)
-{
-	const uint32_t epoch = m->refreshes + 1;
-	struct top_image *ti = &m->imgs[img];
-	int ret;
-
-	if (ti->seen == epoch) {
-		/* a second group of the image (not made with --merge=lib): added, not compared */
-		ti->nlast = SIZE_MAX;
-		return read_group(m, img, g, p, counted);
-	}
-	ti->seen = epoch;
-	if (same_classes && ti->nlast == g->n &&
-	    (!g->n || !memcmp(ti->last, g->s, g->n * sizeof(*g->s))))
-		return 0;
-	zero_image(m, ti);
-	ti->proc = epoch;
-	ret = read_group(m, img, g, p, counted);
-	ti = &m->imgs[img];
-	if (ret)
-		return ret;
-	if (ti->caplast < g->n) {
-		struct rpt_sample *nv = realloc(ti->last, g->n * sizeof(*nv));
-
-		if (!nv) {
-			ti->nlast = SIZE_MAX;
-			return 0; /* only the comparison is lost */
-		}
-		ti->last = nv;
-		ti->caplast = g->n;
-	}
-	if (g->n)
-		memcpy(ti->last, g->s, g->n * sizeof(*g->s));
-	ti->nlast = g->n;
-	return 0;
-}
 
 static int32_t class_split(const struct top_model *m, const struct rpt_class *c)
 {
@@ -404,11 +303,122 @@ static int32_t class_split(const struct top_model *m, const struct rpt_class *c)
 	return -1;
 }
 
+static int seg_ht_grow(struct top_model *m)
+{
+	size_t cap = m->seg_htcap ? m->seg_htcap * 2 : 1024;
+	uint32_t *ht = calloc(cap, sizeof(*ht));
+
+	if (!ht)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nsegs; i++) {
+		size_t h = mix(m->segs[i].id) & (cap - 1);
+
+		while (ht[h])
+			h = (h + 1) & (cap - 1);
+		ht[h] = (uint32_t)i + 1;
+	}
+	free(m->seg_ht);
+	m->seg_ht = ht;
+	m->seg_htcap = cap;
+	return 0;
+}
+
+/* the cache of the sample file @id; created (empty) when new. NULL: out of memory */
+static struct top_seg *seg_of(struct top_model *m, uint64_t id, uint32_t img, int32_t split)
+{
+	struct top_seg *sc;
+	size_t h;
+
+	if ((m->nsegs + 1) * 2 > m->seg_htcap && seg_ht_grow(m))
+		return NULL;
+	for (h = mix(id) & (m->seg_htcap - 1); m->seg_ht[h]; h = (h + 1) & (m->seg_htcap - 1)) {
+		sc = &m->segs[m->seg_ht[h] - 1];
+		if (sc->id == id && sc->img == img && sc->split == split)
+			return sc;
+	}
+	if (m->nsegs == m->capsegs) {
+		size_t cap = m->capsegs ? m->capsegs * 2 : 256;
+		struct top_seg *nv = realloc(m->segs, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		m->segs = nv;
+		m->capsegs = cap;
+	}
+	sc = &m->segs[m->nsegs];
+	*sc = (struct top_seg){ .id = id, .img = img, .split = split };
+	m->seg_ht[h] = (uint32_t)++m->nsegs;
+	return sc;
+}
+
+/* the records of @sc from @from on leave the rows (the file was replaced or went away) */
+static void seg_drop(struct top_model *m, struct top_seg *sc, size_t from)
+{
+	for (size_t i = from; i < sc->n; i++)
+		m->rows[sc->rec[i].row].now -= sc->rec[i].count;
+	sc->n = from < sc->n ? from : sc->n;
+}
+
+/*
+ * One sample file's records (@n from @s) against what the last refresh
+ * read of it. The daemon only adds nodes to a file and a node keeps its
+ * index, so a record is found at the position it had: a count that grew
+ * adds its growth to its row, an equal one costs a comparison. Only the
+ * file's new nodes are looked up (and resolved to a symbol when the
+ * address is new). A file whose records do not line up (replaced: a
+ * reset) is counted again from the first difference.
+ */
+static int seg_read(struct top_model *m, struct top_seg *sc, const struct rpt_sample *s, size_t n)
+{
+	const uint32_t epoch = m->refreshes + 1;
+	size_t i;
+
+	if (sc->cap < n) {
+		size_t cap = n + n / 4 + 16;
+		struct top_rec *nv = realloc(sc->rec, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		sc->rec = nv;
+		sc->cap = cap;
+	}
+	for (i = 0; i < n && i < sc->n; i++) {
+		struct top_rec *r = &sc->rec[i];
+
+		if (r->key != s[i].key) {
+			seg_drop(m, sc, i);
+			break;
+		}
+		if (r->count != s[i].count) {
+			/* unsigned: a count that went down takes its row down by as much */
+			m->rows[r->row].now += s[i].count - r->count;
+			r->prev = r->count;
+			r->count = s[i].count;
+			r->epoch = epoch;
+		}
+	}
+	if (n < sc->n)
+		seg_drop(m, sc, n);
+	for (; i < n; i++) {
+		struct top_addr *a = addr_of(m, sc->img, sc->split, s[i].key);
+
+		if (!a)
+			return -ENOMEM;
+		sc->rec[i] = (struct top_rec){
+			.key = s[i].key, .count = s[i].count, .row = a->row, .epoch = epoch
+		};
+		m->rows[a->row].now += s[i].count;
+		sc->n = i + 1;
+	}
+	sc->seen = epoch;
+	return 0;
+}
+
 int model_refresh(struct top_model *m)
 {
 	struct rpt_profile p = { .session_dir = strdup(m->session_dir) };
 	double now = top_now();
-	bool *counted = NULL, same_classes;
+	bool *counted = NULL;
 	int ret;
 
 	m->err[0] = 0;
@@ -439,9 +449,6 @@ int model_refresh(struct top_model *m)
 		if (class_split(m, &p.cls[c]) >= 0)
 			m->split_missing = false;
 	}
-	/* classes split records by cpu or thread: compared records need the same ones */
-	same_classes = m->split == TSPLIT_NONE && p.ncls == m->last_ncls;
-	m->last_ncls = p.ncls;
 	for (size_t gi = 0; gi < p.ngroups; gi++) {
 		struct rpt_group *g = p.groups[gi];
 		long img = image_of(m, &p, g->img);
@@ -450,21 +457,28 @@ int model_refresh(struct top_model *m)
 			ret = -ENOMEM;
 			goto out;
 		}
-		ret = count_group(m, (uint32_t)img, g, &p, counted, same_classes);
-		if (ret)
-			goto out;
-	}
-	/* images this refresh did not find (samples/current set aside): nothing now */
-	m->total_now = 0;
-	for (size_t i = 0; i < m->nimgs; i++) {
-		struct top_image *ti = &m->imgs[i];
+		for (size_t k = 0; k < g->nseg; k++) {
+			const struct rpt_seg *sg = &g->seg[k];
+			const struct rpt_sample *s = g->s + sg->start;
+			struct top_seg *sc;
 
-		if (ti->seen != m->refreshes + 1 && (ti->total || ti->nlast)) {
-			zero_image(m, ti);
-			ti->nlast = 0;
+			/* a file's records are of one class */
+			if (!sg->n || !counted[s->cls])
+				continue;
+			sc = seg_of(m, sg->id, (uint32_t)img, class_split(m, &p.cls[s->cls]));
+			if (!sc || seg_read(m, sc, s, sg->n)) {
+				ret = -ENOMEM;
+				goto out;
+			}
 		}
-		m->total_now += ti->total;
 	}
+	/* files this refresh did not find (samples/current set aside): nothing now */
+	for (size_t i = 0; i < m->nsegs; i++)
+		if (m->segs[i].seen != m->refreshes + 1 && m->segs[i].n)
+			seg_drop(m, &m->segs[i], 0);
+	m->total_now = 0;
+	for (size_t i = 0; i < m->nrows; i++)
+		m->total_now += m->rows[i].now;
 	m->have_callgraph = p.ncg_files > 0;
 	m->lost_prev = m->lost;
 	rs_stats(&p, &m->received, &m->lost);
@@ -477,13 +491,9 @@ out:
 	for (size_t i = 0; i < m->nrows; i++) {
 		struct top_row *r = &m->rows[i];
 
-		if (ret)
-			r->now = r->prev;
 		r->delta = r->now >= r->prev ? r->now - r->prev : r->now;
 		r->prev = r->now;
 	}
-	if (ret)
-		m->total_now = m->total_prev;
 	m->total_delta = m->total_now >= m->total_prev ? m->total_now - m->total_prev : m->total_now;
 	m->total_prev = m->total_now;
 	m->period_s = m->refreshes ? now - m->last_time : 0;
@@ -501,8 +511,6 @@ void model_free(struct top_model *m)
 		free(m->imgs[i].display);
 		symtab_free(&m->imgs[i].syms);
 		free(m->imgs[i].addrs);
-		free(m->imgs[i].rowv);
-		free(m->imgs[i].last);
 	}
 	for (size_t i = 0; i < m->nrows; i++)
 		free(m->rows[i].name);
@@ -510,6 +518,10 @@ void model_free(struct top_model *m)
 	free(m->img_ht);
 	free(m->rows);
 	free(m->row_ht);
+	for (size_t i = 0; i < m->nsegs; i++)
+		free(m->segs[i].rec);
+	free(m->segs);
+	free(m->seg_ht);
 	spec_free(&m->o.spec);
 	memset(m, 0, sizeof(*m));
 }
@@ -525,33 +537,52 @@ static int count_cmp(const void *a, const void *b)
 
 int model_row_addrs(const struct top_model *m, uint32_t row, struct top_addr_count **out, size_t *n)
 {
-	const struct top_image *ti = &m->imgs[m->rows[row].img];
-	/* addresses counted when the image was last counted; a delta only if that was now */
-	const uint32_t epoch = ti->proc;
-	const bool fresh = ti->proc == m->refreshes;
+	const uint32_t img = m->rows[row].img, epoch = m->refreshes;
 	struct top_addr_count *v = NULL;
-	size_t k = 0;
+	size_t k = 0, o = 0;
 
-	for (size_t i = 0; i < ti->addrcap; i++)
-		k += ti->addrs[i].epoch && ti->addrs[i].row == row;
+	for (size_t si = 0; si < m->nsegs; si++) {
+		const struct top_seg *sc = &m->segs[si];
+
+		if (sc->img != img)
+			continue;
+		for (size_t i = 0; i < sc->n; i++)
+			k += sc->rec[i].row == row;
+	}
 	if (k && !(v = malloc(k * sizeof(*v))))
 		return -ENOMEM;
 	k = 0;
-	for (size_t i = 0; i < ti->addrcap; i++) {
-		const struct top_addr *a = &ti->addrs[i];
+	for (size_t si = 0; si < m->nsegs; si++) {
+		const struct top_seg *sc = &m->segs[si];
 
-		if (!a->epoch || a->row != row)
+		if (sc->img != img)
 			continue;
-		/* an address the last refresh did not read (a reset session) counts nothing now */
-		v[k++] = (struct top_addr_count){ a->key, a->epoch == epoch ? a->now : 0,
-						  a->epoch != epoch || !fresh ? 0 :
-						  a->now >= a->prev           ? a->now - a->prev :
-										a->now };
+		for (size_t i = 0; i < sc->n; i++) {
+			const struct top_rec *r = &sc->rec[i];
+
+			if (r->row == row)
+				v[k++] = (struct top_addr_count){ r->key, r->count,
+								  /* what the last refresh added */
+								  r->epoch != epoch ?
+									  0 :
+								  r->count >= r->prev ?
+									  r->count - r->prev :
+									  r->count };
+		}
 	}
 	if (k)
 		qsort(v, k, sizeof(*v), count_cmp);
+	/* one line per address: its records in several files summed */
+	for (size_t i = 0; i < k; i++) {
+		if (o && v[o - 1].key == v[i].key) {
+			v[o - 1].now += v[i].now;
+			v[o - 1].delta += v[i].delta;
+		} else {
+			v[o++] = v[i];
+		}
+	}
 	*out = v;
-	*n = k;
+	*n = o;
 	return 0;
 }
 

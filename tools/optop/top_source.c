@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -116,7 +117,7 @@ static pid_t spawn_daemon(struct top_source *s, const struct top_daemon_opts *d)
 {
 	char opd[PATH_MAX], out[PATH_MAX];
 	struct fe_argv a = { 0 };
-	pid_t pid;
+	pid_t pid, parent;
 	int fd;
 
 	if (find_build_tree_daemon(opd, sizeof(opd)) &&
@@ -142,6 +143,7 @@ static pid_t spawn_daemon(struct top_source *s, const struct top_daemon_opts *d)
 		return -errno;
 	}
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid == 0) {
 		/*
@@ -149,6 +151,10 @@ static pid_t spawn_daemon(struct top_source *s, const struct top_daemon_opts *d)
 		 * stops the daemon itself and then removes the directory.
 		 */
 		setsid();
+		/* optop killed (SIGKILL, a crash): no daemon left sampling the system for nobody */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
 		execv(opd, a.v);
