@@ -401,6 +401,8 @@ void rs_warn_stats(struct rpt_profile *p);
  * 0, or -EINVAL when a file was damaged (warned about; it counts 0).
  */
 int rs_stats(struct rpt_profile *p, uint64_t *received, uint64_t *lost);
+/* FNV-1a of the string @s: the hash of names in the report tools' tables */
+uint64_t rpt_str_hash(const char *s);
 void rs_free(struct rpt_profile *p);
 const char *rs_cpu_name(uint32_t cpu_type);
 

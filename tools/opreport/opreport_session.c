@@ -1002,11 +1002,18 @@ static struct rpt_group *get_group(struct rpt_profile *p, struct rpt_image *img,
 	return g;
 }
 
-/* a new run of @g's records, from the file @rel (relative to the session directory) */
-static int group_seg(struct rpt_group *g, const char *rel)
+uint64_t rpt_str_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* a new run of @g's records, from the file @rel (relative to the session directory) */
+static int group_seg(struct rpt_group *g, const char *rel)
+{
 	if (g->nseg == g->capseg) {
 		size_t ncap = g->capseg ? g->capseg * 2 : 4;
 		struct rpt_seg *nv = realloc(g->seg, ncap * sizeof(*nv));
@@ -1016,9 +1023,7 @@ static int group_seg(struct rpt_group *g, const char *rel)
 		g->seg = nv;
 		g->capseg = ncap;
 	}
-	for (const char *c = rel; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ull;
-	g->seg[g->nseg++] = (struct rpt_seg){ .id = h, .start = g->n, .n = 0 };
+	g->seg[g->nseg++] = (struct rpt_seg){ .id = rpt_str_hash(rel), .start = g->n, .n = 0 };
 	return 0;
 }
 

@@ -127,7 +127,7 @@ struct top_model {
 	/* the caches */
 	struct top_image *imgs;
 	size_t nimgs, capimgs;
-	size_t *img_ht; /* image ids: index + 1, 0 free */
+	uint32_t *img_ht; /* image ids: index + 1, 0 free */
 	size_t img_htcap;
 	struct top_row *rows;
 	size_t nrows, caprows;

@@ -35,15 +35,6 @@ static uint64_t mix(uint64_t h)
 	return h;
 }
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
 int model_init(struct top_model *m, const char *session_dir, enum top_split split)
 {
 	m->session_dir = session_dir;
@@ -71,24 +62,36 @@ static const char *base_name(const char *p)
 	return b && b[1] ? b + 1 : p;
 }
 
-static int img_ht_grow(struct top_model *m)
+/*
+ * The index tables of images, rows and files: open addressing on a hash
+ * of an entry, each slot its index + 1 (0: free). Grown to twice the
+ * size (at least @min) and rebuilt from the @n entries, hashed by @hash.
+ */
+static int index_grow(uint32_t **ht, size_t *cap, size_t min, size_t n,
+		      uint64_t (*hash)(const struct top_model *m, size_t i),
+		      const struct top_model *m)
 {
-	size_t cap = m->img_htcap ? m->img_htcap * 2 : 256;
-	size_t *ht = calloc(cap, sizeof(*ht));
+	size_t ncap = *cap ? *cap * 2 : min;
+	uint32_t *nv = calloc(ncap, sizeof(*nv));
 
-	if (!ht)
+	if (!nv)
 		return -ENOMEM;
-	for (size_t i = 0; i < m->nimgs; i++) {
-		size_t h = str_hash(m->imgs[i].id) & (cap - 1);
+	for (size_t i = 0; i < n; i++) {
+		size_t h = hash(m, i) & (ncap - 1);
 
-		while (ht[h])
-			h = (h + 1) & (cap - 1);
-		ht[h] = i + 1;
+		while (nv[h])
+			h = (h + 1) & (ncap - 1);
+		nv[h] = (uint32_t)i + 1;
 	}
-	free(m->img_ht);
-	m->img_ht = ht;
-	m->img_htcap = cap;
+	free(*ht);
+	*ht = nv;
+	*cap = ncap;
 	return 0;
+}
+
+static uint64_t img_hash_at(const struct top_model *m, size_t i)
+{
+	return rpt_str_hash(m->imgs[i].id);
 }
 
 /*
@@ -105,7 +108,7 @@ static long image_of(struct top_model *m, struct rpt_profile *p, struct rpt_imag
 		     img->path) < 0)
 		return -1;
 	if (m->img_htcap) {
-		for (h = str_hash(id) & (m->img_htcap - 1); m->img_ht[h];
+		for (h = rpt_str_hash(id) & (m->img_htcap - 1); m->img_ht[h];
 		     h = (h + 1) & (m->img_htcap - 1)) {
 			if (!strcmp(m->imgs[m->img_ht[h] - 1].id, id)) {
 				free(id);
@@ -113,7 +116,8 @@ static long image_of(struct top_model *m, struct rpt_profile *p, struct rpt_imag
 			}
 		}
 	}
-	if ((m->nimgs + 1) * 2 > m->img_htcap && img_ht_grow(m))
+	if ((m->nimgs + 1) * 2 > m->img_htcap &&
+	    index_grow(&m->img_ht, &m->img_htcap, 256, m->nimgs, img_hash_at, m))
 		goto oom;
 	if (m->nimgs == m->capimgs) {
 		size_t cap = m->capimgs ? m->capimgs * 2 : 64;
@@ -138,9 +142,10 @@ static long image_of(struct top_model *m, struct rpt_profile *p, struct rpt_imag
 	/* the table moves to the cache: rs_free of this profile frees an empty one */
 	ti->syms = img->syms;
 	memset(&img->syms, 0, sizeof(img->syms));
-	for (h = str_hash(id) & (m->img_htcap - 1); m->img_ht[h]; h = (h + 1) & (m->img_htcap - 1))
+	for (h = rpt_str_hash(id) & (m->img_htcap - 1); m->img_ht[h];
+	     h = (h + 1) & (m->img_htcap - 1))
 		;
-	m->img_ht[h] = ++m->nimgs;
+	m->img_ht[h] = (uint32_t)++m->nimgs;
 	return (long)m->nimgs - 1;
 oom:
 	free(id);
@@ -155,25 +160,11 @@ static uint64_t row_hash(uint32_t img, int32_t split, const void *sym, uint64_t 
 		   (uint64_t)(uintptr_t)sym ^ mix(addr));
 }
 
-static int row_ht_grow(struct top_model *m)
+static uint64_t row_hash_at(const struct top_model *m, size_t i)
 {
-	size_t cap = m->row_htcap ? m->row_htcap * 2 : 1024;
-	uint32_t *ht = calloc(cap, sizeof(*ht));
+	const struct top_row *r = &m->rows[i];
 
-	if (!ht)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->nrows; i++) {
-		const struct top_row *r = &m->rows[i];
-		size_t h = row_hash(r->img, r->split, r->sym, r->addr) & (cap - 1);
-
-		while (ht[h])
-			h = (h + 1) & (cap - 1);
-		ht[h] = (uint32_t)i + 1;
-	}
-	free(m->row_ht);
-	m->row_ht = ht;
-	m->row_htcap = cap;
-	return 0;
+	return row_hash(r->img, r->split, r->sym, r->addr);
 }
 
 static char *row_name(const struct top_image *ti, const struct rpt_sym *sym, uint64_t addr,
@@ -201,7 +192,8 @@ static long row_of(struct top_model *m, uint32_t img, int32_t split, const struc
 	size_t h;
 	struct top_row *r;
 
-	if ((m->nrows + 1) * 2 > m->row_htcap && row_ht_grow(m))
+	if ((m->nrows + 1) * 2 > m->row_htcap &&
+	    index_grow(&m->row_ht, &m->row_htcap, 1024, m->nrows, row_hash_at, m))
 		return -1;
 	for (h = row_hash(img, split, sym, addr) & (m->row_htcap - 1); m->row_ht[h];
 	     h = (h + 1) & (m->row_htcap - 1)) {
@@ -303,24 +295,9 @@ static int32_t class_split(const struct top_model *m, const struct rpt_class *c)
 	return -1;
 }
 
-static int seg_ht_grow(struct top_model *m)
+static uint64_t seg_hash_at(const struct top_model *m, size_t i)
 {
-	size_t cap = m->seg_htcap ? m->seg_htcap * 2 : 1024;
-	uint32_t *ht = calloc(cap, sizeof(*ht));
-
-	if (!ht)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->nsegs; i++) {
-		size_t h = mix(m->segs[i].id) & (cap - 1);
-
-		while (ht[h])
-			h = (h + 1) & (cap - 1);
-		ht[h] = (uint32_t)i + 1;
-	}
-	free(m->seg_ht);
-	m->seg_ht = ht;
-	m->seg_htcap = cap;
-	return 0;
+	return mix(m->segs[i].id);
 }
 
 /* the cache of the sample file @id; created (empty) when new. NULL: out of memory */
@@ -329,7 +306,8 @@ static struct top_seg *seg_of(struct top_model *m, uint64_t id, uint32_t img, in
 	struct top_seg *sc;
 	size_t h;
 
-	if ((m->nsegs + 1) * 2 > m->seg_htcap && seg_ht_grow(m))
+	if ((m->nsegs + 1) * 2 > m->seg_htcap &&
+	    index_grow(&m->seg_ht, &m->seg_htcap, 1024, m->nsegs, seg_hash_at, m))
 		return NULL;
 	for (h = mix(id) & (m->seg_htcap - 1); m->seg_ht[h]; h = (h + 1) & (m->seg_htcap - 1)) {
 		sc = &m->segs[m->seg_ht[h] - 1];
