@@ -205,11 +205,12 @@ dist_check_SCRIPTS += tests/integration/tools_golden.sh
 if BUILD_REPORT
 TESTS += tests/integration/tools_golden.sh
 endif
-# --- issue 21: optop: the curses view through tmux, --stdio, a watched service, bad input ---
+# --- issue 21: optop: the curses view through tmux, --stdio, a watched service, bad input,
+# callers in a call-graph session ---
 dist_check_SCRIPTS += tests/integration/optop.sh tests/integration/optop_service.sh \
-	tests/integration/optop_bad.sh
+	tests/integration/optop_bad.sh tests/integration/optop_callgraph.sh
 if BUILD_OPTOP
 TESTS += tests/integration/optop.sh tests/integration/optop_service.sh \
-	tests/integration/optop_bad.sh
+	tests/integration/optop_bad.sh tests/integration/optop_callgraph.sh
 endif
 # --- end issue 21 ---
