@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,13 @@ int main(int argc, char **argv)
 	else if (split == TSPLIT_CPU || by_cpu)
 		dopts.separate = "cpu";
 
+	/*
+	 * Each refresh reads every sample file into buffers of up to a few
+	 * MB and frees them: from the heap and kept (not fresh mmaps that
+	 * fault in and clear their pages every time).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

@@ -39,7 +39,12 @@ int model_init(struct top_model *m, const char *session_dir, enum top_split spli
 {
 	m->session_dir = session_dir;
 	m->split = split;
-	m->o.demangle = DEMANGLE_SMART;
+	/*
+	 * Symbols are loaded with their names as the binary has them; a name
+	 * is demangled when it becomes a row (row_name), not every name of
+	 * every image: most are never sampled.
+	 */
+	m->o.demangle = DEMANGLE_NONE;
 	m->o.sort = SORT_SAMPLE;
 	m->o.session_dir = session_dir;
 	/* one class per cpu or thread when split, else everything merged */
@@ -172,8 +177,12 @@ static char *row_name(const struct top_image *ti, const struct rpt_sym *sym, uin
 {
 	char buf[512];
 
-	if (sym)
-		return txt_dup(sym->name);
+	if (sym) {
+		char *d = opbfd_demangle(sym->name, DEMANGLE_SMART), *n = txt_dup(d ? d : sym->name);
+
+		free(d);
+		return n;
+	}
 	if (no_syms)
 		return strdup("(no symbols)");
 	/* as opreport names an address no symbol covers: IMAGE+0xOFFSET */
@@ -573,6 +582,8 @@ char *model_callers(struct top_model *m, uint32_t row)
 {
 	struct rpt_profile p = { .session_dir = strdup(m->session_dir) };
 	struct cgr_opts c = { .blocks = true };
+	/* names as the rows have them */
+	struct rpt_opts ro = m->o;
 	const struct top_row *r = &m->rows[row];
 	char err[1024], *text = NULL, *out = NULL;
 	size_t len = 0, olen = 0;
@@ -581,12 +592,13 @@ char *model_callers(struct top_model *m, uint32_t row)
 
 	if (!m->have_callgraph || !r->sym || !p.session_dir)
 		goto out;
-	if (rs_load(&p, &m->o, err, sizeof(err)))
+	ro.demangle = DEMANGLE_SMART;
+	if (rs_load(&p, &ro, err, sizeof(err)))
 		goto out;
 	f = open_memstream(&text, &len);
 	if (!f)
 		goto out;
-	cgr_report(f, &p, &m->o, &c);
+	cgr_report(f, &p, &ro, &c);
 	fclose(f);
 	o = open_memstream(&out, &olen);
 	if (!o)
