@@ -4,8 +4,10 @@
 # does 3x the work of work_small): the two hot functions lead the view with
 # a 3:1 ratio (+-0.3 on thousands of samples); z toggles delta/cumulative,
 # p pauses (the counts stand still), / filters, a resize redraws at the new
-# size, enter shows the symbol's addresses, q quits with status 0 and the
-# private session is removed. Then optop --stdio prints the same rows.
+# size, s sorts, k/u keep kernel/user rows, h helps, enter shows the
+# symbol's addresses, q quits with status 0 and the private session is
+# removed. Then optop --stdio prints the same rows; --separate=cpu splits
+# rows per CPU, --pid keeps the workload's samples only.
 # Root: optop alone starts a private system-wide daemon (4 kHz cpu-clock).
 # SPDX-License-Identifier: MIT
 set -u
@@ -112,6 +114,37 @@ fi
 tmux -L "$SOCK" send-keys -t top / Enter
 wait_screen '! grep -q "filter:" cur && rows cur | grep -q work_big' 5 || bad "an empty filter did not clear it"
 
+# 4b. s: the next sort key (symbol: names in order); k: kernel rows only, u: user
+# rows only (again: all); h: the help, any key back
+tmux -L "$SOCK" send-keys -t top s
+if wait_screen 'grep -q "sort: symbol" cur' 5; then
+	# (rows of one-word images and symbols: an anon image's name has spaces)
+	rows cur | awk 'NF == 4 { print $4 }' > names
+	LC_ALL=C sort -c names 2> /dev/null || { bad "s: rows not sorted by symbol"; cat names; }
+else
+	bad "s did not sort by symbol"
+fi
+tmux -L "$SOCK" send-keys -t top s s
+wait_screen 'grep -q "sort: samples" cur' 5 || bad "s did not cycle back to samples"
+tmux -L "$SOCK" send-keys -t top k
+if wait_screen 'grep -q "kernel only" cur && [ -n "$(rows cur)" ]' 5; then
+	rows cur | awk '$3 == "optop_hot" || $3 ~ /^lib/' | grep . && bad "k: user rows shown"
+else
+	bad "k did not show kernel rows only"
+fi
+tmux -L "$SOCK" send-keys -t top u
+if wait_screen 'grep -q "user only" cur && rows cur | grep -q optop_hot' 5; then
+	rows cur | awk '$3 == "vmlinux"' | grep . && bad "u: kernel rows shown"
+else
+	bad "u did not show user rows only"
+fi
+tmux -L "$SOCK" send-keys -t top u
+wait_screen '! grep -q "user only" cur' 5 || bad "u again did not show every row"
+tmux -L "$SOCK" send-keys -t top h
+wait_screen 'grep -q "^optop keys" cur' 5 || bad "h did not show the help"
+tmux -L "$SOCK" send-keys -t top x
+wait_screen 'rows cur | grep -q optop_hot' 5 || bad "a key did not leave the help"
+
 # 5. a resize redraws: the status bar moves to the new last line, nothing wider
 tmux -L "$SOCK" resize-window -t top -x 70 -y 15
 wait_screen '[ "$(wc -l < cur)" -eq 15 ] && tail -1 cur | grep -q "h help"' 5 ||
@@ -157,6 +190,19 @@ grep -q "^ *[0-9][0-9]*  *[0-9.]*%  optop_hot  *work_big$" last || bad "--stdio 
 grep -q "^ *[0-9][0-9]*  *[0-9.]*%  optop_hot  *work_big$" cumulative.screen ||
 	bad "curses row format"
 [ -z "$(ls "$W/tmp2")" ] || bad "--stdio left its private session behind"
+
+# 9. --separate=cpu: a row per symbol and CPU; --pid: only the workload's
+# samples (the private daemon separates its session by thread), work_big first
+TMPDIR="$W/tmp2" "$OPTOP" --stdio -d 2 -n 2 --rows=20 --separate=cpu > cpu.out 2> cpu.err ||
+	{ bad "--separate=cpu exited $?"; cat cpu.err; }
+grep -q "^ *[0-9][0-9]*  *[0-9.]*%  optop_hot  *cpu [0-9][0-9]*  work_big$" cpu.out ||
+	{ bad "--separate=cpu: no per-cpu row of work_big"; cat cpu.out; }
+TMPDIR="$W/tmp2" "$OPTOP" --stdio -d 2 -n 2 --rows=5 --pid="$hot" > pid.out 2> pid.err ||
+	{ bad "--pid exited $?"; cat pid.err; }
+awk 'BEGIN { RS = "" } { last = $0 } END { print last }' pid.out > pid.last
+rows pid.last | head -1 | grep -q "optop_hot  *work_big$" ||
+	{ bad "--pid=$hot: work_big is not the first row"; cat pid.out pid.err; }
+[ -z "$(ls "$W/tmp2")" ] || bad "--separate/--pid runs left their private sessions behind"
 
 if [ $fail -eq 0 ]; then
 	echo "PASS: optop.sh"
