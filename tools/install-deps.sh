@@ -12,6 +12,8 @@ pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutil
 pkgs="$pkgs golang-go golang-github-google-pprof-dev protobuf-compiler protobuf-c-compiler libprotobuf-c-dev zlib1g-dev nodejs"
 # npm: Debian's package, unless a node distribution that bundles it is installed
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+# --- issue 21: optop's curses view (libncurses-dev), its tmux-driven test (tmux) ---
+pkgs="$pkgs libncurses-dev tmux"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

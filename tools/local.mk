@@ -91,3 +91,22 @@ tools_opexport_LDADD = tools/opreport/libopreport.la lib/libopprofile.la lib/lib
 endif
 endif
 dist_man1_MANS += tools/man/opexport.1
+# --- issue 21: optop, a live top view over the aggregated profile; opctl.c, the control
+# socket's client, shared with opcontrol ---
+tools_opcontrol_SOURCES += tools/opctl.c tools/opctl.h
+if BUILD_OPTOP
+bin_PROGRAMS += tools/optop/optop
+tools_optop_optop_SOURCES = tools/optop/optop.c tools/optop/optop.h tools/optop/top_model.c \
+	tools/optop/top_view.c tools/optop/top_source.c tools/optop/top_stdio.c \
+	tools/optop/top_curses.c tools/opctl.c tools/opctl.h tools/frontend.c tools/frontend.h
+tools_optop_optop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport -I$(top_srcdir)/tools \
+	-DOP_SBINDIR='"$(sbindir)"' -DOP_BINDIR='"$(bindir)"'
+tools_optop_optop_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
+tools_optop_optop_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS) $(NCURSES_LIBS)
+dist_man1_MANS += tools/man/optop.1
+else
+EXTRA_DIST += tools/optop/optop.c tools/optop/optop.h tools/optop/top_model.c \
+	tools/optop/top_view.c tools/optop/top_source.c tools/optop/top_stdio.c \
+	tools/optop/top_curses.c tools/man/optop.1
+endif
+# --- end issue 21 ---

@@ -68,3 +68,6 @@ tests_bench_bench_jit_SOURCES = tests/bench/bench_jit.c
 tests_bench_bench_jit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opagent
 tests_bench_bench_jit_LDADD = lib/opagent/libopagent.la lib/libopng.la
 tests_bench_bench_jit_LDFLAGS = -no-install
+# --- issue 21: optop against perf top ---
+EXTRA_DIST += tests/bench/bench_optop.sh
+# --- end issue 21 ---

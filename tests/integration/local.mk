@@ -260,3 +260,12 @@ EXTRA_DIST += tests/integration/fleet_util.sh
 # --- issue 18: JIT code end to end, live: plugins/jit with the jit_progs programs ---
 dist_check_SCRIPTS += tests/integration/jit.sh
 TESTS += tests/integration/jit.sh
+# --- issue 21: optop: the curses view through tmux, --stdio, a watched service, bad input,
+# callers in a call-graph session ---
+dist_check_SCRIPTS += tests/integration/optop.sh tests/integration/optop_service.sh \
+	tests/integration/optop_bad.sh tests/integration/optop_callgraph.sh
+if BUILD_OPTOP
+TESTS += tests/integration/optop.sh tests/integration/optop_service.sh \
+	tests/integration/optop_bad.sh tests/integration/optop_callgraph.sh
+endif
+# --- end issue 21 ---

@@ -147,6 +147,7 @@ struct rpt_opts {
 	struct strlist image_path; /* -p: directories searched for binaries by base name */
 	const char *root;          /* -R: prefix of every binary's path */
 	const char *vmlinux;       /* --vmlinux: the kernel image's symbols and code, or NULL */
+	size_t max_classes;        /* classes rs_load accepts; 0: 64 (the columns of a report) */
 	struct rpt_spec spec;
 };
 
@@ -309,6 +310,18 @@ struct rpt_sample {
 	uint64_t count;
 };
 
+/*
+ * The records one sample file gave its group: s[start, start + n), in the
+ * file's node order (a node keeps its index for the file's life: a live
+ * view compares a file's records with the last read's by position). @id
+ * names the file: a hash of its path relative to the session directory.
+ * Valid until rsym_build sorts and folds the records.
+ */
+struct rpt_seg {
+	uint64_t id;
+	size_t start, n;
+};
+
 /* Samples of one image, under one application unless --merge=lib */
 struct rpt_group {
 	struct rpt_image *img;
@@ -316,7 +329,9 @@ struct rpt_group {
 	char *app_display;
 	struct rpt_sample *s;
 	size_t n, cap;
-	uint64_t *total; /* per class */
+	uint64_t *total;     /* per class */
+	struct rpt_seg *seg; /* the file each run of s[] came from */
+	size_t nseg, capseg;
 };
 
 /* A call-graph arc file found by the session walk */
@@ -417,6 +432,14 @@ void rs_warn_stats(struct rpt_profile *p);
  */
 struct rpt_image *rs_image_add(struct rpt_profile *p, const struct rpt_opts *o,
 			       const struct op_image_name *n);
+/*
+ * The stats/ counters of the first selected session: samples received
+ * (total_samples) and lost (not attributed, plus those the kernel dropped).
+ * 0, or -EINVAL when a file was damaged (warned about; it counts 0).
+ */
+int rs_stats(struct rpt_profile *p, uint64_t *received, uint64_t *lost);
+/* FNV-1a of the string @s: the hash of names in the report tools' tables */
+uint64_t rpt_str_hash(const char *s);
 void rs_free(struct rpt_profile *p);
 const char *rs_cpu_name(uint32_t cpu_type);
 

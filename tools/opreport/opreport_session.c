@@ -501,7 +501,14 @@ static int walk(struct rs_walk *w, int dfd, const char *dir, size_t rel_off, int
 			ret = -ENOMEM;
 			break;
 		}
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+		/*
+		 * The type readdir gives saves a stat per entry (a live view walks
+		 * the session every refresh); what is opened after is checked
+		 * again on its fd (O_NOFOLLOW, odb_open's fstat).
+		 */
+		if (de->d_type == DT_REG || de->d_type == DT_DIR) {
+			st.st_mode = de->d_type == DT_REG ? S_IFREG : S_IFDIR;
+		} else if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
 			free(p);
 			continue;
 		}
@@ -1008,6 +1015,31 @@ static struct rpt_group *get_group(struct rpt_profile *p, struct rpt_image *img,
 	return g;
 }
 
+uint64_t rpt_str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* a new run of @g's records, from the file @rel (relative to the session directory) */
+static int group_seg(struct rpt_group *g, const char *rel)
+{
+	if (g->nseg == g->capseg) {
+		size_t ncap = g->capseg ? g->capseg * 2 : 4;
+		struct rpt_seg *nv = realloc(g->seg, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		g->seg = nv;
+		g->capseg = ncap;
+	}
+	g->seg[g->nseg++] = (struct rpt_seg){ .id = rpt_str_hash(rel), .start = g->n, .n = 0 };
+	return 0;
+}
+
 static int group_push(struct rpt_group *g, uint64_t key, uint32_t cls, uint64_t count)
 {
 	if (g->n == g->cap) {
@@ -1067,6 +1099,10 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 			return -ENOMEM;
 		}
 	}
+	if (g && group_seg(g, f->rel)) {
+		odb_close(&db);
+		return -ENOMEM;
+	}
 	nodes = odb_nodes(&db, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (!nodes[i].value)
@@ -1079,6 +1115,7 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 			odb_close(&db);
 			return -ENOMEM;
 		}
+		g->seg[g->nseg - 1].n++;
 	}
 	odb_close(&db);
 	return 0;
@@ -1291,11 +1328,11 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 			goto out;
 		}
 	}
-	if (p->ncls > 64) {
+	if (p->ncls > (o->max_classes ? o->max_classes : 64)) {
 		snprintf(err, err_len,
-			 "the selected sample files make %zu columns (one per %s); at most 64 fit: "
+			 "the selected sample files make %zu columns (one per %s); at most %zu fit: "
 			 "use --merge=%s or a profile specification to select fewer",
-			 p->ncls, axis_names[p->axis],
+			 p->ncls, axis_names[p->axis], o->max_classes ? o->max_classes : 64,
 			 axis_merge[p->axis] ? axis_merge[p->axis] : "all");
 		ret = -EINVAL;
 		goto out;
@@ -1479,11 +1516,10 @@ static void lost_parts(char *buf, size_t len, uint64_t kernel, uint64_t unattrib
 			 n ? ", " : "", unattributed);
 }
 
-void rs_warn_stats(struct rpt_profile *p)
+/* the stats/ counts summed by kind; bad[kind] when a file of it is damaged */
+static void stat_sums(struct rpt_profile *p, uint64_t *sum, bool *bad)
 {
-	uint64_t sum[RS_NKINDS] = { 0 }, v;
-	bool bad[RS_NKINDS] = { false }, said = false;
-	char parts[160];
+	uint64_t v;
 
 	for (size_t i = 0; i < sizeof(rs_stat_files) / sizeof(rs_stat_files[0]); i++) {
 		if (read_stat_file(p, rs_stat_files[i].name, &v))
@@ -1491,6 +1527,26 @@ void rs_warn_stats(struct rpt_profile *p)
 		else
 			sum[rs_stat_files[i].kind] += v;
 	}
+}
+
+int rs_stats(struct rpt_profile *p, uint64_t *received, uint64_t *lost)
+{
+	uint64_t sum[RS_NKINDS] = { 0 };
+	bool bad[RS_NKINDS] = { false };
+
+	stat_sums(p, sum, bad);
+	*received = sum[RS_TOTAL];
+	*lost = sum[RS_UNATTRIBUTED] + sum[RS_KSAMPLES];
+	return bad[RS_TOTAL] || bad[RS_UNATTRIBUTED] || bad[RS_KSAMPLES] ? -EINVAL : 0;
+}
+
+void rs_warn_stats(struct rpt_profile *p)
+{
+	uint64_t sum[RS_NKINDS] = { 0 };
+	bool bad[RS_NKINDS] = { false }, said = false;
+	char parts[160];
+
+	stat_sums(p, sum, bad);
 	if (!bad[RS_TOTAL] && !bad[RS_UNATTRIBUTED] && sum[RS_UNATTRIBUTED] > sum[RS_TOTAL]) {
 		txt_warn("%s/stats: damaged: %" PRIu64 " received samples not attributed (lost_*), "
 			 "more than the %" PRIu64 " received (total_samples) - the figures are not "
@@ -1549,6 +1605,7 @@ void rs_free(struct rpt_profile *p)
 {
 	for (size_t i = 0; i < p->ngroups; i++) {
 		free(p->groups[i]->s);
+		free(p->groups[i]->seg);
 		free(p->groups[i]->total);
 		free(p->groups[i]->app);
 		free(p->groups[i]);
