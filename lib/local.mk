@@ -4,7 +4,10 @@ lib_libopng_la_SOURCES = \
 	lib/op_header.h lib/op_header.c lib/odb.h lib/odb.c lib/op_mangle.h
 # 1:0:0: odb_t changed layout (the writer's own size/cur, broken; issue 14)
 # 2:0:1: op_trust_*, op_xml_put(), op_utf8_len(), op_abi_* added (issues 16, 17)
-lib_libopng_la_LDFLAGS = -version-info 2:0:1 -no-undefined
+# 3:0:0: struct op_event_spec gained freq_hz mid-struct (incompatible); op_jit_*,
+#        op_jitelf_*, op_buildid_*, op_cgroups_*, op_ksyms_store_*, op_cgs_read added
+#        (issues 18, 19, 20)
+lib_libopng_la_LDFLAGS = -version-info 3:0:0 -no-undefined
 EXTRA_DIST += lib/opcount/opcount.pc.in
 # names: sample-file names, events/ catalogue parser, cpu types
 lib_libopng_la_SOURCES += lib/op_mangle.c lib/op_events.h lib/op_events.c lib/op_cpu.h lib/op_cpu.c
