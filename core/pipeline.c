@@ -43,6 +43,11 @@ struct pipeline {
 	const char *const *event_names; /* by counter, for stats/throttled/ */
 	size_t nr_event_names;
 	uint32_t throttled; /* bit per core event the kernel throttled */
+	/* stats/buildids: an --append'ed session's earlier lines, read once */
+	char *bid_old;
+	size_t bid_old_len;
+	bool bid_old_read;
+	uint64_t bid_written; /* cookies.marks when the index was last written */
 };
 
 /* a THROTTLE record (sync's hook): which event, stats/throttled/<event> names it */
@@ -107,6 +112,7 @@ void pipeline_free(struct pipeline *p)
 	sync_free(&p->sync);
 	evb_free(&p->w);
 	cookie_free(&p->cookies);
+	free(p->bid_old);
 	free(p);
 }
 
@@ -216,11 +222,37 @@ void pipeline_print_stats(struct pipeline *p, const char *why)
 	fflush(out);
 }
 
+/* stats/buildids: one line per image sampled in this session, when one was added */
+static int pipeline_write_buildids(struct pipeline *p)
+{
+	char *text;
+	long len;
+	int rc;
+
+	if (p->cookies.marks == p->bid_written)
+		return 0;
+	if (!p->bid_old_read) {
+		rc = stats_read_buildids(p->sess->current_fd, &p->bid_old, &p->bid_old_len);
+		if (rc)
+			return rc;
+		p->bid_old_read = true;
+	}
+	len = cookie_index_text(&p->cookies, &text);
+	if (len <= 0)
+		return (int)len;
+	rc = stats_write_buildids(p->sess->current_fd, p->bid_old, p->bid_old_len, text,
+				  (size_t)len);
+	free(text);
+	if (!rc)
+		p->bid_written = p->cookies.marks;
+	return rc;
+}
+
 int pipeline_write_stats_files(struct pipeline *p)
 {
 	const char *names[33] = { 0 };
 	size_t i, n;
-	int rc;
+	int rc, rc2;
 
 	if (!p->sess)
 		return 0;
@@ -232,7 +264,14 @@ int pipeline_write_stats_files(struct pipeline *p)
 		log_err(p->log,
 			"%s/samples/current/stats: cannot write the lost-sample counters: %s",
 			p->sess->dir, strerror(-rc));
-	return rc;
+	rc2 = pipeline_write_buildids(p);
+	if (rc2)
+		log_err(p->log,
+			"%s/samples/current/stats/" OP_BUILDID_INDEX
+			": cannot write the build-id index: %s - opreport cannot tell a rebuilt "
+			"binary by its build ID",
+			p->sess->dir, strerror(-rc2));
+	return rc ? rc : rc2;
 }
 
 void pipeline_dump(struct pipeline *p)
@@ -277,6 +316,13 @@ void pipeline_new_session(struct pipeline *p, struct op_stats *before)
 	memset(&p->stats, 0, sizeof(p->stats));
 	p->w.too_long = 0;
 	p->throttled = 0;
+	/* the new session's index names the images sampled in it */
+	cookie_new_session(&p->cookies);
+	free(p->bid_old);
+	p->bid_old = NULL;
+	p->bid_old_len = 0;
+	p->bid_old_read = false;
+	p->bid_written = p->cookies.marks;
 }
 
 const struct op_stats *pipeline_stats(const struct pipeline *p)
