@@ -7,6 +7,8 @@
 # libxml2-utils: xmllint checks the flame-graph SVG and opreport -X; python3: the tests' JSON/CSV checks
 # man-db, groff-base: tests/integration/man_pages.sh renders the man pages (man -l, man -M)
 pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev librsvg2-bin logrotate libxml2-utils python3 man-db groff-base"
+# --- issue 19: libdebuginfod-dev (report tools' debug info by build ID), debuginfod (the tests' local server)
+pkgs="$pkgs libdebuginfod-dev debuginfod"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

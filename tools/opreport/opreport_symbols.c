@@ -111,6 +111,35 @@ static void load_vmlinux(struct rpt_profile *p, const struct rpt_opts *o, struct
 	img->syms = vm;
 }
 
+/*
+ * A binary that is gone or another build than the one profiled: the debug
+ * file with the recorded build ID stands for it (.build-id/ below the debug
+ * directory, then debuginfod), else no symbols.
+ */
+static int load_by_build_id(struct rpt_profile *p, const struct rpt_opts *o,
+			    struct rpt_image *img, char *err, size_t err_len)
+{
+	char hex[OP_BUILDID_HEX_MAX], *dpath = opbfd_debug_by_id(img->bid.id, img->bid.id_len);
+	int ret;
+
+	(void)p;
+	if (!dpath) {
+		op_buildid_hex(img->bid.id, img->bid.id_len, hex, sizeof(hex));
+		if (img->bid_mismatch)
+			err[0] = 0; /* get_image said it */
+		else
+			snprintf(err, err_len,
+				 "binary %s not found, and no debug file with its build ID %s "
+				 "(.build-id/ below the debug directory, $DEBUGINFOD_URLS)",
+				 img->file, hex);
+		return -ENOENT;
+	}
+	ret = opbfd_load_debug(&img->syms, dpath, &img->bid, o->demangle, o->debug_info, err,
+			       err_len);
+	free(dpath);
+	return ret;
+}
+
 static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img)
 {
 	char err[1024] = "";
@@ -185,6 +214,8 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 		/* RPT_UNKNOWN_IMAGE: a refused name, already warned about */
 		img->no_syms = true;
 		goto out;
+	} else if (img->has_bid && (img->bid_mismatch || !exists(img->file))) {
+		ret = load_by_build_id(p, o, img, err, sizeof(err));
 	} else if (!exists(img->file)) {
 		snprintf(err, sizeof(err),
 			 "binary %s not found (if it moved, give --image-path=DIR "
