@@ -321,8 +321,8 @@ static void oa_binary(struct oa_ctx *c, const struct rpt_image *img)
 		if (!dbg) {
 			oa_warn("binary %s: %s, and no debug file with its build ID was found: not "
 				"archived",
-				img->file, img->bid_mismatch ? "another build than profiled" :
-							       "not found");
+				img->file,
+				img->bid_mismatch ? "another build than profiled" : "not found");
 			c->nwarn++;
 			return;
 		}

@@ -404,10 +404,10 @@ static char *opbfd_debuginfod(const uint8_t *id, size_t len)
 	if (fd != -ENOENT) {
 		opbfd_dbgd_down = true;
 		txt_warn("debuginfod: no answer for build ID %s from DEBUGINFOD_URLS=%s: %s%s; "
-			"debuginfod is not asked again in this run",
-			op_buildid_hex(id, len, hex, sizeof(hex)), urls, strerror(-fd),
-			fd == -ETIME || fd == -ETIMEDOUT ? " (DEBUGINFOD_TIMEOUT sets the wait)" :
-							   "");
+			 "debuginfod is not asked again in this run",
+			 op_buildid_hex(id, len, hex, sizeof(hex)), urls, strerror(-fd),
+			 fd == -ETIME || fd == -ETIMEDOUT ? " (DEBUGINFOD_TIMEOUT sets the wait)" :
+							    "");
 	}
 	return NULL;
 #else

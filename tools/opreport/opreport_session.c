@@ -45,7 +45,7 @@ struct rs_file {
 	char *path;      /* full path */
 	const char *rel; /* relative to the session directory */
 	struct op_parsed_name *pn;
-	bool selected;	/* matches the whole spec */
+	bool selected;  /* matches the whole spec */
 	size_t session; /* its session: p->session_names[session] */
 };
 

@@ -116,8 +116,8 @@ static void load_vmlinux(struct rpt_profile *p, const struct rpt_opts *o, struct
  * file with the recorded build ID stands for it (.build-id/ below the debug
  * directory, then debuginfod), else no symbols.
  */
-static int load_by_build_id(struct rpt_profile *p, const struct rpt_opts *o,
-			    struct rpt_image *img, char *err, size_t err_len)
+static int load_by_build_id(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img,
+			    char *err, size_t err_len)
 {
 	char hex[OP_BUILDID_HEX_MAX], *dpath = opbfd_debug_by_id(img->bid.id, img->bid.id_len);
 	int ret;
