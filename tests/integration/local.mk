@@ -205,3 +205,9 @@ dist_check_SCRIPTS += tests/integration/tools_golden.sh
 if BUILD_REPORT
 TESTS += tests/integration/tools_golden.sh
 endif
+
+# --- issue 19: build IDs in the session (stats/buildids), debug info by build ID and debuginfod
+dist_check_SCRIPTS += tests/integration/buildid.sh tests/integration/debuginfod.sh
+if BUILD_REPORT
+TESTS += tests/integration/buildid.sh tests/integration/debuginfod.sh
+endif
