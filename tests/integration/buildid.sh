@@ -2,8 +2,9 @@
 # buildid.sh - the session's build-id index (stats/buildids) on live runs:
 # one line per sampled image with the build ID, size, mtime and executable
 # segment readelf and stat see (the workload, libc, the kernel's from
-# /sys/kernel/notes); each --rotate session has its own; opreport still
-# reads the session; oparchive copies the index. Hostile images through
+# /sys/kernel/notes; a --vmlinux of another build is refused by it); each
+# --rotate session has its own; opreport still reads the session;
+# oparchive copies the index. Hostile images through
 # --replay of a live recording, the workload's path replaced meanwhile by
 # a FIFO, a 1 TiB sparse file and a copy with a broken note: the daemon
 # neither blocks nor fails, and records no build ID for them.
@@ -85,6 +86,15 @@ EOF
 		[ -n "$kid" ] && [ "$2" = "$kid" ] && ok || bad "kernel line '$kl', /sys/kernel/notes has $kid"
 	else
 		bad "no kernel line in the index (the workload's run has kernel samples): $(cat "$I")"
+	fi
+	# --vmlinux of another build (a kernel-address image with its own build ID): refused by ID
+	printf '.text\n.globl f\nf: ret\n' >"$W/k.s"
+	if as -o "$W/k.o" "$W/k.s" && ld --build-id=sha1 -e 0 -Ttext=0xffffffff81000000 -o "$W/kvm" "$W/k.o"; then
+		"$R" --session-dir="$W/s" -l --vmlinux="$W/kvm" >"$W/kvm.txt" 2>"$W/kvm.err"
+		grep -q "vmlinux=$W/kvm does not match the profiled kernel: its build ID is $(rid "$W/kvm"), the profiled kernel's was $kid" "$W/kvm.err" &&
+			ok || bad "--vmlinux of another build: $(cat "$W/kvm.err")"
+	else
+		bad "cannot link a stand-in kernel image"
 	fi
 fi
 # OProfile's layout is kept: opreport reads the session as before

@@ -967,8 +967,16 @@ static bool rs_check_build_id(struct rpt_profile *p, struct rpt_image *img, size
 	if (session >= p->nsessions || !p->bids)
 		return false;
 	e = op_buildid_index_find(&p->bids[session], img->path);
-	if (!e || !e->ids.id_len || e->kind != OP_BUILDID_USER)
+	if (!e || !e->ids.id_len)
 		return false;
+	if (img->is_kernel || e->kind != OP_BUILDID_USER) {
+		/* the running kernel's: --vmlinux is checked against it (opreport_symbols.c) */
+		if (img->is_kernel && e->kind == OP_BUILDID_KERNEL) {
+			img->has_bid = true;
+			img->bid = e->ids;
+		}
+		return false;
+	}
 	img->has_bid = true;
 	img->bid = e->ids;
 	fd = open(img->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -1029,8 +1037,7 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts 
 	if (o->spec.archive)
 		rs_archive_check_image(p, o, img);
 	/* a binary changed since it was profiled gives wrong symbols: by build ID, else mtime */
-	if (n->kind == OP_IMAGE_USER && !img->is_kernel && img->path[0] == '/' && !img->no_syms &&
-	    rs_check_build_id(p, img, session))
+	if (n->kind != OP_IMAGE_ANON && !img->no_syms && rs_check_build_id(p, img, session))
 		return img;
 	if (n->kind == OP_IMAGE_USER && h->mtime && !img->is_kernel && img->path[0] == '/') {
 		struct stat st;

@@ -90,10 +90,33 @@ static void load_vmlinux(struct rpt_profile *p, const struct rpt_opts *o, struct
 {
 	struct rpt_symtab vm = { 0 };
 	char err[1024] = "";
-	int ret;
+	int ret = 0;
 
-	ret = opbfd_load_kernel(&vm, o->vmlinux, img->syms.vma_bias, o->demangle, o->debug_info,
-				err, sizeof(err));
+	if (img->has_bid) {
+		/*
+		 * the running kernel's build ID (stats/buildids) refuses another build
+		 * before its symbols are read; a file without one (an image linked by
+		 * hand) is left to the symbols' agreement with the kallsyms snapshot
+		 */
+		struct op_elf_ids ids;
+		char want[OP_BUILDID_HEX_MAX], have[OP_BUILDID_HEX_MAX];
+		int fd = open(o->vmlinux, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+		if (fd >= 0 && !op_elf_ids_from_fd(fd, &ids) && ids.id_len &&
+		    (ids.id_len != img->bid.id_len || memcmp(ids.id, img->bid.id, ids.id_len))) {
+			snprintf(err, sizeof(err),
+				 "its build ID is %s, the profiled kernel's was %s (stats/" OP_BUILDID_INDEX
+				 ")",
+				 op_buildid_hex(ids.id, ids.id_len, have, sizeof(have)),
+				 op_buildid_hex(img->bid.id, img->bid.id_len, want, sizeof(want)));
+			ret = -EINVAL;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!ret)
+		ret = opbfd_load_kernel(&vm, o->vmlinux, img->syms.vma_bias, o->demangle,
+					o->debug_info, err, sizeof(err));
 	if (!ret)
 		ret = ksym_check_vmlinux(&img->syms, &vm, o->vmlinux, err, sizeof(err));
 	if (ret) {
