@@ -44,4 +44,4 @@ opcount-installcheck:
 	rm -f opcount-user$(EXEEXT)
 .PHONY: opcount-installcheck
 # --- issue 19: GNU build IDs of ELF files and the session's build-id index ---
-lib_libopng_la_SOURCES += lib/op_buildid.h lib/op_buildid.c
+lib_libopng_la_SOURCES += lib/op_buildid.h lib/op_buildid.c lib/op_hex.h
