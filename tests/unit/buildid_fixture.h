@@ -1,6 +1,7 @@
 /*
- * buildid_fixture.h - what test_buildid and test_cookie_buildid both read:
- * the running kernel's build ID from /sys/kernel/notes.
+ * buildid_fixture.h - what test_buildid and test_cookie_buildid share: a
+ * scratch directory per run and the running kernel's build ID from
+ * /sys/kernel/notes.
  * SPDX-License-Identifier: MIT
  */
 #ifndef OP_TEST_BUILDID_FIXTURE_H
@@ -8,10 +9,32 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "op_buildid.h"
+
+/* the scratch directory of the run ($TMPDIR or /tmp), made by fixture_setup */
+static char tmpdir[256];
+
+static int fixture_setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/test_buildid.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int fixture_teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) ? -1 : 0;
+}
 
 /*
  * The build ID in /sys/kernel/notes into @id: its length, 0 (with a note

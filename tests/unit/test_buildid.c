@@ -26,8 +26,6 @@
 #include "buildid_fixture.h"
 #include "op_buildid.h"
 
-static char tmpdir[256];
-
 static void sh(const char *fmt, ...)
 {
 	char cmd[1024];
@@ -37,23 +35,6 @@ static void sh(const char *fmt, ...)
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	assert_int_equal(system(cmd), 0);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/test_buildid.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) ? -1 : 0;
 }
 
 /* readelf's "Build ID: hex" of @path, "" when it shows none */
@@ -572,5 +553,5 @@ int main(void)
 		cmocka_unit_test(test_index_load),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

@@ -26,24 +26,6 @@
 #include "cookie.h"
 #include "stats.h"
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_cookie_buildid.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) ? -1 : 0;
-}
-
 static op_cookie_t intern(struct cookie_table *t, const char *path, enum op_image_kind kind)
 {
 	op_cookie_t c = cookie_intern(t, path, strlen(path), kind, false);
@@ -227,5 +209,5 @@ int main(void)
 		cmocka_unit_test(test_stats_files),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }
