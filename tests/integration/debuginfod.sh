@@ -7,8 +7,9 @@
 # (debuginfod -F on a port chosen here, killed by a trap, the client's
 # cache in the test's directory) serving the unstripped copy: the same
 # names and counts; (c) the binary rebuilt (another build ID): one warning
-# naming it and "(no symbols)", or the profiled build's debug file (from
-# /usr/lib/debug or debuginfod) placed by the recorded segment: the same
+# naming it and "(no symbols)", or the profiled build's debug file (an
+# objcopy --only-keep-debug one in /usr/lib/debug, or from debuginfod)
+# placed by the recorded segment: the same
 # counts again; oparchive archives that debug file; (d) a port nothing
 # listens on and a server that accepts and never answers: a warning after
 # DEBUGINFOD_TIMEOUT, never a hang (bounded by timeout).
@@ -92,9 +93,11 @@ if [ "$(id -u)" = 0 ]; then
 		(cd "$W" && timeout 60 "$G" --session-dir="$W/s" "$P" >"$W/gp.out" 2>&1) &&
 			gprof -b -p "$W/hot.full" "$W/gmon.out" 2>/dev/null | grep -q ' work_big$' && ok ||
 			bad "(a) opgprof: $(cat "$W/gp.out")"
-		# (c) rebuilt: the profiled build's debug file stands for it
+		# (c) rebuilt: the profiled build's debug file stands for it, here one made by
+		# objcopy --only-keep-debug (its code sections NOBITS: placed by the recorded segment)
 		cp "$P" "$W/hot.orig"
 		$CC -O1 -g -Wl,--build-id=sha1 -o "$P" "$OP_SRCDIR/tests/integration/hot.c"
+		objcopy --only-keep-debug "$W/hot.full" "$DBG"
 		rep c_local
 		n=$(grep -c "the binary $P is not the one profiled" "$W/c_local.err")
 		[ "$n" = 1 ] && ok || bad "(c) rebuilt: $n warnings naming it: $(cat "$W/c_local.err")"

@@ -170,7 +170,9 @@ int opbfd_code(struct opbfd *b, uint64_t key, uint64_t len, unsigned char **buf,
 
 	*buf = NULL;
 	*got = 0;
-	if (!s || !(bfd_section_flags(s->sec) & SEC_CODE))
+	/* a debug file's code sections are NOBITS: no bytes to show */
+	if (!s || (bfd_section_flags(s->sec) & (SEC_CODE | SEC_HAS_CONTENTS)) !=
+			  (SEC_CODE | SEC_HAS_CONTENTS))
 		return -ENOENT;
 	off = key - s->filepos;
 	if (len > s->size - off)
