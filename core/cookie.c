@@ -241,6 +241,16 @@ void cookie_new_session(struct cookie_table *t)
 	t->gen++;
 }
 
+/*
+ * Does stats/buildids name @e: sampled in this session, a file (not anon),
+ * not a deleted one (nothing was read of it, and a line without a build ID
+ * would hide the one of the same path still on disk)?
+ */
+static bool cookie_indexed(const struct cookie_table *t, const struct cookie_ent *e)
+{
+	return e->sampled_gen == t->gen && e->kind != OP_IMAGE_ANON && !e->deleted;
+}
+
 long cookie_index_text(const struct cookie_table *t, char **buf)
 {
 	size_t len = strlen(op_buildid_index_header), cap = 0, need;
@@ -250,14 +260,14 @@ long cookie_index_text(const struct cookie_table *t, char **buf)
 
 	*buf = NULL;
 	for (i = 1; i < t->nr; i++)
-		if (t->ents[i].sampled_gen == t->gen && t->ents[i].kind != OP_IMAGE_ANON)
+		if (cookie_indexed(t, &t->ents[i]))
 			break;
 	if (i == t->nr)
 		return 0;
 	for (; i < t->nr; i++) {
 		const struct cookie_ent *e = &t->ents[i];
 
-		if (e->sampled_gen != t->gen || e->kind == OP_IMAGE_ANON)
+		if (!cookie_indexed(t, e))
 			continue;
 		be = (struct op_buildid_ent){
 			.path = e->path,

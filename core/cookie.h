@@ -62,8 +62,9 @@ void cookie_mark_sampled(struct cookie_table *t, op_cookie_t c);
 /* a new session (rotation, reset): no image is sampled in it yet */
 void cookie_new_session(struct cookie_table *t);
 /*
- * The stats/buildids text of the images sampled in this session (the
- * header line, then one line per image, op_buildid.h's format): malloc'd
+ * The stats/buildids text of the images sampled in this session, but anon
+ * regions and deleted files (the header line, then one line per image,
+ * op_buildid.h's format): malloc'd
  * in *@buf. Its length, 0 when no image was sampled (*@buf NULL), or
  * -ENOMEM.
  */

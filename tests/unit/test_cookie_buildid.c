@@ -117,7 +117,7 @@ static void test_index_text(void **state)
 {
 	struct cookie_table t;
 	struct op_buildid_index idx;
-	op_cookie_t a, b, anon;
+	op_cookie_t a, b, anon, del;
 	char *text;
 	long len;
 
@@ -127,13 +127,19 @@ static void test_index_text(void **state)
 	b = intern(&t, FIX_DIR "/buildid_md5", OP_IMAGE_USER);
 	anon = intern(&t, "[heap]", OP_IMAGE_ANON);
 	intern(&t, FIX_DIR "/buildid_none", OP_IMAGE_USER); /* mapped, never sampled */
+	/* a deleted mapping of the same path: nothing known, not listed */
+	del = cookie_intern(&t, FIX_DIR "/buildid_sha1", strlen(FIX_DIR "/buildid_sha1"),
+			    OP_IMAGE_USER, true);
+	assert_true(del != a);
+	assert_int_equal(cookie_get(&t, del)->ids.id_len, 0);
 	assert_int_equal(cookie_index_text(&t, &text), 0);
 	assert_null(text);
 	cookie_mark_sampled(&t, a);
 	cookie_mark_sampled(&t, anon);
 	cookie_mark_sampled(&t, b);
+	cookie_mark_sampled(&t, del);
 	cookie_mark_sampled(&t, a);
-	assert_int_equal(t.marks, 3);
+	assert_int_equal(t.marks, 4);
 	len = cookie_index_text(&t, &text);
 	assert_true(len > 0);
 	assert_int_equal(strlen(text), (size_t)len);
