@@ -9,6 +9,11 @@
 pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev librsvg2-bin logrotate libxml2-utils python3 man-db groff-base"
 # --- issue 19: libdebuginfod-dev (report tools' debug info by build ID), debuginfod (the tests' local server)
 pkgs="$pkgs libdebuginfod-dev debuginfod"
+# --- issue 19: opexport: protobuf-c and zlib; the consumers its tests run: pprof (built from
+# Debian's Go sources), protoc --decode, node/npm for speedscope's schema ---
+pkgs="$pkgs golang-go golang-github-google-pprof-dev protobuf-compiler protobuf-c-compiler libprotobuf-c-dev zlib1g-dev nodejs"
+# npm: Debian's package, unless a node distribution that bundles it is installed
+command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -162,4 +162,6 @@ replay badnote
 rm -f "$P"
 
 echo "buildid: $npass passed, $fail failed"
+# kept for a look when something failed; distcheck wants a clean build tree
+[ "$fail" = 0 ] && rm -rf "$W"
 [ "$fail" = 0 ]
