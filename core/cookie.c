@@ -254,10 +254,8 @@ void cookie_mark_sampled(struct cookie_table *t, op_cookie_t c)
 {
 	/* the daemon's thread alone marks and reads the marks: no lock */
 	if (c && c < __atomic_load_n(&t->nr, __ATOMIC_ACQUIRE) &&
-	    cookie_ent(t, c)->sampled_gen != t->gen) {
+	    cookie_ent(t, c)->sampled_gen != t->gen)
 		cookie_ent(t, c)->sampled_gen = t->gen;
-		t->marks++;
-	}
 }
 
 void cookie_new_session(struct cookie_table *t)

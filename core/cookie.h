@@ -49,7 +49,6 @@ struct cookie_table {
 	bool no_stat;         /* tests: do not stat binaries */
 	char *const *filter;  /* --image: full paths or base names (NULL-terminated), or NULL */
 	uint32_t gen;         /* the session's number: a rotation starts the next */
-	uint64_t marks;       /* images newly sampled (stats/buildids is stale when it moved) */
 	const char *sys_root; /* tests: where /sys/kernel/notes and /sys/module are ("" = /) */
 };
 

@@ -50,7 +50,6 @@ struct pipeline {
 	char *bid_old;
 	size_t bid_old_len;
 	bool bid_old_read;
-	uint64_t bid_written; /* cookies.marks when the index was last written */
 };
 
 /* a THROTTLE record (sync's hook): which event, stats/throttled/<event> names it */
@@ -225,15 +224,17 @@ void pipeline_print_stats(struct pipeline *p, const char *why)
 	fflush(out);
 }
 
-/* stats/buildids: one line per image sampled in this session, when one was added */
+/*
+ * stats/buildids: one line per image sampled in this session, written
+ * whole with the other stats files at each dump (a reader, or a user who
+ * removed stats/, finds it complete after any dump)
+ */
 static int pipeline_write_buildids(struct pipeline *p)
 {
 	char *text;
 	long len;
 	int rc;
 
-	if (p->cookies.marks == p->bid_written)
-		return 0;
 	if (!p->bid_old_read) {
 		rc = stats_read_buildids(p->sess->current_fd, &p->bid_old, &p->bid_old_len);
 		if (rc)
@@ -246,8 +247,6 @@ static int pipeline_write_buildids(struct pipeline *p)
 	rc = stats_write_buildids(p->sess->current_fd, p->bid_old, p->bid_old_len, text,
 				  (size_t)len);
 	free(text);
-	if (!rc)
-		p->bid_written = p->cookies.marks;
 	return rc;
 }
 
@@ -339,7 +338,6 @@ void pipeline_new_session(struct pipeline *p, struct op_stats *before)
 	p->bid_old = NULL;
 	p->bid_old_len = 0;
 	p->bid_old_read = false;
-	p->bid_written = p->cookies.marks;
 }
 
 const struct op_stats *pipeline_stats(const struct pipeline *p)
