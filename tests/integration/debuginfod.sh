@@ -117,7 +117,8 @@ NEWID=$(LC_ALL=C readelf -n "$P" | sed -n 's/.*Build ID: *//p' | head -1)
 [ "$NEWID" != "$ID" ] || bad "the rebuilt binary has the same build ID"
 rep c
 n=$(grep -c "the binary $P is not the one profiled: build ID $NEWID, the profiled binary's was $ID" "$W/c.err")
-[ "$n" = 1 ] && [ "$(grep -c . "$W/c.err")" = 1 ] && ok || bad "(c) rebuilt: warnings: $(cat "$W/c.err")"
+# one warning names the binary (others, e.g. a throttled event under load, may come)
+[ "$n" = 1 ] && [ "$(grep -c -F "$P" "$W/c.err")" = 1 ] && ok || bad "(c) rebuilt: warnings: $(cat "$W/c.err")"
 ! grep -q 'work_big\|work_small' "$W/c.txt" && grep -q ' hot  *(no symbols)$' "$W/c.txt" && ok ||
 	bad "(c) the rebuilt binary's symbols were used: $(cat "$W/c.txt")"
 cp "$W/hot.orig" "$P"
