@@ -47,6 +47,8 @@ opcount-installcheck:
 lib_libopng_la_SOURCES += lib/op_jit.h lib/op_jit.c
 # --- issue 19: GNU build IDs of ELF files and the session's build-id index ---
 lib_libopng_la_SOURCES += lib/op_buildid.h lib/op_buildid.c lib/op_hex.h
+# --- issue 19: the one reader of the call-graph stack table (opreport, libopprofile) ---
+lib_libopng_la_SOURCES += lib/op_cg_read.h lib/op_cg_read.c
 # --- issue 19: libopprofile, the profile model and the pprof encoder (C4) ---
 # Not in libopng: protobuf-c and zlib stay out of the daemon and of tools
 # that do not export. No libbfd either: oprofiled's plugins link it.
@@ -69,3 +71,7 @@ lib/profile/profile.pb-c.c lib/profile/profile.pb-c.h: $(srcdir)/lib/profile/pro
 endif
 EXTRA_DIST += lib/profile/profile.proto
 include $(srcdir)/lib/opagent/local.mk
+# --- issue 20: the kallsyms snapshot stored once per distinct content (kernel plugin, oprofiled) ---
+lib_libopng_la_SOURCES += lib/op_ksyms_store.h lib/op_ksyms_store.c
+# --- issue 20: the per-session cgroup index stats/cgroups (cgroup plugin, opreport, exports) ---
+lib_libopng_la_SOURCES += lib/op_cgroups.h lib/op_cgroups.c

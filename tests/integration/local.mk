@@ -237,3 +237,29 @@ tests_integration_jit_progs_jit_read_LDADD = lib/libopng.la
 tests_integration_jit_progs_jit_read_LDFLAGS = -no-install
 dist_check_SCRIPTS += tests/integration/jit_progs.sh
 TESTS += tests/integration/jit_progs.sh
+
+# --- issue 19: opexport checked by pprof, protoc and speedscope's schema (live) ---
+dist_check_SCRIPTS += tests/integration/opexport.sh
+EXTRA_DIST += tests/integration/speedscope_check.js
+if BUILD_REPORT
+if BUILD_EXPORT
+TESTS += tests/integration/opexport.sh
+endif
+endif
+# the pprof binary, Go's build cache and the npm packages opexport.sh keeps between runs
+clean-local: clean-opexport
+clean-opexport:
+	-rm -rf tests/pprof tests/gocache tests/npm tests/opexport.tmp
+.PHONY: clean-opexport
+# --- issue 20: fleet defaults (rates, idle wake-ups, kallsyms once, cgroup labels) ---
+dist_check_SCRIPTS += tests/integration/idle_wakeups.sh
+TESTS += tests/integration/idle_wakeups.sh
+dist_check_SCRIPTS += tests/integration/cgroup.sh
+if BUILD_REPORT
+TESTS += tests/integration/cgroup.sh
+endif
+dist_check_SCRIPTS += tests/integration/fleet.sh tests/integration/fleet_rotate.sh
+if BUILD_REPORT
+TESTS += tests/integration/fleet.sh tests/integration/fleet_rotate.sh
+endif
+EXTRA_DIST += tests/integration/fleet_util.sh

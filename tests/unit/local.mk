@@ -393,3 +393,29 @@ tests_unit_test_cookie_buildid_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core \
 tests_unit_test_cookie_buildid_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_cookie_buildid_LDADD = core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 endif
+# --- issue 19: libopprofile (model, diff, pprof read back by protobuf-c, session load) ---
+if HAVE_CMOCKA
+if BUILD_EXPORT
+check_PROGRAMS += tests/unit/test_op_profile
+TESTS += tests/unit/test_op_profile
+SANITIZER_TESTS += tests/unit/test_op_profile
+tests_unit_test_op_profile_SOURCES = tests/unit/test_op_profile.c
+tests_unit_test_op_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/profile \
+	-I$(top_builddir)/lib/profile $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
+tests_unit_test_op_profile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_op_profile_LDADD = lib/libopprofile.la lib/libopng.la $(PROTOBUF_C_LIBS) \
+	$(ZLIB_LIBS) $(CMOCKA_LIBS)
+$(tests_unit_test_op_profile_OBJECTS): lib/profile/profile.pb-c.h
+endif
+endif
+# --- issue 20: lib/op_cgroups, lib/op_ksyms_store, "<N>Hz" event counts ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_fleet_lib
+TESTS += tests/unit/test_fleet_lib
+SANITIZER_TESTS += tests/unit/test_fleet_lib
+tests_unit_test_fleet_lib_SOURCES = tests/unit/test_fleet_lib.c
+tests_unit_test_fleet_lib_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_fleet_lib_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+# opreport_spec.c's cgroup: reads the index through lib/op_cgroups
+tests_unit_test_report_spec_LDADD += lib/libopng.la
+endif

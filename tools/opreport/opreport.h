@@ -73,7 +73,15 @@ struct rpt_spec {
 	struct strlist session, session_exclude;
 	struct strlist image, image_exclude, lib_image;
 	struct strlist event, count, unit_mask, tid, tgid, cpu;
-	char *archive; /* archive:DIR (absolute), NULL without */
+	struct strlist cgroup; /* cgroup:GLOB - processes by the session's stats/cgroups */
+	char *archive;         /* archive:DIR (absolute), NULL without */
+};
+
+/* the processes of one session that cgroup: selects (spec_cgroup_load) */
+struct rpt_tgids {
+	uint32_t *v; /* sorted */
+	size_t n;
+	bool have_index; /* the session has a stats/cgroups */
 };
 
 /*
@@ -91,6 +99,18 @@ bool spec_match(const struct rpt_spec *s, const struct op_parsed_name *pn);
 bool spec_match_noimage(const struct rpt_spec *s, const struct op_parsed_name *pn);
 /* Is the session directory name selected? */
 bool spec_match_session(const struct rpt_spec *s, const char *name);
+/*
+ * cgroup:GLOB,... against the index stats/cgroups of the session directory
+ * @session_fd (lib/op_cgroups.h): the tgids whose cgroup path matches a
+ * glob (fnmatch, '*' crosses '/'), or whose container ID or systemd unit
+ * is a value (a container ID also by a prefix of 12 or more digits); of
+ * several lines of one tgid (moved, then exec'd) the last decides.
+ * 0 or -errno (-ENOMEM) with a message in @err.
+ */
+int spec_cgroup_load(const struct rpt_spec *s, int session_fd, struct rpt_tgids *out, char *err,
+		     size_t err_len);
+bool spec_cgroup_has(const struct rpt_tgids *t, int32_t tgid);
+void spec_cgroup_free(struct rpt_tgids *t);
 void spec_free(struct rpt_spec *s);
 /* Collapse "//", "/./" and "/../" of the absolute path @p in place. */
 void spec_normalize_path(char *p);
@@ -108,6 +128,8 @@ enum rpt_merge {
 
 enum rpt_sort { SORT_SAMPLE, SORT_SYMBOL, SORT_IMAGE, SORT_VMA, SORT_APP };
 enum rpt_demangle { DEMANGLE_NONE, DEMANGLE_SMART, DEMANGLE_NORMAL };
+/* --demangle=MODE (none, smart, normal) into *@dm; 0 or -EINVAL (opreport_spec.c) */
+int spec_parse_demangle(const char *arg, enum rpt_demangle *dm);
 enum rpt_format { FMT_TEXT, FMT_XML, FMT_JSON };
 
 struct rpt_opts {
@@ -357,6 +379,14 @@ struct rpt_profile {
 	struct strlist files; /* the selected sample files (full paths), when keep_files */
 	char *session_origin; /* the session directory on the profiled machine (absolute) */
 	struct op_buildid_index *bids; /* stats/buildids of each session_names[i] (may be empty) */
+	/*
+	 * Set before rs_load: each selected sample file (full path, parsed name
+	 * with refused image names replaced) goes to this instead of into
+	 * groups; 0 or -errno, which stops rs_load. (opexport)
+	 */
+	int (*file_fn)(void *arg, struct rpt_profile *p, const char *path,
+		       const struct op_parsed_name *pn);
+	void *file_arg;
 };
 
 /* opreport_session.c */
@@ -406,7 +436,8 @@ int rs_odb_open(struct rpt_profile *p, odb_t *db, const char *path, char *err, s
 void rs_warn_stats(struct rpt_profile *p);
 /*
  * The profile's image @n, added without samples when only arcs or stacks
- * name it (its file: --root applied). NULL on ENOMEM.
+ * name it (its file found as a sampled image's is: --root, --image-path,
+ * archive:). NULL on ENOMEM.
  */
 struct rpt_image *rs_image_add(struct rpt_profile *p, const struct rpt_opts *o,
 			       const struct op_image_name *n);

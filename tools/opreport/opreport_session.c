@@ -57,6 +57,10 @@ struct rs_walk {
 	const struct rpt_opts *o;
 	int err;
 	size_t session; /* the session being walked */
+	/* cgroup: the selected processes of the session being walked */
+	struct rpt_tgids cg;
+	size_t cg_indexes; /* sessions with a stats/cgroups */
+	size_t cg_no_tgid; /* files without a process (not --separate=thread) */
 };
 
 static int rs_open_file_in(struct rpt_profile *p, size_t session, const char *rel, int flags);
@@ -441,6 +445,11 @@ static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
 		return 0;
 	}
 	if (!spec_match_noimage(&w->o->spec, pn)) {
+		free(pn);
+		return 0;
+	}
+	if (w->o->spec.cgroup.n && !spec_cgroup_has(&w->cg, pn->tgid)) {
+		w->cg_no_tgid += pn->tgid < 0;
 		free(pn);
 		return 0;
 	}
@@ -952,8 +961,9 @@ static int rs_load_buildids(struct rpt_profile *p)
 }
 
 /*
- * The binary on disk against the one profiled, by build ID: another build
- * (or no build ID where there was one) is not used for symbols; one
+ * The binary on disk against the one profiled, by build ID (the index of
+ * session @session, or of any selected session for SIZE_MAX): another
+ * build (or no build ID where there was one) is not used for symbols; one
  * warning names it. Returns true when the index settled it (the mtime is
  * then not looked at), false when it has nothing on the image.
  */
@@ -964,9 +974,16 @@ static bool rs_check_build_id(struct rpt_profile *p, struct rpt_image *img, size
 	char want[OP_BUILDID_HEX_MAX], have[OP_BUILDID_HEX_MAX];
 	int fd, rc;
 
-	if (session >= p->nsessions || !p->bids)
+	if (!p->bids)
 		return false;
-	e = op_buildid_index_find(&p->bids[session], img->path);
+	if (session < p->nsessions) {
+		e = op_buildid_index_find(&p->bids[session], img->path);
+	} else {
+		/* SIZE_MAX: the first selected session whose index has it */
+		e = NULL;
+		for (size_t i = 0; i < p->nsessions && !e; i++)
+			e = op_buildid_index_find(&p->bids[i], img->path);
+	}
 	if (!e || !e->ids.id_len)
 		return false;
 	if (img->is_kernel || e->kind != OP_BUILDID_USER) {
@@ -1001,6 +1018,7 @@ static bool rs_check_build_id(struct rpt_profile *p, struct rpt_image *img, size
 	return true;
 }
 
+/* image @n of the profile, added when new; @h: its sample file's header (NULL: none, a stack's) */
 static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts *o,
 				   const struct op_image_name *n, const struct opd_header *h,
 				   size_t session)
@@ -1024,8 +1042,11 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts 
 	img->end = n->end;
 	img->display = image_display(n);
 	img->file = resolve_file(o, img->path);
-	img->hdr = *h;
-	img->is_kernel = h->is_kernel || n->kind == OP_IMAGE_KERNEL;
+	if (h)
+		img->hdr = *h;
+	else
+		img->hdr.anon_start = n->kind == OP_IMAGE_ANON ? n->start : 0;
+	img->is_kernel = (h && h->is_kernel) || n->kind == OP_IMAGE_KERNEL;
 	if (!img->path || !img->display || !img->file) {
 		free(img->file);
 		free(img->path);
@@ -1039,7 +1060,7 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts 
 	/* a binary changed since it was profiled gives wrong symbols: by build ID, else mtime */
 	if (n->kind != OP_IMAGE_ANON && !img->no_syms && rs_check_build_id(p, img, session))
 		return img;
-	if (n->kind == OP_IMAGE_USER && h->mtime && !img->is_kernel && img->path[0] == '/') {
+	if (n->kind == OP_IMAGE_USER && h && h->mtime && !img->is_kernel && img->path[0] == '/') {
 		struct stat st;
 
 		if (!img->no_syms && stat(img->file, &st) == 0 && (uint64_t)st.st_mtime != h->mtime) {
@@ -1169,52 +1190,11 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 	return 0;
 }
 
-/* The profile's image @n, added (without samples) when only arcs or stacks name it. */
 struct rpt_image *rs_image_add(struct rpt_profile *p, const struct rpt_opts *o,
 			       const struct op_image_name *n)
 {
-	struct rpt_image *img, **nv;
-
-	for (size_t i = 0; i < p->nimgs; i++)
-		if (same_image(p->imgs[i], n))
-			return p->imgs[i];
-	img = calloc(1, sizeof(*img));
-	nv = realloc(p->imgs, (p->nimgs + 1) * sizeof(*nv));
-	if (nv)
-		p->imgs = nv;
-	if (!img || !nv) {
-		free(img);
-		return NULL;
-	}
-	img->kind = n->kind;
-	img->path = strdup(n->path ? n->path : "");
-	img->tgid = n->tgid;
-	img->start = n->start;
-	img->end = n->end;
-	img->hdr.anon_start = n->kind == OP_IMAGE_ANON ? n->start : 0;
-	img->is_kernel = n->kind == OP_IMAGE_KERNEL;
-	if (n->kind == OP_IMAGE_ANON) {
-		if (asprintf(&img->display, "%s (tgid:%d range:0x%" PRIx64 "-0x%" PRIx64 ")",
-			     n->path && n->path[0] ? n->path : "anon", n->tgid, n->start, n->end) < 0)
-			img->display = NULL;
-	} else {
-		img->display = strdup(img->path ? img->path : "");
-	}
-	if (o->root && n->kind == OP_IMAGE_USER) {
-		if (asprintf(&img->file, "%s%s", o->root, img->path ? img->path : "") < 0)
-			img->file = NULL;
-	} else {
-		img->file = strdup(img->path ? img->path : "");
-	}
-	if (!img->path || !img->display || !img->file) {
-		free(img->path);
-		free(img->display);
-		free(img->file);
-		free(img);
-		return NULL;
-	}
-	p->imgs[p->nimgs++] = img;
-	return img;
+	/* named by arcs, stacks or opexport's files: any session's index may know it */
+	return get_image(p, o, n, NULL, SIZE_MAX);
 }
 
 static int add_session_dir(struct rpt_profile *p, const char *name)
@@ -1346,12 +1326,19 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		fd = openat(p->samples_fd, p->session_names[i],
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		w.session = i;
-		if (fd >= 0)
+		if (fd >= 0 && o->spec.cgroup.n) {
+			ret = spec_cgroup_load(&o->spec, fd, &w.cg, err, err_len);
+			w.cg_indexes += w.cg.have_index;
+		}
+		if (fd >= 0 && ret)
+			close(fd);
+		else if (fd >= 0)
 			ret = walk(&w, fd, sd, strlen(sd) + 1, 0);
 		else /* replaced since it was listed */
 			skip_entry(p, sd,
 				   errno == ELOOP || errno == ENOTDIR ? entry_kind(S_IFLNK) :
 									strerror(errno));
+		spec_cgroup_free(&w.cg);
 		free(sd);
 	}
 	if (ret)
@@ -1368,6 +1355,16 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 			snprintf(err, err_len, "the %zu selected sessions in %s hold no samples%s",
 				 p->nsessions, p->samples_root,
 				 p->nskipped ? " (some files were skipped, see above)" : "");
+		ret = -ENOENT;
+		goto out;
+	}
+	if (!nsel && o->spec.cgroup.n && (!w.cg_indexes || w.cg_no_tgid)) {
+		snprintf(err, err_len, "cgroup:%s selects nothing in %s: %s", o->spec.cgroup.v[0],
+			 p->samples_root,
+			 !w.cg_indexes ? "no selected session has a stats/" OP_SESSION_CGROUPS
+					 " index (profile with --ext-feature=cgroup)" :
+					 "its sample files are not per process (profile with "
+					 "--separate=thread, which cgroup: needs)");
 		ret = -ENOENT;
 		goto out;
 	}
@@ -1426,6 +1423,12 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		size_t before = p->ncls;
 		int cls;
 
+		if (p->file_fn) {
+			/* a reader of its own (opexport): each selected file, read there once */
+			if (f->selected)
+				ret = p->file_fn(p->file_arg, p, f->path, f->pn);
+			continue;
+		}
 		if (!f->selected && !o->global_percent)
 			continue;
 		cls = class_of(p, f->pn, p->axis, o->merge);
@@ -1441,7 +1444,7 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		}
 		ret = read_file(p, o, f, cls, &have_hdr);
 	}
-	if (!ret && p->ngroups == 0) {
+	if (!ret && p->ngroups == 0 && !p->file_fn) {
 		snprintf(err, err_len, "no samples: every matching sample file in %s was skipped",
 			 p->samples_dir);
 		ret = -ENOENT;
