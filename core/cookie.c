@@ -7,9 +7,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cookie.h"
 
@@ -47,6 +50,8 @@ int cookie_init(struct cookie_table *t)
 	}
 	pthread_mutex_init(&t->lock, NULL);
 	t->nr = 1;
+	t->gen = 1;
+	t->sys_root = "";
 	return 0;
 }
 
@@ -105,12 +110,80 @@ static bool cookie_matches(const struct cookie_table *t, const char *path)
 	return false;
 }
 
+/*
+ * A binary's mtime, size, build ID and executable segment, read once: one
+ * open that neither follows a symbolic link nor blocks on a FIFO, the fd
+ * checked to be a regular file, bounded reads (op_elf_ids_from_fd). A path
+ * that is a symbolic link keeps what stat() said before build IDs were
+ * read: its target's mtime.
+ */
+static void cookie_read_file(struct cookie_ent *e)
+{
+	struct stat st;
+	int fd = open(e->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (errno == ELOOP && stat(e->path, &st) == 0)
+			e->mtime = (uint64_t)st.st_mtime;
+		return;
+	}
+	if (fstat(fd, &st) == 0) {
+		e->mtime = (uint64_t)st.st_mtime;
+		if (S_ISREG(st.st_mode)) {
+			e->size = (uint64_t)st.st_size;
+			if (op_elf_ids_from_fd(fd, &e->ids))
+				memset(&e->ids, 0, sizeof(e->ids));
+		}
+	}
+	close(fd);
+}
+
+/* the build ID in the notes file @path (sysfs: small, read at most 8 KiB) */
+static void cookie_read_notes(const char *path, struct op_elf_ids *ids)
+{
+	unsigned char buf[8192]; /* a kernel's notes: a few hundred bytes */
+	struct stat st;
+	size_t got = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		while (got < sizeof(buf) && (n = read(fd, buf + got, sizeof(buf) - got)) > 0)
+			got += (size_t)n;
+		if (op_buildid_from_notes(buf, got, ids->id, &ids->id_len))
+			ids->id_len = 0;
+	}
+	close(fd);
+}
+
+/*
+ * The running kernel's build ID for vmlinux (by that name or a path), a
+ * module's for a module name (no '/', not a pseudo-module's "[name]").
+ */
+static void cookie_read_kernel(const struct cookie_table *t, struct cookie_ent *e)
+{
+	char path[256];
+	size_t n = strlen(e->path);
+
+	if (e->path[0] == '/' || !strcmp(e->path, "vmlinux"))
+		snprintf(path, sizeof(path), "%s/sys/kernel/notes", t->sys_root);
+	else if (n && n < 64 && !strpbrk(e->path, "/[]") && e->path[0] != '.')
+		snprintf(path, sizeof(path), "%s/sys/module/%s/notes/.note.gnu.build-id",
+			 t->sys_root, e->path);
+	else
+		return;
+	/* the running kernel's, not a file's that may be another build */
+	memset(&e->ids, 0, sizeof(e->ids));
+	cookie_read_notes(path, &e->ids);
+}
+
 static op_cookie_t cookie_intern_locked(struct cookie_table *t, const char *path, size_t len,
 					enum op_image_kind kind, bool deleted)
 {
 	uint32_t h = cookie_hash(path, len, kind);
 	struct cookie_ent *e;
-	struct stat st;
 	op_cookie_t c;
 
 	for (c = t->buckets[h & (t->nr_buckets - 1)]; c; c = e->next) {
@@ -140,8 +213,10 @@ static op_cookie_t cookie_intern_locked(struct cookie_table *t, const char *path
 	e->hash = h;
 	/* user binaries and a vmlinux given by path; not /proc/kallsyms */
 	if (kind != OP_IMAGE_ANON && !deleted && !t->no_stat && path[0] == '/' &&
-	    strncmp(e->path, "/proc/", 6) && stat(e->path, &st) == 0)
-		e->mtime = (uint64_t)st.st_mtime;
+	    strncmp(e->path, "/proc/", 6))
+		cookie_read_file(e);
+	if (kind == OP_IMAGE_KERNEL && !t->no_stat)
+		cookie_read_kernel(t, e);
 	e->wanted = cookie_matches(t, e->path);
 	e->next = t->buckets[h & (t->nr_buckets - 1)];
 	t->buckets[h & (t->nr_buckets - 1)] = c;
@@ -173,4 +248,74 @@ const char *cookie_path(const struct cookie_table *t, op_cookie_t c)
 	const struct cookie_ent *e = cookie_get(t, c);
 
 	return e ? e->path : NULL;
+}
+
+void cookie_mark_sampled(struct cookie_table *t, op_cookie_t c)
+{
+	/* the daemon's thread alone marks and reads the marks: no lock */
+	if (c && c < __atomic_load_n(&t->nr, __ATOMIC_ACQUIRE) &&
+	    cookie_ent(t, c)->sampled_gen != t->gen)
+		cookie_ent(t, c)->sampled_gen = t->gen;
+}
+
+void cookie_new_session(struct cookie_table *t)
+{
+	t->gen++;
+}
+
+/*
+ * Does stats/buildids name @e: sampled in this session, a file (not anon),
+ * not a deleted one (nothing was read of it, and a line without a build ID
+ * would hide the one of the same path still on disk)?
+ */
+static bool cookie_indexed(const struct cookie_table *t, const struct cookie_ent *e)
+{
+	return e->sampled_gen == t->gen && e->kind != OP_IMAGE_ANON && !e->deleted;
+}
+
+long cookie_index_text(const struct cookie_table *t, char **buf)
+{
+	size_t len = strlen(op_buildid_index_header), cap = 0, need;
+	struct op_buildid_ent be;
+	uint32_t i, nr = __atomic_load_n(&t->nr, __ATOMIC_ACQUIRE);
+	char *out = NULL;
+
+	*buf = NULL;
+
+	for (i = 1; i < nr; i++)
+		if (cookie_indexed(t, cookie_ent(t, i)))
+			break;
+	if (i == nr)
+		return 0;
+	for (; i < nr; i++) {
+		const struct cookie_ent *e = cookie_ent(t, i);
+
+		if (!cookie_indexed(t, e))
+			continue;
+		be = (struct op_buildid_ent){
+			.path = e->path,
+			.kind = e->kind == OP_IMAGE_KERNEL ? OP_BUILDID_KERNEL : OP_BUILDID_USER,
+			.ids = e->ids,
+			.size = e->size,
+			.mtime = e->mtime,
+		};
+		need = op_buildid_format(NULL, 0, &be);
+		if (len + need + 1 > cap) {
+			size_t ncap = 2 * (len + need + 1) + 4096;
+			char *n = realloc(out, ncap);
+
+			if (!n) {
+				free(out);
+				return -ENOMEM;
+			}
+			if (!out)
+				memcpy(n, op_buildid_index_header, len + 1);
+			out = n;
+			cap = ncap;
+		}
+		op_buildid_format(out + len, cap - len, &be);
+		len += need;
+	}
+	*buf = out;
+	return (long)len;
 }

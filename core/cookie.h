@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "oprofile_sdk.h"
+#include "op_buildid.h"
 #include "op_mangle.h"
 
 struct cookie_ent {
@@ -20,7 +21,11 @@ struct cookie_ent {
 	enum op_image_kind kind;
 	bool deleted;   /* mapped file was deleted: mtime unknown */
 	uint64_t mtime; /* st_mtime at interning; 0 for kernel/anon/unknown */
-	bool wanted;    /* matches the --image filter (always true without one) */
+	uint64_t size;  /* st_size at interning (user images) */
+	/* build ID and executable segment, read once at interning (stats/buildids) */
+	struct op_elf_ids ids;
+	uint32_t sampled_gen; /* == the table's gen: has a sample file in this session */
+	bool wanted;          /* matches the --image filter (always true without one) */
 	uint32_t hash;
 	op_cookie_t next; /* hash chain */
 };
@@ -40,21 +45,42 @@ struct cookie_table {
 	uint32_t nr;          /* entries in use, cookie 0 included; read with acquire */
 	pthread_mutex_t lock; /* interning: the hash chains, new entries */
 	op_cookie_t *buckets;
-	uint32_t nr_buckets; /* power of two */
-	bool no_stat;        /* tests: do not stat binaries */
-	char *const *filter; /* --image: full paths or base names (NULL-terminated), or NULL */
+	uint32_t nr_buckets;  /* power of two */
+	bool no_stat;         /* tests: do not stat binaries */
+	char *const *filter;  /* --image: full paths or base names (NULL-terminated), or NULL */
+	uint32_t gen;         /* the session's number: a rotation starts the next */
+	const char *sys_root; /* tests: where /sys/kernel/notes and /sys/module are ("" = /) */
 };
 
 int cookie_init(struct cookie_table *t);
 void cookie_free(struct cookie_table *t);
 /*
  * Intern @path (length @len, need not be NUL-terminated) of @kind. A user
- * path is stat()ed once, at creation. Returns the cookie, or 0 on ENOMEM.
+ * path is opened once, at creation, without following a symbolic link and
+ * without blocking on a FIFO: a regular file's mtime, size and build ID
+ * (bounded reads); a kernel image's build ID comes from /sys/kernel/notes,
+ * a module's from /sys/module/NAME/notes. Returns the cookie, or 0 on ENOMEM.
  * Thread-safe against itself and against cookie_get of existing cookies.
  */
 op_cookie_t cookie_intern(struct cookie_table *t, const char *path, size_t len,
 			  enum op_image_kind kind, bool deleted);
 const struct cookie_ent *cookie_get(const struct cookie_table *t, op_cookie_t c);
+/*
+ * @c has a sample file in the current session: its line goes to the
+ * session's stats/buildids. Called when a sample file is opened, never per
+ * sample.
+ */
+void cookie_mark_sampled(struct cookie_table *t, op_cookie_t c);
+/* a new session (rotation, reset): no image is sampled in it yet */
+void cookie_new_session(struct cookie_table *t);
+/*
+ * The stats/buildids text of the images sampled in this session, but anon
+ * regions and deleted files (the header line, then one line per image,
+ * op_buildid.h's format): malloc'd
+ * in *@buf. Its length, 0 when no image was sampled (*@buf NULL), or
+ * -ENOMEM.
+ */
+long cookie_index_text(const struct cookie_table *t, char **buf);
 const char *cookie_path(const struct cookie_table *t, op_cookie_t c);
 
 #endif /* OP_CORE_COOKIE_H */

@@ -46,6 +46,10 @@ struct pipeline {
 	const char *const *event_names; /* by counter, for stats/throttled/ */
 	size_t nr_event_names;
 	uint32_t throttled; /* bit per core event the kernel throttled */
+	/* stats/buildids: an --append'ed session's earlier lines, read once */
+	char *bid_old;
+	size_t bid_old_len;
+	bool bid_old_read;
 };
 
 /* a THROTTLE record (sync's hook): which event, stats/throttled/<event> names it */
@@ -110,6 +114,7 @@ void pipeline_free(struct pipeline *p)
 	sync_free(&p->sync);
 	evb_free(&p->w);
 	cookie_free(&p->cookies);
+	free(p->bid_old);
 	free(p);
 }
 
@@ -219,11 +224,37 @@ void pipeline_print_stats(struct pipeline *p, const char *why)
 	fflush(out);
 }
 
+/*
+ * stats/buildids: one line per image sampled in this session, written
+ * whole with the other stats files at each dump (a reader, or a user who
+ * removed stats/, finds it complete after any dump)
+ */
+static int pipeline_write_buildids(struct pipeline *p)
+{
+	char *text;
+	long len;
+	int rc;
+
+	if (!p->bid_old_read) {
+		rc = stats_read_buildids(p->sess->current_fd, &p->bid_old, &p->bid_old_len);
+		if (rc)
+			return rc;
+		p->bid_old_read = true;
+	}
+	len = cookie_index_text(&p->cookies, &text);
+	if (len <= 0)
+		return (int)len;
+	rc = stats_write_buildids(p->sess->current_fd, p->bid_old, p->bid_old_len, text,
+				  (size_t)len);
+	free(text);
+	return rc;
+}
+
 int pipeline_write_stats_files(struct pipeline *p)
 {
 	const char *names[33] = { 0 };
 	size_t i, n;
-	int rc;
+	int rc, rc2;
 
 	if (!p->sess)
 		return 0;
@@ -235,7 +266,14 @@ int pipeline_write_stats_files(struct pipeline *p)
 		log_err(p->log,
 			"%s/samples/current/stats: cannot write the lost-sample counters: %s",
 			p->sess->dir, strerror(-rc));
-	return rc;
+	rc2 = pipeline_write_buildids(p);
+	if (rc2)
+		log_err(p->log,
+			"%s/samples/current/stats/" OP_BUILDID_INDEX
+			": cannot write the build-id index: %s - opreport cannot tell a rebuilt "
+			"binary by its build ID",
+			p->sess->dir, strerror(-rc2));
+	return rc ? rc : rc2;
 }
 
 void pipeline_session_event(struct pipeline *p, uint32_t kind, const char *prev)
@@ -294,6 +332,12 @@ void pipeline_new_session(struct pipeline *p, struct op_stats *before)
 	memset(&p->stats, 0, sizeof(p->stats));
 	p->w.too_long = 0;
 	p->throttled = 0;
+	/* the new session's index names the images sampled in it */
+	cookie_new_session(&p->cookies);
+	free(p->bid_old);
+	p->bid_old = NULL;
+	p->bid_old_len = 0;
+	p->bid_old_read = false;
 }
 
 const struct op_stats *pipeline_stats(const struct pipeline *p)

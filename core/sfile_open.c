@@ -360,6 +360,10 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 	tab->nr_open++;
 	sf->nr_open++;
 	tab->stats->v[STAT_SFILE_OPENS]++;
+	/* the image has samples in this session: stats/buildids names it */
+	cookie_mark_sampled(tab->cookies, sf->key.cookie);
+	if (spec && spec->is_cg)
+		cookie_mark_sampled(tab->cookies, spec->cg_to_cookie);
 	if (tab->verbose)
 		log_info(tab->log, "opened %s", name);
 	hd = odb_header(db);

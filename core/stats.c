@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_buildid.h"
 #include "op_session_layout.h"
 #include "stats.h"
 
@@ -309,6 +310,102 @@ int stats_write_files(struct op_stats *st, int current_dirfd, const char *const 
 			rc = tfd;
 		}
 	}
+	close(dfd);
+	return rc;
+}
+
+/* the size an index may have (op_buildid_index_read_fd refuses larger) */
+#define STATS_BUILDIDS_MAX (64u << 20)
+
+int stats_read_buildids(int current_dirfd, char **old, size_t *old_len)
+{
+	struct stat st;
+	size_t got = 0;
+	ssize_t n;
+	char *buf;
+	int dfd, fd;
+
+	*old = NULL;
+	*old_len = 0;
+	dfd = openat(current_dirfd, OP_SESSION_STATS,
+		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return 0;
+	fd = stats_trusted(dfd, true) ?
+		     -1 :
+		     openat(dfd, OP_BUILDID_INDEX, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return 0;
+	if (stats_trusted(fd, false) || fstat(fd, &st) || st.st_size > STATS_BUILDIDS_MAX / 2) {
+		close(fd);
+		return 0;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size && (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	/* whole lines only: a last line without its newline is dropped */
+	while (got && buf[got - 1] != '\n')
+		got--;
+	if (!got) {
+		free(buf);
+		return 0;
+	}
+	*old = buf;
+	*old_len = got;
+	return 0;
+}
+
+static int stats_write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -ENOSPC;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int stats_write_buildids(int current_dirfd, const char *old, size_t old_len, const char *text,
+			 size_t len)
+{
+	static const char tmp[] = STATS_TMP_PREFIX OP_BUILDID_INDEX;
+	int dfd, fd, rc;
+
+	dfd = stats_open_dir(current_dirfd, OP_SESSION_STATS);
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST && !unlinkat(dfd, tmp, 0))
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		close(dfd);
+		return rc;
+	}
+	rc = stats_write_all(fd, old ? old : "", old ? old_len : 0);
+	if (!rc)
+		rc = stats_write_all(fd, text, len);
+	if (!rc && fsync(fd))
+		rc = -errno;
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (!rc && renameat(dfd, tmp, dfd, OP_BUILDID_INDEX))
+		rc = -errno;
+	if (rc)
+		unlinkat(dfd, tmp, 0);
 	close(dfd);
 	return rc;
 }

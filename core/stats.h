@@ -116,5 +116,18 @@ void stats_print(const struct op_stats *st, FILE *out);
  * returns -ENOSPC. 0 or -errno.
  */
 int stats_write_files(struct op_stats *st, int current_dirfd, const char *const *throttled);
+/*
+ * stats/buildids (lib/op_buildid.h): what an --append'ed session's index
+ * held before this daemon first wrote it, malloc'd in *@old (NULL, 0 when
+ * none or not trusted). 0 or -ENOMEM.
+ */
+int stats_read_buildids(int current_dirfd, char **old, size_t *old_len);
+/*
+ * Write stats/buildids whole: @old (the earlier run's lines, may be NULL)
+ * then @text, to a temporary name, fsync'ed, renamed over the old file
+ * (a reader sees the last complete index). 0 or -errno.
+ */
+int stats_write_buildids(int current_dirfd, const char *old, size_t old_len, const char *text,
+			 size_t len);
 
 #endif /* OP_CORE_STATS_H */

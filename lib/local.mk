@@ -49,7 +49,7 @@ opcount-installcheck:
 # --- issue 18: JIT code formats (jitdump, perf maps) and libopagent ---
 lib_libopng_la_SOURCES += lib/op_jit.h lib/op_jit.c
 # --- issue 19: GNU build IDs of ELF files and the session's build-id index ---
-lib_libopng_la_SOURCES += lib/op_buildid.h lib/op_buildid.c
+lib_libopng_la_SOURCES += lib/op_buildid.h lib/op_buildid.c lib/op_hex.h
 # --- issue 19: the one reader of the call-graph stack table (opreport, libopprofile) ---
 lib_libopng_la_SOURCES += lib/op_cg_read.h lib/op_cg_read.c
 # --- issue 19: libopprofile, the profile model and the pprof encoder (C4) ---

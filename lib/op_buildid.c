@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "op_buildid.h"
+#include "op_hex.h"
 
 #define ELF_TABLE_MAX (64 * 1024)  /* program or section header table */
 #define ELF_NOTES_MAX (64 * 1024)  /* one note region */
@@ -315,17 +316,6 @@ char *op_buildid_hex(const uint8_t *id, size_t len, char *out, size_t out_len)
 	return out;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int parse_hex_n(const char *hex, size_t n, uint8_t *id, size_t *len)
 {
 	size_t i;
@@ -333,7 +323,7 @@ static int parse_hex_n(const char *hex, size_t n, uint8_t *id, size_t *len)
 	if (n < 2 || n % 2 || n > 2 * OP_BUILDID_MAX)
 		return -EINVAL;
 	for (i = 0; i < n; i += 2) {
-		int hi = hexval(hex[i]), lo = hexval(hex[i + 1]);
+		int hi = op_hexval(hex[i]), lo = op_hexval(hex[i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
@@ -426,7 +416,7 @@ static bool parse_u64(const char *f, size_t n, bool hex, uint64_t *v)
 	if (i == n || n - i > (hex ? 16 : 20))
 		return false;
 	for (; i < n; i++) {
-		int d = hex ? hexval(f[i]) : (f[i] >= '0' && f[i] <= '9' ? f[i] - '0' : -1);
+		int d = hex ? op_hexval(f[i]) : (f[i] >= '0' && f[i] <= '9' ? f[i] - '0' : -1);
 
 		if (d < 0 || (!hex && *v > (UINT64_MAX - (uint64_t)d) / 10))
 			return false;
@@ -450,9 +440,9 @@ static char *unescape(const char *p, const char *end)
 		if (end - p >= 2 && (p[1] == '\\' || p[1] == 'n')) {
 			*o++ = p[1] == 'n' ? '\n' : '\\';
 			p += 2;
-		} else if (end - p >= 4 && p[1] == 'x' && hexval(p[2]) >= 0 && hexval(p[3]) >= 0 &&
-			   (hexval(p[2]) | hexval(p[3]))) {
-			*o++ = (char)(hexval(p[2]) << 4 | hexval(p[3]));
+		} else if (end - p >= 4 && p[1] == 'x' && op_hexval(p[2]) >= 0 &&
+			   op_hexval(p[3]) >= 0 && (op_hexval(p[2]) | op_hexval(p[3]))) {
+			*o++ = (char)(op_hexval(p[2]) << 4 | op_hexval(p[3]));
 			p += 4;
 		} else {
 			free(out);

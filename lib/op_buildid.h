@@ -32,13 +32,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "op_session_layout.h"
+
 /* GNU ld writes 8 (xxhash), 16 (md5, uuid) or 20 (sha1) bytes; longer is refused */
 #define OP_BUILDID_MAX 64
 /* hex + NUL */
 #define OP_BUILDID_HEX_MAX (2 * OP_BUILDID_MAX + 1)
 
-/* the index's name in stats/ (op_session_layout.h has stats/) */
-#define OP_BUILDID_INDEX "buildids"
+/* the index's name in stats/ */
+#define OP_BUILDID_INDEX OP_SESSION_BUILDIDS
 
 /* What the reader takes from an ELF file's headers. */
 struct op_elf_ids {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "op_hex.h"
 #include "op_mangle.h"
 
 #define COMP_MAX 255 /* NAME_MAX of the common Linux file systems */
@@ -140,17 +141,6 @@ int op_escape_component(const char *in, size_t in_len, char *out, size_t out_len
 	return m;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decode [s, e) (one logical component, maybe chunked). Returns length or -errno. */
 static int decode_span(const char *s, const char *e, char *out, size_t cap)
 {
@@ -172,7 +162,7 @@ static int decode_span(const char *s, const char *e, char *out, size_t cap)
 		if (c == '%') {
 			int hi, lo;
 
-			if (e - s < 3 || (hi = hexval(s[1])) < 0 || (lo = hexval(s[2])) < 0)
+			if (e - s < 3 || (hi = op_hexval(s[1])) < 0 || (lo = op_hexval(s[2])) < 0)
 				return -EINVAL;
 			c = (char)(hi << 4 | lo);
 			if (c == 0)
@@ -555,7 +545,7 @@ static bool parse_hex0x(const char *s, size_t n, uint64_t *v)
 	if (n < 3 || n > 18 || s[0] != '0' || s[1] != 'x')
 		return false;
 	for (size_t i = 2; i < n; i++) {
-		int h = hexval(s[i]);
+		int h = op_hexval(s[i]);
 
 		if (h < 0)
 			return false;

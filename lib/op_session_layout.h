@@ -15,6 +15,7 @@
  *           total_samples, lost_*    (OP_STATS_* below)
  *           throttled/EVENT          events the kernel throttled
  *           kallsyms, modules        kernel symbol snapshot (kernel plugin)
+ *           buildids                 build ID, size, mtime of each sampled image (op_buildid.h)
  *           cgroups                  cgroup of each process (cgroup plugin)
  *         callgraph/stacks           whole-stack table (op_cg_format.h)
  *       previous/                    set aside by a reset or a restart
@@ -51,6 +52,7 @@
 #define OP_SESSION_THROTTLED "throttled"
 #define OP_SESSION_KALLSYMS "kallsyms"
 #define OP_SESSION_MODULES "modules"
+#define OP_SESSION_BUILDIDS "buildids" /* issue 19: lib/op_buildid.h */
 #define OP_SESSION_CGROUPS "cgroups" /* the cgroup plugin's index (op_cgroups.h) */
 
 /* in callgraph/ */

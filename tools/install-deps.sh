@@ -7,6 +7,8 @@
 # libxml2-utils: xmllint checks the flame-graph SVG and opreport -X; python3: the tests' JSON/CSV checks
 # man-db, groff-base: tests/integration/man_pages.sh renders the man pages (man -l, man -M)
 pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev librsvg2-bin logrotate libxml2-utils python3 man-db groff-base"
+# --- issue 19: libdebuginfod-dev (report tools' debug info by build ID), debuginfod (the tests' local server)
+pkgs="$pkgs libdebuginfod-dev debuginfod"
 # --- issue 19: opexport: protobuf-c and zlib; the consumers its tests run: pprof (built from
 # Debian's Go sources), protoc --decode, node/npm for speedscope's schema ---
 pkgs="$pkgs golang-go golang-github-google-pprof-dev protobuf-compiler protobuf-c-compiler libprotobuf-c-dev zlib1g-dev nodejs"

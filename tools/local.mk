@@ -81,6 +81,10 @@ tools_opgprof_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
 tools_opgprof_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS)
 endif
 dist_man1_MANS += tools/man/oparchive.1 tools/man/opgprof.1
+# --- issue 19: libdebuginfod for the report tools' debug-info lookup by build ID ---
+if BUILD_REPORT
+tools_opreport_libopreport_la_LIBADD = $(DEBUGINFOD_LIBS)
+endif
 # --- issue 19: opexport: pprof (libopprofile), folded, speedscope ---
 if BUILD_REPORT
 if BUILD_EXPORT

@@ -283,6 +283,31 @@ static const char *oa_origin(const struct oa_ctx *c, const char *path)
 	return path[0] == '/' ? path + 1 : path;
 }
 
+/*
+ * Where a debug file goes in the archive: by its build ID below
+ * usr/lib/debug/.build-id/ (where opreport archive: looks, whichever of
+ * /usr/lib/debug, .gnu_debuglink or debuginfod's cache it came from), else
+ * at its own path. Malloc'd, or NULL when out of memory.
+ */
+static char *oa_debug_dest(const struct oa_ctx *c, const char *dbg)
+{
+	uint8_t id[OP_BUILDID_MAX];
+	char hex[OP_BUILDID_HEX_MAX], *dest = NULL;
+	size_t len;
+	int fd = open(dbg, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && !op_buildid_from_fd(fd, id, &len)) {
+		op_buildid_hex(id, len, hex, sizeof(hex));
+		if (asprintf(&dest, "usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2) < 0)
+			dest = NULL;
+	} else {
+		dest = strdup(oa_origin(c, dbg));
+	}
+	if (fd >= 0)
+		close(fd);
+	return dest;
+}
+
 static void oa_binary(struct oa_ctx *c, const struct rpt_image *img)
 {
 	char *dbg, *link = NULL, *dest = NULL;
@@ -290,6 +315,24 @@ static void oa_binary(struct oa_ctx *c, const struct rpt_image *img)
 
 	if (img->kind != OP_IMAGE_USER || img->path[0] != '/' || img->no_syms)
 		return; /* kernel (kallsyms snapshot), anon, refused names */
+	if (img->has_bid && (img->bid_mismatch || stat(img->file, &st))) {
+		/* gone or another build (opreport said which): the debug file of the one profiled */
+		dbg = opbfd_debug_by_id(img->bid.id, img->bid.id_len);
+		if (!dbg) {
+			oa_warn("binary %s: %s, and no debug file with its build ID was found: not "
+				"archived",
+				img->file,
+				img->bid_mismatch ? "another build than profiled" : "not found");
+			c->nwarn++;
+			return;
+		}
+		dest = oa_debug_dest(c, dbg);
+		if (dest)
+			oa_copy(c, dbg, dest, false, false);
+		free(dest);
+		free(dbg);
+		return;
+	}
 	if (stat(img->file, &st)) {
 		oa_warn("binary %s not found: not archived (if it moved, give --image-path=DIR "
 			"or --root=DIR)",
@@ -301,7 +344,11 @@ static void oa_binary(struct oa_ctx *c, const struct rpt_image *img)
 	dbg = opbfd_debug_file(img->file, &link);
 	if (!dbg)
 		return;
-	oa_copy(c, dbg, oa_origin(c, dbg), false, false);
+	dest = oa_debug_dest(c, dbg);
+	if (dest)
+		oa_copy(c, dbg, dest, false, false);
+	free(dest);
+	dest = NULL;
 	/* OProfile's place: next to the binary, in .debug/, by its debuglink name */
 	if (link && !strchr(link, '/') && strcmp(link, ".") && strcmp(link, "..")) {
 		const char *slash = strrchr(img->path, '/');

@@ -205,6 +205,12 @@ dist_check_SCRIPTS += tests/integration/tools_golden.sh
 if BUILD_REPORT
 TESTS += tests/integration/tools_golden.sh
 endif
+
+# --- issue 19: build IDs in the session (stats/buildids), debug info by build ID and debuginfod
+dist_check_SCRIPTS += tests/integration/buildid.sh tests/integration/debuginfod.sh
+if BUILD_REPORT
+TESTS += tests/integration/buildid.sh tests/integration/debuginfod.sh
+endif
 # --- issue 18: JIT test programs (tests/integration/jit_progs; also the
 # workloads of the jit plugin's end-to-end tests) and their checks ---
 JIT_PROGS_CODE = tests/integration/jit_progs/jit_code.c tests/integration/jit_progs/jit_code.h

@@ -373,7 +373,7 @@ check_PROGRAMS += tests/unit/test_buildid tests/unit/buildid_sha1 tests/unit/bui
 	tests/unit/buildid_none
 TESTS += tests/unit/test_buildid
 SANITIZER_TESTS += tests/unit/test_buildid
-tests_unit_test_buildid_SOURCES = tests/unit/test_buildid.c
+tests_unit_test_buildid_SOURCES = tests/unit/test_buildid.c tests/unit/buildid_fixture.h
 tests_unit_test_buildid_CPPFLAGS = $(AM_CPPFLAGS) -DFIX_DIR='"$(abs_top_builddir)/tests/unit"'
 tests_unit_test_buildid_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_buildid_LDADD = lib/libopng.la $(CMOCKA_LIBS)
@@ -383,6 +383,15 @@ tests_unit_buildid_md5_SOURCES = tests/unit/buildid_fix.c
 tests_unit_buildid_md5_LDFLAGS = -Wl,--build-id=md5
 tests_unit_buildid_none_SOURCES = tests/unit/buildid_fix.c
 tests_unit_buildid_none_LDFLAGS = -Wl,--build-id=none
+# the daemon's side: what cookie_intern reads, the index text, stats/buildids
+check_PROGRAMS += tests/unit/test_cookie_buildid
+TESTS += tests/unit/test_cookie_buildid
+SANITIZER_TESTS += tests/unit/test_cookie_buildid
+tests_unit_test_cookie_buildid_SOURCES = tests/unit/test_cookie_buildid.c tests/unit/buildid_fixture.h
+tests_unit_test_cookie_buildid_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core \
+	-DFIX_DIR='"$(abs_top_builddir)/tests/unit"'
+tests_unit_test_cookie_buildid_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_cookie_buildid_LDADD = core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 endif
 # --- issue 19: libopprofile (model, diff, pprof read back by protobuf-c, session load) ---
 if HAVE_CMOCKA

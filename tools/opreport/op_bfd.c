@@ -3,8 +3,11 @@
  * static + dynamic + synthetic (PLT) symbols, or the separate debug file's,
  * placed in file-offset key space through their section; demangling,
  * source lines with their chain of inlined functions (DWARF of the image or
- * of its separate debug file: build-id or .gnu_debuglink) and the bytes of
- * the code for a disassembler.
+ * of its separate debug file: build-id, .gnu_debuglink or $DEBUGINFOD_URLS)
+ * and the bytes of the code for a disassembler. A debug file alone stands
+ * for a binary that is gone or was rebuilt since it was profiled, placed in
+ * the sample files' offset key space by the executable segment the session
+ * recorded (stats/buildids).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -19,6 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef HAVE_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
+
+#include "op_buildid.h"
 #include "op_demangle.h"
 #include "opreport.h"
 
@@ -162,7 +170,9 @@ int opbfd_code(struct opbfd *b, uint64_t key, uint64_t len, unsigned char **buf,
 
 	*buf = NULL;
 	*got = 0;
-	if (!s || !(bfd_section_flags(s->sec) & SEC_CODE))
+	/* a debug file's code sections are NOBITS: no bytes to show */
+	if (!s || (bfd_section_flags(s->sec) & (SEC_CODE | SEC_HAS_CONTENTS)) !=
+			  (SEC_CODE | SEC_HAS_CONTENTS))
 		return -ENOENT;
 	off = key - s->filepos;
 	if (len > s->size - off)
@@ -353,12 +363,119 @@ int opbfd_set_debug_dir(const char *dir)
 	return 0;
 }
 
+#ifdef HAVE_DEBUGINFOD
+static debuginfod_client *opbfd_dbgd;
+static bool opbfd_dbgd_down; /* a server failed (not "not found"): not asked again this run */
+
+static void opbfd_dbgd_end(void)
+{
+	debuginfod_end(opbfd_dbgd);
+}
+#endif
+
+/*
+ * The debug file of build ID @id from the servers of $DEBUGINFOD_URLS
+ * (libdebuginfod: its cache, $DEBUGINFOD_TIMEOUT, $DEBUGINFOD_PROGRESS):
+ * the malloc'd path of the cached copy, or NULL. A server that cannot be
+ * reached or does not answer in time is said once; the rest of the run
+ * does not wait for it again.
+ */
+static char *opbfd_debuginfod(const uint8_t *id, size_t len)
+{
+#ifdef HAVE_DEBUGINFOD
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	char *path = NULL, hex[OP_BUILDID_HEX_MAX];
+	int fd;
+
+	if (!urls || !*urls || opbfd_dbgd_down || !len)
+		return NULL;
+	if (!opbfd_dbgd) {
+		opbfd_dbgd = debuginfod_begin();
+		if (!opbfd_dbgd) {
+			opbfd_dbgd_down = true;
+			return NULL;
+		}
+		atexit(opbfd_dbgd_end);
+	}
+	fd = debuginfod_find_debuginfo(opbfd_dbgd, id, (int)len, &path);
+	if (fd >= 0) {
+		close(fd);
+		return path;
+	}
+	free(path);
+	if (fd != -ENOENT) {
+		opbfd_dbgd_down = true;
+		txt_warn("debuginfod: no answer for build ID %s from DEBUGINFOD_URLS=%s: %s%s; "
+			 "debuginfod is not asked again in this run",
+			 op_buildid_hex(id, len, hex, sizeof(hex)), urls, strerror(-fd),
+			 fd == -ETIME || fd == -ETIMEDOUT ? " (DEBUGINFOD_TIMEOUT sets the wait)" :
+							    "");
+	}
+	return NULL;
+#else
+	(void)id;
+	(void)len;
+	return NULL;
+#endif
+}
+
+/* Is @path a regular file whose build ID is @id? */
+static bool opbfd_has_build_id(const char *path, const uint8_t *id, size_t len)
+{
+	struct op_elf_ids ids;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return false;
+	rc = op_elf_ids_from_fd(fd, &ids);
+	close(fd);
+	return !rc && ids.id_len == len && !memcmp(ids.id, id, len);
+}
+
+char *opbfd_debug_by_id(const uint8_t *id, size_t len)
+{
+	const char *dir = opbfd_debug_dir ? opbfd_debug_dir : DEBUG_DIR;
+	char hex[OP_BUILDID_HEX_MAX], *path;
+
+	if (len < 2 || len > OP_BUILDID_MAX)
+		return NULL;
+	op_buildid_hex(id, len, hex, sizeof(hex));
+	/* GDB's layout: .build-id/ + the first byte + "/" + the rest + ".debug" */
+	if (asprintf(&path, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2) < 0)
+		return NULL;
+	if (opbfd_has_build_id(path, id, len))
+		return path;
+	free(path);
+	path = opbfd_debuginfod(id, len);
+	/* the server's answer is checked like a local file */
+	if (path && !opbfd_has_build_id(path, id, len)) {
+		txt_warn("debuginfod: %s does not have build ID %s: not used", path, hex);
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
+/* build-id under the debug directory, .gnu_debuglink, then debuginfod */
 static char *opbfd_find_debug(bfd *abfd)
 {
 	const char *dir = opbfd_debug_dir ? opbfd_debug_dir : DEBUG_DIR;
 	char *dpath = bfd_follow_build_id_debuglink(abfd, dir);
+	uint8_t id[OP_BUILDID_MAX];
+	size_t len;
+	int fd;
 
-	return dpath ? dpath : bfd_follow_gnu_debuglink(abfd, dir);
+	if (!dpath)
+		dpath = bfd_follow_gnu_debuglink(abfd, dir);
+	if (dpath)
+		return dpath;
+	fd = open(bfd_get_filename(abfd), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (!op_buildid_from_fd(fd, id, &len))
+		dpath = opbfd_debug_by_id(id, len);
+	close(fd);
+	return dpath;
 }
 
 char *opbfd_debug_file(const char *path, char **link)
@@ -472,10 +589,13 @@ int opbfd_check_vmlinux(const char *path, char *err, size_t err_len)
 
 /*
  * @kernel: the keys are vma - @kstart (the kernel's samples) and sections
- * below @kstart are left out; else they are file offsets.
+ * below @kstart are left out; @seg (a debug file standing for its binary):
+ * only the sections of the executable segment @seg, keyed by the file
+ * offsets the binary had there; else they are file offsets.
  */
 static int opbfd_load_at(struct rpt_symtab *t, const char *path, bool kernel, uint64_t kstart,
-			 enum rpt_demangle dm, bool want_lines, char *err, size_t err_len)
+			 const struct op_elf_ids *seg, enum rpt_demangle dm, bool want_lines,
+			 char *err, size_t err_len)
 {
 	struct opbfd *b = calloc(1, sizeof(*b));
 	struct cand *c = NULL;
@@ -496,12 +616,26 @@ static int opbfd_load_at(struct rpt_symtab *t, const char *path, bool kernel, ui
 		flagword f = bfd_section_flags(sec);
 		struct opbfd_sec *ns;
 
-		if ((f & (SEC_LOAD | SEC_HAS_CONTENTS)) != (SEC_LOAD | SEC_HAS_CONTENTS) ||
-		    !bfd_section_size(sec))
+		uint64_t vma = bfd_section_vma(sec), size = bfd_section_size(sec), key;
+
+		if (seg) {
+			/* a debug file's code sections are NOBITS: where they were is in @seg */
+			if (!(f & SEC_ALLOC) || !size || vma < seg->text_vaddr ||
+			    vma - seg->text_vaddr >= seg->text_size ||
+			    size > seg->text_size - (vma - seg->text_vaddr))
+				continue;
+			key = vma - seg->text_vaddr + seg->text_off;
+		} else if ((f & (SEC_LOAD | SEC_HAS_CONTENTS)) != (SEC_LOAD | SEC_HAS_CONTENTS) ||
+			   !size) {
 			continue;
-		/* a vmlinux's per-cpu sections are linked at 0: no kernel pc is there */
-		if (kernel && bfd_section_vma(sec) < kstart)
-			continue;
+		} else if (kernel) {
+			/* a vmlinux's per-cpu sections are linked at 0: no kernel pc is there */
+			if (vma < kstart)
+				continue;
+			key = vma - kstart;
+		} else {
+			key = (uint64_t)sec->filepos;
+		}
 		ns = realloc(b->secs, (b->nsecs + 1) * sizeof(*ns));
 		if (!ns)
 			goto out_err;
@@ -509,9 +643,9 @@ static int opbfd_load_at(struct rpt_symtab *t, const char *path, bool kernel, ui
 		b->secs[b->nsecs++] = (struct opbfd_sec){
 			.sec = sec,
 			.name = bfd_section_name(sec),
-			.vma = bfd_section_vma(sec),
-			.size = bfd_section_size(sec),
-			.filepos = kernel ? bfd_section_vma(sec) - kstart : (uint64_t)sec->filepos,
+			.vma = vma,
+			.size = size,
+			.filepos = key,
 		};
 	}
 	if (read_symtab(b->abfd, false, &b->syms, &b->nsyms) ||
@@ -528,7 +662,7 @@ static int opbfd_load_at(struct rpt_symtab *t, const char *path, bool kernel, ui
 		goto out_err;
 	b->lbfd = b->abfd;
 	b->lsyms = b->syms;
-	if (b->nsyms == 0 || (want_lines && !has_dwarf(b->abfd))) {
+	if (!seg && (b->nsyms == 0 || (want_lines && !has_dwarf(b->abfd)))) {
 		/* stripped: the separate debug file may have the full table and the lines */
 		open_debug_file(b);
 		if (b->nsyms == 0 && b->dbg &&
@@ -593,13 +727,26 @@ out_err:
 int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, bool want_lines,
 	       char *err, size_t err_len)
 {
-	return opbfd_load_at(t, path, false, 0, dm, want_lines, err, err_len);
+	return opbfd_load_at(t, path, false, 0, NULL, dm, want_lines, err, err_len);
+}
+
+int opbfd_load_debug(struct rpt_symtab *t, const char *dpath, const struct op_elf_ids *seg,
+		     enum rpt_demangle dm, bool want_lines, char *err, size_t err_len)
+{
+	if (!seg->text_size) {
+		snprintf(err, err_len,
+			 "%s: the session does not say where the binary's code was (no executable "
+			 "segment in stats/buildids)",
+			 dpath);
+		return -EINVAL;
+	}
+	return opbfd_load_at(t, dpath, false, 0, seg, dm, want_lines, err, err_len);
 }
 
 int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart, enum rpt_demangle dm,
 		      bool want_lines, char *err, size_t err_len)
 {
-	int ret = opbfd_load_at(t, path, true, kstart, dm, want_lines, err, err_len);
+	int ret = opbfd_load_at(t, path, true, kstart, NULL, dm, want_lines, err, err_len);
 
 	if (!ret)
 		t->vma_bias = kstart;

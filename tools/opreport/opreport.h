@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "odb.h"
+#include "op_buildid.h"
 #include "op_header.h"
 #include "op_mangle.h"
 
@@ -247,6 +248,21 @@ int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart, e
  * the reason in @err.
  */
 int opbfd_check_vmlinux(const char *path, char *err, size_t err_len);
+/*
+ * The symbols and lines of the debug file @dpath standing for a binary that
+ * is gone or another build now: its sections inside the binary's executable
+ * segment @seg (stats/buildids) keyed by the file offsets they had in the
+ * binary. 0, or -errno with a message (-EINVAL when @seg is unknown).
+ */
+int opbfd_load_debug(struct rpt_symtab *t, const char *dpath, const struct op_elf_ids *seg,
+		     enum rpt_demangle dm, bool want_lines, char *err, size_t err_len);
+/*
+ * The separate debug file of build ID @id (@len bytes): DIR/.build-id/xx/
+ * rest.debug below the debug directory (/usr/lib/debug, or an archive's),
+ * then $DEBUGINFOD_URLS through libdebuginfod when the tools were built
+ * with it; each checked to have that build ID. Malloc'd path, or NULL.
+ */
+char *opbfd_debug_by_id(const uint8_t *id, size_t len);
 uint64_t opbfd_key_vma(const struct opbfd *b, uint64_t key);
 bool opbfd_key_line(struct opbfd *b, uint64_t key, const char **file, unsigned *line);
 void opbfd_close(struct opbfd *b);
@@ -301,6 +317,13 @@ struct rpt_image {
 	bool is_kernel;
 	bool syms_loaded, no_syms;
 	struct rpt_symtab syms;
+	/*
+	 * stats/buildids: the profiled binary's build ID and executable
+	 * segment (has_bid); the binary found on disk has another (bid_mismatch:
+	 * not used for symbols, a debug file with the recorded ID is).
+	 */
+	bool has_bid, bid_mismatch;
+	struct op_elf_ids bid;
 };
 
 /* A (sample key, class) -> count record of one group */
@@ -370,6 +393,7 @@ struct rpt_profile {
 	bool keep_files;      /* set before rs_load: fill files */
 	struct strlist files; /* the selected sample files (full paths), when keep_files */
 	char *session_origin; /* the session directory on the profiled machine (absolute) */
+	struct op_buildid_index *bids; /* stats/buildids of each session_names[i] (may be empty) */
 	/*
 	 * Set before rs_load: each selected sample file (full path, parsed name
 	 * with refused image names replaced) goes to this instead of into

@@ -45,7 +45,8 @@ struct rs_file {
 	char *path;      /* full path */
 	const char *rel; /* relative to the session directory */
 	struct op_parsed_name *pn;
-	bool selected; /* matches the whole spec */
+	bool selected;  /* matches the whole spec */
+	size_t session; /* its session: p->session_names[session] */
 };
 
 struct rs_walk {
@@ -55,11 +56,14 @@ struct rs_walk {
 	struct rpt_profile *p;
 	const struct rpt_opts *o;
 	int err;
+	size_t session; /* the session being walked */
 	/* cgroup: the selected processes of the session being walked */
 	struct rpt_tgids cg;
 	size_t cg_indexes; /* sessions with a stats/cgroups */
 	size_t cg_no_tgid; /* files without a process (not --separate=thread) */
 };
+
+static int rs_open_file_in(struct rpt_profile *p, size_t session, const char *rel, int flags);
 
 /* deeper than any sample-file name oprofiled writes: not walked */
 #define RS_MAX_DEPTH 256
@@ -464,6 +468,7 @@ static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
 	f->path = strdup(path);
 	f->rel = f->path ? f->path + rel_off : NULL;
 	f->pn = pn;
+	f->session = w->session;
 	f->selected = spec_match(&w->o->spec, pn);
 	return f->path ? 0 : -ENOMEM;
 }
@@ -650,14 +655,19 @@ int rs_odb_open(struct rpt_profile *p, odb_t *db, const char *path, char *err, s
 
 int rs_open_session_file(struct rpt_profile *p, const char *rel, int flags)
 {
+	return rs_open_file_in(p, 0, rel, flags);
+}
+
+static int rs_open_file_in(struct rpt_profile *p, size_t session, const char *rel, int flags)
+{
 	const bool want_dir = flags & O_DIRECTORY;
 	char *full = NULL, *path = NULL;
 	const char *base;
 	struct stat st;
 	int dfd, fd;
 
-	if (asprintf(&full, "%s/%s", p->session_names[0], rel) < 0 ||
-	    asprintf(&path, "%s/%s", p->samples_dir, rel) < 0) {
+	if (asprintf(&full, "%s/%s", p->session_names[session], rel) < 0 ||
+	    asprintf(&path, "%s/%s/%s", p->samples_root, p->session_names[session], rel) < 0) {
 		free(full);
 		return -ENOMEM;
 	}
@@ -922,9 +932,103 @@ static void rs_archive_check_image(struct rpt_profile *p, const struct rpt_opts 
 	img->syms_loaded = img->no_syms = true;
 }
 
+/*
+ * stats/buildids of every selected session (an older session has none: an
+ * empty index). Bad lines are skipped with one warning per session.
+ */
+static int rs_load_buildids(struct rpt_profile *p)
+{
+	char err[512] = "", rel[sizeof(OP_SESSION_STATS "/" OP_BUILDID_INDEX)];
+	int ret = 0;
+
+	p->bids = calloc(p->nsessions, sizeof(*p->bids));
+	if (!p->bids)
+		return -ENOMEM;
+	snprintf(rel, sizeof(rel), "%s", OP_SESSION_STATS "/" OP_BUILDID_INDEX);
+	for (size_t i = 0; i < p->nsessions && ret != -ENOMEM; i++) {
+		int fd = rs_open_file_in(p, i, rel, 0);
+
+		if (fd < 0)
+			continue; /* none, or said by rs_open_file_in */
+		ret = op_buildid_index_read_fd(fd, rel, &p->bids[i], err, sizeof(err));
+		close(fd);
+		if (ret && ret != -ENOMEM) {
+			txt_warn("%s/%s/%s: %s: build IDs are not checked for this session",
+				 p->samples_root, p->session_names[i], rel, err);
+			p->nwarnings++;
+		} else if (p->bids[i].nbad) {
+			txt_warn("%s/%s/%s: %zu lines that are not build-id index lines skipped "
+				 "(the first at line %u)",
+				 p->samples_root, p->session_names[i], rel, p->bids[i].nbad,
+				 p->bids[i].first_bad);
+			p->nwarnings++;
+		}
+	}
+	return ret == -ENOMEM ? ret : 0;
+}
+
+/*
+ * The binary on disk against the one profiled, by build ID (the index of
+ * session @session, or of any selected session for SIZE_MAX): another
+ * build (or no build ID where there was one) is not used for symbols; one
+ * warning names it. Returns true when the index settled it (the mtime is
+ * then not looked at), false when it has nothing on the image.
+ */
+static bool rs_check_build_id(struct rpt_profile *p, struct rpt_image *img, size_t session)
+{
+	const struct op_buildid_ent *e;
+	struct op_elf_ids disk;
+	char want[OP_BUILDID_HEX_MAX], have[OP_BUILDID_HEX_MAX];
+	int fd, rc;
+
+	if (!p->bids)
+		return false;
+	if (session < p->nsessions) {
+		e = op_buildid_index_find(&p->bids[session], img->path);
+	} else {
+		/* SIZE_MAX: the first selected session whose index has it */
+		e = NULL;
+		for (size_t i = 0; i < p->nsessions && !e; i++)
+			e = op_buildid_index_find(&p->bids[i], img->path);
+	}
+	if (!e || !e->ids.id_len)
+		return false;
+	if (img->is_kernel || e->kind != OP_BUILDID_USER) {
+		/* the running kernel's: --vmlinux is checked against it (opreport_symbols.c) */
+		if (img->is_kernel && e->kind == OP_BUILDID_KERNEL) {
+			img->has_bid = true;
+			img->bid = e->ids;
+		}
+		return false;
+	}
+	img->has_bid = true;
+	img->bid = e->ids;
+	fd = open(img->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return true; /* gone: a debug file by build ID may stand for it */
+	rc = op_elf_ids_from_fd(fd, &disk);
+	close(fd);
+	if (!rc && disk.id_len == e->ids.id_len && !memcmp(disk.id, e->ids.id, disk.id_len))
+		return true;
+	img->bid_mismatch = true;
+	op_buildid_hex(e->ids.id, e->ids.id_len, want, sizeof(want));
+	if (rc || !disk.id_len)
+		snprintf(have, sizeof(have), "%s", rc ? "unreadable" : "none");
+	else
+		op_buildid_hex(disk.id, disk.id_len, have, sizeof(have));
+	txt_warn("the binary %s is not the one profiled: build ID %s, the profiled binary's was "
+		 "%s (stats/" OP_BUILDID_INDEX "); it is not used for symbols: a debug file with "
+		 "build ID %s is, when found (.build-id/ below the debug directory, "
+		 "$DEBUGINFOD_URLS), else its samples are reported as \"(no symbols)\"",
+		 img->file, have, want, want);
+	p->nwarnings++;
+	return true;
+}
+
 /* image @n of the profile, added when new; @h: its sample file's header (NULL: none, a stack's) */
 static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts *o,
-				   const struct op_image_name *n, const struct opd_header *h)
+				   const struct op_image_name *n, const struct opd_header *h,
+				   size_t session)
 {
 	struct rpt_image *img, **nv;
 
@@ -960,7 +1064,9 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts 
 	p->imgs[p->nimgs++] = img;
 	if (o->spec.archive)
 		rs_archive_check_image(p, o, img);
-	/* a binary changed since it was profiled gives wrong symbols */
+	/* a binary changed since it was profiled gives wrong symbols: by build ID, else mtime */
+	if (n->kind != OP_IMAGE_ANON && !img->no_syms && rs_check_build_id(p, img, session))
+		return img;
 	if (n->kind == OP_IMAGE_USER && h && h->mtime && !img->is_kernel && img->path[0] == '/') {
 		struct stat st;
 
@@ -1092,7 +1198,7 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 		*have_hdr = true;
 	}
 	if (f->selected) {
-		img = get_image(p, o, &f->pn->image, &h);
+		img = get_image(p, o, &f->pn->image, &h, f->session);
 		g = img ? get_group(p, img, &f->pn->app, o->merge & MERGE_LIB) : NULL;
 		if (!g) {
 			odb_close(&db);
@@ -1124,7 +1230,8 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 struct rpt_image *rs_image_add(struct rpt_profile *p, const struct rpt_opts *o,
 			       const struct op_image_name *n)
 {
-	return get_image(p, o, n, NULL);
+	/* named by arcs, stacks or opexport's files: any session's index may know it */
+	return get_image(p, o, n, NULL, SIZE_MAX);
 }
 
 static int add_session_dir(struct rpt_profile *p, const char *name)
@@ -1237,6 +1344,9 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		goto out;
 	}
 	qsort(p->session_names, p->nsessions, sizeof(char *), name_cmp);
+	ret = rs_load_buildids(p);
+	if (ret)
+		goto out;
 	if (asprintf(&p->samples_dir, "%s/%s", p->samples_root, p->session_names[0]) < 0) {
 		p->samples_dir = NULL;
 		ret = -ENOMEM;
@@ -1252,6 +1362,7 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		}
 		fd = openat(p->samples_fd, p->session_names[i],
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		w.session = i;
 		if (fd >= 0 && o->spec.cgroup.n) {
 			ret = spec_cgroup_load(&o->spec, fd, &w.cg, err, err_len);
 			w.cg_indexes += w.cg.have_index;
@@ -1619,9 +1730,13 @@ void rs_free(struct rpt_profile *p)
 		free(p->imgs[i]);
 	}
 	free(p->imgs);
-	for (size_t i = 0; i < p->nsessions; i++)
+	for (size_t i = 0; i < p->nsessions; i++) {
 		free(p->session_names[i]);
+		if (p->bids)
+			op_buildid_index_free(&p->bids[i]);
+	}
 	free(p->session_names);
+	free(p->bids);
 	free(p->cls);
 	free(p->total);
 	free(p->global_total);

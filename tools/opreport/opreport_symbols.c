@@ -90,10 +90,33 @@ static void load_vmlinux(struct rpt_profile *p, const struct rpt_opts *o, struct
 {
 	struct rpt_symtab vm = { 0 };
 	char err[1024] = "";
-	int ret;
+	int ret = 0;
 
-	ret = opbfd_load_kernel(&vm, o->vmlinux, img->syms.vma_bias, o->demangle, o->debug_info,
-				err, sizeof(err));
+	if (img->has_bid) {
+		/*
+		 * the running kernel's build ID (stats/buildids) refuses another build
+		 * before its symbols are read; a file without one (an image linked by
+		 * hand) is left to the symbols' agreement with the kallsyms snapshot
+		 */
+		struct op_elf_ids ids;
+		char want[OP_BUILDID_HEX_MAX], have[OP_BUILDID_HEX_MAX];
+		int fd = open(o->vmlinux, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+		if (fd >= 0 && !op_elf_ids_from_fd(fd, &ids) && ids.id_len &&
+		    (ids.id_len != img->bid.id_len || memcmp(ids.id, img->bid.id, ids.id_len))) {
+			snprintf(err, sizeof(err),
+				 "its build ID is %s, the profiled kernel's was %s (stats/" OP_BUILDID_INDEX
+				 ")",
+				 op_buildid_hex(ids.id, ids.id_len, have, sizeof(have)),
+				 op_buildid_hex(img->bid.id, img->bid.id_len, want, sizeof(want)));
+			ret = -EINVAL;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!ret)
+		ret = opbfd_load_kernel(&vm, o->vmlinux, img->syms.vma_bias, o->demangle,
+					o->debug_info, err, sizeof(err));
 	if (!ret)
 		ret = ksym_check_vmlinux(&img->syms, &vm, o->vmlinux, err, sizeof(err));
 	if (ret) {
@@ -109,6 +132,35 @@ static void load_vmlinux(struct rpt_profile *p, const struct rpt_opts *o, struct
 	}
 	symtab_free(&img->syms);
 	img->syms = vm;
+}
+
+/*
+ * A binary that is gone or another build than the one profiled: the debug
+ * file with the recorded build ID stands for it (.build-id/ below the debug
+ * directory, then debuginfod), else no symbols.
+ */
+static int load_by_build_id(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img,
+			    char *err, size_t err_len)
+{
+	char hex[OP_BUILDID_HEX_MAX], *dpath = opbfd_debug_by_id(img->bid.id, img->bid.id_len);
+	int ret;
+
+	(void)p;
+	if (!dpath) {
+		op_buildid_hex(img->bid.id, img->bid.id_len, hex, sizeof(hex));
+		if (img->bid_mismatch)
+			err[0] = 0; /* get_image said it */
+		else
+			snprintf(err, err_len,
+				 "binary %s not found, and no debug file with its build ID %s "
+				 "(.build-id/ below the debug directory, $DEBUGINFOD_URLS)",
+				 img->file, hex);
+		return -ENOENT;
+	}
+	ret = opbfd_load_debug(&img->syms, dpath, &img->bid, o->demangle, o->debug_info, err,
+			       err_len);
+	free(dpath);
+	return ret;
 }
 
 static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img)
@@ -185,6 +237,8 @@ static void load_image(struct rpt_profile *p, const struct rpt_opts *o, struct r
 		/* RPT_UNKNOWN_IMAGE: a refused name, already warned about */
 		img->no_syms = true;
 		goto out;
+	} else if (img->has_bid && (img->bid_mismatch || !exists(img->file))) {
+		ret = load_by_build_id(p, o, img, err, sizeof(err));
 	} else if (!exists(img->file)) {
 		snprintf(err, sizeof(err),
 			 "binary %s not found (if it moved, give --image-path=DIR "

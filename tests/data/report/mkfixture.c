@@ -32,6 +32,7 @@
 
 #include "odb.h"
 #include "op_header.h"
+#include "op_hex.h"
 #include "op_mangle.h"
 #include "../../integration/test_util.h"
 
@@ -108,17 +109,6 @@ static int32_t num_or_all(const char *s)
 	return strcmp(s, "all") ? (int32_t)strtol(s, NULL, 0) : -1;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "\n", "\t", "\r", "\\" and "\xHH" in place; anything else is kept as is */
 static void unescape(char *s)
 {
@@ -132,7 +122,7 @@ static void unescape(char *s)
 		} else if (s[1] == 'n' || s[1] == 't' || s[1] == 'r' || s[1] == '\\') {
 			*o++ = s[1] == 'n' ? '\n' : s[1] == 't' ? '\t' : s[1] == 'r' ? '\r' : '\\';
 			s++;
-		} else if (s[1] == 'x' && (hi = hexval(s[2])) >= 0 && (lo = hexval(s[3])) >= 0 &&
+		} else if (s[1] == 'x' && (hi = op_hexval(s[2])) >= 0 && (lo = op_hexval(s[3])) >= 0 &&
 			   (hi || lo)) {
 			*o++ = (char)(hi << 4 | lo);
 			s += 3;
