@@ -1,0 +1,351 @@
+/*
+ * netplug.c - helpers compiled into the pprof and push plugins: argument
+ * splitting, signal-safe threads, the message queue their threads log
+ * through (see netplug.h).
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "netplug.h"
+#include "sdk12_shim.h"
+
+/* longer than any URL, label list and path a sane configuration holds */
+#define NP_ARGS_MAX 4096
+
+int np_parse_args(const struct op_host *h, op_ext_t *ctx, const char *plugin, const char *args,
+		  int (*set)(void *priv, const char *key, const char *val, const char *where),
+		  void *priv)
+{
+	char *buf, *tok, *save = NULL, where[NP_ARGS_MAX + 80];
+	size_t len;
+	int rc = 0;
+
+	if (!args || !*args)
+		return 0;
+	len = strlen(args);
+	if (len > NP_ARGS_MAX) {
+		h->log(ctx, OP_LOG_ERR,
+		       "--ext-feature=%s:...: arguments of %zu bytes, at most %d expected", plugin,
+		       len, NP_ARGS_MAX);
+		return -EINVAL;
+	}
+	buf = strdup(args);
+	if (!buf)
+		return -ENOMEM;
+	for (tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+
+		if (!val || val == tok) {
+			h->log(ctx, OP_LOG_ERR,
+			       "--ext-feature=%s:%s: expected KEY=VALUE, found \"%s\"", plugin, args,
+			       tok);
+			rc = -EINVAL;
+			break;
+		}
+		*val++ = '\0';
+		snprintf(where, sizeof(where), "--ext-feature=%s:%s=...", plugin, tok);
+		rc = set(priv, tok, val, where);
+	}
+	free(buf);
+	return rc;
+}
+
+int np_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -rc;
+}
+
+void np_msgq_init(struct np_msgq *q)
+{
+	memset(q, 0, sizeof(*q));
+	pthread_mutex_init(&q->lock, NULL);
+}
+
+void np_msgq_fini(struct np_msgq *q)
+{
+	pthread_mutex_destroy(&q->lock);
+}
+
+void np_msgq_add(struct np_msgq *q, enum op_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+	unsigned slot;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->n == NP_MSGQ_LEN) {
+		q->dropped++;
+		pthread_mutex_unlock(&q->lock);
+		return;
+	}
+	slot = (q->head + q->n++) % NP_MSGQ_LEN;
+	q->level[slot] = level;
+	va_start(ap, fmt);
+	vsnprintf(q->text[slot], NP_MSG_MAX, fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void np_msgq_flush(struct np_msgq *q, const struct op_host *h, op_ext_t *ctx)
+{
+	char text[NP_MSG_MAX];
+	enum op_log_level level;
+	unsigned dropped;
+
+	for (;;) {
+		pthread_mutex_lock(&q->lock);
+		if (!q->n) {
+			dropped = q->dropped;
+			q->dropped = 0;
+			pthread_mutex_unlock(&q->lock);
+			break;
+		}
+		level = q->level[q->head];
+		memcpy(text, q->text[q->head], sizeof(text));
+		q->head = (q->head + 1) % NP_MSGQ_LEN;
+		q->n--;
+		pthread_mutex_unlock(&q->lock);
+		/* the log call runs unlocked: a thread never waits on the log */
+		h->log(ctx, level, "%s", text);
+	}
+	if (dropped)
+		h->log(ctx, OP_LOG_WARN, "%u messages of the plugin's threads were dropped", dropped);
+}
+
+static uint64_t np_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t np_now_mono_ns(void)
+{
+	return np_clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t np_now_wall_ns(void)
+{
+	return np_clock_ns(CLOCK_REALTIME);
+}
+
+/* ------------------------------------------------------------------ */
+/* the session                                                         */
+/* ------------------------------------------------------------------ */
+
+int np_session_init(struct np_session *s, const struct op_host *h, op_ext_t *ctx,
+		    struct np_msgq *q)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->host = h;
+	s->ctx = ctx;
+	s->msgq = q;
+	pthread_mutex_init(&s->lock, NULL);
+	/* waits are measured on the monotonic clock: a clock step is no timeout */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	rc = -pthread_cond_init(&s->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc)
+		pthread_mutex_destroy(&s->lock);
+	return rc;
+}
+
+void np_session_fini(struct np_session *s)
+{
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
+}
+
+static void np_set_dir(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+static void np_session_on_event(void *priv, const struct op_session_event *e)
+{
+	struct np_session *s = priv;
+	int rc;
+
+	np_msgq_flush(s->msgq, s->host, s->ctx);
+	switch (e->kind) {
+	case OP_SESSION_START:
+		pthread_mutex_lock(&s->lock);
+		np_set_dir(s->dir, sizeof(s->dir), e->dir);
+		pthread_mutex_unlock(&s->lock);
+		/* threads start now, in the process that samples (after any fork) */
+		rc = s->start ? s->start(s->priv) : 0;
+		pthread_mutex_lock(&s->lock);
+		s->started = !rc;
+		pthread_mutex_unlock(&s->lock);
+		break;
+	case OP_SESSION_DUMP:
+		pthread_mutex_lock(&s->lock);
+		s->dumps++;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+		break;
+	case OP_SESSION_ROTATED:
+		pthread_mutex_lock(&s->lock);
+		np_set_dir(s->dir, sizeof(s->dir), e->dir);
+		np_set_dir(s->prev_dir, sizeof(s->prev_dir), e->prev_dir);
+		s->rotations++;
+		/* a rotation also made the files current */
+		s->dumps++;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+		if (s->rotated)
+			s->rotated(s->priv, e->prev_dir, e->dir);
+		break;
+	case OP_SESSION_STOP:
+		if (s->stop)
+			s->stop(s->priv);
+		np_msgq_flush(s->msgq, s->host, s->ctx);
+		break;
+	default:
+		break;
+	}
+}
+
+int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)(void *),
+			void *priv)
+{
+	const struct op_session_hook_desc d = {
+		.size = sizeof(d),
+		.name = "session",
+		.on_event = np_session_on_event,
+	};
+
+	s->start = start;
+	s->stop = stop;
+	s->priv = priv;
+	return NP_REGISTER_SESSION_HOOK(s->host, s->ctx, &d, s);
+}
+
+void np_session_stop(struct np_session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void np_deadline(struct timespec *ts, uint64_t ms)
+{
+	uint64_t t = np_now_mono_ns() + ms * 1000000ull;
+
+	ts->tv_sec = (time_t)(t / 1000000000ull);
+	ts->tv_nsec = (long)(t % 1000000000ull);
+}
+
+int np_session_dump(struct np_session *s, unsigned timeout_ms)
+{
+	struct timespec dl;
+	uint64_t seen;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	seen = s->dumps;
+	pthread_mutex_unlock(&s->lock);
+	/* the daemon takes SIGUSR1 on its signalfd: drain, sync, DUMP event */
+	if (kill(getpid(), SIGUSR1))
+		return -errno;
+	np_deadline(&dl, timeout_ms);
+	pthread_mutex_lock(&s->lock);
+	while (!s->stopping && s->dumps == seen && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&s->cond, &s->lock, &dl);
+	rc = s->stopping ? -ECANCELED : s->dumps != seen ? 0 : -ETIMEDOUT;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int np_session_wait(struct np_session *s, uint64_t ms)
+{
+	struct timespec dl;
+	int rc = 0;
+
+	np_deadline(&dl, ms);
+	pthread_mutex_lock(&s->lock);
+	while (!s->stopping && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&s->cond, &s->lock, &dl);
+	rc = s->stopping ? -ECANCELED : 0;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void np_session_where(struct np_session *s, char *dir, size_t len, uint64_t *rotations,
+		      char *prev, size_t prev_len)
+{
+	pthread_mutex_lock(&s->lock);
+	np_set_dir(dir, len, s->dir);
+	if (prev)
+		np_set_dir(prev, prev_len, s->prev_dir);
+	if (rotations)
+		*rotations = s->rotations;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* a dump that times out still leaves files at most one drain round old */
+#define NP_DUMP_TIMEOUT_MS 2000
+
+int np_session_delta(struct np_session *s, unsigned seconds, void **buf, size_t *len, char *err,
+		     size_t err_len)
+{
+	char dir[sizeof(s->dir)], prev[sizeof(s->prev_dir)];
+	struct np_snap *before = NULL, *now = NULL;
+	uint64_t rot0, rot1, t0, t1;
+	int rc;
+
+	rc = np_session_dump(s, NP_DUMP_TIMEOUT_MS);
+	if (rc == -ECANCELED)
+		return rc;
+	np_session_where(s, dir, sizeof(dir), &rot0, NULL, 0);
+	t0 = np_now_wall_ns();
+	rc = np_snap_read(dir, &before, err, err_len);
+	if (rc)
+		return rc;
+	/* sampling goes on untouched: this thread only sleeps */
+	rc = np_session_wait(s, (uint64_t)seconds * 1000);
+	if (!rc)
+		rc = np_session_dump(s, NP_DUMP_TIMEOUT_MS);
+	if (rc == -ECANCELED)
+		goto out;
+	t1 = np_now_wall_ns();
+	np_session_where(s, dir, sizeof(dir), &rot1, prev, sizeof(prev));
+	if (rot1 == rot0 + 1) {
+		/* the counts of before went on in the rotated session up to its end */
+		rc = np_snap_read(prev, &now, err, err_len);
+	} else if (rot1 != rot0) {
+		/* several rotations in the window: only the last one is whole */
+		rc = np_snap_read(prev, &now, err, err_len);
+		np_snap_free(before);
+		before = NULL;
+	} else {
+		rc = np_snap_read(dir, &now, err, err_len);
+	}
+	if (!rc)
+		rc = np_snap_encode(now, before, t0, t1, buf, len, NULL, err, err_len);
+out:
+	np_snap_free(now);
+	np_snap_free(before);
+	return rc;
+}

@@ -1,0 +1,148 @@
+/*
+ * netplug.h - what the two network plugins (pprof pull, push) share,
+ * compiled into each (a plugin never links another): KEY=VALUE argument
+ * splitting, threads that never take the daemon's signals, a message queue
+ * so that their threads log only through the daemon's thread, and the
+ * snapshot/delta/encode of the current session's counts. Prefix np_.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef OP_PLUGINS_NETPLUG_H
+#define OP_PLUGINS_NETPLUG_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "oprofile_sdk.h"
+
+/* ------------------------------------------------------------------ */
+/* arguments                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Split @args ("k=v,k=v", as --ext-feature=NAME:ARGS gives them) and call
+ * @set(priv, key, value, where) for each pair; @where names the pair for
+ * messages ("--ext-feature=push:interval=x"). A token without '=' is an
+ * error. Returns 0, the first non-zero @set result, or -EINVAL (logged).
+ */
+int np_parse_args(const struct op_host *h, op_ext_t *ctx, const char *plugin, const char *args,
+		  int (*set)(void *priv, const char *key, const char *val, const char *where),
+		  void *priv);
+
+/* ------------------------------------------------------------------ */
+/* threads                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pthread_create with every signal blocked in the new thread: oprofiled
+ * takes SIGTERM/SIGUSR1/... through a signalfd on its own thread, and a
+ * thread that left them unblocked would be killed by their default action.
+ */
+int np_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
+
+/* ------------------------------------------------------------------ */
+/* messages from plugin threads                                        */
+/* ------------------------------------------------------------------ */
+
+#define NP_MSGQ_LEN 16
+#define NP_MSG_MAX 320
+
+/*
+ * Threads queue their messages here; the daemon's thread writes them to
+ * the log (np_msgq_flush from print_stats and the session hook), since the
+ * SDK's logger belongs to the daemon's thread. A full queue counts what it
+ * drops and says so at the next flush.
+ */
+struct np_msgq {
+	pthread_mutex_t lock;
+	unsigned head, n, dropped;
+	enum op_log_level level[NP_MSGQ_LEN];
+	char text[NP_MSGQ_LEN][NP_MSG_MAX];
+};
+
+void np_msgq_init(struct np_msgq *q);
+void np_msgq_add(struct np_msgq *q, enum op_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void np_msgq_flush(struct np_msgq *q, const struct op_host *h, op_ext_t *ctx);
+void np_msgq_fini(struct np_msgq *q);
+
+/* ------------------------------------------------------------------ */
+/* the session: hook, dumps, snapshots                                 */
+/* ------------------------------------------------------------------ */
+
+/* the counts of one samples directory at one time (C4's profile model) */
+struct np_snap;
+
+/*
+ * Read the sample files below @dir (samples/current or a rotated session,
+ * as opreport reads them: shared mmaps) into *out; 0 or -errno with @err.
+ */
+int np_snap_read(const char *dir, struct np_snap **out, char *err, size_t err_len);
+void np_snap_free(struct np_snap *s);
+/*
+ * The gzip'd profile.proto of @now minus @before (@before NULL: all of
+ * @now) over the wall-clock interval [@t0_ns, @t1_ns], addresses and build
+ * IDs, no symbols (the fleet default). *buf is malloc'd. *hz (may be NULL)
+ * receives the sampling rate in Hz (0 when unknown). 0 or -errno with @err.
+ */
+int np_snap_encode(const struct np_snap *now, const struct np_snap *before, uint64_t t0_ns,
+		   uint64_t t1_ns, void **buf, size_t *len, uint64_t *hz, char *err,
+		   size_t err_len);
+
+/*
+ * What a network plugin knows of the session, kept up to date by the SDK
+ * 1.2 session hook on the daemon's thread and read by the plugin's
+ * threads: where samples/current is, how many dumps and rotations there
+ * were, whether the daemon stops.
+ */
+struct np_session {
+	const struct op_host *host;
+	op_ext_t *ctx;
+	struct np_msgq *msgq;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool started, stopping;
+	uint64_t dumps, rotations;
+	char dir[4096];      /* samples/current */
+	char prev_dir[4096]; /* the last rotated session */
+	/* the plugin's: threads start at START (after any fork), stop at STOP */
+	int (*start)(void *priv);
+	void (*stop)(void *priv);
+	/* ROTATED, on the daemon's thread, after dir/prev_dir were updated */
+	void (*rotated)(void *priv, const char *prev_dir, const char *dir);
+	void *priv;
+};
+
+int np_session_init(struct np_session *s, const struct op_host *h, op_ext_t *ctx,
+		    struct np_msgq *q);
+void np_session_fini(struct np_session *s);
+/* register the session hook (in ext_init); -ENOSYS before SDK 1.2 */
+int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)(void *),
+			void *priv);
+/* wake every thread waiting in np_session_dump/np_session_wait: they return -ECANCELED */
+void np_session_stop(struct np_session *s);
+/*
+ * From a plugin thread: ask the daemon for a dump (SIGUSR1, what opcontrol
+ * --dump does) and wait up to @timeout_ms for the DUMP event that says the
+ * files are current. 0, -ETIMEDOUT or -ECANCELED (the daemon stops).
+ */
+int np_session_dump(struct np_session *s, unsigned timeout_ms);
+/* sleep up to @ms unless the daemon stops (-ECANCELED) */
+int np_session_wait(struct np_session *s, uint64_t ms);
+/* copy of samples/current's path and the rotation count, under the lock */
+void np_session_where(struct np_session *s, char *dir, size_t len, uint64_t *rotations,
+		      char *prev, size_t prev_len);
+/*
+ * The pull request: dump, snapshot, wait @seconds, dump, snapshot, and the
+ * difference encoded (np_snap_encode). A rotation during the wait ends
+ * the interval at the rotation (the rotated session's final counts).
+ */
+int np_session_delta(struct np_session *s, unsigned seconds, void **buf, size_t *len, char *err,
+		     size_t err_len);
+
+/* monotonic and wall-clock time in ns */
+uint64_t np_now_mono_ns(void);
+uint64_t np_now_wall_ns(void);
+
+#endif /* OP_PLUGINS_NETPLUG_H */

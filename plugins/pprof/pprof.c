@@ -1,0 +1,506 @@
+/*
+ * pprof.c - the pprof pull plugin: serves GET /debug/pprof/profile?seconds=N
+ * (the delta of the current session's counts over the next N seconds, as a
+ * gzip'd profile.proto) and an index at /debug/pprof/, through libmicrohttpd
+ * on threads of its own, so that a slow or stuck client never delays the
+ * daemon's thread (which only ever takes a dump).
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <signal.h>
+#include <inttypes.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "netplug.h"
+#include "plugin_util.h"
+
+#define PP_DEFAULT_SECONDS 30 /* what net/http/pprof serves without ?seconds */
+#define PP_DEFAULT_MAX_SECONDS 300
+#define PP_MAX_MAX_SECONDS 3600
+#define PP_DEFAULT_MAX_CONN 4
+#define PP_MAX_MAX_CONN 64
+/* a request (line and headers) larger than this is refused by libmicrohttpd */
+#define PP_REQUEST_MEM (16 * 1024)
+/* a client idle this long is dropped */
+#define PP_IDLE_TIMEOUT_S 10
+
+struct pp_state {
+	op_ext_t *ctx;
+	const struct op_host *host;
+	struct np_msgq msgq;
+	struct np_session sess;
+
+	/* settings */
+	char listen_text[128];
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	bool allow_remote;
+	unsigned max_seconds, max_conn;
+
+	int lfd; /* the listening socket, bound in ext_init (errors show at start) */
+	struct MHD_Daemon *mhd;
+
+	/* counters (written by connection threads, read by print_stats) */
+	atomic_uint_fast64_t requests, profiles, bytes, bad_requests, not_found, errors;
+};
+
+/* ------------------------------------------------------------------ */
+/* settings                                                            */
+/* ------------------------------------------------------------------ */
+
+static bool pp_is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)ss;
+
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)ss;
+
+		return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+	}
+	return false;
+}
+
+/* "PORT", ":PORT", "ADDR:PORT" or "[ADDR6]:PORT"; without an address loopback */
+static int pp_parse_listen(struct pp_state *st, const char *val, const char *where)
+{
+	char host[INET6_ADDRSTRLEN + 2] = "";
+	const char *port = val, *colon;
+	uint64_t p;
+
+	if (val[0] == '[') {
+		const char *end = strchr(val, ']');
+
+		if (!end || end[1] != ':' || (size_t)(end - val - 1) >= sizeof(host))
+			goto bad;
+		memcpy(host, val + 1, (size_t)(end - val - 1));
+		host[end - val - 1] = 0;
+		port = end + 2;
+	} else if ((colon = strrchr(val, ':'))) {
+		if ((size_t)(colon - val) >= sizeof(host))
+			goto bad;
+		memcpy(host, val, (size_t)(colon - val));
+		host[colon - val] = 0;
+		port = colon + 1;
+	}
+	if (!pu_parse_dec_u64(port, &p) || p == 0 || p > 65535)
+		goto bad;
+	memset(&st->addr, 0, sizeof(st->addr));
+	if (!host[0] || strchr(host, ':') == NULL) {
+		struct sockaddr_in *in = (void *)&st->addr;
+
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)p);
+		if (!host[0])
+			in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		else if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
+			goto bad;
+		st->addr_len = sizeof(*in);
+	} else {
+		struct sockaddr_in6 *in6 = (void *)&st->addr;
+
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)p);
+		if (inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
+			goto bad;
+		st->addr_len = sizeof(*in6);
+	}
+	snprintf(st->listen_text, sizeof(st->listen_text), "%s", val);
+	return 0;
+bad:
+	st->host->log(st->ctx, OP_LOG_ERR,
+		      "%s: \"%s\" is not a listen address: expected PORT, IPV4:PORT or "
+		      "[IPV6]:PORT (port 1..65535)",
+		      where, val);
+	return -EINVAL;
+}
+
+static int pp_parse_uint(struct pp_state *st, const char *val, const char *where, unsigned lo,
+			 unsigned hi, unsigned *out)
+{
+	uint64_t v;
+
+	if (!pu_parse_dec_u64(val, &v) || v < lo || v > hi) {
+		st->host->log(st->ctx, OP_LOG_ERR, "%s: \"%s\": expected a number %u..%u", where,
+			      val, lo, hi);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int pp_parse_bool(struct pp_state *st, const char *val, const char *where, bool *out)
+{
+	if (!strcmp(val, "1") || !strcmp(val, "yes") || !strcmp(val, "true")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(val, "0") || !strcmp(val, "no") || !strcmp(val, "false")) {
+		*out = false;
+		return 0;
+	}
+	st->host->log(st->ctx, OP_LOG_ERR, "%s: \"%s\": expected yes or no", where, val);
+	return -EINVAL;
+}
+
+static int pp_set(void *priv, const char *key, const char *val, const char *where)
+{
+	struct pp_state *st = priv;
+
+	if (!strcmp(key, "listen"))
+		return pp_parse_listen(st, val, where);
+	if (!strcmp(key, "allow_remote"))
+		return pp_parse_bool(st, val, where, &st->allow_remote);
+	if (!strcmp(key, "max_seconds"))
+		return pp_parse_uint(st, val, where, 1, PP_MAX_MAX_SECONDS, &st->max_seconds);
+	if (!strcmp(key, "max_connections"))
+		return pp_parse_uint(st, val, where, 1, PP_MAX_MAX_CONN, &st->max_conn);
+	st->host->log(st->ctx, OP_LOG_ERR,
+		      "%s: unknown setting \"%s\": expected listen, allow_remote, max_seconds or "
+		      "max_connections",
+		      where, key);
+	return -EINVAL;
+}
+
+/* plugins.pprof.{listen, allow_remote, max_seconds, max_connections} */
+static int pp_read_config(struct pp_state *st)
+{
+	const char *s;
+	int64_t v;
+	bool found, b;
+	char text[32];
+	int rc;
+
+	rc = pu_config_string(st->host, st->ctx, "listen", &s, &found);
+	if (!rc && found)
+		rc = pp_set(st, "listen", s, "config plugins.pprof.listen");
+	if (!rc && st->host->config_bool) {
+		rc = st->host->config_bool(st->ctx, "allow_remote", &b);
+		if (!rc)
+			st->allow_remote = b;
+		else if (rc == -ENOENT || rc == -ENOSYS)
+			rc = 0;
+	}
+	if (!rc)
+		rc = pu_config_int64(st->host, st->ctx, "max_seconds", &v, &found);
+	if (!rc && found) {
+		snprintf(text, sizeof(text), "%" PRId64, v);
+		rc = pp_set(st, "max_seconds", v < 0 ? "-" : text,
+			    "config plugins.pprof.max_seconds");
+	}
+	if (!rc)
+		rc = pu_config_int64(st->host, st->ctx, "max_connections", &v, &found);
+	if (!rc && found) {
+		snprintf(text, sizeof(text), "%" PRId64, v);
+		rc = pp_set(st, "max_connections", v < 0 ? "-" : text,
+			    "config plugins.pprof.max_connections");
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* HTTP                                                                */
+/* ------------------------------------------------------------------ */
+
+static const char pp_index[] =
+	"<html><head><title>/debug/pprof/</title></head><body>\n"
+	"<p>oprofiled: system-wide CPU profile of the current session</p>\n"
+	"<table><tr><td><a href=\"profile?seconds=30\">profile</a></td>"
+	"<td>the samples of the next N seconds (?seconds=N), as a gzip'd "
+	"profile.proto with build IDs and addresses</td></tr></table>\n"
+	"</body></html>\n";
+
+static enum MHD_Result pp_reply(struct MHD_Connection *c, unsigned status, const char *type,
+				void *body, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	enum MHD_Result ret;
+
+	if (!r) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	/* the daemon's data never belongs in a cache */
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (status == MHD_HTTP_OK && !strcmp(type, "application/octet-stream"))
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
+					"attachment; filename=\"profile\"");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result pp_text(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	return pp_reply(c, status, "text/plain; charset=utf-8", (void *)msg, strlen(msg),
+			MHD_RESPMEM_PERSISTENT);
+}
+
+static enum MHD_Result pp_profile(struct pp_state *st, struct MHD_Connection *c)
+{
+	const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
+	uint64_t secs = PP_DEFAULT_SECONDS;
+	char msg[160];
+	void *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (s && (!pu_parse_dec_u64(s, &secs) || secs == 0 || secs > st->max_seconds)) {
+		atomic_fetch_add(&st->bad_requests, 1);
+		snprintf(msg, sizeof(msg), "seconds: expected 1..%u\n", st->max_seconds);
+		return pp_reply(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", strdup(msg),
+				strlen(msg), MHD_RESPMEM_MUST_FREE);
+	}
+	if (!s && secs > st->max_seconds)
+		secs = st->max_seconds;
+	rc = np_session_delta(&st->sess, (unsigned)secs, &buf, &len, msg, sizeof(msg));
+	if (rc == -ECANCELED)
+		return pp_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "oprofiled is stopping\n");
+	if (rc) {
+		atomic_fetch_add(&st->errors, 1);
+		np_msgq_add(&st->msgq, OP_LOG_WARN, "profile request: %s", msg);
+		return pp_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot build the profile\n");
+	}
+	atomic_fetch_add(&st->profiles, 1);
+	atomic_fetch_add(&st->bytes, len);
+	return pp_reply(c, MHD_HTTP_OK, "application/octet-stream", buf, len,
+			MHD_RESPMEM_MUST_FREE);
+}
+
+static enum MHD_Result pp_handler(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	static int first_call;
+	struct pp_state *st = cls;
+
+	(void)version;
+	(void)upload;
+	if (!*con_cls) {
+		/* headers only so far: wait for the whole request before acting */
+		*con_cls = &first_call;
+		atomic_fetch_add(&st->requests, 1);
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		/* nothing here takes a body: refuse it instead of storing it */
+		atomic_fetch_add(&st->bad_requests, 1);
+		*upload_size = 0;
+		return pp_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "no request body expected\n");
+	}
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+		atomic_fetch_add(&st->bad_requests, 1);
+		return pp_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
+	}
+	if (!strcmp(url, "/debug/pprof/profile"))
+		return pp_profile(st, c);
+	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof"))
+		return pp_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)pp_index,
+				sizeof(pp_index) - 1, MHD_RESPMEM_PERSISTENT);
+	atomic_fetch_add(&st->not_found, 1);
+	return pp_text(c, MHD_HTTP_NOT_FOUND,
+		       "not found: this server has /debug/pprof/ and /debug/pprof/profile\n");
+}
+
+static void pp_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct pp_state *st = cls;
+	char line[NP_MSG_MAX];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = 0;
+	np_msgq_add(&st->msgq, OP_LOG_WARN, "libmicrohttpd: %s", line);
+}
+
+/* bind in ext_init: a port in use stops the start with a message, not later */
+static int pp_bind(struct pp_state *st)
+{
+	int one = 1, fd;
+
+	fd = socket(st->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (st->addr.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&st->addr, st->addr_len) || listen(fd, 16)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		goto fail;
+	}
+	st->lfd = fd;
+	return 0;
+fail:
+	st->host->log(st->ctx, OP_LOG_ERR, "listen=%s: cannot listen there: %s", st->listen_text,
+		      strerror(errno));
+	return -errno;
+}
+
+static int pp_start(void *priv)
+{
+	struct pp_state *st = priv;
+	sigset_t all, old;
+	int rc = 0;
+
+	sigfillset(&all);
+	/* libmicrohttpd's threads inherit this mask: the daemon's signals stay its own */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	st->mhd = MHD_start_daemon(
+		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			MHD_USE_ERROR_LOG,
+		0, NULL, NULL, pp_handler, st, MHD_OPTION_LISTEN_SOCKET, st->lfd,
+		MHD_OPTION_CONNECTION_LIMIT, st->max_conn, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		st->max_conn, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PP_REQUEST_MEM,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PP_IDLE_TIMEOUT_S,
+		MHD_OPTION_EXTERNAL_LOGGER, pp_mhd_log, st, MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!st->mhd) {
+		st->host->log(st->ctx, OP_LOG_ERR, "listen=%s: libmicrohttpd did not start",
+			      st->listen_text);
+		rc = -EIO;
+	} else {
+		st->lfd = -1; /* libmicrohttpd owns it now */
+		st->host->log(st->ctx, OP_LOG_INFO,
+			      "serving http://%s/debug/pprof/profile?seconds=N (N <= %u, %u "
+			      "connections)",
+			      st->listen_text, st->max_seconds, st->max_conn);
+	}
+	return rc;
+}
+
+static void pp_stop(void *priv)
+{
+	struct pp_state *st = priv;
+
+	/* waiting requests see the stop and answer 503 at once */
+	np_session_stop(&st->sess);
+	if (st->mhd) {
+		MHD_stop_daemon(st->mhd);
+		st->mhd = NULL;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* daemon side                                                         */
+/* ------------------------------------------------------------------ */
+
+static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
+{
+	struct pp_state *st = priv;
+	char line[256];
+
+	np_msgq_flush(&st->msgq, st->host, st->ctx);
+	if (sink->counter) {
+		sink->counter(sink, "requests", atomic_load(&st->requests));
+		sink->counter(sink, "profiles", atomic_load(&st->profiles));
+		sink->counter(sink, "bytes", atomic_load(&st->bytes));
+		sink->counter(sink, "bad_requests", atomic_load(&st->bad_requests));
+		sink->counter(sink, "not_found", atomic_load(&st->not_found));
+		sink->counter(sink, "errors", atomic_load(&st->errors));
+	}
+	if (sink->text) {
+		snprintf(line, sizeof(line),
+			 "pull: http://%s/debug/pprof/ (%s), %" PRIu64 " profiles served",
+			 st->listen_text, st->mhd ? "serving" : "not serving",
+			 (uint64_t)atomic_load(&st->profiles));
+		sink->text(sink, line);
+	}
+}
+
+static const struct op_stats_ops pp_stats_ops = {
+	.size = sizeof(struct op_stats_ops),
+	.print_stats = pp_print_stats,
+};
+
+static void pp_free(void *data)
+{
+	struct pp_state *st = data;
+
+	pp_stop(st);
+	if (st->lfd >= 0)
+		close(st->lfd);
+	np_session_fini(&st->sess);
+	np_msgq_fini(&st->msgq);
+	free(st);
+}
+
+static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
+{
+	struct pp_state *st;
+	int rc;
+
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		host->log(ctx, OP_LOG_ERR, "out of memory");
+		return -ENOMEM;
+	}
+	st->lfd = -1;
+	np_msgq_init(&st->msgq);
+	rc = np_session_init(&st->sess, host, ctx, &st->msgq);
+	if (rc) {
+		np_msgq_fini(&st->msgq);
+		free(st);
+		return rc;
+	}
+	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
+							      .data = st,
+							      .free_func = pp_free });
+	if (rc) {
+		np_session_fini(&st->sess);
+		np_msgq_fini(&st->msgq);
+		free(st);
+		return rc;
+	}
+	st->ctx = ctx;
+	st->host = host;
+	st->max_seconds = PP_DEFAULT_MAX_SECONDS;
+	st->max_conn = PP_DEFAULT_MAX_CONN;
+	rc = pp_parse_listen(st, "127.0.0.1:" "6060", "default");
+	if (!rc)
+		rc = pp_read_config(st);
+	if (!rc)
+		rc = np_parse_args(host, ctx, "pprof", args, pp_set, st);
+	if (rc)
+		return rc;
+	if (!pp_is_loopback(&st->addr) && !st->allow_remote) {
+		host->log(ctx, OP_LOG_ERR,
+			  "listen=%s is not a loopback address: the profiles would be open to "
+			  "the network - add allow_remote=yes (or plugins.pprof.allow_remote = "
+			  "true) to mean it",
+			  st->listen_text);
+		return -EPERM;
+	}
+	rc = pp_bind(st);
+	if (rc)
+		return rc;
+	rc = np_session_register(&st->sess, pp_start, pp_stop, st);
+	if (!rc)
+		rc = host->register_stats(ctx, &pp_stats_ops, st);
+	if (rc) {
+		host->log(ctx, OP_LOG_ERR, "registering with oprofiled failed: %s", strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+OP_EXT_DEFINE(.name = "pprof", .version = "1.0",
+	      .summary = "pull: GET /debug/pprof/profile?seconds=N serves the delta as pprof "
+			 "(libmicrohttpd)",
+	      .ext_init = pp_init);
