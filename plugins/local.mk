@@ -7,3 +7,6 @@ include $(srcdir)/plugins/amd64/local.mk
 include $(srcdir)/plugins/intel/local.mk
 # header-only helpers compiled into each plugin (plugins/common/plugin_util.h)
 EXTRA_DIST += plugins/common/plugin_util.h
+# --- issue 20: network plugins (pprof pull, push) ---
+include $(srcdir)/plugins/pprof/local.mk
+include $(srcdir)/plugins/push/local.mk

@@ -7,6 +7,10 @@
 # libxml2-utils: xmllint checks the flame-graph SVG and opreport -X; python3: the tests' JSON/CSV checks
 # man-db, groff-base: tests/integration/man_pages.sh renders the man pages (man -l, man -M)
 pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev librsvg2-bin logrotate libxml2-utils python3 man-db groff-base"
+# --- issue 20: pprof pull (libmicrohttpd), push (libcurl, jansson, libcrypto for base64); the
+# tests check profiles with the upstream pprof CLI (built offline from golang-github-google-pprof-dev)
+# and protoc --decode, and run the loopback receiver with python3, the requests with curl ---
+pkgs="$pkgs libmicrohttpd-dev libcurl4-openssl-dev libjansson-dev libssl-dev golang-go golang-github-google-pprof-dev protobuf-compiler curl"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

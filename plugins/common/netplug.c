@@ -1,7 +1,7 @@
 /*
  * netplug.c - helpers compiled into the pprof and push plugins: argument
- * splitting, signal-safe threads, the message queue their threads log
- * through (see netplug.h).
+ * splitting, signal-safe threads, the session hook and the waits on it
+ * (see netplug.h).
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "netplug.h"
-#include "sdk12_shim.h"
 
 /* longer than any URL, label list and path a sane configuration holds */
 #define NP_ARGS_MAX 4096
@@ -71,62 +70,6 @@ int np_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 	return -rc;
 }
 
-void np_msgq_init(struct np_msgq *q)
-{
-	memset(q, 0, sizeof(*q));
-	pthread_mutex_init(&q->lock, NULL);
-}
-
-void np_msgq_fini(struct np_msgq *q)
-{
-	pthread_mutex_destroy(&q->lock);
-}
-
-void np_msgq_add(struct np_msgq *q, enum op_log_level level, const char *fmt, ...)
-{
-	va_list ap;
-	unsigned slot;
-
-	pthread_mutex_lock(&q->lock);
-	if (q->n == NP_MSGQ_LEN) {
-		q->dropped++;
-		pthread_mutex_unlock(&q->lock);
-		return;
-	}
-	slot = (q->head + q->n++) % NP_MSGQ_LEN;
-	q->level[slot] = level;
-	va_start(ap, fmt);
-	vsnprintf(q->text[slot], NP_MSG_MAX, fmt, ap);
-	va_end(ap);
-	pthread_mutex_unlock(&q->lock);
-}
-
-void np_msgq_flush(struct np_msgq *q, const struct op_host *h, op_ext_t *ctx)
-{
-	char text[NP_MSG_MAX];
-	enum op_log_level level;
-	unsigned dropped;
-
-	for (;;) {
-		pthread_mutex_lock(&q->lock);
-		if (!q->n) {
-			dropped = q->dropped;
-			q->dropped = 0;
-			pthread_mutex_unlock(&q->lock);
-			break;
-		}
-		level = q->level[q->head];
-		memcpy(text, q->text[q->head], sizeof(text));
-		q->head = (q->head + 1) % NP_MSGQ_LEN;
-		q->n--;
-		pthread_mutex_unlock(&q->lock);
-		/* the log call runs unlocked: a thread never waits on the log */
-		h->log(ctx, level, "%s", text);
-	}
-	if (dropped)
-		h->log(ctx, OP_LOG_WARN, "%u messages of the plugin's threads were dropped", dropped);
-}
-
 static uint64_t np_clock_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -149,8 +92,7 @@ uint64_t np_now_wall_ns(void)
 /* the session                                                         */
 /* ------------------------------------------------------------------ */
 
-int np_session_init(struct np_session *s, const struct op_host *h, op_ext_t *ctx,
-		    struct np_msgq *q)
+int np_session_init(struct np_session *s, const struct op_host *h, op_ext_t *ctx)
 {
 	pthread_condattr_t ca;
 	int rc;
@@ -158,7 +100,6 @@ int np_session_init(struct np_session *s, const struct op_host *h, op_ext_t *ctx
 	memset(s, 0, sizeof(*s));
 	s->host = h;
 	s->ctx = ctx;
-	s->msgq = q;
 	pthread_mutex_init(&s->lock, NULL);
 	/* waits are measured on the monotonic clock: a clock step is no timeout */
 	pthread_condattr_init(&ca);
@@ -181,12 +122,11 @@ static void np_set_dir(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src ? src : "");
 }
 
-static void np_session_on_event(void *priv, const struct op_session_event *e)
+static int np_session_on_event(void *priv, const struct op_session_event *e)
 {
 	struct np_session *s = priv;
-	int rc;
+	int rc = 0;
 
-	np_msgq_flush(s->msgq, s->host, s->ctx);
 	switch (e->kind) {
 	case OP_SESSION_START:
 		pthread_mutex_lock(&s->lock);
@@ -208,22 +148,24 @@ static void np_session_on_event(void *priv, const struct op_session_event *e)
 		pthread_mutex_lock(&s->lock);
 		np_set_dir(s->dir, sizeof(s->dir), e->dir);
 		np_set_dir(s->prev_dir, sizeof(s->prev_dir), e->prev_dir);
+		s->prev_end_ns = e->end_ns;
 		s->rotations++;
 		/* a rotation also made the files current */
 		s->dumps++;
 		pthread_cond_broadcast(&s->cond);
 		pthread_mutex_unlock(&s->lock);
-		if (s->rotated)
-			s->rotated(s->priv, e->prev_dir, e->dir);
+		if (s->rotated && e->prev_dir)
+			s->rotated(s->priv, e->prev_dir, e->end_ns);
 		break;
 	case OP_SESSION_STOP:
+		/* the threads end before the daemon does */
 		if (s->stop)
 			s->stop(s->priv);
-		np_msgq_flush(s->msgq, s->host, s->ctx);
 		break;
 	default:
 		break;
 	}
+	return rc;
 }
 
 int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)(void *),
@@ -238,7 +180,12 @@ int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)
 	s->start = start;
 	s->stop = stop;
 	s->priv = priv;
-	return NP_REGISTER_SESSION_HOOK(s->host, s->ctx, &d, s);
+	if (!OP_HOST_HAS(s->host, register_session_hook)) {
+		s->host->log(s->ctx, OP_LOG_ERR,
+			     "this oprofiled has no session hook (SDK 1.2 needed): cannot run");
+		return -ENOSYS;
+	}
+	return s->host->register_session_hook(s->ctx, &d, s);
 }
 
 void np_session_stop(struct np_session *s)
@@ -293,7 +240,7 @@ int np_session_wait(struct np_session *s, uint64_t ms)
 }
 
 void np_session_where(struct np_session *s, char *dir, size_t len, uint64_t *rotations,
-		      char *prev, size_t prev_len)
+		      char *prev, size_t prev_len, uint64_t *prev_end_ns)
 {
 	pthread_mutex_lock(&s->lock);
 	np_set_dir(dir, len, s->dir);
@@ -301,6 +248,8 @@ void np_session_where(struct np_session *s, char *dir, size_t len, uint64_t *rot
 		np_set_dir(prev, prev_len, s->prev_dir);
 	if (rotations)
 		*rotations = s->rotations;
+	if (prev_end_ns)
+		*prev_end_ns = s->prev_end_ns;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -312,13 +261,13 @@ int np_session_delta(struct np_session *s, unsigned seconds, void **buf, size_t 
 {
 	char dir[sizeof(s->dir)], prev[sizeof(s->prev_dir)];
 	struct np_snap *before = NULL, *now = NULL;
-	uint64_t rot0, rot1, t0, t1;
+	uint64_t rot0, rot1, t0, t1, t_rot;
 	int rc;
 
 	rc = np_session_dump(s, NP_DUMP_TIMEOUT_MS);
 	if (rc == -ECANCELED)
 		return rc;
-	np_session_where(s, dir, sizeof(dir), &rot0, NULL, 0);
+	np_session_where(s, dir, sizeof(dir), &rot0, NULL, 0, NULL);
 	t0 = np_now_wall_ns();
 	rc = np_snap_read(dir, &before, err, err_len);
 	if (rc)
@@ -330,7 +279,10 @@ int np_session_delta(struct np_session *s, unsigned seconds, void **buf, size_t 
 	if (rc == -ECANCELED)
 		goto out;
 	t1 = np_now_wall_ns();
-	np_session_where(s, dir, sizeof(dir), &rot1, prev, sizeof(prev));
+	np_session_where(s, dir, sizeof(dir), &rot1, prev, sizeof(prev), &t_rot);
+	if (rot1 != rot0)
+		/* the profile ends with the rotated session */
+		t1 = t_rot;
 	if (rot1 == rot0 + 1) {
 		/* the counts of before went on in the rotated session up to its end */
 		rc = np_snap_read(prev, &now, err, err_len);

@@ -1,9 +1,10 @@
 /*
  * netplug.h - what the two network plugins (pprof pull, push) share,
  * compiled into each (a plugin never links another): KEY=VALUE argument
- * splitting, threads that never take the daemon's signals, a message queue
- * so that their threads log only through the daemon's thread, and the
- * snapshot/delta/encode of the current session's counts. Prefix np_.
+ * splitting, threads that never take the daemon's signals, the session
+ * hook (SDK 1.2) their threads wait on, and the snapshot/delta/encode of
+ * the session's counts. Their threads call only the host services SDK 1.2
+ * allows a plugin thread (log, session_dir, config). Prefix np_.
  * SPDX-License-Identifier: MIT
  */
 #ifndef OP_PLUGINS_NETPLUG_H
@@ -42,32 +43,6 @@ int np_parse_args(const struct op_host *h, op_ext_t *ctx, const char *plugin, co
 int np_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* ------------------------------------------------------------------ */
-/* messages from plugin threads                                        */
-/* ------------------------------------------------------------------ */
-
-#define NP_MSGQ_LEN 16
-#define NP_MSG_MAX 320
-
-/*
- * Threads queue their messages here; the daemon's thread writes them to
- * the log (np_msgq_flush from print_stats and the session hook), since the
- * SDK's logger belongs to the daemon's thread. A full queue counts what it
- * drops and says so at the next flush.
- */
-struct np_msgq {
-	pthread_mutex_t lock;
-	unsigned head, n, dropped;
-	enum op_log_level level[NP_MSGQ_LEN];
-	char text[NP_MSGQ_LEN][NP_MSG_MAX];
-};
-
-void np_msgq_init(struct np_msgq *q);
-void np_msgq_add(struct np_msgq *q, enum op_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void np_msgq_flush(struct np_msgq *q, const struct op_host *h, op_ext_t *ctx);
-void np_msgq_fini(struct np_msgq *q);
-
-/* ------------------------------------------------------------------ */
 /* the session: hook, dumps, snapshots                                 */
 /* ------------------------------------------------------------------ */
 
@@ -99,23 +74,22 @@ int np_snap_encode(const struct np_snap *now, const struct np_snap *before, uint
 struct np_session {
 	const struct op_host *host;
 	op_ext_t *ctx;
-	struct np_msgq *msgq;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool started, stopping;
 	uint64_t dumps, rotations;
 	char dir[4096];      /* samples/current */
 	char prev_dir[4096]; /* the last rotated session */
+	uint64_t prev_end_ns; /* when it ended (wall clock) */
 	/* the plugin's: threads start at START (after any fork), stop at STOP */
 	int (*start)(void *priv);
 	void (*stop)(void *priv);
 	/* ROTATED, on the daemon's thread, after dir/prev_dir were updated */
-	void (*rotated)(void *priv, const char *prev_dir, const char *dir);
+	void (*rotated)(void *priv, const char *prev_dir, uint64_t end_ns);
 	void *priv;
 };
 
-int np_session_init(struct np_session *s, const struct op_host *h, op_ext_t *ctx,
-		    struct np_msgq *q);
+int np_session_init(struct np_session *s, const struct op_host *h, op_ext_t *ctx);
 void np_session_fini(struct np_session *s);
 /* register the session hook (in ext_init); -ENOSYS before SDK 1.2 */
 int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)(void *),
@@ -130,9 +104,9 @@ void np_session_stop(struct np_session *s);
 int np_session_dump(struct np_session *s, unsigned timeout_ms);
 /* sleep up to @ms unless the daemon stops (-ECANCELED) */
 int np_session_wait(struct np_session *s, uint64_t ms);
-/* copy of samples/current's path and the rotation count, under the lock */
+/* samples/current's path, the rotation count, the last rotated session and its end */
 void np_session_where(struct np_session *s, char *dir, size_t len, uint64_t *rotations,
-		      char *prev, size_t prev_len);
+		      char *prev, size_t prev_len, uint64_t *prev_end_ns);
 /*
  * The pull request: dump, snapshot, wait @seconds, dump, snapshot, and the
  * difference encoded (np_snap_encode). A rotation during the wait ends

@@ -38,7 +38,6 @@
 struct pp_state {
 	op_ext_t *ctx;
 	const struct op_host *host;
-	struct np_msgq msgq;
 	struct np_session sess;
 
 	/* settings */
@@ -273,7 +272,7 @@ static enum MHD_Result pp_profile(struct pp_state *st, struct MHD_Connection *c)
 		return pp_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "oprofiled is stopping\n");
 	if (rc) {
 		atomic_fetch_add(&st->errors, 1);
-		np_msgq_add(&st->msgq, OP_LOG_WARN, "profile request: %s", msg);
+		st->host->log(st->ctx, OP_LOG_WARN, "profile request: %s", msg);
 		return pp_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot build the profile\n");
 	}
 	atomic_fetch_add(&st->profiles, 1);
@@ -320,11 +319,11 @@ static enum MHD_Result pp_handler(void *cls, struct MHD_Connection *c, const cha
 static void pp_mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct pp_state *st = cls;
-	char line[NP_MSG_MAX];
+	char line[320];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
 	line[strcspn(line, "\n")] = 0;
-	np_msgq_add(&st->msgq, OP_LOG_WARN, "libmicrohttpd: %s", line);
+	st->host->log(st->ctx, OP_LOG_WARN, "libmicrohttpd: %s", line);
 }
 
 /* bind in ext_init: a port in use stops the start with a message, not later */
@@ -406,7 +405,6 @@ static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
 	struct pp_state *st = priv;
 	char line[256];
 
-	np_msgq_flush(&st->msgq, st->host, st->ctx);
 	if (sink->counter) {
 		sink->counter(sink, "requests", atomic_load(&st->requests));
 		sink->counter(sink, "profiles", atomic_load(&st->profiles));
@@ -437,7 +435,6 @@ static void pp_free(void *data)
 	if (st->lfd >= 0)
 		close(st->lfd);
 	np_session_fini(&st->sess);
-	np_msgq_fini(&st->msgq);
 	free(st);
 }
 
@@ -452,11 +449,9 @@ static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		return -ENOMEM;
 	}
 	st->lfd = -1;
-	np_msgq_init(&st->msgq);
-	rc = np_session_init(&st->sess, host, ctx, &st->msgq);
+	rc = np_session_init(&st->sess, host, ctx);
 	if (rc) {
-		np_msgq_fini(&st->msgq);
-		free(st);
+			free(st);
 		return rc;
 	}
 	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
@@ -464,8 +459,7 @@ static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 							      .free_func = pp_free });
 	if (rc) {
 		np_session_fini(&st->sess);
-		np_msgq_fini(&st->msgq);
-		free(st);
+			free(st);
 		return rc;
 	}
 	st->ctx = ctx;

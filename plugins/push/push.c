@@ -51,7 +51,6 @@ struct pu_rotation {
 struct pu_state {
 	op_ext_t *ctx;
 	const struct op_host *host;
-	struct np_msgq msgq;
 	struct np_session sess;
 
 	/* settings */
@@ -649,7 +648,7 @@ static void pu_enqueue(struct pu_state *st, const struct np_snap *now,
 	rc = np_snap_encode(now, before, t0_ns, t1_ns, &buf, &len, &hz, err, sizeof(err));
 	if (rc) {
 		pu_set_error(st, "encoding: %s", err);
-		np_msgq_add(&st->msgq, OP_LOG_WARN, "cannot encode the profile: %s", err);
+		st->host->log(st->ctx, OP_LOG_WARN, "cannot encode the profile: %s", err);
 		return;
 	}
 	atomic_fetch_add(&st->encoded, 1);
@@ -658,7 +657,7 @@ static void pu_enqueue(struct pu_state *st, const struct np_snap *now,
 	free(buf);
 	if (rc) {
 		pu_set_error(st, "%s", err);
-		np_msgq_add(&st->msgq, OP_LOG_WARN, "%s", err);
+		st->host->log(st->ctx, OP_LOG_WARN, "%s", err);
 	}
 	pu_count_spool(st);
 }
@@ -688,7 +687,7 @@ static void pu_handle_rotations(struct pu_state *st, struct pu_cursor *cur)
 		/* the rotated session is whole: what was not sent of it goes now */
 		if (np_snap_read(r.dir, &fin, err, sizeof(err))) {
 			pu_set_error(st, "%s", err);
-			np_msgq_add(&st->msgq, OP_LOG_WARN, "rotated session: %s", err);
+			st->host->log(st->ctx, OP_LOG_WARN, "rotated session: %s", err);
 		} else {
 			pu_enqueue(st, fin, cur->before, cur->before_ns, r.end_ns);
 			np_snap_free(fin);
@@ -708,7 +707,7 @@ static void pu_tick(struct pu_state *st, struct pu_cursor *cur)
 
 	if (np_session_dump(&st->sess, 2000) == -ECANCELED)
 		return;
-	np_session_where(&st->sess, dir, sizeof(dir), &rot, NULL, 0);
+	np_session_where(&st->sess, dir, sizeof(dir), &rot, NULL, 0, NULL);
 	t = np_now_wall_ns();
 	if (np_snap_read(dir, &now, err, sizeof(err))) {
 		pu_set_error(st, "%s", err);
@@ -890,17 +889,14 @@ static void pu_stop(void *priv)
 }
 
 /* on the daemon's thread: hand the finished session to the sender */
-static void pu_rotated(void *priv, const char *prev_dir, const char *dir)
+static void pu_rotated(void *priv, const char *prev_dir, uint64_t end_ns)
 {
 	struct pu_state *st = priv;
 
-	(void)dir;
-	if (!prev_dir)
-		return;
 	pthread_mutex_lock(&st->sess.lock);
 	if (st->rotq_n < PU_ROTQ) {
 		snprintf(st->rotq[st->rotq_n].dir, sizeof(st->rotq[0].dir), "%s", prev_dir);
-		st->rotq[st->rotq_n++].end_ns = np_now_wall_ns();
+		st->rotq[st->rotq_n++].end_ns = end_ns;
 	} else {
 		st->rotq_lost++;
 	}
@@ -914,7 +910,6 @@ static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 	char line[512], last[256];
 	uint64_t lost;
 
-	np_msgq_flush(&st->msgq, st->host, st->ctx);
 	pthread_mutex_lock(&st->sess.lock);
 	memcpy(last, st->last_error, sizeof(last));
 	lost = st->rotq_lost;
@@ -963,7 +958,6 @@ static void pu_free(void *data)
 
 	pu_stop(st);
 	np_session_fini(&st->sess);
-	np_msgq_fini(&st->msgq);
 	pu_free_labels(st);
 	free(st->url);
 	free(st->service);
@@ -986,11 +980,9 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		host->log(ctx, OP_LOG_ERR, "out of memory");
 		return -ENOMEM;
 	}
-	np_msgq_init(&st->msgq);
-	rc = np_session_init(&st->sess, host, ctx, &st->msgq);
+	rc = np_session_init(&st->sess, host, ctx);
 	if (rc) {
-		np_msgq_fini(&st->msgq);
-		free(st);
+			free(st);
 		return rc;
 	}
 	/* once, on the daemon's thread, before any thread of ours exists */
@@ -1000,8 +992,7 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 							      .free_func = pu_free });
 	if (rc) {
 		np_session_fini(&st->sess);
-		np_msgq_fini(&st->msgq);
-		curl_global_cleanup();
+			curl_global_cleanup();
 		free(st);
 		return rc;
 	}

@@ -1,0 +1,152 @@
+#!/bin/sh
+# pprof_pull.sh - the pprof pull plugin against a live system-wide daemon
+# profiling tests/integration/hot (work_big does 3x the work of work_small):
+# the upstream pprof CLI fetches /debug/pprof/profile?seconds=3 (-raw) and
+# the shares of the two functions match 3:1; the index, 404, bad seconds,
+# a request body, a client that connects and sends nothing (the others
+# are still served), a non-loopback bind refused without allow_remote, and
+# the counters in opcontrol --status. Loopback only, every wait bounded.
+# SPDX-License-Identifier: MIT
+set -u
+B=${OP_BUILDDIR:-$(pwd)}
+S=${OP_SRCDIR:-$B/../..}
+OPD=$B/core/oprofiled
+HOT=$B/tests/integration/hot
+W=$B/tests/integration/pprof_pull.work
+export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
+. "$S/tests/integration/net_util.sh"
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 99
+fail=0
+[ -e "$OP_PLUGIN_DIR/pprof.so" ] || { echo "FAIL: pprof.so was not built (libmicrohttpd-dev)"; exit 1; }
+net_pprof || exit 1
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+if [ "$(id -u)" -ne 0 ] && [ "$paranoid" -gt 0 ]; then
+	echo "SKIP: system-wide profiling needs root or perf_event_paranoid <= 0 (it is $paranoid)"
+	exit 77
+fi
+
+# 1. a non-loopback address without allow_remote is refused at start, with a message
+"$OPD" --session-dir="$W/s0" --ext-feature=pprof:listen=0.0.0.0:$(net_free_port) -- /bin/true \
+	> out0 2> err0
+rc=$?
+if [ $rc -eq 0 ] || ! grep -q "not a loopback address.*allow_remote" err0 "$W/s0/samples/oprofiled.log" 2>/dev/null; then
+	echo "FAIL: listen=0.0.0.0 without allow_remote was not refused (rc $rc)"; cat err0; fail=1
+fi
+"$OPD" --session-dir="$W/s0b" --ext-feature=pprof:listen=127.0.0.1:99999 -- /bin/true \
+	> out0b 2> err0b
+[ $? -ne 0 ] && grep -q "not a listen address" err0b "$W/s0b/samples/oprofiled.log" 2>/dev/null ||
+	{ echo "FAIL: port 99999 was not refused"; cat err0b; fail=1; }
+
+# 2. live: hot on one CPU, the daemon system-wide at 4 kHz serving pull
+PORT=$(net_free_port)
+"$HOT" 30000 > /dev/null 2>&1 &
+hpid=$!
+"$OPD" --session-dir="$W/s" --system-wide --events=TIMER:250000 \
+	--ext-feature=pprof:listen=127.0.0.1:$PORT,max_seconds=10 > out 2> err &
+dpid=$!
+cleanup() {
+	kill $hpid 2>/dev/null
+	kill -TERM $dpid 2>/dev/null
+	wait $dpid 2>/dev/null
+	wait $hpid 2>/dev/null
+}
+if ! net_wait 20 grep -q "serving http://127.0.0.1:$PORT" "$W/s/samples/oprofiled.log"; then
+	no_perf err
+	echo "FAIL: the pprof plugin did not start serving"; cat err; cat "$W/s/samples/oprofiled.log"
+	cleanup
+	exit 1
+fi
+U=http://127.0.0.1:$PORT
+
+# a client that connects and never sends a request must not hold the others up
+python3 -c 'import socket,time; s=socket.create_connection(("127.0.0.1",'$PORT')); time.sleep(8)' &
+stuck=$!
+
+# the index, an unknown path, bad seconds, a body
+code=$(timeout 10 curl -s -o index.html -w '%{http_code}' "$U/debug/pprof/")
+[ "$code" = 200 ] && grep -q 'href="profile' index.html ||
+	{ echo "FAIL: index: HTTP $code"; cat index.html; fail=1; }
+code=$(timeout 10 curl -s -o /dev/null -w '%{http_code}' "$U/debug/pprof/heap")
+[ "$code" = 404 ] || { echo "FAIL: unknown path: HTTP $code, expected 404"; fail=1; }
+for s in 0 11 abc -1; do
+	code=$(timeout 10 curl -s -o /dev/null -w '%{http_code}' "$U/debug/pprof/profile?seconds=$s")
+	[ "$code" = 400 ] || { echo "FAIL: seconds=$s: HTTP $code, expected 400"; fail=1; }
+done
+code=$(timeout 10 curl -s -o /dev/null -w '%{http_code}' --data 'x=1' "$U/debug/pprof/profile")
+[ "$code" = 405 ] || { echo "FAIL: POST: HTTP $code, expected 405"; fail=1; }
+
+# 3. the upstream pprof CLI pulls 3 s and reads it back
+export PPROF_TMPDIR=$W/pp
+mkdir -p "$PPROF_TMPDIR"
+t0=$(date +%s)
+timeout 40 "$PPROF" -raw "$U/debug/pprof/profile?seconds=3" > raw.txt 2> raw.err
+rc=$?
+t1=$(date +%s)
+saved=$(ls "$PPROF_TMPDIR"/*.pb.gz 2>/dev/null | head -1)
+if [ $rc -ne 0 ] || [ -z "$saved" ]; then
+	echo "FAIL: pprof -raw $U/debug/pprof/profile?seconds=3: rc $rc"; cat raw.err; fail=1
+else
+	# the request waited the 3 s it asked for (and not much more)
+	[ $((t1 - t0)) -ge 3 ] && [ $((t1 - t0)) -le 15 ] ||
+		{ echo "FAIL: the 3 s profile took $((t1 - t0)) s"; fail=1; }
+	grep -q "^PeriodType: cpu nanoseconds" raw.txt ||
+		{ echo "FAIL: no cpu/nanoseconds period type"; head -5 raw.txt; fail=1; }
+	grep -q "^samples/count cpu/nanoseconds" raw.txt ||
+		{ echo "FAIL: sample types are not samples/count cpu/nanoseconds"; fail=1; }
+	# the mapping of hot names the binary by path and build ID
+	id=$(readelf -n "$HOT" | sed -n 's/.*Build ID: //p')
+	grep -q "$id" raw.txt || { echo "FAIL: build ID $id of hot is not in the profile"; fail=1; }
+	timeout 30 "$PPROF" -top -nodecount=50 "$saved" > top.txt 2> top.err
+	big=$(awk '$NF == "work_big" { sub(/s$|ms$/, "", $1); print $1 }' top.txt)
+	small=$(awk '$NF == "work_small" { sub(/s$|ms$/, "", $1); print $1 }' top.txt)
+	# top prints flat time; both in the same unit only if formatted alike: use -raw counts instead
+	timeout 30 "$PPROF" -traces "$saved" > traces.txt 2> /dev/null
+	python3 - "$saved" "$HOT" > ratio.txt << 'EOF'
+import gzip, subprocess, sys
+# count samples per function by the leaf frame of -traces output
+txt = open("traces.txt").read()
+big = small = total = 0
+for block in txt.split("-----------+-------------------------------------------------------")[1:]:
+    lines = [l for l in block.strip().splitlines() if l.strip()]
+    if not lines:
+        continue
+    first = lines[0].split()
+    # "      1.23s   work_big" : value then the leaf function
+    try:
+        v = float(first[0].rstrip("ms").rstrip("s")) * (0.001 if first[0].endswith("ms") else 1)
+    except ValueError:
+        continue
+    leaf = first[1] if len(first) > 1 else ""
+    total += v
+    if leaf == "work_big":
+        big += v
+    elif leaf == "work_small":
+        small += v
+print("%f %f %f" % (big, small, total))
+EOF
+	read -r big small total < ratio.txt
+	ok=$(python3 -c "b,s,t=$big,$small,$total; print(1 if s>0 and 2.6<=b/s<=3.4 and (b+s)/t>=0.8 else 0)")
+	echo "note: work_big ${big}s, work_small ${small}s, total ${total}s"
+	[ "$ok" = 1 ] || { echo "FAIL: shares are not 3:1"; cat top.txt; fail=1; }
+	# the daemon's own decoding: protoc reads the body as perftools.profiles.Profile
+	gzip -dc "$saved" | protoc --decode=perftools.profiles.Profile -I"$(dirname $PROTO)" "$PROTO" \
+		> decoded.txt 2> protoc.err || { echo "FAIL: protoc cannot decode it"; cat protoc.err; fail=1; }
+fi
+kill $stuck 2>/dev/null
+wait $stuck 2>/dev/null
+
+# 4. counters in opcontrol --status
+net_status "$W/s" > status.txt
+sed -n '/^-- plugin pprof --/,/^-- plugin /p' status.txt > pp.txt
+grep -q "^profiles: 1$" pp.txt || { echo "FAIL: status: profiles is not 1"; cat status.txt; fail=1; }
+grep -q "^bad_requests: 5$" pp.txt || { echo "FAIL: status: bad_requests is not 5"; cat pp.txt; fail=1; }
+grep -q "^not_found: 1$" pp.txt || { echo "FAIL: status: not_found is not 1"; cat pp.txt; fail=1; }
+
+cleanup
+if [ $fail -eq 0 ]; then
+	echo "PASS: pprof_pull.sh"
+	cd "$B" && rm -rf "$W"
+fi
+exit $fail
