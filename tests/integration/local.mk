@@ -205,3 +205,21 @@ dist_check_SCRIPTS += tests/integration/tools_golden.sh
 if BUILD_REPORT
 TESTS += tests/integration/tools_golden.sh
 endif
+
+# --- issue 20: the pprof pull and push plugins, against the upstream pprof CLI,
+# protoc and a loopback receiver (push_receiver.py; push_check.py checks requests) ---
+dist_check_SCRIPTS += tests/integration/pprof_pull.sh tests/integration/push.sh \
+	tests/integration/push_spool.sh tests/integration/push_stall.sh \
+	tests/integration/push_receiver.py tests/integration/push_check.py
+EXTRA_DIST += tests/integration/net_util.sh
+if BUILD_PPROF_PLUGIN
+TESTS += tests/integration/pprof_pull.sh
+endif
+if BUILD_PUSH_PLUGIN
+TESTS += tests/integration/push.sh tests/integration/push_spool.sh tests/integration/push_stall.sh
+endif
+# the pprof CLI and its Go build cache, built on first use by net_util.sh
+clean-local: clean-net-tests
+clean-net-tests:
+	rm -rf tests/integration/pprof.bin tests/integration/gocache
+.PHONY: clean-net-tests
