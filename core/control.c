@@ -244,6 +244,8 @@ int control_set_aside(struct control *c, const char *name, bool rotate, char *us
 			    "samples/current: %s",
 			    strerror(-rc2));
 	control_log(c, "control: samples/current saved as samples/%s", to);
+	/* SDK 1.2: plugins hear which session was set aside and that a new one began */
+	pipeline_session_event(c->t.pipe, OP_SESSION_ROTATED, to);
 	/* the new session's counters start at zero; status adds the earlier ones */
 	pipeline_new_session(c->t.pipe, &c->before);
 	snprintf(used, used_len, "%s", to);

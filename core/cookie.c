@@ -1,6 +1,7 @@
 /*
  * cookie.c - path interning (hash of (kind, path) -> cookie). Called on
- * mmap records and by plugins, never per sample.
+ * mmap records and by plugins (also from their threads: SDK 1.2), never
+ * per sample.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -37,24 +38,36 @@ int cookie_init(struct cookie_table *t)
 	memset(t, 0, sizeof(*t));
 	t->nr_buckets = 1024;
 	t->buckets = calloc(t->nr_buckets, sizeof(*t->buckets));
-	t->cap = 256;
-	t->ents = calloc(t->cap, sizeof(*t->ents));
-	if (!t->buckets || !t->ents) {
-		cookie_free(t);
+	t->chunks[0] = calloc(COOKIE_CHUNK, sizeof(struct cookie_ent));
+	if (!t->buckets || !t->chunks[0]) {
+		free(t->buckets);
+		free(t->chunks[0]);
+		memset(t, 0, sizeof(*t));
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&t->lock, NULL);
 	t->nr = 1;
 	return 0;
+}
+
+/* entry @c, which exists */
+static struct cookie_ent *cookie_ent(const struct cookie_table *t, op_cookie_t c)
+{
+	return &t->chunks[c >> COOKIE_CHUNK_SHIFT][c & (COOKIE_CHUNK - 1)];
 }
 
 void cookie_free(struct cookie_table *t)
 {
 	uint32_t i;
 
+	if (!t->buckets)
+		return;
 	for (i = 1; i < t->nr; i++)
-		free(t->ents[i].path);
-	free(t->ents);
+		free(cookie_ent(t, i)->path);
+	for (i = 0; i < COOKIE_MAX_CHUNKS && t->chunks[i]; i++)
+		free(t->chunks[i]);
 	free(t->buckets);
+	pthread_mutex_destroy(&t->lock);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -66,9 +79,9 @@ static int cookie_rehash(struct cookie_table *t)
 	if (!b)
 		return -ENOMEM;
 	for (i = 1; i < t->nr; i++) {
-		uint32_t h = t->ents[i].hash & (n - 1);
+		uint32_t h = cookie_ent(t, i)->hash & (n - 1);
 
-		t->ents[i].next = b[h];
+		cookie_ent(t, i)->next = b[h];
 		b[h] = i;
 	}
 	free(t->buckets);
@@ -92,34 +105,31 @@ static bool cookie_matches(const struct cookie_table *t, const char *path)
 	return false;
 }
 
-op_cookie_t cookie_intern(struct cookie_table *t, const char *path, size_t len,
-			  enum op_image_kind kind, bool deleted)
+static op_cookie_t cookie_intern_locked(struct cookie_table *t, const char *path, size_t len,
+					enum op_image_kind kind, bool deleted)
 {
 	uint32_t h = cookie_hash(path, len, kind);
 	struct cookie_ent *e;
 	struct stat st;
 	op_cookie_t c;
 
-	for (c = t->buckets[h & (t->nr_buckets - 1)]; c; c = t->ents[c].next) {
-		e = &t->ents[c];
+	for (c = t->buckets[h & (t->nr_buckets - 1)]; c; c = e->next) {
+		e = cookie_ent(t, c);
 		if (e->hash == h && e->kind == kind && e->len == len &&
 		    !memcmp(e->path, path, len) && e->deleted == deleted)
 			return c;
 	}
-	if (t->nr == UINT32_MAX)
+	if (t->nr == COOKIE_MAX_CHUNKS * COOKIE_CHUNK)
 		return 0;
-	if (t->nr == t->cap) {
-		struct cookie_ent *n = realloc(t->ents, 2 * (size_t)t->cap * sizeof(*n));
-
-		if (!n)
+	if (!t->chunks[t->nr >> COOKIE_CHUNK_SHIFT]) {
+		t->chunks[t->nr >> COOKIE_CHUNK_SHIFT] = calloc(COOKIE_CHUNK, sizeof(*e));
+		if (!t->chunks[t->nr >> COOKIE_CHUNK_SHIFT])
 			return 0;
-		t->ents = n;
-		t->cap *= 2;
 	}
 	if (t->nr >= t->nr_buckets && cookie_rehash(t))
 		return 0;
 	c = t->nr;
-	e = &t->ents[c];
+	e = cookie_ent(t, c);
 	memset(e, 0, sizeof(*e));
 	e->path = strndup(path, len);
 	if (!e->path)
@@ -135,15 +145,27 @@ op_cookie_t cookie_intern(struct cookie_table *t, const char *path, size_t len,
 	e->wanted = cookie_matches(t, e->path);
 	e->next = t->buckets[h & (t->nr_buckets - 1)];
 	t->buckets[h & (t->nr_buckets - 1)] = c;
-	t->nr++;
+	/* the entry is complete before a reader without the lock can see it */
+	__atomic_store_n(&t->nr, c + 1, __ATOMIC_RELEASE);
+	return c;
+}
+
+op_cookie_t cookie_intern(struct cookie_table *t, const char *path, size_t len,
+			  enum op_image_kind kind, bool deleted)
+{
+	op_cookie_t c;
+
+	pthread_mutex_lock(&t->lock);
+	c = cookie_intern_locked(t, path, len, kind, deleted);
+	pthread_mutex_unlock(&t->lock);
 	return c;
 }
 
 const struct cookie_ent *cookie_get(const struct cookie_table *t, op_cookie_t c)
 {
-	if (c == 0 || c >= t->nr)
+	if (c == 0 || c >= __atomic_load_n(&t->nr, __ATOMIC_ACQUIRE))
 		return NULL;
-	return &t->ents[c];
+	return cookie_ent(t, c);
 }
 
 const char *cookie_path(const struct cookie_table *t, op_cookie_t c)

@@ -7,6 +7,7 @@
 #ifndef OP_CORE_COOKIE_H
 #define OP_CORE_COOKIE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -24,9 +25,20 @@ struct cookie_ent {
 	op_cookie_t next; /* hash chain */
 };
 
+/*
+ * Entries live in chunks that never move (cookie 0 unused), so that a
+ * plugin thread may intern (SDK 1.2: under @lock, as the daemon's own
+ * interning) while the daemon's thread reads entries it knows without a
+ * lock: @nr is published after the entry is complete.
+ */
+#define COOKIE_CHUNK_SHIFT 10
+#define COOKIE_CHUNK (1u << COOKIE_CHUNK_SHIFT)
+#define COOKIE_MAX_CHUNKS 4096 /* 4 M images */
+
 struct cookie_table {
-	struct cookie_ent *ents; /* ents[0] unused */
-	uint32_t nr, cap;
+	struct cookie_ent *chunks[COOKIE_MAX_CHUNKS];
+	uint32_t nr;          /* entries in use, cookie 0 included; read with acquire */
+	pthread_mutex_t lock; /* interning: the hash chains, new entries */
 	op_cookie_t *buckets;
 	uint32_t nr_buckets; /* power of two */
 	bool no_stat;        /* tests: do not stat binaries */
@@ -38,6 +50,7 @@ void cookie_free(struct cookie_table *t);
 /*
  * Intern @path (length @len, need not be NUL-terminated) of @kind. A user
  * path is stat()ed once, at creation. Returns the cookie, or 0 on ENOMEM.
+ * Thread-safe against itself and against cookie_get of existing cookies.
  */
 op_cookie_t cookie_intern(struct cookie_table *t, const char *path, size_t len,
 			  enum op_image_kind kind, bool deleted);

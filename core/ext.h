@@ -67,6 +67,29 @@ struct ext_stats {
 	op_ext_t *owner;
 };
 
+/* SDK 1.2: task-record hooks, session hooks, anon resolvers (ext_hooks.c) */
+struct ext_proc_hook {
+	struct op_proc_hook_desc desc;
+	void *priv;
+	op_ext_t *owner;
+};
+
+struct ext_session_hook {
+	struct op_session_hook_desc desc;
+	void *priv;
+	op_ext_t *owner;
+};
+
+struct ext_anon_resolver {
+	struct op_anon_resolver_desc desc;
+	void *priv;
+	op_ext_t *owner;
+};
+
+#define EXT_MAX_PROC_HOOKS 8
+#define EXT_MAX_SESSION_HOOKS 8
+#define EXT_MAX_ANON_RESOLVERS 4
+
 #define EXT_MAX_SFILE_SLOTS 8
 #define EXT_MAX_SOURCES 8
 #define EXT_MAX_HOOKS 8
@@ -128,6 +151,13 @@ struct ext_registry {
 	struct ext_stats stats[EXT_MAX_STATS];
 	size_t nr_stats;
 	uint32_t no_event_ok; /* some plugin set OP_EXT_F_NO_EVENT_OK */
+	/* SDK 1.2 */
+	struct ext_proc_hook proc_hooks[EXT_MAX_PROC_HOOKS];
+	size_t nr_proc_hooks;
+	struct ext_session_hook session_hooks[EXT_MAX_SESSION_HOOKS];
+	size_t nr_session_hooks;
+	struct ext_anon_resolver anon[EXT_MAX_ANON_RESOLVERS];
+	size_t nr_anon;
 };
 
 /* Virtual counters are numbered from here (core counters are 0..OP_MAX_EVENTS-1). */
@@ -199,5 +229,14 @@ int ext_descriptor_peek(const char *path, uint32_t *major, uint32_t *minor, uint
 			uint32_t *flags, char *why, size_t why_len);
 /* plugin names: 1..64 of [A-Za-z0-9_-] (no '/', '.', "..") */
 bool ext_name_valid(const char *name);
+
+/*
+ * SDK 1.2 (ext_hooks.c; buffer sync calls the registry's proc hooks and
+ * anon resolvers itself). Tell the session hooks of @l about @kind (enum op_session_event_kind):
+ * @dir is samples/current's absolute path, @prev_dir the set-aside session
+ * for OP_SESSION_ROTATED. The loader keeps the session's start time (START
+ * and ROTATED begin one). A hook's failure is logged. No-op for l == NULL.
+ */
+void ext_session_event(struct ext_loader *l, uint32_t kind, const char *dir, const char *prev_dir);
 
 #endif /* OP_CORE_EXT_H */

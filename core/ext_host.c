@@ -164,5 +164,8 @@ void ext_host_init(struct ext_loader *l)
 	h->session_dir = ext_host_session_dir;
 	h->proc_root = ext_host_proc_root;
 	h->set_user_data = ext_reg_user_data;
+	h->register_proc_hook = ext_reg_proc_hook;
+	h->register_session_hook = ext_reg_session_hook;
+	h->register_anon_resolver = ext_reg_anon_resolver;
 	ext_host_bind(l);
 }

@@ -48,6 +48,7 @@ struct ext_loader {
 	struct ext_registry reg;
 	struct op_ext *plugins[EXT_MAX_PLUGINS];
 	size_t nr_plugins;
+	uint64_t session_start_ns; /* wall clock of the last START or ROTATED (ext_hooks.c) */
 };
 
 /* --- ext_log.c: the loader's and plugins' messages --- */
@@ -79,6 +80,10 @@ int ext_reg_sample_hook(op_ext_t *ctx, const struct op_sample_hook_desc *desc, v
 int ext_reg_kernel(op_ext_t *ctx, const struct op_kernel_ops *ops, void *priv);
 int ext_reg_counter(op_ext_t *ctx, const struct op_counter_desc *desc, uint32_t *counter_out);
 int ext_reg_user_data(op_ext_t *ctx, const struct op_user_data *ud);
+/* SDK 1.2 */
+int ext_reg_proc_hook(op_ext_t *ctx, const struct op_proc_hook_desc *desc, void *priv);
+int ext_reg_session_hook(op_ext_t *ctx, const struct op_session_hook_desc *desc, void *priv);
+int ext_reg_anon_resolver(op_ext_t *ctx, const struct op_anon_resolver_desc *desc, void *priv);
 /* remove every registration of @ctx, keeping the others in order */
 void ext_reg_unregister(struct ext_registry *r, const op_ext_t *ctx);
 

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,9 +81,16 @@ void ext_log_plugin_vlog(op_ext_t *ctx, enum op_log_level level, const char *fmt
 	 * dropped ("NAME: warning: N messages suppressed ...").
 	 */
 	if (ctx) {
+		/* SDK 1.2: plugin threads log too; the limiter's state is shared */
+		static pthread_mutex_t limit_lock = PTHREAD_MUTEX_INITIALIZER;
+		bool pass;
+
 		snprintf(prefix, sizeof(prefix), "%s: %s", ctx->name,
 			 ext_log_level_names[OP_LOG_WARN]);
-		if (!log_limit_pass(&ctx->limit, ext_log_of(l), prefix, log_now_ms()))
+		pthread_mutex_lock(&limit_lock);
+		pass = log_limit_pass(&ctx->limit, ext_log_of(l), prefix, log_now_ms());
+		pthread_mutex_unlock(&limit_lock);
+		if (!pass)
 			return;
 	}
 	vsnprintf(buf, sizeof(buf), fmt ? fmt : "(null)", ap);

@@ -528,10 +528,128 @@ int ext_reg_user_data(op_ext_t *ctx, const struct op_user_data *ud)
 	return 0;
 }
 
+/*
+ * SDK 1.2: the three hook kinds share one shape (size, name, callback):
+ * check the payload, its callback and its optional name, then keep a
+ * copy with the name duplicated (the plugin's name when none was given).
+ */
+static int ext_reg_hook(op_ext_t *ctx, const char *what, const void *desc, size_t own,
+			const char *type, void *copy, const char **name, bool has_cb,
+			const char *cb_name, size_t nr, size_t max)
+{
+	int rc;
+
+	rc = ext_reg_check(ctx, what, desc, own, type);
+	if (rc)
+		return rc;
+	ext_reg_copy(copy, own, desc);
+	if (!has_cb)
+		return ext_reg_missing(ctx, what, cb_name, *(const uint32_t *)copy);
+	if (*name) {
+		rc = ext_reg_name(ctx, what, *name, false, *(const uint32_t *)copy);
+		if (rc)
+			return rc;
+	}
+	if (nr == max) {
+		ext_log_err(ctx, "%s: more than %zu registered", what, max);
+		return -ENOSPC;
+	}
+	*name = ext_reg_dup_name(ctx, what, *name ? *name : ctx->name);
+	return *name ? 0 : -ENOMEM;
+}
+
+int ext_reg_proc_hook(op_ext_t *ctx, const struct op_proc_hook_desc *desc, void *priv)
+{
+	struct op_proc_hook_desc d = { 0 };
+	struct ext_registry *r;
+	int rc;
+
+	if (!ctx)
+		return -EINVAL;
+	r = &ctx->loader->reg;
+	/* the callback is read after the copy: peek at it through the copy rule */
+	if (desc && ctx->in_init)
+		ext_reg_copy(&d, sizeof(d), desc);
+	rc = ext_reg_hook(ctx, "register_proc_hook", desc, sizeof(d), "op_proc_hook_desc", &d,
+			  &d.name, d.on_event != NULL, "on_event", r->nr_proc_hooks,
+			  EXT_MAX_PROC_HOOKS);
+	if (rc)
+		return rc;
+	r->proc_hooks[r->nr_proc_hooks].desc = d;
+	r->proc_hooks[r->nr_proc_hooks].priv = priv;
+	r->proc_hooks[r->nr_proc_hooks].owner = ctx;
+	r->nr_proc_hooks++;
+	return 0;
+}
+
+int ext_reg_session_hook(op_ext_t *ctx, const struct op_session_hook_desc *desc, void *priv)
+{
+	struct op_session_hook_desc d = { 0 };
+	struct ext_registry *r;
+	int rc;
+
+	if (!ctx)
+		return -EINVAL;
+	r = &ctx->loader->reg;
+	if (desc && ctx->in_init)
+		ext_reg_copy(&d, sizeof(d), desc);
+	rc = ext_reg_hook(ctx, "register_session_hook", desc, sizeof(d), "op_session_hook_desc", &d,
+			  &d.name, d.on_event != NULL, "on_event", r->nr_session_hooks,
+			  EXT_MAX_SESSION_HOOKS);
+	if (rc)
+		return rc;
+	r->session_hooks[r->nr_session_hooks].desc = d;
+	r->session_hooks[r->nr_session_hooks].priv = priv;
+	r->session_hooks[r->nr_session_hooks].owner = ctx;
+	r->nr_session_hooks++;
+	return 0;
+}
+
+int ext_reg_anon_resolver(op_ext_t *ctx, const struct op_anon_resolver_desc *desc, void *priv)
+{
+	struct op_anon_resolver_desc d = { 0 };
+	struct ext_registry *r;
+	int rc;
+
+	if (!ctx)
+		return -EINVAL;
+	r = &ctx->loader->reg;
+	if (desc && ctx->in_init)
+		ext_reg_copy(&d, sizeof(d), desc);
+	rc = ext_reg_hook(ctx, "register_anon_resolver", desc, sizeof(d), "op_anon_resolver_desc",
+			  &d, &d.name, d.resolve != NULL, "resolve", r->nr_anon,
+			  EXT_MAX_ANON_RESOLVERS);
+	if (rc)
+		return rc;
+	r->anon[r->nr_anon].desc = d;
+	r->anon[r->nr_anon].priv = priv;
+	r->anon[r->nr_anon].owner = ctx;
+	r->nr_anon++;
+	return 0;
+}
+
+/* drop @ctx's entries of a hook array of @nr elements of @size, freeing their names */
+#define EXT_REG_DROP(ARR, NR, CTX)                                   \
+	do {                                                         \
+		size_t i_, j_;                                       \
+		for (i_ = j_ = 0; i_ < (NR); i_++) {                 \
+			if ((ARR)[i_].owner == (CTX))                \
+				free((char *)(ARR)[i_].desc.name);   \
+			else                                         \
+				(ARR)[j_++] = (ARR)[i_];             \
+		}                                                    \
+		memset(&(ARR)[j_], 0, ((NR)-j_) * sizeof((ARR)[0])); \
+		(NR) = j_;                                           \
+	} while (0)
+
 /* remove every registration of @ctx, keeping the others in order */
 void ext_reg_unregister(struct ext_registry *r, const op_ext_t *ctx)
 {
 	size_t i, j;
+
+	EXT_REG_DROP(r->proc_hooks, r->nr_proc_hooks, ctx);
+	EXT_REG_DROP(r->session_hooks, r->nr_session_hooks, ctx);
+	EXT_REG_DROP(r->anon, r->nr_anon, ctx);
 
 	for (i = 0; i <= OP_ESCAPE_MAX; i++)
 		if (r->escapes[i] && r->escapes[i]->owner == ctx) {

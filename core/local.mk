@@ -52,3 +52,6 @@ core_oprofiled_LDADD += core/libopdaemon.la core/libopload.la core/libopsample.l
 # samples/current
 core_oprofiled_SOURCES += core/daemonize.c core/daemonize.h core/control.c core/control.h \
 	core/rotate.c core/rotate.h
+
+# --- issue 18: SDK 1.2 dispatch (proc hooks, session hooks, anon resolvers) ---
+core_libopload_la_SOURCES += core/ext_hooks.c

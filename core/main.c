@@ -510,6 +510,7 @@ int main(int argc, char **argv)
 	}
 	log_info(&d->log, "profiling started (%zu event%s, session %s)", d->pick.nr_events,
 		 d->pick.nr_events == 1 ? "" : "s", d->sess.dir);
+	pipeline_session_event(d->pipe, OP_SESSION_START, NULL);
 	daemonize_ready(&d->ctl);
 
 	profiling = true;
@@ -521,6 +522,7 @@ int main(int argc, char **argv)
 		log_info(&d->log, "profiling stopped %s", ctime(&t));
 	}
 	pipeline_dump(d->pipe); /* what is left lands, the stats of the whole run */
+	pipeline_session_event(d->pipe, OP_SESSION_STOP, NULL);
 
 out:
 	status = main_exit_status(d, rc);

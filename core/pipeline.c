@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +19,7 @@
 #include "evbuf.h"
 #include "ext.h"
 #include "log.h"
+#include "op_session_layout.h"
 #include "perf.h"
 #include "pipeline.h"
 #include "session.h"
@@ -235,6 +238,18 @@ int pipeline_write_stats_files(struct pipeline *p)
 	return rc;
 }
 
+void pipeline_session_event(struct pipeline *p, uint32_t kind, const char *prev)
+{
+	char dir[PATH_MAX], pdir[PATH_MAX];
+
+	if (!p->loader || !p->sess || !p->sess->dir)
+		return;
+	snprintf(dir, sizeof(dir), "%s/" OP_SESSION_CURRENT_PATH, p->sess->dir);
+	if (prev)
+		snprintf(pdir, sizeof(pdir), "%s/" OP_SESSION_SAMPLES "/%s", p->sess->dir, prev);
+	ext_session_event(p->loader, kind, dir, prev ? pdir : NULL);
+}
+
 void pipeline_dump(struct pipeline *p)
 {
 	pipeline_drain(p);
@@ -242,6 +257,8 @@ void pipeline_dump(struct pipeline *p)
 	/* files first: the block in the log says the dump is complete */
 	pipeline_write_stats_files(p);
 	pipeline_print_stats(p, NULL);
+	/* SDK 1.2: plugins complete the session (the JIT plugin its images) */
+	pipeline_session_event(p, OP_SESSION_DUMP, NULL);
 }
 
 void pipeline_close_files(struct pipeline *p)

@@ -81,6 +81,11 @@ void pipeline_print_stats(struct pipeline *p, const char *why);
 int pipeline_write_stats_files(struct pipeline *p);
 /* SIGUSR1 and `opcontrol --dump`: drain, sync the files, print and write the stats. */
 void pipeline_dump(struct pipeline *p);
+/*
+ * SDK 1.2: tell the plugins' session hooks @kind (enum op_session_event_kind)
+ * with samples/current and, for OP_SESSION_ROTATED, samples/@prev.
+ */
+void pipeline_session_event(struct pipeline *p, uint32_t kind, const char *prev);
 /* SIGHUP: drain and close every sample file (they reopen on the next sample). */
 void pipeline_close_files(struct pipeline *p);
 /*

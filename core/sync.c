@@ -350,6 +350,88 @@ static __attribute__((noinline)) void sync_run_hooks(struct sync_ctx *s,
 }
 
 /*
+ * SDK 1.2: a task record (COMM, FORK, EXIT, MMAP) to the plugins' proc
+ * hooks, after the core took it. Returns the number of hooks that failed.
+ */
+static __attribute__((noinline)) unsigned sync_proc_hooks(const struct ext_registry *r,
+							  const struct op_record *rec)
+{
+	struct op_proc_event e;
+	unsigned failed = 0;
+	size_t i;
+
+	memset(&e, 0, sizeof(e));
+	e.size = sizeof(e);
+	e.time = rec->time;
+	switch (rec->type) {
+	case OP_REC_COMM:
+		e.kind = rec->comm.exec ? OP_PROC_EXEC : OP_PROC_COMM;
+		e.pid = rec->comm.pid;
+		e.tid = rec->comm.tid;
+		e.comm = rec->comm.comm ? rec->comm.comm : "";
+		break;
+	case OP_REC_FORK:
+	case OP_REC_EXIT:
+		e.kind = rec->type == OP_REC_FORK ? OP_PROC_FORK : OP_PROC_EXIT;
+		e.pid = rec->task.pid;
+		e.tid = rec->task.tid;
+		e.ppid = rec->task.ppid;
+		break;
+	case OP_REC_MMAP:
+		if (rec->mmap.cpumode == OP_CPUMODE_KERNEL ||
+		    rec->mmap.cpumode == OP_CPUMODE_GUEST_KERNEL)
+			return 0;
+		e.kind = OP_PROC_MMAP;
+		e.pid = rec->mmap.pid;
+		e.tid = rec->mmap.tid;
+		e.misc = rec->mmap.exec ? OP_PROC_F_EXEC : 0;
+		e.prot = rec->mmap.prot;
+		e.flags = rec->mmap.flags;
+		e.filename = rec->mmap.filename ? rec->mmap.filename : "";
+		e.start = rec->mmap.start;
+		e.len = rec->mmap.len;
+		e.pgoff = rec->mmap.pgoff;
+		break;
+	default:
+		return 0;
+	}
+	/* /proc synthesis writes its records with time 0 (proc_synth.h) */
+	if (!rec->time)
+		e.misc |= OP_PROC_F_SYNTH;
+	for (i = 0; i < r->nr_proc_hooks; i++)
+		if (r->proc_hooks[i].desc.on_event(r->proc_hooks[i].priv, &e))
+			failed++;
+	return failed;
+}
+
+/*
+ * SDK 1.2, HOT: the first anon resolver that claims (@pid, @pc, @time)
+ * fills @out with its image and key (in_kernel 0, no anon range): 1; else 0
+ * (@out then says nothing: map the pc again).
+ */
+static __attribute__((noinline)) int sync_anon_resolve(const struct ext_registry *r, uint32_t pid,
+						       uint64_t pc, uint64_t time,
+						       struct op_pc_map *out)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_anon; i++) {
+		const struct ext_anon_resolver *a = &r->anon[i];
+
+		memset(out, 0, sizeof(*out));
+		out->size = sizeof(*out);
+		if (a->desc.resolve(a->priv, pid, pc, time, out) == 1 && out->cookie) {
+			/* only the image and the key are the plugin's to say */
+			out->size = sizeof(*out);
+			out->in_kernel = 0;
+			out->anon_start = out->anon_end = 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
  * HOT. A sample of the thread, mode and mapping of the last sample on its
  * cpu (most are): the context that sample wrote is still the cpu's, so the
  * sample is its pair (after EVB_CPU_RESTORE when another cpu came between).
@@ -419,6 +501,18 @@ static __attribute__((noinline)) void sync_sample(struct sync_ctx *s,
 	if (rc) {
 		sync_count_map_error(s, rc, ps->cpumode);
 		return;
+	}
+	/*
+	 * An anon pc a plugin claims (JIT code, SDK 1.2) lands in that plugin's
+	 * image; every such sample is asked anew (the key is not linear in the
+	 * pc over the mapping), so no fast path for the mapping.
+	 */
+	if ((m.anon_start || m.anon_end) && s->reg && s->reg->nr_anon) {
+		struct op_pc_map jm;
+
+		range.len = 0;
+		if (sync_anon_resolve(s->reg, ps->pid, ps->ip, ps->time, &jm))
+			m = jm;
 	}
 	if (m.offset == EVB_ESCAPE) {
 		s->stats->v[STAT_INVALID_PC]++;
@@ -609,6 +703,7 @@ static void sync_comm(struct sync_ctx *s, const struct op_record *r)
 }
 
 static __attribute__((noinline)) int sync_other(struct sync_ctx *s, const struct op_record *r);
+static void sync_task_record(struct sync_ctx *s, const struct op_record *r);
 
 /* a record of @pid may change its task, its maps or its app: its cached mappings go */
 static void sync_pid_changed(struct sync_ctx *s, uint32_t pid)
@@ -656,6 +751,18 @@ int sync_record(struct sync_ctx *s, const struct op_record *r)
 }
 
 static int sync_other(struct sync_ctx *s, const struct op_record *r)
+{
+	/* the core takes the record first, so map_pc already knows a new mapping */
+	sync_task_record(s, r);
+	if (s->reg && s->reg->nr_proc_hooks &&
+	    (r->type == OP_REC_MMAP || r->type == OP_REC_COMM || r->type == OP_REC_FORK ||
+	     r->type == OP_REC_EXIT))
+		s->stats->v[STAT_HOOK_ERRORS] += sync_proc_hooks(s->reg, r);
+	return 0;
+}
+
+/* what the core itself does with a record other than a sample */
+static void sync_task_record(struct sync_ctx *s, const struct op_record *r)
 {
 	struct task *t;
 
@@ -717,7 +824,6 @@ static int sync_other(struct sync_ctx *s, const struct op_record *r)
 		s->task_gen++; /* of unknown effect: forget every cached mapping */
 		break;
 	}
-	return 0;
 }
 
 int sync_deliver(void *sync, const struct op_record *r)

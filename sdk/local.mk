@@ -64,3 +64,7 @@ vendor-model-installcheck:
 	  grep 'oprofiled: model vendor-demo, cpu type vendor/demo (1000)' "$$d/s/samples/oprofiled.log"
 	rm -rf vendor-model-build
 .PHONY: vendor-model-installcheck
+
+# --- issue 18: the SDK overview (versions, 1.2's hooks, which services a plugin thread may call) ---
+sdkdocdir = $(docdir)/sdk
+dist_sdkdoc_DATA = sdk/SDK.md

@@ -1,5 +1,5 @@
 /*
- * oprofile_sdk.h - the plugin ABI of oprofiled (SDK v1.1).
+ * oprofile_sdk.h - the plugin ABI of oprofiled (SDK v1.2).
  *
  * The only header a plugin needs. A plugin is a shared object that exports
  * one const data symbol, OP_EXT_SYMBOL, of type struct op_ext_descriptor.
@@ -39,7 +39,8 @@ extern "C" {
  * - Reserved members must be zero; oprofiled refuses a descriptor whose
  *   reserved slots are not, so that they can be given meaning later.
  * - Frozen sizes are pinned by tests/abi/ and listed below as
- *   OP_*_SIZE_V1_0 (what a v1.0 plugin passes) and OP_*_SIZE_V1_1; on LP64
+ *   OP_*_SIZE_V1_0 (what a v1.0 plugin passes), OP_*_SIZE_V1_1 and
+ *   OP_*_SIZE_V1_2 (the structs new in 1.2, and op_host); on LP64
  *   targets the header checks them itself (_Static_assert).
  *
  * WHAT 1.1 ADDED (a 1.0 plugin keeps loading and working unchanged)
@@ -53,6 +54,20 @@ extern "C" {
  * - host->map_pc() writes at most out->size bytes.
  * - OP_EXT_DEFINE(), one declare macro with designated initializers.
  * - OP_ESCAPE_FIRST_PLUGIN / OP_ESCAPE_MAX name the plugin escape range.
+ *
+ * WHAT 1.2 ADDED (1.0 and 1.1 plugins keep loading and working unchanged)
+ *
+ * - host->register_proc_hook(): the task records buffer sync reads (COMM
+ *   and EXEC, FORK, EXIT, MMAP, including the ones synthesized from /proc
+ *   for processes that ran before the start), in record order, never per
+ *   sample (struct op_proc_event).
+ * - host->register_session_hook(): START, DUMP, ROTATED, STOP of the
+ *   session, on the daemon's main thread (struct op_session_event).
+ * - host->register_anon_resolver(): a sample whose pc lies in an anon
+ *   (non-file) mapping may be claimed by a plugin, which names the image
+ *   (a cookie) and the key (file offset) it lands at: JIT code converted
+ *   into ELF images (plugins/jit). HOT.
+ * - THREADS below: which host services a plugin's own thread may call.
  *
  * CALLING RULES
  *
@@ -81,13 +96,32 @@ extern "C" {
  * - Two plugins registering the same escape-code name or number, the same
  *   hardware model name or the same counter name is an error (-EEXIST); the
  *   log names both plugins.
- * - oprofiled is single-threaded: every callback runs on the daemon's thread.
+ * - Every callback runs on the daemon's main thread (see THREADS below).
  * - Callbacks marked HOT run once per sample. They must not allocate memory,
  *   make system calls or block. Host services marked HOT obey the same rule.
+ *
+ * THREADS (SDK 1.2)
+ *
+ * A plugin may start threads of its own (from ext_init; it joins them in
+ * ext_deinit). Such a thread may call only these host services:
+ *   log, vlog          (one line a call, whole; rate-limited as always)
+ *   cookie_intern      (serialised with the daemon's own interning; the
+ *                       returned cookie may then be handed to the main
+ *                       thread, e.g. through the plugin's anon resolver)
+ *   cookie_path        (for a cookie that exists: entries never move)
+ *   session_dir, proc_root (constant strings while the plugin is loaded;
+ *                       session_dir is the session's top directory, which
+ *                       a rotation does not move)
+ *   config_string, config_int64, config_bool (read-only after start-up)
+ * Every other service (registrations, map_pc, emit, log_sample, the
+ * sample_file_* calls, set_user_data) belongs to the daemon's thread and
+ * to the callback it is documented for. Callbacks (hooks, handlers,
+ * resolvers, print_stats) always run on the daemon's thread; a plugin that
+ * shares state between them and its own thread locks it itself.
  */
 
 #define OP_SDK_MAJOR 1
-#define OP_SDK_MINOR 1
+#define OP_SDK_MINOR 2
 
 /* Name of the exported descriptor symbol. */
 #define OP_EXT_SYMBOL "oprofile_ext_v1"
@@ -471,6 +505,93 @@ struct op_user_data {
 	void (*free_func)(void *data); /* may be NULL */
 };
 
+/*
+ * SDK 1.2. A task record, as buffer sync reads it (perf's COMM, FORK, EXIT,
+ * MMAP/MMAP2). Strings and the struct are valid only during on_event.
+ */
+enum op_proc_event_kind {
+	OP_PROC_COMM = 1, /* a thread's name changed (prctl, pthread_setname_np) */
+	OP_PROC_EXEC = 2, /* COMM of an exec: the process's mappings were replaced */
+	OP_PROC_FORK = 3, /* a process (pid != ppid) or a thread (pid == ppid) */
+	OP_PROC_EXIT = 4, /* a thread exited; the process when tid == pid */
+	OP_PROC_MMAP = 5, /* a user-space mapping (kernel ones are not passed) */
+};
+
+enum op_proc_event_flags {
+	OP_PROC_F_EXEC = 1u << 0,  /* MMAP: an executable mapping */
+	OP_PROC_F_SYNTH = 1u << 1, /* made from /proc at start (time is 0) */
+};
+
+struct op_proc_event {
+	uint32_t size;
+	uint32_t kind; /* enum op_proc_event_kind */
+	uint32_t pid, tid;
+	uint32_t ppid;              /* FORK, EXIT: the parent (its pid); else 0 */
+	uint32_t misc;              /* enum op_proc_event_flags */
+	uint32_t prot;              /* MMAP: PROT_* when the kernel gave it (MMAP2), else 0 */
+	uint32_t flags;             /* MMAP: MAP_* when the kernel gave it (MMAP2), else 0 */
+	uint64_t time;              /* perf clock (CLOCK_MONOTONIC) ns; 0 when synthesized */
+	const char *comm;           /* COMM, EXEC: the new name (at most 15 bytes); else NULL */
+	const char *filename;       /* MMAP: the mapped path, "//anon", "[anon:x]"...; else NULL */
+	uint64_t start, len, pgoff; /* MMAP */
+};
+
+struct op_proc_hook_desc {
+	uint32_t size;
+	const char *name; /* for messages; NULL: the plugin's name */
+	/*
+	 * Required. One record, in record (time) order, from buffer sync after
+	 * the core itself took it (so map_pc already knows a new mapping). Not
+	 * per sample, but keep it short: samples wait behind it. Return 0 or
+	 * -errno (counted as a hook error).
+	 */
+	int (*on_event)(void *priv, const struct op_proc_event *e);
+};
+
+/* SDK 1.2. A moment in the life of the session (struct op_session_event). */
+enum op_session_event_kind {
+	OP_SESSION_START = 1,   /* profiling starts; dir is samples/current */
+	OP_SESSION_DUMP = 2,    /* a dump or sync made the sample files current */
+	OP_SESSION_ROTATED = 3, /* prev_dir was set aside (rotate, save); dir is the new current */
+	OP_SESSION_STOP = 4,    /* before exit, the files synced; dir is samples/current */
+};
+
+struct op_session_event {
+	uint32_t size;
+	uint32_t kind;        /* enum op_session_event_kind */
+	const char *dir;      /* absolute: <session>/samples/current */
+	const char *prev_dir; /* ROTATED: absolute dir of the finished session; else NULL */
+	uint64_t start_ns; /* wall clock (CLOCK_REALTIME) ns when the session began (ROTATED: prev_dir's) */
+	uint64_t end_ns; /* wall clock ns now (ROTATED: the end of prev_dir's session) */
+};
+
+struct op_session_hook_desc {
+	uint32_t size;
+	const char *name; /* for messages; NULL: the plugin's name */
+	/* Required. On the daemon's main thread. Return 0 or -errno (logged). */
+	int (*on_event)(void *priv, const struct op_session_event *e);
+};
+
+/*
+ * SDK 1.2. Claims samples in anon mappings. For a sample of a user pc in a
+ * mapping without a file (an anon region, [anon:name], a JIT's memory),
+ * buffer sync asks each resolver in load order; the first that claims the
+ * pc decides where the sample lands.
+ */
+struct op_anon_resolver_desc {
+	uint32_t size;
+	const char *name; /* for messages; NULL: the plugin's name */
+	/*
+	 * Required. HOT: no allocation, no system call, no lock that a plugin
+	 * thread holds for long. @time is the sample's perf time (ns). Return 1
+	 * with out->cookie (an image, from cookie_intern) and out->offset (the
+	 * key: a file offset in that image) set to claim the pc; 0 to leave it
+	 * to the core (an anon sample, as without the plugin). The host set
+	 * out->size and zeroed the rest; it ignores the other members.
+	 */
+	int (*resolve)(void *priv, uint32_t pid, uint64_t pc, uint64_t time, struct op_pc_map *out);
+};
+
 /* ------------------------------------------------------------------ */
 /* Host service table                                                  */
 /* ------------------------------------------------------------------ */
@@ -614,6 +735,16 @@ struct op_host {
 	 * malformed @ud (logged).
 	 */
 	int (*set_user_data)(op_ext_t *ctx, const struct op_user_data *ud);
+
+	/* --- SDK 1.2 (check with OP_HOST_HAS); registrations, only inside ext_init --- */
+	/* A task-record hook; on_event required. Several per plugin allowed. */
+	int (*register_proc_hook)(op_ext_t *ctx, const struct op_proc_hook_desc *desc, void *priv);
+	/* A session hook; on_event required. Several per plugin allowed. */
+	int (*register_session_hook)(op_ext_t *ctx, const struct op_session_hook_desc *desc,
+				     void *priv);
+	/* An anon-pc resolver; resolve required. Asked in load order. */
+	int (*register_anon_resolver)(op_ext_t *ctx, const struct op_anon_resolver_desc *desc,
+				      void *priv);
 };
 
 /* ------------------------------------------------------------------ */
@@ -657,7 +788,13 @@ struct op_host {
 #define OP_KERNEL_OPS_SIZE_V1_1 16
 #define OP_USER_DATA_SIZE_V1_1 24 /* new in 1.1 */
 #define OP_HOST_SIZE_V1_0 208
-#define OP_HOST_SIZE_V1_1 216 /* + set_user_data */
+#define OP_HOST_SIZE_V1_1 216              /* + set_user_data */
+#define OP_PROC_EVENT_SIZE_V1_2 80         /* new in 1.2 */
+#define OP_PROC_HOOK_DESC_SIZE_V1_2 24     /* new in 1.2 */
+#define OP_SESSION_EVENT_SIZE_V1_2 40      /* new in 1.2 */
+#define OP_SESSION_HOOK_DESC_SIZE_V1_2 24  /* new in 1.2 */
+#define OP_ANON_RESOLVER_DESC_SIZE_V1_2 24 /* new in 1.2 */
+#define OP_HOST_SIZE_V1_2 240              /* + register_proc_hook, _session_hook, _anon_resolver */
 
 #ifdef __LP64__
 #ifdef __cplusplus
@@ -685,12 +822,19 @@ OP_SDK_FROZEN(op_model_desc, OP_MODEL_DESC_SIZE_V1_1);
 OP_SDK_FROZEN(op_kernel_image, OP_KERNEL_IMAGE_SIZE_V1_1);
 OP_SDK_FROZEN(op_kernel_ops, OP_KERNEL_OPS_SIZE_V1_1);
 OP_SDK_FROZEN(op_user_data, OP_USER_DATA_SIZE_V1_1);
-OP_SDK_FROZEN(op_host, OP_HOST_SIZE_V1_1);
+OP_SDK_FROZEN(op_proc_event, OP_PROC_EVENT_SIZE_V1_2);
+OP_SDK_FROZEN(op_proc_hook_desc, OP_PROC_HOOK_DESC_SIZE_V1_2);
+OP_SDK_FROZEN(op_session_event, OP_SESSION_EVENT_SIZE_V1_2);
+OP_SDK_FROZEN(op_session_hook_desc, OP_SESSION_HOOK_DESC_SIZE_V1_2);
+OP_SDK_FROZEN(op_anon_resolver_desc, OP_ANON_RESOLVER_DESC_SIZE_V1_2);
+OP_SDK_FROZEN(op_host, OP_HOST_SIZE_V1_2);
 /* what 1.1 appended starts where the 1.0 struct ended */
 OP_SDK_ASSERT(offsetof(struct op_source_desc, attr_ptr) == OP_SOURCE_DESC_SIZE_V1_0,
 	      "op_source_desc 1.1 appends attr_ptr");
 OP_SDK_ASSERT(offsetof(struct op_host, set_user_data) == OP_HOST_SIZE_V1_0,
 	      "op_host 1.1 appends set_user_data");
+OP_SDK_ASSERT(offsetof(struct op_host, register_proc_hook) == OP_HOST_SIZE_V1_1,
+	      "op_host 1.2 appends register_proc_hook");
 #undef OP_SDK_FROZEN
 #undef OP_SDK_ASSERT
 #endif /* __LP64__ */

@@ -1,5 +1,5 @@
 /*
- * example.c - a minimal out-of-tree oprofiled plugin (SDK 1.1): counts the
+ * example.c - a minimal out-of-tree oprofiled plugin (SDK 1.2): counts the
  * samples of the core events by cpu mode through a sample hook and reports
  * them in its statistics section; its state is the plugin's user data, which
  * the host frees. Build: make (uses pkg-config oprofile-sdk), then copy

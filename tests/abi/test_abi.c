@@ -278,7 +278,7 @@ static void test_op_kernel_ops(void **state)
 static void test_op_host(void **state)
 {
 	(void)state;
-	CHECK(op_host, 216, 8,
+	CHECK(op_host, 240, 8,
 	      M(op_host, size, 0, 4),
 	      M(op_host, abi_major, 4, 4),
 	      M(op_host, abi_minor, 8, 4),
@@ -307,7 +307,71 @@ static void test_op_host(void **state)
 	      M(op_host, session_dir, 192, 8),
 	      M(op_host, proc_root, 200, 8),
 	      /* 1.1 */
-	      M(op_host, set_user_data, 208, 8));
+	      M(op_host, set_user_data, 208, 8),
+	      /* 1.2 */
+	      M(op_host, register_proc_hook, 216, 8),
+	      M(op_host, register_session_hook, 224, 8),
+	      M(op_host, register_anon_resolver, 232, 8));
+}
+
+/* SDK 1.2 */
+static void test_op_proc_event(void **state)
+{
+	(void)state;
+	CHECK(op_proc_event, 80, 8,
+	      M(op_proc_event, size, 0, 4),
+	      M(op_proc_event, kind, 4, 4),
+	      M(op_proc_event, pid, 8, 4),
+	      M(op_proc_event, tid, 12, 4),
+	      M(op_proc_event, ppid, 16, 4),
+	      M(op_proc_event, misc, 20, 4),
+	      M(op_proc_event, prot, 24, 4),
+	      M(op_proc_event, flags, 28, 4),
+	      M(op_proc_event, time, 32, 8),
+	      M(op_proc_event, comm, 40, 8),
+	      M(op_proc_event, filename, 48, 8),
+	      M(op_proc_event, start, 56, 8),
+	      M(op_proc_event, len, 64, 8),
+	      M(op_proc_event, pgoff, 72, 8));
+}
+
+static void test_op_proc_hook_desc(void **state)
+{
+	(void)state;
+	CHECK(op_proc_hook_desc, 24, 8,
+	      M(op_proc_hook_desc, size, 0, 4),
+	      M(op_proc_hook_desc, name, 8, 8),
+	      M(op_proc_hook_desc, on_event, 16, 8));
+}
+
+static void test_op_session_event(void **state)
+{
+	(void)state;
+	CHECK(op_session_event, 40, 8,
+	      M(op_session_event, size, 0, 4),
+	      M(op_session_event, kind, 4, 4),
+	      M(op_session_event, dir, 8, 8),
+	      M(op_session_event, prev_dir, 16, 8),
+	      M(op_session_event, start_ns, 24, 8),
+	      M(op_session_event, end_ns, 32, 8));
+}
+
+static void test_op_session_hook_desc(void **state)
+{
+	(void)state;
+	CHECK(op_session_hook_desc, 24, 8,
+	      M(op_session_hook_desc, size, 0, 4),
+	      M(op_session_hook_desc, name, 8, 8),
+	      M(op_session_hook_desc, on_event, 16, 8));
+}
+
+static void test_op_anon_resolver_desc(void **state)
+{
+	(void)state;
+	CHECK(op_anon_resolver_desc, 24, 8,
+	      M(op_anon_resolver_desc, size, 0, 4),
+	      M(op_anon_resolver_desc, name, 8, 8),
+	      M(op_anon_resolver_desc, resolve, 16, 8));
 }
 
 static void test_op_user_data(void **state)
@@ -329,7 +393,7 @@ static void test_constants(void **state)
 {
 	(void)state;
 	assert_int_equal(OP_SDK_MAJOR, 1);
-	assert_int_equal(OP_SDK_MINOR, 1);
+	assert_int_equal(OP_SDK_MINOR, 2);
 	assert_string_equal(OP_EXT_SYMBOL, "oprofile_ext_v1");
 	assert_int_equal(OP_EXT_DESCRIPTOR_SIZE_V1_0, 104);
 	assert_int_equal(OP_HOST_SIZE_V1_0, 208);
@@ -370,6 +434,23 @@ static void test_constants(void **state)
 	assert_int_equal(OP_KERNEL_OPS_SIZE_V1_1, 16);
 	assert_int_equal(OP_HOST_SIZE_V1_1, 216);
 	assert_int_equal(OP_USER_DATA_SIZE_V1_1, 24);
+	assert_int_equal(OP_HOST_SIZE_V1_2, 240);
+	assert_int_equal(OP_PROC_EVENT_SIZE_V1_2, 80);
+	assert_int_equal(OP_PROC_HOOK_DESC_SIZE_V1_2, 24);
+	assert_int_equal(OP_SESSION_EVENT_SIZE_V1_2, 40);
+	assert_int_equal(OP_SESSION_HOOK_DESC_SIZE_V1_2, 24);
+	assert_int_equal(OP_ANON_RESOLVER_DESC_SIZE_V1_2, 24);
+	assert_int_equal(OP_PROC_COMM, 1);
+	assert_int_equal(OP_PROC_EXEC, 2);
+	assert_int_equal(OP_PROC_FORK, 3);
+	assert_int_equal(OP_PROC_EXIT, 4);
+	assert_int_equal(OP_PROC_MMAP, 5);
+	assert_int_equal(OP_PROC_F_EXEC, 1);
+	assert_int_equal(OP_PROC_F_SYNTH, 2);
+	assert_int_equal(OP_SESSION_START, 1);
+	assert_int_equal(OP_SESSION_DUMP, 2);
+	assert_int_equal(OP_SESSION_ROTATED, 3);
+	assert_int_equal(OP_SESSION_STOP, 4);
 	assert_int_equal(OP_ESCAPE_FIRST_PLUGIN, 32);
 	assert_int_equal(OP_ESCAPE_MAX, 255);
 	assert_int_equal(OP_EXT_NAME_MAX, 64);
@@ -412,6 +493,13 @@ static void test_host_has(void **state)
 	assert_false(OP_HOST_HAS(&h, set_user_data));
 	h.size = OP_HOST_SIZE_V1_1;
 	assert_true(OP_HOST_HAS(&h, set_user_data));
+	/* a 1.1 host has no 1.2 services, a 1.2 host has them */
+	assert_false(OP_HOST_HAS(&h, register_proc_hook));
+	assert_false(OP_HOST_HAS(&h, register_anon_resolver));
+	h.size = OP_HOST_SIZE_V1_2;
+	assert_true(OP_HOST_HAS(&h, register_proc_hook));
+	assert_true(OP_HOST_HAS(&h, register_session_hook));
+	assert_true(OP_HOST_HAS(&h, register_anon_resolver));
 }
 
 static int abi_init(op_ext_t *ctx, const struct op_host *host, const char *args)
@@ -463,6 +551,11 @@ int main(void)
 		cmocka_unit_test(test_op_kernel_ops),
 		cmocka_unit_test(test_op_host),
 		cmocka_unit_test(test_op_user_data),
+		cmocka_unit_test(test_op_proc_event),
+		cmocka_unit_test(test_op_proc_hook_desc),
+		cmocka_unit_test(test_op_session_event),
+		cmocka_unit_test(test_op_session_hook_desc),
+		cmocka_unit_test(test_op_anon_resolver_desc),
 		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_host_has),
 		cmocka_unit_test(test_declare),
