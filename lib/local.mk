@@ -43,3 +43,24 @@ opcount-installcheck:
 	LD_LIBRARY_PATH='$(DESTDIR)$(libdir)' ./opcount-user$(EXEEXT)
 	rm -f opcount-user$(EXEEXT)
 .PHONY: opcount-installcheck
+# --- issue 19: libopprofile, the profile model and the pprof encoder (C4) ---
+# Not in libopng: protobuf-c and zlib stay out of the daemon and of tools
+# that do not export. No libbfd either: oprofiled's plugins link it.
+# profile.pb-c.[ch] are generated at build time from upstream's profile.proto.
+if BUILD_EXPORT
+lib_LTLIBRARIES += lib/libopprofile.la
+nodist_lib_libopprofile_la_SOURCES = lib/profile/profile.pb-c.c lib/profile/profile.pb-c.h
+lib_libopprofile_la_SOURCES = lib/profile/op_profile.h lib/profile/op_profile_int.h \
+	lib/profile/op_profile.c lib/profile/op_profile_load.c lib/profile/op_pprof.c
+lib_libopprofile_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/lib/profile \
+	-I$(top_srcdir)/lib/profile $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
+lib_libopprofile_la_LDFLAGS = -version-info 0:0:0 -no-undefined
+lib_libopprofile_la_LIBADD = lib/libopng.la $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
+# the generated header before any file that includes it (no BUILT_SOURCES: make check's order)
+$(lib_libopprofile_la_OBJECTS): lib/profile/profile.pb-c.h
+CLEANFILES += lib/profile/profile.pb-c.c lib/profile/profile.pb-c.h
+lib/profile/profile.pb-c.c lib/profile/profile.pb-c.h: $(srcdir)/lib/profile/profile.proto
+	$(AM_V_GEN)$(MKDIR_P) lib/profile && \
+	  $(PROTOC_C) --c_out=lib/profile -I$(srcdir)/lib/profile $(srcdir)/lib/profile/profile.proto
+endif
+EXTRA_DIST += lib/profile/profile.proto

@@ -7,6 +7,11 @@
 # libxml2-utils: xmllint checks the flame-graph SVG and opreport -X; python3: the tests' JSON/CSV checks
 # man-db, groff-base: tests/integration/man_pages.sh renders the man pages (man -l, man -M)
 pkgs="build-essential autoconf automake libtool pkg-config libconfig-dev binutils-dev libpfm4-dev libcmocka-dev librsvg2-bin logrotate libxml2-utils python3 man-db groff-base"
+# --- issue 19: opexport: protobuf-c and zlib; the consumers its tests run: pprof (built from
+# Debian's Go sources), protoc --decode, node/npm for speedscope's schema ---
+pkgs="$pkgs golang-go golang-github-google-pprof-dev protobuf-compiler protobuf-c-compiler libprotobuf-c-dev zlib1g-dev nodejs"
+# npm: Debian's package, unless a node distribution that bundles it is installed
+command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 # --- issue 20: pprof pull (libmicrohttpd), push (libcurl, jansson, libcrypto for base64); the
 # tests check profiles with the upstream pprof CLI (built offline from golang-github-google-pprof-dev)
 # and protoc --decode, and run the loopback receiver with python3, the requests with curl ---

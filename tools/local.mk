@@ -81,3 +81,13 @@ tools_opgprof_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport
 tools_opgprof_LDADD = tools/opreport/libopreport.la lib/libopng.la $(BFD_LIBS)
 endif
 dist_man1_MANS += tools/man/oparchive.1 tools/man/opgprof.1
+# --- issue 19: opexport: pprof (libopprofile), folded, speedscope ---
+if BUILD_REPORT
+if BUILD_EXPORT
+bin_PROGRAMS += tools/opexport
+tools_opexport_SOURCES = tools/opexport.c
+tools_opexport_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/opreport -I$(top_srcdir)/lib/profile
+tools_opexport_LDADD = tools/opreport/libopreport.la lib/libopprofile.la lib/libopng.la $(BFD_LIBS)
+endif
+endif
+dist_man1_MANS += tools/man/opexport.1

@@ -380,6 +380,12 @@ bool rs_path_has_dot(const char *rel);
  */
 int rs_odb_open(struct rpt_profile *p, odb_t *db, const char *path, char *err, size_t err_len);
 void rs_warn_stats(struct rpt_profile *p);
+/*
+ * The profile's image @n, added without samples when only arcs or stacks
+ * name it (its file: --root applied). NULL on ENOMEM.
+ */
+struct rpt_image *rs_image_add(struct rpt_profile *p, const struct rpt_opts *o,
+			       const struct op_image_name *n);
 void rs_free(struct rpt_profile *p);
 const char *rs_cpu_name(uint32_t cpu_type);
 

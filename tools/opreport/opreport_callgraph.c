@@ -153,61 +153,10 @@ static size_t cgr_node_of(struct cgr *g, struct rpt_image *img, uint64_t key)
 	return cgr_node(g, img, sym);
 }
 
-static bool cgr_same_image(const struct rpt_image *img, const struct op_image_name *n)
-{
-	if (img->kind != n->kind || strcmp(img->path, n->path ? n->path : ""))
-		return false;
-	if (n->kind == OP_IMAGE_ANON)
-		return img->tgid == n->tgid && img->start == n->start && img->end == n->end;
-	return true;
-}
-
 /* The profile's image @n, added (without samples) when only arcs or stacks name it. */
 static struct rpt_image *cgr_image(struct cgr *g, const struct op_image_name *n)
 {
-	struct rpt_profile *p = g->p;
-	struct rpt_image *img, **nv;
-
-	for (size_t i = 0; i < p->nimgs; i++)
-		if (cgr_same_image(p->imgs[i], n))
-			return p->imgs[i];
-	img = calloc(1, sizeof(*img));
-	nv = realloc(p->imgs, (p->nimgs + 1) * sizeof(*nv));
-	if (nv)
-		p->imgs = nv;
-	if (!img || !nv) {
-		free(img);
-		return NULL;
-	}
-	img->kind = n->kind;
-	img->path = strdup(n->path ? n->path : "");
-	img->tgid = n->tgid;
-	img->start = n->start;
-	img->end = n->end;
-	img->hdr.anon_start = n->kind == OP_IMAGE_ANON ? n->start : 0;
-	img->is_kernel = n->kind == OP_IMAGE_KERNEL;
-	if (n->kind == OP_IMAGE_ANON) {
-		if (asprintf(&img->display, "%s (tgid:%d range:0x%" PRIx64 "-0x%" PRIx64 ")",
-			     n->path && n->path[0] ? n->path : "anon", n->tgid, n->start, n->end) < 0)
-			img->display = NULL;
-	} else {
-		img->display = strdup(img->path ? img->path : "");
-	}
-	if (g->o->root && n->kind == OP_IMAGE_USER) {
-		if (asprintf(&img->file, "%s%s", g->o->root, img->path ? img->path : "") < 0)
-			img->file = NULL;
-	} else {
-		img->file = strdup(img->path ? img->path : "");
-	}
-	if (!img->path || !img->display || !img->file) {
-		free(img->path);
-		free(img->display);
-		free(img->file);
-		free(img);
-		return NULL;
-	}
-	p->imgs[p->nimgs++] = img;
-	return img;
+	return rs_image_add(g->p, g->o, n);
 }
 
 /* ------------------------------------------------------------------ */

@@ -1071,6 +1071,54 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 	return 0;
 }
 
+/* The profile's image @n, added (without samples) when only arcs or stacks name it. */
+struct rpt_image *rs_image_add(struct rpt_profile *p, const struct rpt_opts *o,
+			       const struct op_image_name *n)
+{
+	struct rpt_image *img, **nv;
+
+	for (size_t i = 0; i < p->nimgs; i++)
+		if (same_image(p->imgs[i], n))
+			return p->imgs[i];
+	img = calloc(1, sizeof(*img));
+	nv = realloc(p->imgs, (p->nimgs + 1) * sizeof(*nv));
+	if (nv)
+		p->imgs = nv;
+	if (!img || !nv) {
+		free(img);
+		return NULL;
+	}
+	img->kind = n->kind;
+	img->path = strdup(n->path ? n->path : "");
+	img->tgid = n->tgid;
+	img->start = n->start;
+	img->end = n->end;
+	img->hdr.anon_start = n->kind == OP_IMAGE_ANON ? n->start : 0;
+	img->is_kernel = n->kind == OP_IMAGE_KERNEL;
+	if (n->kind == OP_IMAGE_ANON) {
+		if (asprintf(&img->display, "%s (tgid:%d range:0x%" PRIx64 "-0x%" PRIx64 ")",
+			     n->path && n->path[0] ? n->path : "anon", n->tgid, n->start, n->end) < 0)
+			img->display = NULL;
+	} else {
+		img->display = strdup(img->path ? img->path : "");
+	}
+	if (o->root && n->kind == OP_IMAGE_USER) {
+		if (asprintf(&img->file, "%s%s", o->root, img->path ? img->path : "") < 0)
+			img->file = NULL;
+	} else {
+		img->file = strdup(img->path ? img->path : "");
+	}
+	if (!img->path || !img->display || !img->file) {
+		free(img->path);
+		free(img->display);
+		free(img->file);
+		free(img);
+		return NULL;
+	}
+	p->imgs[p->nimgs++] = img;
+	return img;
+}
+
 static int add_session_dir(struct rpt_profile *p, const char *name)
 {
 	char **nv = realloc(p->session_names, (p->nsessions + 1) * sizeof(*nv));

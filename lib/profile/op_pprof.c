@@ -1,0 +1,446 @@
+/*
+ * op_pprof.c - the profile model as profile.proto (github.com/google/pprof),
+ * through the protobuf-c code generated at build time from the upstream
+ * file, gzip'd with zlib. Every message lives in arrays sized up front;
+ * strings go through one interning table (string 0 is "").
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "op_profile_int.h"
+#include "profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile PProfile;
+typedef Perftools__Profiles__ValueType PValueType;
+typedef Perftools__Profiles__Sample PSample;
+typedef Perftools__Profiles__Label PLabel;
+typedef Perftools__Profiles__Mapping PMapping;
+typedef Perftools__Profiles__Location PLocation;
+typedef Perftools__Profiles__Line PLine;
+typedef Perftools__Profiles__Function PFunction;
+
+struct strtab {
+	char **v; /* borrowed or owned (own[i]) */
+	bool *own;
+	size_t n, cap;
+	uint32_t *slot; /* index + 1 */
+	size_t scap;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* the index of @s (copied when @copy), -1 on ENOMEM */
+static int64_t str_intern(struct strtab *t, const char *s, bool copy)
+{
+	size_t i;
+
+	if (!s || !*s)
+		return 0;
+	if ((t->n + 1) * 2 > t->scap) {
+		size_t ncap = t->scap ? t->scap * 2 : 4096;
+		uint32_t *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return -1;
+		for (size_t k = 1; k < t->n; k++) {
+			size_t j = (size_t)str_hash(t->v[k]) & (ncap - 1);
+
+			while (ns[j])
+				j = (j + 1) & (ncap - 1);
+			ns[j] = (uint32_t)k + 1;
+		}
+		free(t->slot);
+		t->slot = ns;
+		t->scap = ncap;
+	}
+	for (i = (size_t)str_hash(s) & (t->scap - 1); t->slot[i]; i = (i + 1) & (t->scap - 1))
+		if (!strcmp(t->v[t->slot[i] - 1], s))
+			return t->slot[i] - 1;
+	if (t->n == t->cap) {
+		size_t ncap = t->cap * 2;
+		char **nv = realloc(t->v, ncap * sizeof(*nv));
+		bool *no;
+
+		if (!nv)
+			return -1;
+		t->v = nv;
+		no = realloc(t->own, ncap * sizeof(*no));
+		if (!no)
+			return -1;
+		t->own = no;
+		t->cap = ncap;
+	}
+	t->v[t->n] = copy ? strdup(s) : (char *)s;
+	if (!t->v[t->n])
+		return -1;
+	t->own[t->n] = copy;
+	t->slot[i] = (uint32_t)t->n + 1;
+	return (int64_t)t->n++;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->own[i])
+			free(t->v[i]);
+	free(t->v);
+	free(t->own);
+	free(t->slot);
+}
+
+/* functions by (name, file) string indexes */
+struct functab {
+	PFunction *v;
+	size_t n;
+	uint32_t *slot;
+	size_t scap;
+};
+
+static uint64_t fn_id(struct functab *t, int64_t name, int64_t file)
+{
+	uint64_t h =
+		((uint64_t)name * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)file * 0xff51afd7ed558ccdull);
+	size_t i;
+
+	for (i = (size_t)(h ^ (h >> 29)) & (t->scap - 1); t->slot[i]; i = (i + 1) & (t->scap - 1)) {
+		PFunction *f = &t->v[t->slot[i] - 1];
+
+		if (f->name == name && f->filename == file)
+			return f->id;
+	}
+	t->v[t->n] = (PFunction)PERFTOOLS__PROFILES__FUNCTION__INIT;
+	t->v[t->n].id = t->n + 1;
+	t->v[t->n].name = name;
+	t->v[t->n].system_name = name;
+	t->v[t->n].filename = file;
+	t->slot[i] = (uint32_t)++t->n;
+	return t->n;
+}
+
+static void hex_buildid(const char *in, char *out, size_t len)
+{
+	size_t i = 0;
+
+	for (; in[i] && i + 1 < len; i++)
+		out[i] = (char)tolower((unsigned char)in[i]);
+	out[i] = '\0';
+}
+
+/* the event's value type: cpu/nanoseconds for the timer, the event name/count otherwise */
+static void event_type(const struct op_profile *p, char *name, size_t len, const char **unit)
+{
+	if (p->timer) {
+		snprintf(name, len, "cpu");
+		*unit = "nanoseconds";
+		return;
+	}
+	snprintf(name, len, "%s", p->event[0] ? p->event : "events");
+	*unit = "count";
+}
+
+static int gzip_buf(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len)
+{
+	z_stream z = { 0 };
+	size_t cap = compressBound((uLong)len) + 64;
+	uint8_t *buf = malloc(cap);
+	int zr;
+
+	if (!buf)
+		return -ENOMEM;
+	/* 16 + 15: a gzip wrapper, as pprof and every fleet store expect */
+	if (deflateInit2(&z, 6, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(buf);
+		return -EIO;
+	}
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)len;
+	z.next_out = buf;
+	z.avail_out = (uInt)cap;
+	zr = deflate(&z, Z_FINISH);
+	deflateEnd(&z);
+	if (zr != Z_STREAM_END) {
+		free(buf);
+		return -EIO;
+	}
+	*out = buf;
+	*out_len = z.total_out;
+	return 0;
+}
+
+int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, uint8_t **buf,
+		    size_t *len)
+{
+	PProfile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	PValueType vt[3], *vtp[2];
+	struct strtab st = { 0 };
+	struct functab ft = { 0 };
+	PMapping *maps = NULL, **mapp = NULL;
+	PLocation *locs = NULL, **locp = NULL;
+	PLine *lines = NULL, **linep = NULL;
+	PFunction **fnp = NULL;
+	PSample *samples = NULL, **samplep = NULL;
+	PLabel *labels = NULL, **labelp = NULL;
+	uint64_t *locids = NULL;
+	int64_t *values = NULL;
+	uint8_t *raw = NULL;
+	size_t nlab_per = 0, nlab = 0, raw_len;
+	int64_t s_pid, s_tid, s_cpu, s_comm;
+	int64_t *glab_k = NULL, *glab_v = NULL;
+	char evname[80];
+	const char *unit;
+	int ret = -ENOMEM;
+
+	*buf = NULL;
+	*len = 0;
+	st.cap = 1024;
+	st.v = malloc(st.cap * sizeof(*st.v));
+	st.own = malloc(st.cap * sizeof(*st.own));
+	if (!st.v || !st.own)
+		goto out;
+	st.v[0] = "";
+	st.own[0] = false;
+	st.n = 1;
+	st.scap = 4096;
+	st.slot = calloc(st.scap, sizeof(*st.slot));
+	if (!st.slot)
+		goto out;
+
+	/* sample types: samples/count, then the event's own */
+	event_type(p, evname, sizeof(evname), &unit);
+	vt[0] = (PValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	vt[1] = vt[0];
+	vt[2] = vt[0];
+	vt[0].type = str_intern(&st, "samples", false);
+	vt[0].unit = str_intern(&st, "count", false);
+	vt[1].type = str_intern(&st, evname, true);
+	vt[1].unit = str_intern(&st, unit, false);
+	vt[2].type = vt[1].type;
+	vt[2].unit = vt[1].unit;
+	s_pid = str_intern(&st, "pid", false);
+	s_tid = str_intern(&st, "tid", false);
+	s_cpu = str_intern(&st, "cpu", false);
+	s_comm = str_intern(&st, "comm", false);
+	if (vt[0].type < 0 || vt[0].unit < 0 || vt[1].type < 0 || vt[1].unit < 0 || s_pid < 0 ||
+	    s_tid < 0 || s_cpu < 0 || s_comm < 0)
+		goto out;
+	vtp[0] = &vt[0];
+	vtp[1] = &vt[1];
+	prof.n_sample_type = 2;
+	prof.sample_type = vtp;
+	prof.period_type = &vt[2];
+	prof.period = (int64_t)p->period;
+	prof.time_nanos = (int64_t)p->time_nanos;
+	prof.duration_nanos = (int64_t)p->duration_nanos;
+
+	/* mappings: ELF images by their executable PT_LOAD, the rest by their key range */
+	maps = calloc(p->nmaps + 1, sizeof(*maps));
+	mapp = calloc(p->nmaps + 1, sizeof(*mapp));
+	if (!maps || !mapp)
+		goto out;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct op_profile_mapping *m = &p->maps[i];
+		PMapping *pm = &maps[i];
+		char hex[sizeof(m->build_id)];
+
+		*pm = (PMapping)PERFTOOLS__PROFILES__MAPPING__INIT;
+		pm->id = m->id;
+		if (m->exec_seg >= 0) {
+			const struct op_profile_seg *s = &m->seg[m->exec_seg];
+
+			pm->memory_start = s->vaddr;
+			pm->memory_limit = s->vaddr + s->memsz;
+			pm->file_offset = s->offset;
+		} else if (m->kind == OP_IMAGE_ANON) {
+			pm->memory_start = m->anon_start;
+			pm->memory_limit = m->anon_end + 1;
+		} else {
+			pm->memory_start = m->is_kernel ? p->kernel_start : 0;
+			pm->memory_limit = pm->memory_start + m->max_key + 1;
+		}
+		pm->filename = str_intern(&st, m->path, false);
+		hex_buildid(m->build_id, hex, sizeof(hex));
+		pm->build_id = str_intern(&st, hex, true);
+		pm->has_functions = m->has_functions;
+		pm->has_filenames = m->has_lines;
+		pm->has_line_numbers = m->has_lines;
+		if (pm->filename < 0 || pm->build_id < 0)
+			goto out;
+		mapp[i] = pm;
+	}
+	prof.n_mapping = p->nmaps;
+	prof.mapping = mapp;
+
+	/* locations at ELF virtual addresses; a named one has one line */
+	locs = calloc(p->nlocs + 1, sizeof(*locs));
+	locp = calloc(p->nlocs + 1, sizeof(*locp));
+	lines = calloc(p->nlocs + 1, sizeof(*lines));
+	linep = calloc(p->nlocs + 1, sizeof(*linep));
+	ft.v = calloc(p->nlocs + 1, sizeof(*ft.v));
+	for (ft.scap = 16; ft.scap < 2 * (p->nlocs + 1); ft.scap *= 2)
+		;
+	ft.slot = calloc(ft.scap, sizeof(*ft.slot));
+	if (!locs || !locp || !lines || !linep || !ft.v || !ft.slot)
+		goto out;
+	for (size_t i = 0; i < p->nlocs; i++) {
+		const struct op_profile_loc *l = &p->locs[i];
+		PLocation *pl = &locs[i];
+
+		*pl = (PLocation)PERFTOOLS__PROFILES__LOCATION__INIT;
+		pl->id = i + 1;
+		pl->mapping_id = l->mapping;
+		pl->address = op_profile_loc_addr(p, l);
+		if (l->func) {
+			int64_t name = str_intern(&st, l->func, false);
+			int64_t file = str_intern(&st, l->file, false);
+
+			if (name < 0 || file < 0)
+				goto out;
+			lines[i] = (PLine)PERFTOOLS__PROFILES__LINE__INIT;
+			lines[i].function_id = fn_id(&ft, name, file);
+			lines[i].line = l->line;
+			linep[i] = &lines[i];
+			pl->n_line = 1;
+			pl->line = &linep[i];
+		}
+		locp[i] = pl;
+	}
+	prof.n_location = p->nlocs;
+	prof.location = locp;
+	fnp = calloc(ft.n + 1, sizeof(*fnp));
+	if (!fnp)
+		goto out;
+	for (size_t i = 0; i < ft.n; i++)
+		fnp[i] = &ft.v[i];
+	prof.n_function = ft.n;
+	prof.function = fnp;
+
+	/* samples: values samples and samples * period; labels per sample then --label pairs */
+	glab_k = calloc(p->nlabels + 1, sizeof(*glab_k));
+	glab_v = calloc(p->nlabels + 1, sizeof(*glab_v));
+	if (!glab_k || !glab_v)
+		goto out;
+	for (size_t i = 0; i < p->nlabels; i++) {
+		glab_k[i] = str_intern(&st, p->labels[i].key, false);
+		glab_v[i] = str_intern(&st, p->labels[i].value, false);
+		if (glab_k[i] < 0 || glab_v[i] < 0)
+			goto out;
+	}
+	nlab_per = 4 + p->nlabels;
+	samples = calloc(p->nsamples + 1, sizeof(*samples));
+	samplep = calloc(p->nsamples + 1, sizeof(*samplep));
+	values = calloc(2 * (p->nsamples + 1), sizeof(*values));
+	locids = calloc(p->npool + 1, sizeof(*locids));
+	labels = calloc(nlab_per * (p->nsamples + 1), sizeof(*labels));
+	labelp = calloc(nlab_per * (p->nsamples + 1), sizeof(*labelp));
+	if (!samples || !samplep || !values || !locids || !labels || !labelp)
+		goto out;
+	for (size_t i = 0; i < p->npool; i++)
+		locids[i] = p->locpool[i];
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct op_profile_sample *s = &p->samples[i];
+		PSample *ps = &samples[i];
+		PLabel **lp = &labelp[nlab];
+		size_t n0 = nlab;
+		char num[24];
+
+		*ps = (PSample)PERFTOOLS__PROFILES__SAMPLE__INIT;
+		ps->n_location_id = s->nlocs;
+		ps->location_id = &locids[s->loc_off];
+		values[2 * i] = (int64_t)s->count;
+		values[2 * i + 1] = (int64_t)(s->count * p->period);
+		ps->n_value = 2;
+		ps->value = &values[2 * i];
+		const int32_t nums[3] = { s->lab.pid, s->lab.tid, s->lab.cpu };
+		const int64_t keys[3] = { s_pid, s_tid, s_cpu };
+
+		for (int k = 0; k < 3; k++) {
+			if (nums[k] < 0)
+				continue;
+			snprintf(num, sizeof(num), "%d", nums[k]);
+			labels[nlab] = (PLabel)PERFTOOLS__PROFILES__LABEL__INIT;
+			labels[nlab].key = keys[k];
+			labels[nlab].str = str_intern(&st, num, true);
+			if (labels[nlab].str < 0)
+				goto out;
+			labelp[nlab] = &labels[nlab];
+			nlab++;
+		}
+		if (s->lab.comm) {
+			const char *path = p->maps[s->lab.comm - 1].path, *b = strrchr(path, '/');
+
+			labels[nlab] = (PLabel)PERFTOOLS__PROFILES__LABEL__INIT;
+			labels[nlab].key = s_comm;
+			labels[nlab].str = str_intern(&st, b && b[1] ? b + 1 : path, true);
+			if (labels[nlab].str < 0)
+				goto out;
+			labelp[nlab] = &labels[nlab];
+			nlab++;
+		}
+		for (size_t k = 0; k < p->nlabels; k++) {
+			labels[nlab] = (PLabel)PERFTOOLS__PROFILES__LABEL__INIT;
+			labels[nlab].key = glab_k[k];
+			labels[nlab].str = glab_v[k];
+			labelp[nlab] = &labels[nlab];
+			nlab++;
+		}
+		ps->n_label = nlab - n0;
+		ps->label = ps->n_label ? lp : NULL;
+		samplep[i] = ps;
+	}
+	prof.n_sample = p->nsamples;
+	prof.sample = samplep;
+	prof.n_string_table = st.n;
+	prof.string_table = st.v;
+
+	raw_len = perftools__profiles__profile__get_packed_size(&prof);
+	raw = malloc(raw_len ? raw_len : 1);
+	if (!raw)
+		goto out;
+	if (perftools__profiles__profile__pack(&prof, raw) != raw_len) {
+		ret = -EIO;
+		goto out;
+	}
+	if (o && o->no_gzip) {
+		*buf = raw;
+		*len = raw_len;
+		raw = NULL;
+		ret = 0;
+	} else {
+		ret = gzip_buf(raw, raw_len, buf, len);
+	}
+out:
+	free(raw);
+	free(maps);
+	free(mapp);
+	free(locs);
+	free(locp);
+	free(lines);
+	free(linep);
+	free(ft.v);
+	free(ft.slot);
+	free(fnp);
+	free(samples);
+	free(samplep);
+	free(values);
+	free(locids);
+	free(labels);
+	free(labelp);
+	free(glab_k);
+	free(glab_v);
+	strtab_free(&st);
+	return ret;
+}

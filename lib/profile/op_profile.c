@@ -1,0 +1,716 @@
+/*
+ * op_profile.c - the profile model: mappings, locations and samples kept
+ * unique through open-addressing hashes, flat samples reconciled with whole
+ * stacks, the binaries' PT_LOAD segments, the delta of two profiles.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "op_profile.h"
+#include "op_profile_int.h"
+
+/* ------------------------------------------------------------ hashes */
+
+static uint64_t ph_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t ph_str(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return ph_mix(h, 0);
+}
+
+/* slot of the id equal to what @eq(@arg, id) says, or the empty slot to fill */
+static uint32_t *ph_find(struct ph *t, uint64_t h, bool (*eq)(const void *arg, uint32_t id),
+			 const void *arg)
+{
+	size_t mask = t->cap - 1, i = (size_t)h & mask;
+
+	while (t->slot[i]) {
+		if (eq(arg, t->slot[i]))
+			return &t->slot[i];
+		i = (i + 1) & mask;
+	}
+	return &t->slot[i];
+}
+
+/* room for one more id; @rehash(@arg, id) gives each id's hash again. 0 or -ENOMEM. */
+static int ph_reserve(struct ph *t, uint64_t (*rehash)(const void *arg, uint32_t id),
+		      const void *arg)
+{
+	uint32_t *old = t->slot;
+	size_t ocap = t->cap, ncap = t->cap ? t->cap * 2 : 1024;
+
+	if (t->cap && (t->n + 1) * 4 < t->cap * 3)
+		return 0;
+	t->slot = calloc(ncap, sizeof(*t->slot));
+	if (!t->slot) {
+		t->slot = old;
+		return -ENOMEM;
+	}
+	t->cap = ncap;
+	for (size_t i = 0; i < ocap; i++) {
+		size_t j;
+
+		if (!old[i])
+			continue;
+		j = (size_t)rehash(arg, old[i]) & (ncap - 1);
+		while (t->slot[j])
+			j = (j + 1) & (ncap - 1);
+		t->slot[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+static void *op_grow(void *v, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap;
+	void *nv;
+
+	if (need <= *cap)
+		return v;
+	ncap = *cap ? *cap : 64;
+	while (ncap < need)
+		ncap *= 2;
+	nv = realloc(v, ncap * size);
+	if (nv)
+		*cap = ncap;
+	return nv;
+}
+
+#define OP_GROW(arr, cap, need)                                             \
+	({                                                                  \
+		void *nv_ = op_grow((arr), &(cap), (need), sizeof(*(arr))); \
+		if (nv_)                                                    \
+			(arr) = nv_;                                        \
+		nv_ ? 0 : -ENOMEM;                                          \
+	})
+
+/* ------------------------------------------------------------ warnings */
+
+void op_profile_warnf(struct op_profile *p, const char *fmt, ...)
+{
+	struct op_profile_priv *pv = p->priv;
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p->nwarnings++;
+	if (pv->warn)
+		pv->warn(pv->warn_arg, msg);
+	else
+		fprintf(stderr, "op_profile: %s\n", msg);
+}
+
+void op_profile_set_warn(struct op_profile *p, op_profile_warn_fn fn, void *arg)
+{
+	struct op_profile_priv *pv = p->priv;
+
+	pv->warn = fn;
+	pv->warn_arg = arg;
+}
+
+/* ------------------------------------------------------------ model */
+
+struct op_profile *op_profile_new(void)
+{
+	struct op_profile *p = calloc(1, sizeof(*p));
+
+	if (p && !(p->priv = calloc(1, sizeof(struct op_profile_priv)))) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void op_profile_free(struct op_profile *p)
+{
+	struct op_profile_priv *pv;
+
+	if (!p)
+		return;
+	pv = p->priv;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		free(p->maps[i].path);
+		free(p->maps[i].file);
+	}
+	for (size_t i = 0; i < p->nlocs; i++) {
+		free(p->locs[i].func);
+		free(p->locs[i].file);
+	}
+	for (size_t i = 0; i < p->nlabels; i++) {
+		free(p->labels[i].key);
+		free(p->labels[i].value);
+	}
+	free(p->labels);
+	free(p->maps);
+	free(p->locs);
+	free(p->locpool);
+	free(p->samples);
+	if (pv) {
+		free(pv->maps.slot);
+		free(pv->locs.slot);
+		free(pv->samples.slot);
+		free(pv->flat);
+		free(pv->root);
+	}
+	free(pv);
+	free(p);
+}
+
+struct map_probe {
+	const struct op_profile *p;
+	const struct op_image_name *n;
+};
+
+static const char *img_path(const struct op_image_name *n)
+{
+	return n->path ? n->path : "";
+}
+
+static uint64_t map_hash_n(const struct op_image_name *n)
+{
+	uint64_t h = ph_str(0xcbf29ce484222325ull, img_path(n));
+
+	h = ph_mix(h, n->kind);
+	if (n->kind == OP_IMAGE_ANON)
+		h = ph_mix(ph_mix(h, (uint64_t)(uint32_t)n->tgid), n->start);
+	return h;
+}
+
+static struct op_image_name map_name(const struct op_profile_mapping *m)
+{
+	return (struct op_image_name){ .kind = m->kind,
+				       .path = m->path,
+				       .tgid = m->tgid,
+				       .start = m->anon_start,
+				       .end = m->anon_end };
+}
+
+static uint64_t map_rehash(const void *arg, uint32_t id)
+{
+	const struct op_profile *p = arg;
+	struct op_image_name n = map_name(&p->maps[id - 1]);
+
+	return map_hash_n(&n);
+}
+
+static bool map_eq(const void *arg, uint32_t id)
+{
+	const struct map_probe *q = arg;
+	const struct op_profile_mapping *m = &q->p->maps[id - 1];
+
+	if (m->kind != q->n->kind || strcmp(m->path, img_path(q->n)))
+		return false;
+	return m->kind != OP_IMAGE_ANON || (m->tgid == q->n->tgid && m->anon_start == q->n->start);
+}
+
+uint32_t op_profile_mapping(struct op_profile *p, const struct op_image_name *n, bool is_kernel,
+			    const char *file)
+{
+	struct op_profile_priv *pv = p->priv;
+	struct map_probe q = { p, n };
+	struct op_profile_mapping *m;
+	uint32_t *slot;
+
+	if (ph_reserve(&pv->maps, map_rehash, p) || OP_GROW(p->maps, p->capmaps, p->nmaps + 1))
+		return 0;
+	slot = ph_find(&pv->maps, map_hash_n(n), map_eq, &q);
+	if (*slot)
+		return *slot;
+	m = &p->maps[p->nmaps];
+	memset(m, 0, sizeof(*m));
+	m->path = strdup(img_path(n));
+	m->file = file && strcmp(file, img_path(n)) ? strdup(file) : NULL;
+	if (!m->path || (file && strcmp(file, img_path(n)) && !m->file)) {
+		free(m->path);
+		free(m->file);
+		return 0;
+	}
+	m->kind = n->kind;
+	m->is_kernel = is_kernel || n->kind == OP_IMAGE_KERNEL;
+	m->tgid = n->kind == OP_IMAGE_ANON ? n->tgid : -1;
+	m->anon_start = n->start;
+	m->anon_end = n->end;
+	m->exec_seg = -1;
+	m->id = (uint32_t)++p->nmaps;
+	*slot = m->id;
+	pv->maps.n++;
+	return m->id;
+}
+
+struct loc_probe {
+	const struct op_profile *p;
+	uint32_t map;
+	uint64_t key;
+};
+
+static uint64_t loc_hash(uint32_t map, uint64_t key)
+{
+	return ph_mix(ph_mix(0x84222325cbf29ce4ull, map), key);
+}
+
+static uint64_t loc_rehash(const void *arg, uint32_t id)
+{
+	const struct op_profile *p = arg;
+
+	return loc_hash(p->locs[id - 1].mapping, p->locs[id - 1].key);
+}
+
+static bool loc_eq(const void *arg, uint32_t id)
+{
+	const struct loc_probe *q = arg;
+	const struct op_profile_loc *l = &q->p->locs[id - 1];
+
+	return l->mapping == q->map && l->key == q->key;
+}
+
+uint32_t op_profile_location(struct op_profile *p, uint32_t map, uint64_t key)
+{
+	struct op_profile_priv *pv = p->priv;
+	struct loc_probe q = { p, map, key };
+	struct op_profile_loc *l;
+	uint32_t *slot;
+
+	if (!map || map > p->nmaps)
+		return 0;
+	if (ph_reserve(&pv->locs, loc_rehash, p) || OP_GROW(p->locs, p->caplocs, p->nlocs + 1))
+		return 0;
+	slot = ph_find(&pv->locs, loc_hash(map, key), loc_eq, &q);
+	if (*slot)
+		return *slot;
+	l = &p->locs[p->nlocs];
+	memset(l, 0, sizeof(*l));
+	l->mapping = map;
+	l->key = key;
+	if (key > p->maps[map - 1].max_key)
+		p->maps[map - 1].max_key = key;
+	*slot = (uint32_t)++p->nlocs;
+	pv->locs.n++;
+	return *slot;
+}
+
+static const struct op_profile_labels no_labels = { -1, -1, -1, 0 };
+
+struct sample_probe {
+	const struct op_profile *p;
+	const uint32_t *locs;
+	size_t n;
+	const struct op_profile_labels *lab;
+};
+
+static uint64_t sample_hash(const uint32_t *locs, size_t n, const struct op_profile_labels *lab)
+{
+	uint64_t h = ph_mix(ph_mix(ph_mix(ph_mix(0x1234567, (uint32_t)lab->pid), (uint32_t)lab->tid),
+				   (uint32_t)lab->cpu),
+			    lab->comm);
+
+	for (size_t i = 0; i < n; i++)
+		h = ph_mix(h, locs[i]);
+	return h;
+}
+
+static uint64_t sample_rehash(const void *arg, uint32_t id)
+{
+	const struct op_profile *p = arg;
+	const struct op_profile_sample *s = &p->samples[id - 1];
+
+	return sample_hash(p->locpool + s->loc_off, s->nlocs, &s->lab);
+}
+
+static bool labels_eq(const struct op_profile_labels *a, const struct op_profile_labels *b)
+{
+	return a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu && a->comm == b->comm;
+}
+
+static bool sample_eq(const void *arg, uint32_t id)
+{
+	const struct sample_probe *q = arg;
+	const struct op_profile_sample *s = &q->p->samples[id - 1];
+
+	return s->nlocs == q->n && labels_eq(&s->lab, q->lab) &&
+	       !memcmp(q->p->locpool + s->loc_off, q->locs, q->n * sizeof(*q->locs));
+}
+
+static int add_sample(struct op_profile *p, const uint32_t *locs, size_t n,
+		      const struct op_profile_labels *lab, uint64_t count)
+{
+	struct op_profile_priv *pv = p->priv;
+	struct sample_probe q = { p, locs, n, lab };
+	struct op_profile_sample *s;
+	uint32_t *slot;
+
+	if (ph_reserve(&pv->samples, sample_rehash, p) ||
+	    OP_GROW(p->samples, p->capsamples, p->nsamples + 1) ||
+	    OP_GROW(p->locpool, p->cappool, p->npool + n))
+		return -ENOMEM;
+	slot = ph_find(&pv->samples, sample_hash(locs, n, lab), sample_eq, &q);
+	p->total += count;
+	if (*slot) {
+		p->samples[*slot - 1].count += count;
+		return 0;
+	}
+	s = &p->samples[p->nsamples];
+	s->loc_off = (uint32_t)p->npool;
+	s->nlocs = (uint32_t)n;
+	s->lab = *lab;
+	s->count = count;
+	memcpy(p->locpool + p->npool, locs, n * sizeof(*locs));
+	p->npool += n;
+	*slot = (uint32_t)++p->nsamples;
+	pv->samples.n++;
+	return 0;
+}
+
+int op_profile_add(struct op_profile *p, const uint32_t *locs, size_t n,
+		   const struct op_profile_labels *lab, uint64_t count, bool flat)
+{
+	struct op_profile_priv *pv = p->priv;
+
+	if (!lab)
+		lab = &no_labels;
+	if (!count || !n)
+		return 0;
+	if (flat && n == 1) {
+		if (OP_GROW(pv->flat, pv->capflat, pv->nflat + 1))
+			return -ENOMEM;
+		pv->flat[pv->nflat++] = (struct op_profile_flat){ locs[0], *lab, count };
+		return 0;
+	}
+	p->stack_samples += count;
+	return add_sample(p, locs, n, lab, count);
+}
+
+int op_profile_add_label(struct op_profile *p, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	struct op_profile_label_kv *nv, *l;
+
+	if (!eq || eq == kv)
+		return -EINVAL;
+	nv = realloc(p->labels, (p->nlabels + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	p->labels = nv;
+	l = &nv[p->nlabels];
+	l->key = strndup(kv, (size_t)(eq - kv));
+	l->value = strdup(eq + 1);
+	if (!l->key || !l->value) {
+		free(l->key);
+		free(l->value);
+		return -ENOMEM;
+	}
+	p->nlabels++;
+	return 0;
+}
+
+int op_profile_name_loc(struct op_profile *p, uint32_t loc, const char *func, const char *file,
+			unsigned line)
+{
+	struct op_profile_loc *l;
+	struct op_profile_mapping *m;
+
+	if (!loc || loc > p->nlocs)
+		return -EINVAL;
+	l = &p->locs[loc - 1];
+	m = &p->maps[l->mapping - 1];
+	free(l->func);
+	free(l->file);
+	l->func = func ? strdup(func) : NULL;
+	l->file = file ? strdup(file) : NULL;
+	l->line = line;
+	if ((func && !l->func) || (file && !l->file))
+		return -ENOMEM;
+	if (func)
+		m->has_functions = true;
+	if (file && line)
+		m->has_lines = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------ sample files */
+
+int op_profile_add_odb(struct op_profile *p, odb_t *db, const struct op_parsed_name *pn,
+		       const char *file, char *err, size_t err_len)
+{
+	const struct opd_header *h = odb_header(db);
+	struct op_profile_labels lab = { pn->tgid, pn->tid, pn->cpu, 0 };
+	const struct odb_node *nodes;
+	uint32_t map;
+	size_t n = 0;
+
+	if (!p->event[0]) {
+		snprintf(p->event, sizeof(p->event), "%s", pn->event);
+		p->period = pn->count;
+		p->cpu_type = h->cpu_type;
+		p->timer = h->cpu_type == OP_CPU_TIMER || !strcmp(pn->event, "TIMER");
+	} else if (strcmp(p->event, pn->event) || p->period != pn->count) {
+		snprintf(err, err_len,
+			 "the session holds samples of two events, %s:%llu and %s:%llu: export one "
+			 "(event:NAME count:N)",
+			 p->event, (unsigned long long)p->period, pn->event,
+			 (unsigned long long)pn->count);
+		return -EXDEV;
+	}
+	map = op_profile_mapping(p, &pn->image, h->is_kernel, file);
+	if (!map)
+		return -ENOMEM;
+	/* the process: its executable, when --separate kept it apart from the image */
+	if (pn->app.path && pn->app.kind == OP_IMAGE_USER &&
+	    (pn->tgid >= 0 || strcmp(img_path(&pn->app), img_path(&pn->image)))) {
+		lab.comm = op_profile_mapping(p, &pn->app, false, NULL);
+		if (!lab.comm)
+			return -ENOMEM;
+	}
+	nodes = odb_nodes(db, &n);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t loc;
+
+		if (!nodes[i].value)
+			continue;
+		loc = op_profile_location(p, map, nodes[i].key);
+		if (!loc || op_profile_add(p, &loc, 1, &lab, nodes[i].value, true))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ finishing */
+
+/* the binary's PT_LOAD segments (bounded reads of the ELF header and program headers) */
+static void read_segments(struct op_profile_mapping *m, const char *root)
+{
+	const char *file = m->file ? m->file : m->path;
+	Elf64_Ehdr eh;
+	char *path = NULL;
+	struct stat st;
+	int fd;
+
+	if (m->kind != OP_IMAGE_USER || m->is_kernel || file[0] != '/')
+		return;
+	if (root && root[0] && !m->file) {
+		if (asprintf(&path, "%s%s", root, file) < 0)
+			return;
+		file = path;
+	}
+	fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256 ||
+	    eh.e_phoff > (uint64_t)st.st_size)
+		goto out;
+	for (unsigned i = 0; i < eh.e_phnum && m->nseg < OP_PROFILE_SEGS; i++) {
+		Elf64_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
+			break;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		m->seg[m->nseg] = (struct op_profile_seg){ .vaddr = ph.p_vaddr,
+							   .memsz = ph.p_memsz,
+							   .offset = ph.p_offset,
+							   .filesz = ph.p_filesz,
+							   .exec = ph.p_flags & PF_X };
+		if ((ph.p_flags & PF_X) && m->exec_seg < 0)
+			m->exec_seg = (int)m->nseg;
+		m->nseg++;
+	}
+out:
+	close(fd);
+}
+
+uint64_t op_profile_loc_addr(const struct op_profile *p, const struct op_profile_loc *loc)
+{
+	const struct op_profile_mapping *m = &p->maps[loc->mapping - 1];
+
+	if (m->kind == OP_IMAGE_ANON)
+		return loc->key + m->anon_start;
+	if (m->is_kernel)
+		return loc->key + p->kernel_start;
+	/* the segment holding the file offset; past every segment: the executable one's rule */
+	for (unsigned i = 0; i < m->nseg; i++)
+		if (loc->key >= m->seg[i].offset && loc->key - m->seg[i].offset < m->seg[i].filesz)
+			return loc->key - m->seg[i].offset + m->seg[i].vaddr;
+	if (m->exec_seg >= 0)
+		return loc->key - m->seg[m->exec_seg].offset + m->seg[m->exec_seg].vaddr;
+	return loc->key;
+}
+
+static int flat_cmp(const void *a, const void *b)
+{
+	const struct op_profile_flat *x = a, *y = b;
+
+	return x->loc < y->loc ? -1 : x->loc > y->loc;
+}
+
+int op_profile_finish(struct op_profile *p)
+{
+	struct op_profile_priv *pv = p->priv;
+	uint64_t *leaf = NULL;
+	int ret = 0;
+
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].exec_seg < 0 && !p->maps[i].nseg)
+			read_segments(&p->maps[i], pv->root);
+	/* what the stacks end in is in the flat files too: keep only the rest */
+	if (p->stack_samples) {
+		leaf = calloc(p->nlocs + 1, sizeof(*leaf));
+		if (!leaf)
+			return -ENOMEM;
+		for (size_t i = 0; i < p->nsamples; i++)
+			leaf[p->locpool[p->samples[i].loc_off]] += p->samples[i].count;
+	}
+	if (pv->nflat)
+		qsort(pv->flat, pv->nflat, sizeof(*pv->flat), flat_cmp);
+	for (size_t i = 0; i < pv->nflat && !ret; i++) {
+		struct op_profile_flat *f = &pv->flat[i];
+		uint64_t c = f->count;
+
+		if (leaf) {
+			uint64_t take = c < leaf[f->loc] ? c : leaf[f->loc];
+
+			leaf[f->loc] -= take;
+			c -= take;
+		}
+		if (c)
+			ret = add_sample(p, &f->loc, 1, &f->lab, c);
+	}
+	free(leaf);
+	free(pv->flat);
+	pv->flat = NULL;
+	pv->nflat = pv->capflat = 0;
+	return ret;
+}
+
+/* ------------------------------------------------------------ diff */
+
+/* the location of @src's location @id in @dst (added when missing); 0 on ENOMEM */
+static uint32_t copy_loc(struct op_profile *dst, const struct op_profile *src, uint32_t id)
+{
+	const struct op_profile_loc *l = &src->locs[id - 1];
+	const struct op_profile_mapping *m = &src->maps[l->mapping - 1];
+	struct op_image_name n = map_name(m);
+	uint32_t map = op_profile_mapping(dst, &n, m->is_kernel, m->file), loc;
+
+	if (!map)
+		return 0;
+	if (!dst->maps[map - 1].nseg && m->nseg) {
+		memcpy(dst->maps[map - 1].seg, m->seg, sizeof(m->seg));
+		dst->maps[map - 1].nseg = m->nseg;
+		dst->maps[map - 1].exec_seg = m->exec_seg;
+		memcpy(dst->maps[map - 1].build_id, m->build_id, sizeof(m->build_id));
+	}
+	loc = op_profile_location(dst, map, l->key);
+	if (loc && l->func && !dst->locs[loc - 1].func &&
+	    op_profile_name_loc(dst, loc, l->func, l->file, l->line))
+		return 0;
+	return loc;
+}
+
+/* @s of @src in @dst's ids: its locations into @out (@s->nlocs), labels into @lab */
+static int copy_sample(struct op_profile *dst, const struct op_profile *src,
+		       const struct op_profile_sample *s, uint32_t *out,
+		       struct op_profile_labels *lab)
+{
+	for (uint32_t j = 0; j < s->nlocs; j++)
+		if (!(out[j] = copy_loc(dst, src, src->locpool[s->loc_off + j])))
+			return -ENOMEM;
+	*lab = s->lab;
+	if (s->lab.comm) {
+		struct op_image_name n = map_name(&src->maps[s->lab.comm - 1]);
+
+		lab->comm = op_profile_mapping(dst, &n, false, NULL);
+		if (!lab->comm)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct op_profile *op_profile_diff(const struct op_profile *now, const struct op_profile *before)
+{
+	struct op_profile *d = op_profile_new(), *b = op_profile_new();
+	uint32_t *buf = NULL;
+	size_t cap = 0;
+	int ret = d && b ? 0 : -ENOMEM;
+
+	/* @before's samples in @d's ids (a scratch profile @b holds them, same ids as @d) */
+	if (!ret) {
+		memcpy(d->event, now->event, sizeof(d->event));
+		d->period = now->period;
+		d->cpu_type = now->cpu_type;
+		d->timer = now->timer;
+		d->kernel_start = now->kernel_start;
+		d->time_nanos = before->time_nanos + before->duration_nanos;
+		d->duration_nanos = now->time_nanos + now->duration_nanos > d->time_nanos ?
+					    now->time_nanos + now->duration_nanos - d->time_nanos :
+					    0;
+	}
+	for (size_t i = 0; i < now->nlabels && !ret; i++) {
+		char *kv;
+
+		if (asprintf(&kv, "%s=%s", now->labels[i].key, now->labels[i].value) < 0)
+			ret = -ENOMEM;
+		else
+			ret = op_profile_add_label(d, kv);
+		free(kv);
+	}
+	/* the earlier counts, keyed in @d's location ids, kept in @b */
+	for (size_t i = 0; i < before->nsamples && !ret; i++) {
+		const struct op_profile_sample *s = &before->samples[i];
+		struct op_profile_labels lab;
+
+		if (OP_GROW(buf, cap, s->nlocs) || copy_sample(d, before, s, buf, &lab))
+			ret = -ENOMEM;
+		else
+			ret = add_sample(b, buf, s->nlocs, &lab, s->count);
+	}
+	for (size_t i = 0; i < now->nsamples && !ret; i++) {
+		const struct op_profile_sample *s = &now->samples[i];
+		struct op_profile_priv *bv = b->priv;
+		struct op_profile_labels lab;
+		struct sample_probe q;
+		uint64_t c = s->count;
+
+		if (OP_GROW(buf, cap, s->nlocs) || copy_sample(d, now, s, buf, &lab)) {
+			ret = -ENOMEM;
+			break;
+		}
+		q = (struct sample_probe){ b, buf, s->nlocs, &lab };
+		if (bv->samples.cap) {
+			uint32_t *slot = ph_find(&bv->samples, sample_hash(buf, s->nlocs, &lab),
+						 sample_eq, &q);
+
+			if (*slot && b->samples[*slot - 1].count <= c)
+				c -= b->samples[*slot - 1].count;
+		}
+		if (c)
+			ret = op_profile_add(d, buf, s->nlocs, &lab, c, false);
+	}
+	free(buf);
+	op_profile_free(b);
+	if (ret) {
+		op_profile_free(d);
+		return NULL;
+	}
+	return d;
+}

@@ -1,0 +1,517 @@
+/*
+ * opexport.c - a session for the tools that look at fleet profiles: pprof
+ * (gzip'd profile.proto through libopprofile), folded stacks (opreport's
+ * own writer) and speedscope's JSON file format. Sample files are selected
+ * by libopreport exactly as opreport selects them; symbols come from
+ * libbfd and the session's kallsyms snapshot, as opreport's do.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "op_profile.h"
+#include "op_session_layout.h"
+#include "opreport.h"
+#include "opreport_callgraph.h"
+
+#define xerr(...) txt_msg("opexport error: ", __VA_ARGS__)
+#define xwarn(...) txt_msg("opexport warning: ", __VA_ARGS__)
+
+enum xfmt { XF_PPROF, XF_FOLDED, XF_SPEEDSCOPE };
+
+struct xopts {
+	enum xfmt fmt;
+	const char *outfile;
+	bool no_symbols;
+	struct strlist labels;
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: opexport [options] [profile specification] --format=FORMAT [-o FILE]\n"
+	      "  --format=pprof           gzip'd profile.proto: pprof, Pyroscope, Parca (default)\n"
+	      "  --format=folded          one \"proc;a;b N\" line per stack (opreport\n"
+	      "                           --callgraph-output=folded; flamegraph.pl)\n"
+	      "  --format=speedscope      speedscope's JSON file format (a sampled profile)\n"
+	      "  -o, --output-file=FILE   write to FILE (default: standard output)\n"
+	      "  --session-dir=DIR        session directory (default ./oprofile_data if present,\n"
+	      "                           else /var/lib/oprofile)\n"
+	      "  --label=KEY=VALUE        a label on every sample (repeatable; pprof)\n"
+	      "  --no-symbols             bare addresses and build IDs for user binaries: the\n"
+	      "                           server symbolizes them (kernel and JIT frames are\n"
+	      "                           still named from the session)\n"
+	      "  -p, --image-path=DIRS    comma list of directories to look for binaries in\n"
+	      "  -R, --root=DIR           look for every binary below DIR\n"
+	      "  -D, --demangle=MODE      none|smart|normal (default normal)\n"
+	      "      --version            the package version\n"
+	      "  -h, -?, --help, --usage  this help\n"
+	      "profile specification: as opreport's (session:, image:, event:, tid:, cpu:,\n"
+	      "archive:DIR, ...).\n",
+	      f);
+}
+
+/* ------------------------------------------------------------ loading */
+
+struct xload {
+	struct rpt_profile *rp;
+	struct rpt_opts *ro;
+};
+
+static bool want_image(void *arg, const struct op_image_name *n)
+{
+	const struct rpt_opts *o = arg;
+	const char *base;
+
+	if (!o->spec.image.n)
+		return true;
+	if (!n->path)
+		return false;
+	base = strrchr(n->path, '/');
+	base = base ? base + 1 : n->path;
+	return strlist_has(&o->spec.image, n->path) || strlist_has(&o->spec.image, base);
+}
+
+static void warn_cb(void *arg, const char *msg)
+{
+	(void)arg;
+	xwarn("%s", msg);
+}
+
+/* one selected sample file into the model; a corrupt one is a warning */
+static int load_file(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts *ro,
+		     const char *path)
+{
+	struct op_parsed_name *pn = malloc(sizeof(*pn));
+	struct rpt_image *img;
+	char err[1024] = "";
+	odb_t db;
+	int ret;
+
+	if (!pn)
+		return -ENOMEM;
+	memset(&db, 0, sizeof(db));
+	ret = op_parse_name(path, pn, err, sizeof(err));
+	if (ret) {
+		xwarn("skipping %s: %s", path, err);
+		ret = 0;
+		goto out;
+	}
+	/* names oprofiled never writes: counted under (unknown), as opreport does */
+	if (rs_image_refused(&pn->image))
+		pn->image =
+			(struct op_image_name){ .kind = OP_IMAGE_USER, .path = RPT_UNKNOWN_IMAGE };
+	if (rs_image_refused(&pn->app))
+		pn->app = (struct op_image_name){ .kind = OP_IMAGE_USER, .path = RPT_UNKNOWN_IMAGE };
+	ret = rs_odb_open(rp, &db, path, err, sizeof(err));
+	if (!ret)
+		ret = odb_check(&db, err, sizeof(err));
+	if (ret) {
+		/* rs_load warned already: it read the file a moment ago */
+		xwarn("skipping sample file %s: %s", path, err[0] ? err : strerror(-ret));
+		odb_close(&db);
+		ret = ret == -ENOMEM ? -ENOMEM : 0;
+		goto out;
+	}
+	img = rs_image_add(rp, ro, &pn->image);
+	if (!img)
+		ret = -ENOMEM;
+	else
+		ret = op_profile_add_odb(prof, &db, pn, img->file, err, sizeof(err));
+	if (ret == -EXDEV)
+		xerr("%s", err);
+	odb_close(&db);
+out:
+	free(pn);
+	return ret;
+}
+
+static int load(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts *ro)
+{
+	int fd, ret = 0;
+
+	for (size_t i = 0; i < rp->files.n && !ret; i++)
+		ret = load_file(prof, rp, ro, rp->files.v[i]);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < rp->nsessions; i++) {
+		fd = openat(rp->samples_fd, rp->session_names[i],
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			op_profile_session_times(prof, fd);
+			close(fd);
+		}
+	}
+	fd = rs_open_session_file(rp, OP_SESSION_KALLSYMS_PATH, O_RDONLY);
+	if (fd >= 0)
+		op_profile_kernel_start(prof, fd);
+	/* whole stacks of the first session, as opreport -c reads them */
+	fd = rs_open_session_file(rp, OP_SESSION_CG_STACKS_PATH, O_RDONLY);
+	if (fd >= 0) {
+		char *path;
+
+		if (asprintf(&path, "%s/%s", rp->samples_dir, OP_SESSION_CG_STACKS_PATH) < 0) {
+			close(fd);
+			return -ENOMEM;
+		}
+		ret = op_profile_add_stacks(prof, fd, path, ro->root, want_image, ro);
+		free(path);
+	}
+	return ret ? ret : op_profile_finish(prof);
+}
+
+/* ------------------------------------------------------------ symbols */
+
+static int name_locations(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts *ro,
+			  bool no_symbols)
+{
+	struct rpt_image **imgs = calloc(prof->nmaps + 1, sizeof(*imgs));
+
+	if (!imgs)
+		return -ENOMEM;
+	for (size_t i = 0; i < prof->nlocs; i++) {
+		const struct op_profile_loc *l = &prof->locs[i];
+		const struct op_profile_mapping *m = &prof->maps[l->mapping - 1];
+		struct rpt_image *img = imgs[l->mapping];
+		const struct rpt_sym *sym;
+		const char *file = NULL;
+		unsigned line = 0;
+
+		/* --no-symbols: user binaries go bare; kernel and JIT code only we can name */
+		if (no_symbols && m->kind == OP_IMAGE_USER && !m->is_kernel)
+			continue;
+		if (!img) {
+			struct op_image_name n = { .kind = m->kind,
+						   .path = m->path,
+						   .tgid = m->tgid,
+						   .start = m->anon_start,
+						   .end = m->anon_end };
+
+			img = imgs[l->mapping] = rs_image_add(rp, ro, &n);
+			if (!img) {
+				free(imgs);
+				return -ENOMEM;
+			}
+			rsym_load_image(rp, ro, img);
+		}
+		sym = sym_lookup(&img->syms, l->key);
+		if (!sym)
+			continue;
+		if (!sym_key_line(&img->syms, l->key, &file, &line)) {
+			file = sym->file;
+			line = sym->line;
+		}
+		if (op_profile_name_loc(prof, (uint32_t)i + 1, sym->name, file, line)) {
+			free(imgs);
+			return -ENOMEM;
+		}
+	}
+	free(imgs);
+	return 0;
+}
+
+/* ------------------------------------------------------------ speedscope */
+
+struct ssframes {
+	uint32_t *of_loc; /* frame index + 1 by location id */
+	uint32_t n;
+};
+
+static const char *base_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b && b[1] ? b + 1 : path;
+}
+
+static void ss_frame_name(FILE *f, const struct op_profile *prof, const struct op_profile_loc *l)
+{
+	char buf[PATH_MAX + 64];
+
+	if (l->func) {
+		txt_put_json(f, l->func);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base_of(prof->maps[l->mapping - 1].path),
+		 l->key);
+	txt_put_json(f, buf);
+}
+
+/*
+ * speedscope's file format (https://www.speedscope.app/file-format-schema.json):
+ * shared frames, one "sampled" profile whose stacks list frame indexes root
+ * first, with the samples (or nanoseconds, for the timer) as weights.
+ */
+static int write_speedscope(FILE *f, const struct op_profile *prof, const char *name)
+{
+	uint32_t *of_loc = calloc(prof->nlocs + 1, sizeof(*of_loc));
+	uint32_t nframes = 0;
+	uint64_t total = 0;
+	bool first = true;
+
+	if (!of_loc)
+		return -ENOMEM;
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+	      "\"exporter\":\"opexport " PACKAGE_VERSION "\",\"name\":",
+	      f);
+	txt_put_json(f, name);
+	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", f);
+	for (size_t i = 0; i < prof->nsamples; i++) {
+		const struct op_profile_sample *s = &prof->samples[i];
+
+		for (uint32_t j = 0; j < s->nlocs; j++) {
+			uint32_t id = prof->locpool[s->loc_off + j];
+			const struct op_profile_loc *l = &prof->locs[id - 1];
+
+			if (of_loc[id])
+				continue;
+			of_loc[id] = ++nframes;
+			fputs(first ? "{\"name\":" : ",{\"name\":", f);
+			first = false;
+			ss_frame_name(f, prof, l);
+			if (l->file) {
+				fputs(",\"file\":", f);
+				txt_put_json(f, l->file);
+				if (l->line)
+					fprintf(f, ",\"line\":%u", l->line);
+			}
+			fputc('}', f);
+		}
+		total += prof->timer ? s->count * prof->period : s->count;
+	}
+	fprintf(f, "]},\"profiles\":[{\"type\":\"sampled\",\"name\":");
+	txt_put_json(f, name);
+	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[",
+		prof->timer ? "nanoseconds" : "none", total);
+	for (size_t i = 0; i < prof->nsamples; i++) {
+		const struct op_profile_sample *s = &prof->samples[i];
+
+		fputs(i ? ",[" : "[", f);
+		/* our stacks are leaf first, speedscope's root first */
+		for (uint32_t j = s->nlocs; j-- > 0;)
+			fprintf(f, "%s%u", j + 1 == s->nlocs ? "" : ",",
+				of_loc[prof->locpool[s->loc_off + j]] - 1);
+		fputc(']', f);
+	}
+	fputs("],\"weights\":[", f);
+	for (size_t i = 0; i < prof->nsamples; i++) {
+		const struct op_profile_sample *s = &prof->samples[i];
+
+		fprintf(f, "%s%" PRIu64, i ? "," : "",
+			prof->timer ? s->count * prof->period : s->count);
+	}
+	fputs("]}]}\n", f);
+	free(of_loc);
+	return 0;
+}
+
+/* ------------------------------------------------------------ main */
+
+static int write_out(const struct xopts *x, const void *buf, size_t len, FILE **out)
+{
+	FILE *f = stdout;
+
+	if (x->outfile) {
+		f = fopen(x->outfile, "w");
+		if (!f) {
+			xerr("-o %s: cannot open for writing: %s", x->outfile, strerror(errno));
+			return -errno;
+		}
+	}
+	*out = f;
+	if (buf && len && fwrite(buf, 1, len, f) != len)
+		return -EIO;
+	return 0;
+}
+
+static int export(const struct xopts *x, struct rpt_profile *rp, struct rpt_opts *ro)
+{
+	struct op_profile *prof = NULL;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	FILE *out = NULL;
+	int ret;
+
+	if (x->fmt == XF_FOLDED) {
+		struct cgr_opts cgo = { .folded = true };
+
+		ret = write_out(x, NULL, 0, &out);
+		if (!ret)
+			ret = cgr_report(out, rp, ro, &cgo) < 0 ? -EIO : 0;
+		goto out;
+	}
+	prof = op_profile_new();
+	if (!prof)
+		return -ENOMEM;
+	op_profile_set_warn(prof, warn_cb, NULL);
+	for (size_t i = 0; i < x->labels.n; i++) {
+		ret = op_profile_add_label(prof, x->labels.v[i]);
+		if (ret)
+			goto out;
+	}
+	ret = load(prof, rp, ro);
+	if (!ret)
+		ret = name_locations(prof, rp, ro, x->no_symbols);
+	if (ret)
+		goto out;
+	if (x->fmt == XF_PPROF) {
+		ret = op_pprof_encode(prof, NULL, &buf, &len);
+		if (!ret)
+			ret = write_out(x, buf, len, &out);
+	} else {
+		ret = write_out(x, NULL, 0, &out);
+		if (!ret)
+			ret = write_speedscope(out, prof, rp->samples_dir);
+	}
+out:
+	if (ret == -ENOMEM)
+		xerr("out of memory");
+	if (out && (fflush(out) || ferror(out)) && !ret) {
+		xerr("writing %s failed: %s", x->outfile ? x->outfile : "the output",
+		     strerror(errno));
+		ret = -EIO;
+	}
+	if (out && out != stdout && fclose(out) && !ret)
+		ret = -EIO;
+	free(buf);
+	op_profile_free(prof);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_SESSION = 256, OPT_FORMAT, OPT_LABEL, OPT_NO_SYMBOLS };
+	static const struct option longopts[] = {
+		{ "session-dir", required_argument, NULL, OPT_SESSION },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "output-file", required_argument, NULL, 'o' },
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+		{ "image-path", required_argument, NULL, 'p' },
+		{ "root", required_argument, NULL, 'R' },
+		{ "demangle", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "usage", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* every file counts: labels come from the names, not from classes */
+	struct rpt_opts o = { .demangle = DEMANGLE_NORMAL, .merge = MERGE_ALL, .symbols = true };
+	struct rpt_profile p = { 0 };
+	struct xopts x = { .fmt = XF_PPROF };
+	char err[2048] = "", cwd[PATH_MAX];
+	int c, ret = 1;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = 0;
+	while ((c = getopt_long(argc, argv, "o:p:R:D:h?", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_SESSION:
+			o.session_dir = optarg;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "pprof")) {
+				x.fmt = XF_PPROF;
+			} else if (!strcmp(optarg, "folded")) {
+				x.fmt = XF_FOLDED;
+			} else if (!strcmp(optarg, "speedscope")) {
+				x.fmt = XF_SPEEDSCOPE;
+			} else {
+				xerr("--format=%s: expected pprof, folded or speedscope", optarg);
+				goto out;
+			}
+			break;
+		case 'o':
+			x.outfile = optarg;
+			break;
+		case OPT_LABEL: {
+			const char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg) {
+				xerr("--label=%s: expected KEY=VALUE with a non-empty KEY", optarg);
+				goto out;
+			}
+			/* strlist_add drops duplicates: a repeated pair is one label */
+			if (strlist_add(&x.labels, optarg)) {
+				xerr("out of memory");
+				goto out;
+			}
+			break;
+		}
+		case OPT_NO_SYMBOLS:
+			x.no_symbols = true;
+			break;
+		case 'p':
+			if (strlist_add_csv(&o.image_path, optarg))
+				goto out;
+			break;
+		case 'R':
+			o.root = optarg;
+			break;
+		case 'D':
+			if (!strcmp(optarg, "none")) {
+				o.demangle = DEMANGLE_NONE;
+			} else if (!strcmp(optarg, "smart")) {
+				o.demangle = DEMANGLE_SMART;
+			} else if (!strcmp(optarg, "normal")) {
+				o.demangle = DEMANGLE_NORMAL;
+			} else {
+				xerr("--demangle=%s: expected none, smart or normal", optarg);
+				goto out;
+			}
+			break;
+		case 'V':
+			printf("opexport " PACKAGE_VERSION "\n");
+			ret = 0;
+			goto out;
+		case 'h':
+			usage(stdout);
+			ret = 0;
+			goto out;
+		default:
+			if (!strcmp(argv[optind - 1], "-?")) {
+				usage(stdout);
+				ret = 0;
+				goto out;
+			}
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (x.fmt == XF_PPROF && !x.outfile && isatty(STDOUT_FILENO)) {
+		xerr("--format=pprof writes binary data: give -o FILE or redirect the output");
+		goto out;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (spec_add(&o.spec, argv[i], cwd, err, sizeof(err))) {
+			xerr("%s", err);
+			goto out;
+		}
+	}
+	if (rs_find_session(o.session_dir, &p.session_dir, err, sizeof(err))) {
+		xerr("%s", err[0] ? err : "out of memory");
+		goto out_free;
+	}
+	p.keep_files = true;
+	if (rs_load(&p, &o, err, sizeof(err))) {
+		xerr("%s", err[0] ? err : "out of memory");
+		goto out_free;
+	}
+	rs_warn_stats(&p);
+	ret = export(&x, &p, &o) ? 1 : 0;
+out_free:
+	rs_free(&p);
+out:
+	spec_free(&o.spec);
+	strlist_free(&o.image_path);
+	strlist_free(&x.labels);
+	return ret;
+}
