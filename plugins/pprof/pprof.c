@@ -364,11 +364,11 @@ static int pp_start(void *priv)
 	st->mhd = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 			MHD_USE_ERROR_LOG,
-		0, NULL, NULL, pp_handler, st, MHD_OPTION_LISTEN_SOCKET, st->lfd,
+		0, NULL, NULL, pp_handler, st, MHD_OPTION_EXTERNAL_LOGGER, pp_mhd_log, st,
+		MHD_OPTION_LISTEN_SOCKET, st->lfd,
 		MHD_OPTION_CONNECTION_LIMIT, st->max_conn, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 		st->max_conn, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PP_REQUEST_MEM,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PP_IDLE_TIMEOUT_S,
-		MHD_OPTION_EXTERNAL_LOGGER, pp_mhd_log, st, MHD_OPTION_END);
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PP_IDLE_TIMEOUT_S, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!st->mhd) {
 		st->host->log(st->ctx, OP_LOG_ERR, "listen=%s: libmicrohttpd did not start",

@@ -98,37 +98,16 @@ else
 	# the mapping of hot names the binary by path and build ID
 	id=$(readelf -n "$HOT" | sed -n 's/.*Build ID: //p')
 	grep -q "$id" raw.txt || { echo "FAIL: build ID $id of hot is not in the profile"; fail=1; }
-	timeout 30 "$PPROF" -top -nodecount=50 "$saved" > top.txt 2> top.err
-	big=$(awk '$NF == "work_big" { sub(/s$|ms$/, "", $1); print $1 }' top.txt)
-	small=$(awk '$NF == "work_small" { sub(/s$|ms$/, "", $1); print $1 }' top.txt)
-	# top prints flat time; both in the same unit only if formatted alike: use -raw counts instead
-	timeout 30 "$PPROF" -traces "$saved" > traces.txt 2> /dev/null
-	python3 - "$saved" "$HOT" > ratio.txt << 'EOF'
-import gzip, subprocess, sys
-# count samples per function by the leaf frame of -traces output
-txt = open("traces.txt").read()
-big = small = total = 0
-for block in txt.split("-----------+-------------------------------------------------------")[1:]:
-    lines = [l for l in block.strip().splitlines() if l.strip()]
-    if not lines:
-        continue
-    first = lines[0].split()
-    # "      1.23s   work_big" : value then the leaf function
-    try:
-        v = float(first[0].rstrip("ms").rstrip("s")) * (0.001 if first[0].endswith("ms") else 1)
-    except ValueError:
-        continue
-    leaf = first[1] if len(first) > 1 else ""
-    total += v
-    if leaf == "work_big":
-        big += v
-    elif leaf == "work_small":
-        small += v
-print("%f %f %f" % (big, small, total))
-EOF
-	read -r big small total < ratio.txt
-	ok=$(python3 -c "b,s,t=$big,$small,$total; print(1 if s>0 and 2.6<=b/s<=3.4 and (b+s)/t>=0.8 else 0)")
-	echo "note: work_big ${big}s, work_small ${small}s, total ${total}s"
+	# flat milliseconds of the two functions (pprof symbolizes hot from its build ID)
+	timeout 30 "$PPROF" -top -unit=ms -nodecount=200 "$saved" > top.txt 2> top.err
+	big=$(awk '$NF == "work_big" { sub(/ms$/, "", $1); print $1 }' top.txt)
+	small=$(awk '$NF == "work_small" { sub(/ms$/, "", $1); print $1 }' top.txt)
+	total=$(sed -n 's/.*Total samples = \([0-9.]*\)ms.*/\1/p' top.txt)
+	big=${big:-0} small=${small:-0} total=${total:-0}
+	# hot runs on one CPU of a machine that also builds: its two functions need not
+	# dominate the system-wide profile, only their ratio is the workload's
+	ok=$(python3 -c "b,s=$big,$small; print(1 if s>0 and 2.6<=b/s<=3.4 and b+s>=500 else 0)")
+	echo "note: work_big ${big} ms, work_small ${small} ms of ${total} ms sampled"
 	[ "$ok" = 1 ] || { echo "FAIL: shares are not 3:1"; cat top.txt; fail=1; }
 	# the daemon's own decoding: protoc reads the body as perftools.profiles.Profile
 	gzip -dc "$saved" | protoc --decode=perftools.profiles.Profile -I"$(dirname $PROTO)" "$PROTO" \
@@ -138,9 +117,8 @@ kill $stuck 2>/dev/null
 wait $stuck 2>/dev/null
 
 # 4. counters in opcontrol --status
-net_status "$W/s" > status.txt
-sed -n '/^-- plugin pprof --/,/^-- plugin /p' status.txt > pp.txt
-grep -q "^profiles: 1$" pp.txt || { echo "FAIL: status: profiles is not 1"; cat status.txt; fail=1; }
+net_status "$W/s" pprof > pp.txt
+grep -q "^profiles: 1$" pp.txt || { echo "FAIL: status: profiles is not 1"; cat pp.txt; fail=1; }
 grep -q "^bad_requests: 5$" pp.txt || { echo "FAIL: status: bad_requests is not 5"; cat pp.txt; fail=1; }
 grep -q "^not_found: 1$" pp.txt || { echo "FAIL: status: not_found is not 1"; cat pp.txt; fail=1; }
 
