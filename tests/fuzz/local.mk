@@ -37,3 +37,11 @@ SANITIZER_TESTS += tests/fuzz/fuzz_opimport
 tests_fuzz_fuzz_opimport_SOURCES = tests/fuzz/fuzz_opimport.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
 tests_fuzz_fuzz_opimport_LDADD = lib/libopng.la
 EXTRA_DIST += tests/fuzz/corpus/opimport
+# --- issue 19: fuzz_buildid: libFuzzer target for lib/op_buildid (ELF notes and the
+# session's build-id index); built here as a TAP regression runner over tests/fuzz/corpus/buildid.
+check_PROGRAMS += tests/fuzz/fuzz_buildid
+TESTS += tests/fuzz/fuzz_buildid
+SANITIZER_TESTS += tests/fuzz/fuzz_buildid
+tests_fuzz_fuzz_buildid_SOURCES = tests/fuzz/fuzz_buildid.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
+tests_fuzz_fuzz_buildid_LDADD = lib/libopng.la
+EXTRA_DIST += tests/fuzz/corpus/buildid

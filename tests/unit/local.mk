@@ -350,3 +350,29 @@ tests_unit_test_op_abi_SOURCES = tests/unit/test_op_abi.c
 tests_unit_test_op_abi_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_op_abi_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
+# --- issue 18: lib/op_jit (jitdump and perf-map readers) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_jit
+TESTS += tests/unit/test_jit
+SANITIZER_TESTS += tests/unit/test_jit
+tests_unit_test_jit_SOURCES = tests/unit/test_jit.c
+tests_unit_test_jit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_jit_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif
+# --- issue 19: build IDs (lib/op_buildid.c) against readelf on real fixtures ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_buildid tests/unit/buildid_sha1 tests/unit/buildid_md5 \
+	tests/unit/buildid_none
+TESTS += tests/unit/test_buildid
+SANITIZER_TESTS += tests/unit/test_buildid
+tests_unit_test_buildid_SOURCES = tests/unit/test_buildid.c
+tests_unit_test_buildid_CPPFLAGS = $(AM_CPPFLAGS) -DFIX_DIR='"$(abs_top_builddir)/tests/unit"'
+tests_unit_test_buildid_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_buildid_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+tests_unit_buildid_sha1_SOURCES = tests/unit/buildid_fix.c
+tests_unit_buildid_sha1_LDFLAGS = -Wl,--build-id=sha1
+tests_unit_buildid_md5_SOURCES = tests/unit/buildid_fix.c
+tests_unit_buildid_md5_LDFLAGS = -Wl,--build-id=md5
+tests_unit_buildid_none_SOURCES = tests/unit/buildid_fix.c
+tests_unit_buildid_none_LDFLAGS = -Wl,--build-id=none
+endif
