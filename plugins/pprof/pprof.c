@@ -28,10 +28,19 @@
 #define PP_DEFAULT_SECONDS 30 /* what net/http/pprof serves without ?seconds */
 #define PP_DEFAULT_MAX_SECONDS 300
 #define PP_MAX_MAX_SECONDS 3600
-#define PP_DEFAULT_MAX_CONN 4
+/*
+ * Connections, each a thread while it lasts; a client such as pprof keeps
+ * one or two alive between its requests, and on loopback every client
+ * has the same address, so the bound is per server, not per address.
+ */
+#define PP_DEFAULT_MAX_CONN 16
+/* a connection thread reads and encodes one profile: no deep recursion */
+#define PP_THREAD_STACK (1u << 20)
 #define PP_MAX_MAX_CONN 64
 /* a request (line and headers) larger than this is refused by libmicrohttpd */
 #define PP_REQUEST_MEM (16 * 1024)
+/* addresses pprof may send to /debug/pprof/symbol in one request */
+#define PP_SYMBOL_BODY_MAX (1u << 20)
 /* a client idle this long is dropped */
 #define PP_IDLE_TIMEOUT_S 10
 
@@ -281,31 +290,65 @@ static enum MHD_Result pp_profile(struct pp_state *st, struct MHD_Connection *c)
 			MHD_RESPMEM_MUST_FREE);
 }
 
+/* what the first call of a request decided, kept in *con_cls */
+static int pp_mark_get, pp_mark_symbol;
+
+/*
+ * The first call (headers read) decides: errors are answered at once,
+ * without reading a body; a GET or the symbol POST waits for the end of
+ * the request, whose body (if any) is read and dropped, never stored.
+ */
+static enum MHD_Result pp_first_call(struct pp_state *st, struct MHD_Connection *c,
+				     const char *url, const char *method, void **con_cls)
+{
+	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	const char *cl;
+	uint64_t n;
+
+	atomic_fetch_add(&st->requests, 1);
+	if (!strcmp(url, "/debug/pprof/symbol") && !strcmp(method, MHD_HTTP_METHOD_POST)) {
+		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						 MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (!cl || !pu_parse_dec_u64(cl, &n) || n > PP_SYMBOL_BODY_MAX) {
+			atomic_fetch_add(&st->bad_requests, 1);
+			return pp_text(c, cl ? MHD_HTTP_CONTENT_TOO_LARGE : MHD_HTTP_LENGTH_REQUIRED,
+				       "a symbol request of at most 1 MiB with its length\n");
+		}
+		*con_cls = &pp_mark_symbol;
+		return MHD_YES;
+	}
+	if (!get) {
+		atomic_fetch_add(&st->bad_requests, 1);
+		return pp_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
+	}
+	*con_cls = &pp_mark_get;
+	return MHD_YES;
+}
+
 static enum MHD_Result pp_handler(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **con_cls)
 {
-	static int first_call;
 	struct pp_state *st = cls;
 
 	(void)version;
 	(void)upload;
-	if (!*con_cls) {
-		/* headers only so far: wait for the whole request before acting */
-		*con_cls = &first_call;
-		atomic_fetch_add(&st->requests, 1);
+	if (!*con_cls)
+		return pp_first_call(st, c, url, method, con_cls);
+	if (*upload_size) {
+		*upload_size = 0; /* read and dropped */
 		return MHD_YES;
 	}
-	if (*upload_size) {
-		/* nothing here takes a body: refuse it instead of storing it */
-		atomic_fetch_add(&st->bad_requests, 1);
-		*upload_size = 0;
-		return pp_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "no request body expected\n");
-	}
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
-		atomic_fetch_add(&st->bad_requests, 1);
-		return pp_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
-	}
+	/*
+	 * pprof asks here for the names of the addresses it could not name
+	 * from local binaries; the daemon holds no symbols (the fleet default:
+	 * the store symbolizes by build ID), so the answer names none, which
+	 * pprof takes as "leave them as addresses".
+	 */
+	if (*con_cls == &pp_mark_symbol)
+		return pp_text(c, MHD_HTTP_OK, "");
+	if (!strcmp(url, "/debug/pprof/symbol"))
+		return pp_text(c, MHD_HTTP_OK, "num_symbols: 0\n");
 	if (!strcmp(url, "/debug/pprof/profile"))
 		return pp_profile(st, c);
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof"))
@@ -313,7 +356,8 @@ static enum MHD_Result pp_handler(void *cls, struct MHD_Connection *c, const cha
 				sizeof(pp_index) - 1, MHD_RESPMEM_PERSISTENT);
 	atomic_fetch_add(&st->not_found, 1);
 	return pp_text(c, MHD_HTTP_NOT_FOUND,
-		       "not found: this server has /debug/pprof/ and /debug/pprof/profile\n");
+		       "not found: this server has /debug/pprof/, /debug/pprof/profile and "
+		       "/debug/pprof/symbol\n");
 }
 
 static void pp_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -366,8 +410,8 @@ static int pp_start(void *priv)
 			MHD_USE_ERROR_LOG,
 		0, NULL, NULL, pp_handler, st, MHD_OPTION_EXTERNAL_LOGGER, pp_mhd_log, st,
 		MHD_OPTION_LISTEN_SOCKET, st->lfd,
-		MHD_OPTION_CONNECTION_LIMIT, st->max_conn, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		st->max_conn, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PP_REQUEST_MEM,
+		MHD_OPTION_CONNECTION_LIMIT, st->max_conn, MHD_OPTION_THREAD_STACK_SIZE,
+		(size_t)PP_THREAD_STACK, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PP_REQUEST_MEM,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PP_IDLE_TIMEOUT_S, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!st->mhd) {
