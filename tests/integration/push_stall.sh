@@ -1,16 +1,17 @@
 #!/bin/sh
 # push_stall.sh - a store that accepts the connection and never answers
-# does not stall sampling: one live daemon (hot on one CPU, 1 kHz) pushes
-# every second, first to a store that answers, then to one that hangs on
-# the same port; the samples per second of the two windows agree within
-# 25 %, the daemon answers opcontrol meanwhile, the kernel loses nothing
-# and the plugin counts the timeouts. Loopback only, every wait bounded.
+# does not stall sampling: one live system-wide daemon (cpu-clock at 1 kHz
+# on every CPU, idle or not: a steady stream whatever else the machine
+# runs) pushes every second, first to a store that answers, then to one
+# that hangs on the same port; the samples per second of the two windows
+# agree within 15 %, the daemon answers opcontrol meanwhile, the kernel
+# loses nothing and the plugin counts the timeouts. Loopback only, every
+# wait bounded.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
 S=${OP_SRCDIR:-$B/../..}
 OPD=$B/core/oprofiled
-HOT=$B/tests/integration/hot
 W=$B/tests/integration/push_stall.work
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 . "$S/tests/integration/net_util.sh"
@@ -20,13 +21,18 @@ cd "$W" || exit 99
 fail=0
 [ -e "$OP_PLUGIN_DIR/push.so" ] || { echo "FAIL: push.so was not built"; exit 1; }
 trap net_cleanup EXIT
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+if [ "$(id -u)" -ne 0 ] && [ "$paranoid" -gt 0 ]; then
+	echo "SKIP: system-wide profiling needs root or perf_event_paranoid <= 0 (it is $paranoid)"
+	exit 77
+fi
 
 net_recv_start "$W/r" || { echo "FAIL: receiver did not start"; exit 1; }
 rpid=${net_pids##* }
 P=$(cat "$W/r.port")
-"$OPD" --session-dir="$W/s" --events=TIMER:1000000 \
+"$OPD" --session-dir="$W/s" --system-wide --events=TIMER:1000000 \
 	"--ext-feature=push:url=http://127.0.0.1:$P,interval=1s,timeout=3,service=stall" \
-	-- "$HOT" 60000 > out 2> err &
+	> out 2> err &
 dpid=$!
 net_pids="$net_pids $dpid"
 if ! net_wait 20 grep -q "pushing to" "$W/s/samples/oprofiled.log"; then
@@ -60,7 +66,7 @@ sleep 1
 r_hang=$(rate 8)
 failed=$(net_counter "$W/s" push failed)
 echo "note: samples/s with the store answering $r_ok, hanging $r_hang; sent before $sent_ok, failed while hanging $failed"
-ok=$(python3 -c "a,b=$r_ok,$r_hang; print(1 if a > 100 and abs(a-b) <= 0.25*a else 0)")
+ok=$(python3 -c "a,b=$r_ok,$r_hang; print(1 if a > 100 and abs(a-b) <= 0.15*a else 0)")
 [ "$ok" = 1 ] || { echo "FAIL: the sample rate changed while the store hung"; fail=1; }
 [ "${sent_ok:-0}" -ge 1 ] || { echo "FAIL: nothing was sent before the store hung"; fail=1; }
 [ "${failed:-0}" -ge 1 ] || { echo "FAIL: no timeout counted"; net_status "$W/s" push; fail=1; }
