@@ -48,6 +48,11 @@ struct pu_rotation {
 	uint64_t end_ns;
 };
 
+struct pu_cursor {
+	struct np_snap *before; /* counts already sent (interval mode) */
+	uint64_t before_ns;     /* when they were taken */
+};
+
 struct pu_state {
 	op_ext_t *ctx;
 	const struct op_host *host;
@@ -74,6 +79,8 @@ struct pu_state {
 	struct pu_rotation rotq[PU_ROTQ]; /* under sess.lock */
 	unsigned rotq_n;
 	uint64_t rotq_lost;
+	/* what was pushed so far: the sender's, the daemon's thread's once it stopped */
+	struct pu_cursor cur;
 
 	/* counters (sender thread writes, print_stats reads) */
 	atomic_uint_fast64_t sent, bytes, failed, retried, dropped, encoded, spooled_files,
@@ -541,6 +548,27 @@ static char *pu_parca_body(struct pu_state *st, const void *buf, size_t len)
 	return out;
 }
 
+static bool pu_stopping(struct pu_state *st)
+{
+	bool stop;
+
+	pthread_mutex_lock(&st->sess.lock);
+	stop = st->sess.stopping;
+	pthread_mutex_unlock(&st->sess.lock);
+	return stop;
+}
+
+/* libcurl asks this during a transfer: non-zero aborts it when the daemon stops */
+static int pu_progress(void *priv, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return pu_stopping(priv);
+}
+
 enum pu_result { PU_SENT, PU_RETRY, PU_REFUSED };
 
 static enum pu_result pu_send(struct pu_state *st, const struct spool_entry *e, const void *buf,
@@ -601,6 +629,9 @@ static enum pu_result pu_send(struct pu_state *st, const struct spool_entry *e, 
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)(st->timeout_s < 5 ? st->timeout_s : 5));
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)st->timeout_s);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, pu_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, st);
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	cc = curl_easy_perform(c);
 	if (cc != CURLE_OK) {
@@ -662,12 +693,6 @@ static void pu_enqueue(struct pu_state *st, const struct np_snap *now,
 	pu_count_spool(st);
 }
 
-struct pu_cursor {
-	struct np_snap *before; /* counts already sent (interval mode) */
-	uint64_t before_ns;     /* when they were taken */
-	uint64_t rotations;     /* rotations handled */
-};
-
 static void pu_handle_rotations(struct pu_state *st, struct pu_cursor *cur)
 {
 	struct pu_rotation r;
@@ -683,7 +708,6 @@ static void pu_handle_rotations(struct pu_state *st, struct pu_cursor *cur)
 		r = st->rotq[0];
 		memmove(st->rotq, st->rotq + 1, --st->rotq_n * sizeof(st->rotq[0]));
 		pthread_mutex_unlock(&st->sess.lock);
-		cur->rotations++;
 		/* the rotated session is whole: what was not sent of it goes now */
 		if (np_snap_read(r.dir, &fin, err, sizeof(err))) {
 			pu_set_error(st, "%s", err);
@@ -725,16 +749,6 @@ static void pu_tick(struct pu_state *st, struct pu_cursor *cur)
 	np_snap_free(cur->before);
 	cur->before = now;
 	cur->before_ns = t;
-}
-
-static bool pu_stopping(struct pu_state *st)
-{
-	bool stop;
-
-	pthread_mutex_lock(&st->sess.lock);
-	stop = st->sess.stopping;
-	pthread_mutex_unlock(&st->sess.lock);
-	return stop;
 }
 
 /* send what the spool holds, oldest first; returns the backoff to wait, 0 if empty */
@@ -790,7 +804,7 @@ static uint64_t pu_flush(struct pu_state *st, uint64_t *backoff_ms, bool *retryi
 static void *pu_thread(void *arg)
 {
 	struct pu_state *st = arg;
-	struct pu_cursor cur = { .before_ns = np_now_wall_ns() };
+	struct pu_cursor *cur = &st->cur;
 	uint64_t next_tick, next_try = 0, backoff = 0, now;
 	bool retrying = false;
 
@@ -805,10 +819,10 @@ static void *pu_thread(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&st->sess.lock);
-		pu_handle_rotations(st, &cur);
+		pu_handle_rotations(st, cur);
 		now = np_now_mono_ns();
 		if (st->interval_s && now >= next_tick) {
-			pu_tick(st, &cur);
+			pu_tick(st, cur);
 			next_tick = now + (uint64_t)st->interval_s * 1000000000ull;
 		}
 		now = np_now_mono_ns();
@@ -830,7 +844,6 @@ static void *pu_thread(void *arg)
 			pthread_cond_timedwait(&st->sess.cond, &st->sess.lock, &dl);
 		pthread_mutex_unlock(&st->sess.lock);
 	}
-	np_snap_free(cur.before);
 	return NULL;
 }
 
@@ -856,6 +869,7 @@ static int pu_start(void *priv)
 		return rc;
 	}
 	pu_count_spool(st);
+	st->cur.before_ns = np_now_wall_ns();
 	rc = np_thread_start(&st->thread, pu_thread, st);
 	if (rc) {
 		st->host->log(st->ctx, OP_LOG_ERR, "cannot start the sender thread: %s",
@@ -876,16 +890,41 @@ static int pu_start(void *priv)
 	return 0;
 }
 
+/*
+ * STOP, on the daemon's thread, the files synced: what the last push left
+ * out (queued rotations, then samples/current since the last push) goes
+ * to the spool, for the next start to send.
+ */
+static void pu_final(struct pu_state *st)
+{
+	char dir[4096], err[512];
+	struct np_snap *now;
+	uint64_t t = np_now_wall_ns();
+
+	pu_handle_rotations(st, &st->cur);
+	np_session_where(&st->sess, dir, sizeof(dir), NULL, NULL, 0, NULL);
+	if (!dir[0] || np_snap_read(dir, &now, err, sizeof(err)))
+		return;
+	pu_enqueue(st, now, st->cur.before, st->cur.before_ns, t);
+	np_snap_free(now);
+	st->host->log(st->ctx, OP_LOG_INFO,
+		      "stopping: %u profiles wait in the spool for the next start", st->spool.n);
+}
+
 static void pu_stop(void *priv)
 {
 	struct pu_state *st = priv;
 
 	np_session_stop(&st->sess);
 	if (st->running) {
+		/* a request in flight is aborted (pu_progress): no wait for the store */
 		pthread_join(st->thread, NULL);
 		st->running = false;
+		pu_final(st);
 		spool_close(&st->spool);
 	}
+	np_snap_free(st->cur.before);
+	st->cur.before = NULL;
 }
 
 /* on the daemon's thread: hand the finished session to the sender */

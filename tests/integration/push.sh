@@ -76,6 +76,17 @@ if grep -rq "$TOKEN" "$W/s1/samples/oprofiled.log" err1 out1; then
 fi
 grep -q "^sent: [1-9]" "$W/s1/samples/oprofiled.log" ||
 	{ echo "FAIL: no sent counter in the log's statistics"; fail=1; }
+# what came after the last rotation waits in the spool; the next start sends it
+left=$(ls "$W/s1/push-spool" | wc -l)
+grep -q "stopping: $left profiles wait in the spool" "$W/s1/samples/oprofiled.log" && [ "$left" -ge 1 ] ||
+	{ echo "FAIL: $left profiles left in the spool at the stop"; fail=1; }
+before=$(ls "$W"/r1/*.req | wc -l)
+"$OPD" --session-dir="$W/s1" --events=TIMER:1000000 --append \
+	"--ext-feature=push:url=http://127.0.0.1:$P1/,protocol=pyroscope,service=svc-a,labels=env=test;team=perf,auth_file=$W/auth1" \
+	-- sleep 3 > out1b 2> err1b
+after=$(ls "$W"/r1/*.req | wc -l)
+[ $((after - before)) -ge "$left" ] ||
+	{ echo "FAIL: the next start sent $((after - before)) of the $left spooled profiles"; fail=1; }
 
 # 3. Parca every 2 s, basic auth
 net_recv_start "$W/r2" || { echo "FAIL: receiver did not start"; exit 1; }
