@@ -245,6 +245,13 @@ static enum MHD_Result pp_reply(struct MHD_Connection *c, unsigned status, const
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	/* the daemon's data never belongs in a cache */
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	/*
+	 * One request per connection: a client that opens a connection per
+	 * request and keeps each one idle (pprof's symbol lookups do, one per
+	 * mapping) would otherwise hold a connection slot and its thread for
+	 * the idle timeout each, and soon find the server full.
+	 */
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (status == MHD_HTTP_OK && !strcmp(type, "application/octet-stream"))
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
 					"attachment; filename=\"profile\"");

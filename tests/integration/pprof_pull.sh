@@ -34,6 +34,14 @@ rc=$?
 if [ $rc -eq 0 ] || ! grep -q "not a loopback address.*allow_remote" err0 "$W/s0/samples/oprofiled.log" 2>/dev/null; then
 	echo "FAIL: listen=0.0.0.0 without allow_remote was not refused (rc $rc)"; cat err0; fail=1
 fi
+# the same through the config file, and allowed with allow_remote
+printf 'plugins = { pprof = { listen = "0.0.0.0:%s"; }; };\n' "$(net_free_port)" > remote.conf
+"$OPD" --config="$W/remote.conf" --session-dir="$W/s0c" --check-config > cc.out 2>&1
+[ $? -ne 0 ] && grep -q "not a loopback address" cc.out ||
+	{ echo "FAIL: plugins.pprof.listen = 0.0.0.0 was not refused"; cat cc.out; fail=1; }
+printf 'plugins = { pprof = { listen = "0.0.0.0:%s"; allow_remote = true; }; };\n' "$(net_free_port)" > remote.conf
+"$OPD" --config="$W/remote.conf" --session-dir="$W/s0c" --check-config > cc.out 2>&1 ||
+	{ echo "FAIL: allow_remote = true did not allow 0.0.0.0"; cat cc.out; fail=1; }
 "$OPD" --session-dir="$W/s0b" --ext-feature=pprof:listen=127.0.0.1:99999 -- /bin/true \
 	> out0b 2> err0b
 [ $? -ne 0 ] && grep -q "not a listen address" err0b "$W/s0b/samples/oprofiled.log" 2>/dev/null ||

@@ -51,6 +51,14 @@ cp auth1 auth_open && chmod 644 auth_open
 refused "readable by group or others" --ext-feature=push:url=http://127.0.0.1:1,auth_file=$W/auth_open
 printf 'password=x\n' > auth_bad
 refused "auth_bad:1: unknown key" --ext-feature=push:url=http://127.0.0.1:1,auth_file=$W/auth_bad
+# the same keys in the config file, named by their path when wrong
+printf 'plugins = { push = { url = "http://127.0.0.1:1"; protocol = "x"; }; };\n' > bad.conf
+"$OPD" --config="$W/bad.conf" --session-dir="$W/sc" --check-config > cc.out 2>&1
+[ $? -ne 0 ] && grep -q "config plugins.push.protocol.*expected pyroscope or parca" cc.out ||
+	{ echo "FAIL: a bad plugins.push.protocol was not refused by path"; cat cc.out; fail=1; }
+printf 'plugins = { push = { url = "http://127.0.0.1:1"; protocol = "parca"; interval = "30s"; spool_files = 5; }; };\n' > good.conf
+"$OPD" --config="$W/good.conf" --session-dir="$W/sc" --check-config > cc.out 2>&1 ||
+	{ echo "FAIL: a good plugins.push group was refused"; cat cc.out; fail=1; }
 if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
 	cp auth1 auth_nobody && chown nobody auth_nobody
 	refused "auth_nobody is owned by uid" --ext-feature=push:url=http://127.0.0.1:1,auth_file=$W/auth_nobody
