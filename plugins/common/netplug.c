@@ -45,8 +45,8 @@ int np_parse_args(const struct op_host *h, op_ext_t *ctx, const char *plugin, co
 
 		if (!val || val == tok) {
 			h->log(ctx, OP_LOG_ERR,
-			       "--ext-feature=%s:%s: expected KEY=VALUE, found \"%s\"", plugin, args,
-			       tok);
+			       "--ext-feature=%s:%s: expected KEY=VALUE, found \"%s\"", plugin,
+			       args, tok);
 			rc = -EINVAL;
 			break;
 		}
@@ -168,8 +168,7 @@ static int np_session_on_event(void *priv, const struct op_session_event *e)
 	return rc;
 }
 
-int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)(void *),
-			void *priv)
+int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)(void *), void *priv)
 {
 	const struct op_session_hook_desc d = {
 		.size = sizeof(d),
@@ -239,8 +238,8 @@ int np_session_wait(struct np_session *s, uint64_t ms)
 	return rc;
 }
 
-void np_session_where(struct np_session *s, char *dir, size_t len, uint64_t *rotations,
-		      char *prev, size_t prev_len, uint64_t *prev_end_ns)
+void np_session_where(struct np_session *s, char *dir, size_t len, uint64_t *rotations, char *prev,
+		      size_t prev_len, uint64_t *prev_end_ns)
 {
 	pthread_mutex_lock(&s->lock);
 	np_set_dir(dir, len, s->dir);

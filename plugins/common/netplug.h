@@ -62,8 +62,7 @@ void np_snap_free(struct np_snap *s);
  * receives the sampling rate in Hz (0 when unknown). 0 or -errno with @err.
  */
 int np_snap_encode(const struct np_snap *now, const struct np_snap *before, uint64_t t0_ns,
-		   uint64_t t1_ns, void **buf, size_t *len, uint64_t *hz, char *err,
-		   size_t err_len);
+		   uint64_t t1_ns, void **buf, size_t *len, uint64_t *hz, char *err, size_t err_len);
 
 /*
  * What a network plugin knows of the session, kept up to date by the SDK
@@ -78,8 +77,8 @@ struct np_session {
 	pthread_cond_t cond;
 	bool started, stopping;
 	uint64_t dumps, rotations;
-	char dir[4096];      /* samples/current */
-	char prev_dir[4096]; /* the last rotated session */
+	char dir[4096];       /* samples/current */
+	char prev_dir[4096];  /* the last rotated session */
 	uint64_t prev_end_ns; /* when it ended (wall clock) */
 	/* the plugin's: threads start at START (after any fork), stop at STOP */
 	int (*start)(void *priv);
@@ -105,8 +104,8 @@ int np_session_dump(struct np_session *s, unsigned timeout_ms);
 /* sleep up to @ms unless the daemon stops (-ECANCELED) */
 int np_session_wait(struct np_session *s, uint64_t ms);
 /* samples/current's path, the rotation count, the last rotated session and its end */
-void np_session_where(struct np_session *s, char *dir, size_t len, uint64_t *rotations,
-		      char *prev, size_t prev_len, uint64_t *prev_end_ns);
+void np_session_where(struct np_session *s, char *dir, size_t len, uint64_t *rotations, char *prev,
+		      size_t prev_len, uint64_t *prev_end_ns);
 /*
  * The pull request: dump, snapshot, wait @seconds, dump, snapshot, and the
  * difference encoded (np_snap_encode). A rotation during the wait ends

@@ -65,8 +65,7 @@ void np_snap_free(struct np_snap *s)
 }
 
 int np_snap_encode(const struct np_snap *now, const struct np_snap *before, uint64_t t0_ns,
-		   uint64_t t1_ns, void **buf, size_t *len, uint64_t *hz, char *err,
-		   size_t err_len)
+		   uint64_t t1_ns, void **buf, size_t *len, uint64_t *hz, char *err, size_t err_len)
 {
 	const struct op_pprof_opts o = { 0 };
 	struct op_profile *d, *none = NULL;

@@ -223,13 +223,12 @@ static int pp_read_config(struct pp_state *st)
 /* HTTP                                                                */
 /* ------------------------------------------------------------------ */
 
-static const char pp_index[] =
-	"<html><head><title>/debug/pprof/</title></head><body>\n"
-	"<p>oprofiled: system-wide CPU profile of the current session</p>\n"
-	"<table><tr><td><a href=\"profile?seconds=30\">profile</a></td>"
-	"<td>the samples of the next N seconds (?seconds=N), as a gzip'd "
-	"profile.proto with build IDs and addresses</td></tr></table>\n"
-	"</body></html>\n";
+static const char pp_index[] = "<html><head><title>/debug/pprof/</title></head><body>\n"
+			       "<p>oprofiled: system-wide CPU profile of the current session</p>\n"
+			       "<table><tr><td><a href=\"profile?seconds=30\">profile</a></td>"
+			       "<td>the samples of the next N seconds (?seconds=N), as a gzip'd "
+			       "profile.proto with build IDs and addresses</td></tr></table>\n"
+			       "</body></html>\n";
 
 static enum MHD_Result pp_reply(struct MHD_Connection *c, unsigned status, const char *type,
 				void *body, size_t len, enum MHD_ResponseMemoryMode mode)
@@ -293,8 +292,7 @@ static enum MHD_Result pp_profile(struct pp_state *st, struct MHD_Connection *c)
 	}
 	atomic_fetch_add(&st->profiles, 1);
 	atomic_fetch_add(&st->bytes, len);
-	return pp_reply(c, MHD_HTTP_OK, "application/octet-stream", buf, len,
-			MHD_RESPMEM_MUST_FREE);
+	return pp_reply(c, MHD_HTTP_OK, "application/octet-stream", buf, len, MHD_RESPMEM_MUST_FREE);
 }
 
 /* what the first call of a request decided, kept in *con_cls */
@@ -305,8 +303,8 @@ static int pp_mark_get, pp_mark_symbol;
  * without reading a body; a GET or the symbol POST waits for the end of
  * the request, whose body (if any) is read and dropped, never stored.
  */
-static enum MHD_Result pp_first_call(struct pp_state *st, struct MHD_Connection *c,
-				     const char *url, const char *method, void **con_cls)
+static enum MHD_Result pp_first_call(struct pp_state *st, struct MHD_Connection *c, const char *url,
+				     const char *method, void **con_cls)
 {
 	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	const char *cl;
@@ -314,8 +312,7 @@ static enum MHD_Result pp_first_call(struct pp_state *st, struct MHD_Connection 
 
 	atomic_fetch_add(&st->requests, 1);
 	if (!strcmp(url, "/debug/pprof/symbol") && !strcmp(method, MHD_HTTP_METHOD_POST)) {
-		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						 MHD_HTTP_HEADER_CONTENT_LENGTH);
+		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (!cl || !pu_parse_dec_u64(cl, &n) || n > PP_SYMBOL_BODY_MAX) {
 			atomic_fetch_add(&st->bad_requests, 1);
 			return pp_text(c, cl ? MHD_HTTP_CONTENT_TOO_LARGE : MHD_HTTP_LENGTH_REQUIRED,
@@ -412,14 +409,15 @@ static int pp_start(void *priv)
 	sigfillset(&all);
 	/* libmicrohttpd's threads inherit this mask: the daemon's signals stay its own */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	st->mhd = MHD_start_daemon(
-		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			MHD_USE_ERROR_LOG,
-		0, NULL, NULL, pp_handler, st, MHD_OPTION_EXTERNAL_LOGGER, pp_mhd_log, st,
-		MHD_OPTION_LISTEN_SOCKET, st->lfd,
-		MHD_OPTION_CONNECTION_LIMIT, st->max_conn, MHD_OPTION_THREAD_STACK_SIZE,
-		(size_t)PP_THREAD_STACK, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PP_REQUEST_MEM,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PP_IDLE_TIMEOUT_S, MHD_OPTION_END);
+	st->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+					   MHD_USE_ERROR_LOG,
+				   0, NULL, NULL, pp_handler, st, MHD_OPTION_EXTERNAL_LOGGER,
+				   pp_mhd_log, st, MHD_OPTION_LISTEN_SOCKET, st->lfd,
+				   MHD_OPTION_CONNECTION_LIMIT, st->max_conn,
+				   MHD_OPTION_THREAD_STACK_SIZE, (size_t)PP_THREAD_STACK,
+				   MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PP_REQUEST_MEM,
+				   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PP_IDLE_TIMEOUT_S,
+				   MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!st->mhd) {
 		st->host->log(st->ctx, OP_LOG_ERR, "listen=%s: libmicrohttpd did not start",
@@ -502,7 +500,7 @@ static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	st->lfd = -1;
 	rc = np_session_init(&st->sess, host, ctx);
 	if (rc) {
-			free(st);
+		free(st);
 		return rc;
 	}
 	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
@@ -510,14 +508,17 @@ static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 							      .free_func = pp_free });
 	if (rc) {
 		np_session_fini(&st->sess);
-			free(st);
+		free(st);
 		return rc;
 	}
 	st->ctx = ctx;
 	st->host = host;
 	st->max_seconds = PP_DEFAULT_MAX_SECONDS;
 	st->max_conn = PP_DEFAULT_MAX_CONN;
-	rc = pp_parse_listen(st, "127.0.0.1:" "6060", "default");
+	rc = pp_parse_listen(st,
+			     "127.0.0.1:"
+			     "6060",
+			     "default");
 	if (!rc)
 		rc = pp_read_config(st);
 	if (!rc)

@@ -289,8 +289,7 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 			st->interval_s = 0;
 			return 0;
 		}
-		if (op_parse_interval(val, &st->interval_s, err, sizeof(err)) ||
-		    st->interval_s == 0)
+		if (op_parse_interval(val, &st->interval_s, err, sizeof(err)) || st->interval_s == 0)
 			return pu_err(st, where,
 				      "\"%s\": expected a time such as 15s, 5m or 1h, or rotation",
 				      val);
@@ -531,10 +530,10 @@ static char *pu_parca_body(struct pu_state *st, const void *buf, size_t len)
 		return NULL;
 	EVP_EncodeBlock(b64, buf, (int)len);
 	labels = json_array();
-	json_array_append_new(labels, json_pack("{s:s,s:s}", "name", "__name__", "value",
-						"process_cpu"));
-	json_array_append_new(labels, json_pack("{s:s,s:s}", "name", "service_name", "value",
-						st->service));
+	json_array_append_new(labels,
+			      json_pack("{s:s,s:s}", "name", "__name__", "value", "process_cpu"));
+	json_array_append_new(labels,
+			      json_pack("{s:s,s:s}", "name", "service_name", "value", st->service));
 	for (i = 0; i < st->nr_labels; i++)
 		json_array_append_new(labels, json_pack("{s:s,s:s}", "name", st->label_key[i],
 							"value", st->label_val[i]));
@@ -621,8 +620,7 @@ static enum pu_result pu_send(struct pu_state *st, const struct spool_entry *e, 
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(c, CURLOPT_POST, 1L);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : buf);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-			 (curl_off_t)(body ? strlen(body) : len));
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : len));
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "oprofile-ng push/1.0");
 	/* the thread must never hang: a store that never answers costs timeout_s */
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -667,8 +665,8 @@ static void pu_count_spool(struct pu_state *st)
 }
 
 /* encode now - before and queue it */
-static void pu_enqueue(struct pu_state *st, const struct np_snap *now,
-		       const struct np_snap *before, uint64_t t0_ns, uint64_t t1_ns)
+static void pu_enqueue(struct pu_state *st, const struct np_snap *now, const struct np_snap *before,
+		       uint64_t t0_ns, uint64_t t1_ns)
 {
 	char err[512];
 	void *buf = NULL;
@@ -967,11 +965,11 @@ static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 	if (sink->text) {
 		snprintf(line, sizeof(line),
 			 "push to %s: sent %" PRIu64 " (%" PRIu64 " bytes), failed %" PRIu64
-			 ", retried %" PRIu64 ", dropped %" PRIu64 ", spooled %" PRIu64
-			 " (%" PRIu64 " bytes), last error: %s",
-			 st->url, (uint64_t)atomic_load(&st->sent), (uint64_t)atomic_load(&st->bytes),
-			 (uint64_t)atomic_load(&st->failed), (uint64_t)atomic_load(&st->retried),
-			 (uint64_t)atomic_load(&st->dropped),
+			 ", retried %" PRIu64 ", dropped %" PRIu64 ", spooled %" PRIu64 " (%" PRIu64
+			 " bytes), last error: %s",
+			 st->url, (uint64_t)atomic_load(&st->sent),
+			 (uint64_t)atomic_load(&st->bytes), (uint64_t)atomic_load(&st->failed),
+			 (uint64_t)atomic_load(&st->retried), (uint64_t)atomic_load(&st->dropped),
 			 (uint64_t)atomic_load(&st->spooled_files),
 			 (uint64_t)atomic_load(&st->spooled_bytes), last[0] ? last : "none");
 		sink->text(sink, line);
@@ -1021,7 +1019,7 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	}
 	rc = np_session_init(&st->sess, host, ctx);
 	if (rc) {
-			free(st);
+		free(st);
 		return rc;
 	}
 	/* once, on the daemon's thread, before any thread of ours exists */
@@ -1031,7 +1029,7 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 							      .free_func = pu_free });
 	if (rc) {
 		np_session_fini(&st->sess);
-			curl_global_cleanup();
+		curl_global_cleanup();
 		free(st);
 		return rc;
 	}

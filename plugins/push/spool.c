@@ -110,8 +110,8 @@ static int spool_scan(struct spool *sp, char *err, size_t err_len)
 		}
 		/* only our own regular files count; anything else is left alone */
 		if (!spool_parse_name(de->d_name, &e) ||
-		    fstatat(sp->dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
-		    st.st_uid != geteuid() || st.st_size > SPOOL_ENTRY_MAX)
+		    fstatat(sp->dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_size > SPOOL_ENTRY_MAX)
 			continue;
 		e.bytes = (uint64_t)st.st_size;
 		rc = spool_push_entry(sp, &e);
@@ -186,11 +186,9 @@ void spool_close(struct spool *sp)
 int spool_add(struct spool *sp, const void *buf, size_t len, uint64_t from_s, uint64_t until_s,
 	      uint64_t hz, char *err, size_t err_len)
 {
-	struct spool_entry e = { .seq = sp->next_seq++,
-				 .from_s = from_s,
-				 .until_s = until_s,
-				 .hz = hz,
-				 .bytes = len };
+	struct spool_entry e = {
+		.seq = sp->next_seq++, .from_s = from_s, .until_s = until_s, .hz = hz, .bytes = len
+	};
 	char name[128], tmp[160];
 	const char *p = buf;
 	size_t left = len;
