@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "netplug.h"
+#include "plugin_util.h"
 
 /* longer than any URL, label list and path a sane configuration holds */
 #define NP_ARGS_MAX 4096
@@ -55,6 +57,42 @@ int np_parse_args(const struct op_host *h, op_ext_t *ctx, const char *plugin, co
 		rc = set(priv, tok, val, where);
 	}
 	free(buf);
+	return rc;
+}
+
+int np_read_config(const struct op_host *h, op_ext_t *ctx, const char *plugin,
+		   const char *const *strs, const char *const *ints, const char *const *bools,
+		   int (*set)(void *priv, const char *key, const char *val, const char *where),
+		   void *priv)
+{
+	char where[128], text[32];
+	const char *val;
+	int64_t v;
+	bool b, found;
+	int rc = 0;
+
+	for (; strs && *strs && !rc; strs++) {
+		rc = pu_config_string(h, ctx, *strs, &val, &found);
+		snprintf(where, sizeof(where), "config plugins.%s.%s", plugin, *strs);
+		if (!rc && found)
+			rc = set(priv, *strs, val, where);
+	}
+	for (; ints && *ints && !rc; ints++) {
+		rc = pu_config_int64(h, ctx, *ints, &v, &found);
+		snprintf(where, sizeof(where), "config plugins.%s.%s", plugin, *ints);
+		/* a negative number reaches @set as text it refuses, with the key named */
+		snprintf(text, sizeof(text), "%" PRId64, v);
+		if (!rc && found)
+			rc = set(priv, *ints, text, where);
+	}
+	for (; bools && *bools && !rc; bools++) {
+		rc = h->config_bool ? h->config_bool(ctx, *bools, &b) : -ENOSYS;
+		snprintf(where, sizeof(where), "config plugins.%s.%s", plugin, *bools);
+		if (!rc)
+			rc = set(priv, *bools, b ? "yes" : "no", where);
+		else if (rc == -ENOENT || rc == -ENOSYS)
+			rc = 0;
+	}
 	return rc;
 }
 

@@ -31,6 +31,19 @@ int np_parse_args(const struct op_host *h, op_ext_t *ctx, const char *plugin, co
 		  int (*set)(void *priv, const char *key, const char *val, const char *where),
 		  void *priv);
 
+/*
+ * The same settings from the config file, plugins.<plugin>.<key>: each of
+ * @strs read as a string, @ints as an integer, @bools as a boolean ("yes"
+ * or "no"), each passed to @set as the arguments are, @where naming the
+ * key ("config plugins.push.url"). Each list ends with NULL (a list may be
+ * NULL). Returns 0, the host's error for a type mismatch (logged with
+ * file:line), or the first non-zero @set result.
+ */
+int np_read_config(const struct op_host *h, op_ext_t *ctx, const char *plugin,
+		   const char *const *strs, const char *const *ints, const char *const *bools,
+		   int (*set)(void *priv, const char *key, const char *val, const char *where),
+		   void *priv);
+
 /* ------------------------------------------------------------------ */
 /* threads                                                             */
 /* ------------------------------------------------------------------ */

@@ -183,40 +183,14 @@ static int pp_set(void *priv, const char *key, const char *val, const char *wher
 	return -EINVAL;
 }
 
-/* plugins.pprof.{listen, allow_remote, max_seconds, max_connections} */
+/* plugins.pprof.<key>: the keys of the arguments */
 static int pp_read_config(struct pp_state *st)
 {
-	const char *s;
-	int64_t v;
-	bool found, b;
-	char text[32];
-	int rc;
+	static const char *const strs[] = { "listen", NULL };
+	static const char *const ints[] = { "max_seconds", "max_connections", NULL };
+	static const char *const bools[] = { "allow_remote", NULL };
 
-	rc = pu_config_string(st->host, st->ctx, "listen", &s, &found);
-	if (!rc && found)
-		rc = pp_set(st, "listen", s, "config plugins.pprof.listen");
-	if (!rc && st->host->config_bool) {
-		rc = st->host->config_bool(st->ctx, "allow_remote", &b);
-		if (!rc)
-			st->allow_remote = b;
-		else if (rc == -ENOENT || rc == -ENOSYS)
-			rc = 0;
-	}
-	if (!rc)
-		rc = pu_config_int64(st->host, st->ctx, "max_seconds", &v, &found);
-	if (!rc && found) {
-		snprintf(text, sizeof(text), "%" PRId64, v);
-		rc = pp_set(st, "max_seconds", v < 0 ? "-" : text,
-			    "config plugins.pprof.max_seconds");
-	}
-	if (!rc)
-		rc = pu_config_int64(st->host, st->ctx, "max_connections", &v, &found);
-	if (!rc && found) {
-		snprintf(text, sizeof(text), "%" PRId64, v);
-		rc = pp_set(st, "max_connections", v < 0 ? "-" : text,
-			    "config plugins.pprof.max_connections");
-	}
-	return rc;
+	return np_read_config(st->host, st->ctx, "pprof", strs, ints, bools, pp_set, st);
 }
 
 /* ------------------------------------------------------------------ */

@@ -334,43 +334,14 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 		      key);
 }
 
-/* plugins.push.<key>: the same keys as the arguments, strings or numbers */
+/* plugins.push.<key>: the keys of the arguments, strings or numbers */
 static int pu_read_config(struct pu_state *st)
 {
-	static const char *const strs[] = { "url",     "protocol", "interval",
-					    "service", "labels",   "auth_file" };
-	static const char *const nums[] = { "spool_mb", "spool_files", "timeout" };
-	char where[64], text[32];
-	const char *s;
-	int64_t v;
-	bool found;
-	size_t i;
-	int rc;
+	static const char *const strs[] = { "url",    "protocol",  "interval", "service",
+					    "labels", "auth_file", NULL };
+	static const char *const ints[] = { "spool_mb", "spool_files", "timeout", NULL };
 
-	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		rc = pu_config_string(st->host, st->ctx, strs[i], &s, &found);
-		if (rc)
-			return rc;
-		if (!found)
-			continue;
-		snprintf(where, sizeof(where), "config plugins.push.%s", strs[i]);
-		rc = pu_set(st, strs[i], s, where);
-		if (rc)
-			return rc;
-	}
-	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
-		rc = pu_config_int64(st->host, st->ctx, nums[i], &v, &found);
-		if (rc)
-			return rc;
-		if (!found)
-			continue;
-		snprintf(where, sizeof(where), "config plugins.push.%s", nums[i]);
-		snprintf(text, sizeof(text), "%" PRId64, v);
-		rc = pu_set(st, nums[i], v < 0 ? "-" : text, where);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	return np_read_config(st->host, st->ctx, "push", strs, ints, NULL, pu_set, st);
 }
 
 /*
