@@ -376,3 +376,15 @@ tests_unit_buildid_md5_LDFLAGS = -Wl,--build-id=md5
 tests_unit_buildid_none_SOURCES = tests/unit/buildid_fix.c
 tests_unit_buildid_none_LDFLAGS = -Wl,--build-id=none
 endif
+
+# --- issue 20: the push plugin's bounded spool ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_push_spool
+TESTS += tests/unit/test_push_spool
+SANITIZER_TESTS += tests/unit/test_push_spool
+tests_unit_test_push_spool_SOURCES = tests/unit/test_push_spool.c plugins/push/spool.c \
+	plugins/push/spool.h
+tests_unit_test_push_spool_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/push
+tests_unit_test_push_spool_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_push_spool_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif
