@@ -68,3 +68,4 @@ lib/profile/profile.pb-c.c lib/profile/profile.pb-c.h: $(srcdir)/lib/profile/pro
 	  $(PROTOC_C) --c_out=lib/profile -I$(srcdir)/lib/profile $(srcdir)/lib/profile/profile.proto
 endif
 EXTRA_DIST += lib/profile/profile.proto
+include $(srcdir)/lib/opagent/local.mk

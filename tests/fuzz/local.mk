@@ -45,3 +45,14 @@ SANITIZER_TESTS += tests/fuzz/fuzz_buildid
 tests_fuzz_fuzz_buildid_SOURCES = tests/fuzz/fuzz_buildid.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
 tests_fuzz_fuzz_buildid_LDADD = lib/libopng.la
 EXTRA_DIST += tests/fuzz/corpus/buildid
+# --- issue 18: fuzz_jitdump / fuzz_jitmap: libFuzzer targets for lib/op_jit's
+# jitdump and perf-map readers; built here as TAP regression runners over
+# tests/fuzz/corpus/jitdump and tests/fuzz/corpus/jitmap ---
+check_PROGRAMS += tests/fuzz/fuzz_jitdump tests/fuzz/fuzz_jitmap
+TESTS += tests/fuzz/fuzz_jitdump tests/fuzz/fuzz_jitmap
+SANITIZER_TESTS += tests/fuzz/fuzz_jitdump tests/fuzz/fuzz_jitmap
+tests_fuzz_fuzz_jitdump_SOURCES = tests/fuzz/fuzz_jitdump.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
+tests_fuzz_fuzz_jitdump_LDADD = lib/libopng.la
+tests_fuzz_fuzz_jitmap_SOURCES = tests/fuzz/fuzz_jitmap.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
+tests_fuzz_fuzz_jitmap_LDADD = lib/libopng.la
+EXTRA_DIST += tests/fuzz/corpus/jitdump tests/fuzz/corpus/jitmap

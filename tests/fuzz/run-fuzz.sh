@@ -10,7 +10,7 @@
 # SPDX-License-Identifier: MIT
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-targets="odb names perf opimport buildid"
+targets="odb names perf opimport buildid jitdump jitmap"
 target=${1:-odb}
 secs=${2:-300}
 [ $# -gt 0 ] && shift
@@ -36,6 +36,7 @@ odb) srcs="$top/lib/odb.c $top/lib/op_header.c" ;;
 names) srcs="$top/lib/op_mangle.c $top/lib/op_events.c" ;;
 opimport) srcs="$top/lib/op_abi.c $top/lib/odb.c $top/lib/op_header.c" ;;
 buildid) srcs="$top/lib/op_buildid.c" ;;
+jitdump | jitmap) srcs="$top/lib/op_jit.c" ;;
 perf)
 	build=${OP_BUILDDIR:-$top/build/dev}
 	[ -f "$build/config.h" ] || {

@@ -205,6 +205,32 @@ dist_check_SCRIPTS += tests/integration/tools_golden.sh
 if BUILD_REPORT
 TESTS += tests/integration/tools_golden.sh
 endif
+# --- issue 18: JIT test programs (tests/integration/jit_progs; also the
+# workloads of the jit plugin's end-to-end tests) and their checks ---
+JIT_PROGS_CODE = tests/integration/jit_progs/jit_code.c tests/integration/jit_progs/jit_code.h
+check_PROGRAMS += tests/integration/jit_progs/jit_opagent tests/integration/jit_progs/jit_dump \
+	tests/integration/jit_progs/jit_perfmap tests/integration/jit_progs/opagent_compat \
+	tests/integration/jit_progs/jit_read
+# -no-install: real binaries (no libtool wrapper), so /proc/PID/exe and comm are theirs
+tests_integration_jit_progs_jit_opagent_SOURCES = tests/integration/jit_progs/jit_opagent.c \
+	$(JIT_PROGS_CODE)
+tests_integration_jit_progs_jit_opagent_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opagent
+tests_integration_jit_progs_jit_opagent_LDADD = lib/opagent/libopagent.la
+tests_integration_jit_progs_jit_opagent_LDFLAGS = -no-install
+tests_integration_jit_progs_jit_dump_SOURCES = tests/integration/jit_progs/jit_dump.c \
+	$(JIT_PROGS_CODE)
+tests_integration_jit_progs_jit_perfmap_SOURCES = tests/integration/jit_progs/jit_perfmap.c \
+	$(JIT_PROGS_CODE)
+# built against OProfile's header text, not ours: no -I lib/opagent
+tests_integration_jit_progs_opagent_compat_SOURCES = tests/integration/jit_progs/opagent_compat.c \
+	tests/integration/jit_progs/oprofile_opagent.h
+tests_integration_jit_progs_opagent_compat_LDADD = lib/opagent/libopagent.la
+tests_integration_jit_progs_opagent_compat_LDFLAGS = -no-install
+tests_integration_jit_progs_jit_read_SOURCES = tests/integration/jit_progs/jit_read.c
+tests_integration_jit_progs_jit_read_LDADD = lib/libopng.la
+tests_integration_jit_progs_jit_read_LDFLAGS = -no-install
+dist_check_SCRIPTS += tests/integration/jit_progs.sh
+TESTS += tests/integration/jit_progs.sh
 
 # --- issue 20: the pprof pull and push plugins, against the upstream pprof CLI,
 # protoc and a loopback receiver (push_receiver.py; push_check.py checks requests) ---

@@ -358,6 +358,14 @@ SANITIZER_TESTS += tests/unit/test_jit
 tests_unit_test_jit_SOURCES = tests/unit/test_jit.c
 tests_unit_test_jit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_jit_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+# libopagent written, read back with lib/op_jit
+check_PROGRAMS += tests/unit/test_opagent
+TESTS += tests/unit/test_opagent
+SANITIZER_TESTS += tests/unit/test_opagent
+tests_unit_test_opagent_SOURCES = tests/unit/test_opagent.c
+tests_unit_test_opagent_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/opagent
+tests_unit_test_opagent_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
+tests_unit_test_opagent_LDADD = lib/opagent/libopagent.la lib/libopng.la $(CMOCKA_LIBS) -lpthread
 endif
 # --- issue 19: build IDs (lib/op_buildid.c) against readelf on real fixtures ---
 if HAVE_CMOCKA
