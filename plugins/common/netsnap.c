@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,12 @@ void np_snap_free(struct np_snap *s)
 		return;
 	op_profile_free(s->p);
 	free(s);
+	/*
+	 * A profile of the session takes megabytes for a moment, every pull
+	 * or push: give the freed pages back rather than keep the daemon's
+	 * RSS at its peak between them.
+	 */
+	malloc_trim(0);
 }
 
 int np_snap_encode(const struct np_snap *now, const struct np_snap *before, uint64_t t0_ns,

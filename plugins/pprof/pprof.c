@@ -41,6 +41,8 @@
 #define PP_REQUEST_MEM (16 * 1024)
 /* addresses pprof may send to /debug/pprof/symbol in one request */
 #define PP_SYMBOL_BODY_MAX (1u << 20)
+/* allow_uid=UID;UID...: at most this many */
+#define PP_MAX_UIDS 16
 /* a client idle this long is dropped */
 #define PP_IDLE_TIMEOUT_S 10
 
@@ -55,12 +57,15 @@ struct pp_state {
 	socklen_t addr_len;
 	bool allow_remote;
 	unsigned max_seconds, max_conn;
+	/* local users besides root and the daemon's own user who may pull */
+	uid_t allow_uid[PP_MAX_UIDS];
+	unsigned nr_allow_uid;
 
 	int lfd; /* the listening socket, bound in ext_init (errors show at start) */
 	struct MHD_Daemon *mhd;
 
 	/* counters (written by connection threads, read by print_stats) */
-	atomic_uint_fast64_t requests, profiles, bytes, bad_requests, not_found, errors;
+	atomic_uint_fast64_t requests, profiles, bytes, bad_requests, not_found, errors, refused;
 };
 
 /* ------------------------------------------------------------------ */
@@ -164,6 +169,33 @@ static int pp_parse_bool(struct pp_state *st, const char *val, const char *where
 	return -EINVAL;
 }
 
+/* UID;UID;... */
+static int pp_parse_uids(struct pp_state *st, const char *val, const char *where)
+{
+	const char *p = val;
+	char num[24];
+	uint64_t v;
+
+	st->nr_allow_uid = 0;
+	while (*p) {
+		size_t n = strcspn(p, ";");
+
+		if (n == 0 || n >= sizeof(num) || st->nr_allow_uid == PP_MAX_UIDS)
+			goto bad;
+		memcpy(num, p, n);
+		num[n] = 0;
+		if (!pu_parse_dec_u64(num, &v) || v >= (uid_t)-1)
+			goto bad;
+		st->allow_uid[st->nr_allow_uid++] = (uid_t)v;
+		p += n + (p[n] == ';');
+	}
+	return 0;
+bad:
+	st->host->log(st->ctx, OP_LOG_ERR, "%s: \"%s\": expected 1..%d numeric uids, UID;UID...",
+		      where, val, PP_MAX_UIDS);
+	return -EINVAL;
+}
+
 static int pp_set(void *priv, const char *key, const char *val, const char *where)
 {
 	struct pp_state *st = priv;
@@ -172,13 +204,15 @@ static int pp_set(void *priv, const char *key, const char *val, const char *wher
 		return pp_parse_listen(st, val, where);
 	if (!strcmp(key, "allow_remote"))
 		return pp_parse_bool(st, val, where, &st->allow_remote);
+	if (!strcmp(key, "allow_uid"))
+		return pp_parse_uids(st, val, where);
 	if (!strcmp(key, "max_seconds"))
 		return pp_parse_uint(st, val, where, 1, PP_MAX_MAX_SECONDS, &st->max_seconds);
 	if (!strcmp(key, "max_connections"))
 		return pp_parse_uint(st, val, where, 1, PP_MAX_MAX_CONN, &st->max_conn);
 	st->host->log(st->ctx, OP_LOG_ERR,
-		      "%s: unknown setting \"%s\": expected listen, allow_remote, max_seconds or "
-		      "max_connections",
+		      "%s: unknown setting \"%s\": expected listen, allow_remote, allow_uid, "
+		      "max_seconds or max_connections",
 		      where, key);
 	return -EINVAL;
 }
@@ -186,7 +220,7 @@ static int pp_set(void *priv, const char *key, const char *val, const char *wher
 /* plugins.pprof.<key>: the keys of the arguments */
 static int pp_read_config(struct pp_state *st)
 {
-	static const char *const strs[] = { "listen", NULL };
+	static const char *const strs[] = { "listen", "allow_uid", NULL };
 	static const char *const ints[] = { "max_seconds", "max_connections", NULL };
 	static const char *const bools[] = { "allow_remote", NULL };
 
@@ -348,6 +382,85 @@ static void pp_mhd_log(void *cls, const char *fmt, va_list ap)
 	st->host->log(st->ctx, OP_LOG_WARN, "libmicrohttpd: %s", line);
 }
 
+/*
+ * The owner of the client socket of a loopback connection: the line of
+ * /proc/net/tcp (tcp6) whose local end is the client's address and port
+ * and whose remote port is ours. 0 with *uid, or -ENOENT.
+ */
+static int pp_peer_uid(const struct pp_state *st, const struct sockaddr *peer, uid_t *uid)
+{
+	const bool v6 = peer->sa_family == AF_INET6;
+	uint32_t want[4] = { 0 }, a[4];
+	unsigned lport, rport, want_port, our_port, u;
+	char line[512];
+	FILE *f;
+	int rc = -ENOENT;
+
+	if (v6) {
+		const struct sockaddr_in6 *in6 = (const void *)peer;
+
+		memcpy(want, &in6->sin6_addr, sizeof(want));
+		want_port = ntohs(in6->sin6_port);
+		our_port = ntohs(((const struct sockaddr_in6 *)(const void *)&st->addr)->sin6_port);
+	} else {
+		const struct sockaddr_in *in = (const void *)peer;
+
+		want[0] = in->sin_addr.s_addr;
+		want_port = ntohs(in->sin_port);
+		our_port = ntohs(((const struct sockaddr_in *)(const void *)&st->addr)->sin_port);
+	}
+	f = fopen(v6 ? "/proc/net/tcp6" : "/proc/net/tcp", "re");
+	if (!f)
+		return -errno;
+	while (rc && fgets(line, sizeof(line), f)) {
+		int n;
+
+		/* the kernel prints each address word as the u32 it holds in memory */
+		if (v6)
+			n = sscanf(line,
+				   " %*u: %8X%8X%8X%8X:%X %*32[0-9A-F]:%X %*X %*X:%*X %*X:%*X %*X %u",
+				   &a[0], &a[1], &a[2], &a[3], &lport, &rport, &u) == 7;
+		else
+			n = sscanf(line, " %*u: %8X:%X %*8X:%X %*X %*X:%*X %*X:%*X %*X %u", &a[0],
+				   &lport, &rport, &u) == 4;
+		if (!n || lport != want_port || rport != our_port)
+			continue;
+		if (memcmp(a, want, v6 ? sizeof(want) : sizeof(want[0])))
+			continue;
+		*uid = (uid_t)u;
+		rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
+/*
+ * libmicrohttpd asks before it takes a connection. A loopback client is
+ * any local user: only root, the daemon's own user and allow_uid may pull
+ * (a root session is private); remote clients were allowed by
+ * allow_remote, which was the operator's explicit choice.
+ */
+static enum MHD_Result pp_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	struct pp_state *st = cls;
+	struct sockaddr_storage ss = { 0 };
+	uid_t uid = (uid_t)-1;
+	unsigned i;
+
+	memcpy(&ss, addr, len < sizeof(ss) ? len : sizeof(ss));
+	if (!pp_is_loopback(&ss))
+		return MHD_YES;
+	if (pp_peer_uid(st, addr, &uid) == 0) {
+		if (uid == 0 || uid == geteuid())
+			return MHD_YES;
+		for (i = 0; i < st->nr_allow_uid; i++)
+			if (uid == st->allow_uid[i])
+				return MHD_YES;
+	}
+	atomic_fetch_add(&st->refused, 1);
+	return MHD_NO;
+}
+
 /* bind in ext_init: a port in use stops the start with a message, not later */
 static int pp_bind(struct pp_state *st)
 {
@@ -385,7 +498,7 @@ static int pp_start(void *priv)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	st->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 					   MHD_USE_ERROR_LOG,
-				   0, NULL, NULL, pp_handler, st, MHD_OPTION_EXTERNAL_LOGGER,
+				   0, pp_accept, st, pp_handler, st, MHD_OPTION_EXTERNAL_LOGGER,
 				   pp_mhd_log, st, MHD_OPTION_LISTEN_SOCKET, st->lfd,
 				   MHD_OPTION_CONNECTION_LIMIT, st->max_conn,
 				   MHD_OPTION_THREAD_STACK_SIZE, (size_t)PP_THREAD_STACK,
@@ -435,6 +548,7 @@ static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
 		sink->counter(sink, "bad_requests", atomic_load(&st->bad_requests));
 		sink->counter(sink, "not_found", atomic_load(&st->not_found));
 		sink->counter(sink, "errors", atomic_load(&st->errors));
+		sink->counter(sink, "refused", atomic_load(&st->refused));
 	}
 	if (sink->text) {
 		snprintf(line, sizeof(line),

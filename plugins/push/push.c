@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,6 +87,7 @@ struct pu_state {
 	atomic_uint_fast64_t sent, bytes, failed, retried, dropped, encoded, spooled_files,
 		spooled_bytes;
 	char last_error[256]; /* under sess.lock */
+	bool curl_inited;
 };
 
 /* ------------------------------------------------------------------ */
@@ -974,7 +976,8 @@ static void pu_free(void *data)
 	pu_wipe(st->bearer);
 	pu_wipe(st->basic_user);
 	pu_wipe(st->basic_password);
-	curl_global_cleanup();
+	if (st->curl_inited)
+		curl_global_cleanup();
 	free(st);
 }
 
@@ -993,14 +996,11 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		free(st);
 		return rc;
 	}
-	/* once, on the daemon's thread, before any thread of ours exists */
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
 							      .data = st,
 							      .free_func = pu_free });
 	if (rc) {
 		np_session_fini(&st->sess);
-		curl_global_cleanup();
 		free(st);
 		return rc;
 	}
@@ -1028,6 +1028,17 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		if (rc)
 			return rc;
 	}
+	/*
+	 * Once, on the daemon's thread, before any thread of ours exists. TLS
+	 * only for an https store: initialising OpenSSL costs megabytes of RSS
+	 * that a plain http store (loopback, a local agent) never needs.
+	 */
+	if (curl_global_init(strncasecmp(st->url, "https:", 6) ? CURL_GLOBAL_NOTHING :
+								 CURL_GLOBAL_DEFAULT)) {
+		host->log(ctx, OP_LOG_ERR, "libcurl did not initialise");
+		return -EIO;
+	}
+	st->curl_inited = true;
 	st->sess.rotated = pu_rotated;
 	rc = np_session_register(&st->sess, pu_start, pu_stop, st);
 	if (!rc)

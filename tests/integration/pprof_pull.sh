@@ -4,8 +4,9 @@
 # the upstream pprof CLI fetches /debug/pprof/profile?seconds=3 (-raw) and
 # the shares of the two functions match 3:1; the index, 404, bad seconds,
 # a request body, a client that connects and sends nothing (the others
-# are still served), a non-loopback bind refused without allow_remote, and
-# the counters in opcontrol --status. Loopback only, every wait bounded.
+# are still served), a non-loopback bind refused without allow_remote,
+# another local user turned away unless allow_uid names it, and the
+# counters in opcontrol --status. Loopback only, every wait bounded.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -15,6 +16,7 @@ HOT=$B/tests/integration/hot
 W=$B/tests/integration/pprof_pull.work
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 . "$S/tests/integration/net_util.sh"
+. "$S/tests/integration/test_user.sh"
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 99
@@ -133,11 +135,31 @@ fi
 kill $stuck 2>/dev/null
 wait $stuck 2>/dev/null
 
-# 4. counters in opcontrol --status
+# 4. a root session is private: another local user is turned away at the
+# door unless allow_uid names it
+op_test_user
+op_as_user curl -s -o /dev/null "$U/debug/pprof/" 2> /dev/null
+rc=$?
+[ $rc -ne 0 ] || { echo "FAIL: user $OP_USER pulled from a root daemon"; fail=1; }
+P2=$(net_free_port)
+"$OPD" --session-dir="$W/s2" --events=TIMER:1000000 \
+	"--ext-feature=pprof:listen=127.0.0.1:$P2,allow_uid=12345;$OP_UID" -- sleep 20 > out2 2> err2 &
+d2=$!
+if net_wait 15 grep -q "serving http://127.0.0.1:$P2" "$W/s2/samples/oprofiled.log"; then
+	code=$(op_as_user timeout 10 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P2/debug/pprof/")
+	[ "$code" = 200 ] || { echo "FAIL: allow_uid=$OP_UID: HTTP $code"; fail=1; }
+else
+	echo "FAIL: the second daemon did not serve"; cat err2; fail=1
+fi
+kill -TERM $d2
+wait $d2
+
+# 5. counters in opcontrol --status
 net_status "$W/s" pprof > pp.txt
 grep -q "^profiles: 2$" pp.txt || { echo "FAIL: status: profiles is not 2"; cat pp.txt; fail=1; }
 grep -q "^bad_requests: 5$" pp.txt || { echo "FAIL: status: bad_requests is not 5"; cat pp.txt; fail=1; }
 grep -q "^not_found: 1$" pp.txt || { echo "FAIL: status: not_found is not 1"; cat pp.txt; fail=1; }
+grep -q "^refused: 1$" pp.txt || { echo "FAIL: status: refused is not 1"; cat pp.txt; fail=1; }
 
 cleanup
 if [ $fail -eq 0 ]; then
