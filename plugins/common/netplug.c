@@ -332,7 +332,7 @@ int np_session_delta(struct np_session *s, unsigned seconds, void **buf, size_t 
 		rc = np_snap_read(dir, &now, err, err_len);
 	}
 	if (!rc)
-		rc = np_snap_encode(now, before, t0, t1, buf, len, NULL, err, err_len);
+		rc = np_snap_encode(now, before, t0, t1, false, buf, len, NULL, err, err_len);
 out:
 	np_snap_free(now);
 	np_snap_free(before);

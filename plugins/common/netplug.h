@@ -72,10 +72,13 @@ void np_snap_free(struct np_snap *s);
  * The gzip'd profile.proto of @now minus @before (@before NULL: all of
  * @now) over the wall-clock interval [@t0_ns, @t1_ns], addresses and build
  * IDs, no symbols (the fleet default). *buf is malloc'd. *hz (may be NULL)
- * receives the sampling rate in Hz (0 when unknown). 0 or -errno with @err.
+ * receives the sampling rate in Hz (0 when unknown). With @skip_empty, a
+ * difference without samples is not encoded: -ENODATA, *buf untouched.
+ * 0 or -errno with @err.
  */
 int np_snap_encode(const struct np_snap *now, const struct np_snap *before, uint64_t t0_ns,
-		   uint64_t t1_ns, void **buf, size_t *len, uint64_t *hz, char *err, size_t err_len);
+		   uint64_t t1_ns, bool skip_empty, void **buf, size_t *len, uint64_t *hz,
+		   char *err, size_t err_len);
 
 /*
  * What a network plugin knows of the session, kept up to date by the SDK

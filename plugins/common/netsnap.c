@@ -72,7 +72,8 @@ void np_snap_free(struct np_snap *s)
 }
 
 int np_snap_encode(const struct np_snap *now, const struct np_snap *before, uint64_t t0_ns,
-		   uint64_t t1_ns, void **buf, size_t *len, uint64_t *hz, char *err, size_t err_len)
+		   uint64_t t1_ns, bool skip_empty, void **buf, size_t *len, uint64_t *hz,
+		   char *err, size_t err_len)
 {
 	const struct op_pprof_opts o = { 0 };
 	struct op_profile *d, *none = NULL;
@@ -89,6 +90,10 @@ int np_snap_encode(const struct np_snap *now, const struct np_snap *before, uint
 	if (!d) {
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
+	}
+	if (skip_empty && !d->nsamples) {
+		op_profile_free(d);
+		return -ENODATA;
 	}
 	/* the profile covers the interval asked for, not the session's life */
 	d->time_nanos = t0_ns;

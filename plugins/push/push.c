@@ -84,7 +84,7 @@ struct pu_state {
 	struct pu_cursor cur;
 
 	/* counters (sender thread writes, print_stats reads) */
-	atomic_uint_fast64_t sent, bytes, failed, retried, dropped, encoded, spooled_files,
+	atomic_uint_fast64_t sent, bytes, failed, retried, dropped, encoded, empty, spooled_files,
 		spooled_bytes;
 	char last_error[256]; /* under sess.lock */
 	bool curl_inited;
@@ -647,7 +647,12 @@ static void pu_enqueue(struct pu_state *st, const struct np_snap *now, const str
 	uint64_t hz = 0;
 	int rc;
 
-	rc = np_snap_encode(now, before, t0_ns, t1_ns, &buf, &len, &hz, err, sizeof(err));
+	/* an interval without samples costs the store nothing: it reads as zero */
+	rc = np_snap_encode(now, before, t0_ns, t1_ns, true, &buf, &len, &hz, err, sizeof(err));
+	if (rc == -ENODATA) {
+		atomic_fetch_add(&st->empty, 1);
+		return;
+	}
 	if (rc) {
 		pu_set_error(st, "encoding: %s", err);
 		st->host->log(st->ctx, OP_LOG_WARN, "cannot encode the profile: %s", err);
@@ -931,6 +936,7 @@ static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 		sink->counter(sink, "retried", atomic_load(&st->retried));
 		sink->counter(sink, "dropped", atomic_load(&st->dropped));
 		sink->counter(sink, "profiles", atomic_load(&st->encoded));
+		sink->counter(sink, "empty", atomic_load(&st->empty));
 		sink->counter(sink, "spooled", atomic_load(&st->spooled_files));
 		sink->counter(sink, "spooled_bytes", atomic_load(&st->spooled_bytes));
 		sink->counter(sink, "rotations_missed", lost);
