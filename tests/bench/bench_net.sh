@@ -4,9 +4,10 @@
 # call graphs, rotation every 60 s, the pprof pull plugin (one 10 s pull
 # during the run) and the push plugin (each rotation, to a loopback
 # receiver), both CPUs busy; beside it, in the same run and on the same
-# workload, `perf record -a -F RATE -g`. Prints the daemon's CPU share
-# (steady state: from 15 s on), its RSS, the bytes pushed and perf.data's
-# size, both extrapolated to a host-hour from the SECONDS measured (the
+# workload, the same daemon without the two plugins (what they add) and
+# `perf record -a -F RATE -g`. Prints each one's CPU share (steady state:
+# from 15 s on), the daemons' RSS, the bytes pushed and perf.data's size,
+# both extrapolated to a host-hour from the SECONDS measured (the
 # extrapolation is linear: say so when quoting).
 # Usage: OP_BUILDDIR=build tests/bench/bench_net.sh [SECONDS=180] [RATE=99]
 # SPDX-License-Identifier: MIT
@@ -49,22 +50,32 @@ period=$((1000000000 / RATE))
 	--ext-feature=push:url=http://127.0.0.1:$RP,service=bench > "$W/op.out" 2>&1 &
 dpid=$!
 pids="$pids $dpid"
+"$D" --session-dir="$W/base" --system-wide --events=TIMER:$period --rotate=60s \
+	--ext-feature=callgraph > "$W/base.out" 2>&1 &
+bpid=$!
+pids="$pids $bpid"
 perf record -q -a -F "$RATE" -g -o "$W/perf.data" -- sleep "$SECS" > "$W/perf.out" 2>&1 &
 ppid=$!
 sleep 15
 c0=$(cpu_ticks $dpid)
+b0=$(cpu_ticks $bpid)
+p0=$(cpu_ticks $ppid)
 t0=$(date +%s.%N)
 # one pull in the middle of the run, as a scraper would
 sleep $((SECS / 2 - 15))
 curl -s -o "$W/pull.pb.gz" "http://127.0.0.1:$PP/debug/pprof/profile?seconds=10"
+p1=$(cpu_ticks $ppid)
 wait $ppid
 c1=$(cpu_ticks $dpid)
+b1=$(cpu_ticks $bpid)
 t1=$(date +%s.%N)
 rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")
 hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$dpid/status")
+brss=$(awk '/^VmRSS/ { print $2 }' "/proc/$bpid/status")
+pss=$(awk '/^Pss:/ { print $2 }' "/proc/$dpid/smaps_rollup")
 status=$("$B/tools/opcontrol" --session-dir="$W/op" --status)
-kill -TERM $dpid
-wait $dpid
+kill -TERM $dpid $bpid
+wait $dpid $bpid
 pushed=$(echo "$status" | sed -n '/^-- plugin push --/,/^-- plugin /p' | sed -n 's/^bytes: //p')
 sent=$(echo "$status" | sed -n '/^-- plugin push --/,/^-- plugin /p' | sed -n 's/^sent: //p')
 recv_bytes=$(cat "$W"/recv/*.body 2>/dev/null | wc -c)
@@ -72,10 +83,11 @@ perf_bytes=$(stat -c %s "$W/perf.data")
 pull_bytes=$(stat -c %s "$W/pull.pb.gz" 2>/dev/null || echo 0)
 
 echo "workload: 2 x hot (both CPUs busy), system-wide cpu-clock at $RATE Hz per CPU, call graphs, rotation 60 s, $SECS s"
-awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN {
-	printf "oprofiled CPU (steady state, %.0f s): %.3f %% of one CPU\n", t1 - t0,
-		100 * (c1 - c0) / hz / (t1 - t0) }'
-echo "oprofiled RSS: ${rss} KiB (peak ${hwm} KiB) with pprof and push loaded"
+awk -v c0="$c0" -v c1="$c1" -v b0="$b0" -v b1="$b1" -v p0="$p0" -v p1="$p1" -v t0="$t0" \
+	-v t1="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN { d = hz * (t1 - t0)
+	printf "CPU in steady state (%.0f s), %% of one CPU: oprofiled with pprof+push %.3f, without %.3f (the plugins: %.3f), perf record %.3f\n",
+		t1 - t0, 100 * (c1 - c0) / d, 100 * (b1 - b0) / d, 100 * ((c1 - c0) - (b1 - b0)) / d, 100 * (p1 - p0) / d }'
+echo "RSS: oprofiled with pprof+push ${rss} KiB (peak ${hwm} KiB, PSS ${pss} KiB), without ${brss} KiB"
 echo "pull: one 10 s profile: $pull_bytes bytes"
 awk -v b="$pushed" -v n="$sent" -v r="$recv_bytes" -v p="$perf_bytes" -v s="$SECS" 'BEGIN {
 	printf "push: %d profiles, %d bytes sent (%d received) in %d s -> %.1f KiB per host-hour (linear extrapolation)\n",

@@ -40,8 +40,10 @@ if ! net_wait 20 grep -q "pushing to" "$W/s/samples/oprofiled.log"; then
 	echo "FAIL: the push plugin did not start"; cat err; exit 1
 fi
 
-# samples so far (all sessions), from opcontrol --status
+# samples so far (all sessions), from opcontrol --status right after a
+# dump (the counts are then those of the samples the kernel gave so far)
 samples() {
+	timeout 5 "$B/tools/opcontrol" --session-dir="$W/s" --dump > /dev/null
 	timeout 5 "$B/tools/opcontrol" --session-dir="$W/s" --status | sed -n 's/^samples: \([0-9]*\) .*/\1/p'
 }
 # samples per second over $1 seconds
