@@ -43,6 +43,11 @@
 #define PP_SYMBOL_BODY_MAX (1u << 20)
 /* allow_uid=UID;UID...: at most this many */
 #define PP_MAX_UIDS 16
+/*
+ * Profiles built at once: each holds two reads of the session in memory
+ * for its N seconds; more requests meanwhile are answered 503 at once.
+ */
+#define PP_MAX_ACTIVE 2
 /* a client idle this long is dropped */
 #define PP_IDLE_TIMEOUT_S 10
 
@@ -65,7 +70,9 @@ struct pp_state {
 	struct MHD_Daemon *mhd;
 
 	/* counters (written by connection threads, read by print_stats) */
-	atomic_uint_fast64_t requests, profiles, bytes, bad_requests, not_found, errors, refused;
+	atomic_uint_fast64_t requests, profiles, bytes, bad_requests, not_found, errors, refused,
+		busy;
+	atomic_uint active; /* profiles being built */
 };
 
 /* ------------------------------------------------------------------ */
@@ -290,7 +297,14 @@ static enum MHD_Result pp_profile(struct pp_state *st, struct MHD_Connection *c)
 	}
 	if (!s && secs > st->max_seconds)
 		secs = st->max_seconds;
+	if (atomic_fetch_add(&st->active, 1) >= PP_MAX_ACTIVE) {
+		atomic_fetch_sub(&st->active, 1);
+		atomic_fetch_add(&st->busy, 1);
+		return pp_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+			       "busy: other profiles are being built, ask again later\n");
+	}
 	rc = np_session_delta(&st->sess, (unsigned)secs, &buf, &len, msg, sizeof(msg));
+	atomic_fetch_sub(&st->active, 1);
 	if (rc == -ECANCELED)
 		return pp_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "oprofiled is stopping\n");
 	if (rc) {
@@ -549,6 +563,7 @@ static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
 		sink->counter(sink, "not_found", atomic_load(&st->not_found));
 		sink->counter(sink, "errors", atomic_load(&st->errors));
 		sink->counter(sink, "refused", atomic_load(&st->refused));
+		sink->counter(sink, "busy", atomic_load(&st->busy));
 	}
 	if (sink->text) {
 		snprintf(line, sizeof(line),

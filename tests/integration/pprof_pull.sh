@@ -135,6 +135,16 @@ fi
 kill $stuck 2>/dev/null
 wait $stuck 2>/dev/null
 
+# at most two profiles are built at once: a third request meanwhile is turned away
+for i in 1 2 3; do
+	(timeout 30 curl -s -o /dev/null -w '%{http_code}\n' "$U/debug/pprof/profile?seconds=2" > conc.$i) &
+	eval "cp$i=\$!"
+	sleep 0.2
+done
+wait $cp1 $cp2 $cp3
+codes=$(cat conc.1 conc.2 conc.3 | sort | tr '\n' ' ')
+[ "$codes" = "200 200 503 " ] || { echo "FAIL: three requests at once: HTTP $codes, expected 200 200 503"; fail=1; }
+
 # 4. a root session is private: another local user is turned away at the
 # door unless allow_uid names it
 op_test_user
@@ -156,10 +166,11 @@ wait $d2
 
 # 5. counters in opcontrol --status
 net_status "$W/s" pprof > pp.txt
-grep -q "^profiles: 2$" pp.txt || { echo "FAIL: status: profiles is not 2"; cat pp.txt; fail=1; }
+grep -q "^profiles: 4$" pp.txt || { echo "FAIL: status: profiles is not 4"; cat pp.txt; fail=1; }
 grep -q "^bad_requests: 5$" pp.txt || { echo "FAIL: status: bad_requests is not 5"; cat pp.txt; fail=1; }
 grep -q "^not_found: 1$" pp.txt || { echo "FAIL: status: not_found is not 1"; cat pp.txt; fail=1; }
 grep -q "^refused: 1$" pp.txt || { echo "FAIL: status: refused is not 1"; cat pp.txt; fail=1; }
+grep -q "^busy: 1$" pp.txt || { echo "FAIL: status: busy is not 1"; cat pp.txt; fail=1; }
 
 cleanup
 if [ $fail -eq 0 ]; then
