@@ -149,6 +149,33 @@ int np_session_init(struct np_session *s, const struct op_host *h, op_ext_t *ctx
 	return rc;
 }
 
+void *np_state_new(const struct op_host *h, op_ext_t *ctx, size_t size, size_t sess_off,
+		   void (*free_func)(void *), int *rc)
+{
+	char *st = calloc(1, size);
+	struct np_session *s = (struct np_session *)(void *)(st + sess_off);
+
+	if (!st) {
+		h->log(ctx, OP_LOG_ERR, "out of memory");
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	*rc = np_session_init(s, h, ctx);
+	if (*rc) {
+		free(st);
+		return NULL;
+	}
+	*rc = h->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
+							    .data = st,
+							    .free_func = free_func });
+	if (*rc) {
+		np_session_fini(s);
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
 void np_session_fini(struct np_session *s)
 {
 	pthread_cond_destroy(&s->cond);

@@ -105,6 +105,14 @@ struct np_session {
 };
 
 int np_session_init(struct np_session *s, const struct op_host *h, op_ext_t *ctx);
+/*
+ * A plugin's state: @size zeroed bytes holding a struct np_session at
+ * @sess_off (initialised), kept as the plugin's user data and freed by
+ * @free_func (which calls np_session_fini). NULL with *rc set on failure
+ * (logged); the host frees nothing of it then.
+ */
+void *np_state_new(const struct op_host *h, op_ext_t *ctx, size_t size, size_t sess_off,
+		   void (*free_func)(void *), int *rc);
 void np_session_fini(struct np_session *s);
 /* register the session hook (in ext_init); -ENOSYS before SDK 1.2 */
 int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)(void *),

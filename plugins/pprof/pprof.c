@@ -595,33 +595,15 @@ static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	struct pp_state *st;
 	int rc;
 
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->log(ctx, OP_LOG_ERR, "out of memory");
-		return -ENOMEM;
-	}
+	st = np_state_new(host, ctx, sizeof(*st), offsetof(struct pp_state, sess), pp_free, &rc);
+	if (!st)
+		return rc;
 	st->lfd = -1;
-	rc = np_session_init(&st->sess, host, ctx);
-	if (rc) {
-		free(st);
-		return rc;
-	}
-	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
-							      .data = st,
-							      .free_func = pp_free });
-	if (rc) {
-		np_session_fini(&st->sess);
-		free(st);
-		return rc;
-	}
 	st->ctx = ctx;
 	st->host = host;
 	st->max_seconds = PP_DEFAULT_MAX_SECONDS;
 	st->max_conn = PP_DEFAULT_MAX_CONN;
-	rc = pp_parse_listen(st,
-			     "127.0.0.1:"
-			     "6060",
-			     "default");
+	rc = pp_parse_listen(st, "127.0.0.1:6060", "default");
 	if (!rc)
 		rc = pp_read_config(st);
 	if (!rc)

@@ -992,24 +992,9 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	struct pu_state *st;
 	int rc;
 
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->log(ctx, OP_LOG_ERR, "out of memory");
-		return -ENOMEM;
-	}
-	rc = np_session_init(&st->sess, host, ctx);
-	if (rc) {
-		free(st);
+	st = np_state_new(host, ctx, sizeof(*st), offsetof(struct pu_state, sess), pu_free, &rc);
+	if (!st)
 		return rc;
-	}
-	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
-							      .data = st,
-							      .free_func = pu_free });
-	if (rc) {
-		np_session_fini(&st->sess);
-		free(st);
-		return rc;
-	}
 	st->ctx = ctx;
 	st->host = host;
 	st->proto = PU_PYROSCOPE;

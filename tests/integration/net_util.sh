@@ -4,6 +4,25 @@
 # SPDX-License-Identifier: MIT
 
 PROTO=/usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+OPD=$B/core/oprofiled
+HOT=$B/tests/integration/hot
+CHECK="python3 $S/tests/integration/push_check.py"
+
+# net_init NAME PLUGIN...: a fresh work directory $W (made current), fail=0,
+# the plugins built, background processes ended at exit (net_cleanup)
+net_init() {
+	W=$B/tests/integration/$1.work
+	shift
+	rm -rf "$W"
+	mkdir -p "$W"
+	cd "$W" || exit 99
+	fail=0
+	for _p; do
+		[ -e "$OP_PLUGIN_DIR/$_p.so" ] ||
+			{ echo "FAIL: $_p.so was not built (configure warned which library is missing)"; exit 1; }
+	done
+	trap net_cleanup EXIT
+}
 
 # $PPROF: the upstream pprof CLI, built once into the build tree (~5 s, no network)
 net_pprof() {
@@ -15,6 +34,15 @@ net_pprof() {
 	fi
 	GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$B/tests/integration/gocache \
 		timeout 300 go build -o "$PPROF.tmp" github.com/google/pprof && mv "$PPROF.tmp" "$PPROF"
+}
+
+# system-wide profiling needs root or perf_event_paranoid <= 0: else skip, saying so
+net_need_system_wide() {
+	_par=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+	if [ "$(id -u)" -ne 0 ] && [ "$_par" -gt 0 ]; then
+		echo "SKIP: system-wide profiling needs root or perf_event_paranoid <= 0 (it is $_par)"
+		exit 77
+	fi
 }
 
 # a loopback TCP port nobody listens on right now

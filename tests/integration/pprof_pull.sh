@@ -11,23 +11,12 @@
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
 S=${OP_SRCDIR:-$B/../..}
-OPD=$B/core/oprofiled
-HOT=$B/tests/integration/hot
-W=$B/tests/integration/pprof_pull.work
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 . "$S/tests/integration/net_util.sh"
 . "$S/tests/integration/test_user.sh"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 99
-fail=0
-[ -e "$OP_PLUGIN_DIR/pprof.so" ] || { echo "FAIL: pprof.so was not built (libmicrohttpd-dev)"; exit 1; }
+net_init pprof_pull pprof
 net_pprof || exit 1
-paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
-if [ "$(id -u)" -ne 0 ] && [ "$paranoid" -gt 0 ]; then
-	echo "SKIP: system-wide profiling needs root or perf_event_paranoid <= 0 (it is $paranoid)"
-	exit 77
-fi
+net_need_system_wide
 
 # 1. a non-loopback address without allow_remote is refused at start, with a message
 "$OPD" --session-dir="$W/s0" --ext-feature=pprof:listen=0.0.0.0:$(net_free_port) -- /bin/true \

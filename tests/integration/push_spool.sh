@@ -8,19 +8,10 @@
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
 S=${OP_SRCDIR:-$B/../..}
-OPD=$B/core/oprofiled
-HOT=$B/tests/integration/hot
-W=$B/tests/integration/push_spool.work
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 . "$S/tests/integration/net_util.sh"
-CHECK="python3 $S/tests/integration/push_check.py"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 99
-fail=0
-[ -e "$OP_PLUGIN_DIR/push.so" ] || { echo "FAIL: push.so was not built"; exit 1; }
+net_init push_spool push
 net_pprof || exit 1
-trap net_cleanup EXIT
 
 # $1 session, $2 port, $3 extra push args; the daemon's pid in $dpid
 start_daemon() {

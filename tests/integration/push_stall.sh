@@ -11,21 +11,10 @@
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
 S=${OP_SRCDIR:-$B/../..}
-OPD=$B/core/oprofiled
-W=$B/tests/integration/push_stall.work
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 . "$S/tests/integration/net_util.sh"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 99
-fail=0
-[ -e "$OP_PLUGIN_DIR/push.so" ] || { echo "FAIL: push.so was not built"; exit 1; }
-trap net_cleanup EXIT
-paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
-if [ "$(id -u)" -ne 0 ] && [ "$paranoid" -gt 0 ]; then
-	echo "SKIP: system-wide profiling needs root or perf_event_paranoid <= 0 (it is $paranoid)"
-	exit 77
-fi
+net_init push_stall push
+net_need_system_wide
 
 net_recv_start "$W/r" || { echo "FAIL: receiver did not start"; exit 1; }
 rpid=${net_pids##* }
