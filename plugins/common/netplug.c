@@ -233,13 +233,16 @@ static int np_session_on_event(void *priv, const struct op_session_event *e)
 	return rc;
 }
 
-int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)(void *), void *priv)
+int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)(void *),
+			const struct op_stats_ops *stats, void *priv)
 {
 	const struct op_session_hook_desc d = {
 		.size = sizeof(d),
 		.name = "session",
 		.on_event = np_session_on_event,
 	};
+
+	int rc;
 
 	s->start = start;
 	s->stop = stop;
@@ -249,7 +252,13 @@ int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)
 			     "this oprofiled has no session hook (SDK 1.2 needed): cannot run");
 		return -ENOSYS;
 	}
-	return s->host->register_session_hook(s->ctx, &d, s);
+	rc = s->host->register_session_hook(s->ctx, &d, s);
+	if (!rc)
+		rc = s->host->register_stats(s->ctx, stats, priv);
+	if (rc)
+		s->host->log(s->ctx, OP_LOG_ERR, "registering with oprofiled failed: %s",
+			     strerror(-rc));
+	return rc;
 }
 
 void np_session_stop(struct np_session *s)

@@ -114,9 +114,9 @@ int np_session_init(struct np_session *s, const struct op_host *h, op_ext_t *ctx
 void *np_state_new(const struct op_host *h, op_ext_t *ctx, size_t size, size_t sess_off,
 		   void (*free_func)(void *), int *rc);
 void np_session_fini(struct np_session *s);
-/* register the session hook (in ext_init); -ENOSYS before SDK 1.2 */
+/* register the session hook and the stats section (in ext_init); -ENOSYS before SDK 1.2 */
 int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)(void *),
-			void *priv);
+			const struct op_stats_ops *stats, void *priv);
 /* wake every thread waiting in np_session_dump/np_session_wait: they return -ECANCELED */
 void np_session_stop(struct np_session *s);
 /*

@@ -621,14 +621,7 @@ static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	rc = pp_bind(st);
 	if (rc)
 		return rc;
-	rc = np_session_register(&st->sess, pp_start, pp_stop, st);
-	if (!rc)
-		rc = host->register_stats(ctx, &pp_stats_ops, st);
-	if (rc) {
-		host->log(ctx, OP_LOG_ERR, "registering with oprofiled failed: %s", strerror(-rc));
-		return rc;
-	}
-	return 0;
+	return np_session_register(&st->sess, pp_start, pp_stop, &pp_stats_ops, st);
 }
 
 OP_EXT_DEFINE(.name = "pprof", .version = "1.0",

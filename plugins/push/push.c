@@ -1031,14 +1031,7 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	}
 	st->curl_inited = true;
 	st->sess.rotated = pu_rotated;
-	rc = np_session_register(&st->sess, pu_start, pu_stop, st);
-	if (!rc)
-		rc = host->register_stats(ctx, &pu_stats_ops, st);
-	if (rc) {
-		host->log(ctx, OP_LOG_ERR, "registering with oprofiled failed: %s", strerror(-rc));
-		return rc;
-	}
-	return 0;
+	return np_session_register(&st->sess, pu_start, pu_stop, &pu_stats_ops, st);
 }
 
 OP_EXT_DEFINE(.name = "push", .version = "1.0",
