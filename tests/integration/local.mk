@@ -236,7 +236,8 @@ TESTS += tests/integration/jit_progs.sh
 # protoc and a loopback receiver (push_receiver.py; push_check.py checks requests) ---
 dist_check_SCRIPTS += tests/integration/pprof_pull.sh tests/integration/push.sh \
 	tests/integration/push_spool.sh tests/integration/push_stall.sh \
-	tests/integration/push_receiver.py tests/integration/push_check.py
+	tests/integration/push_receiver.py tests/integration/push_check.py \
+	tests/integration/pprof_shares.py
 EXTRA_DIST += tests/integration/net_util.sh
 if BUILD_PPROF_PLUGIN
 TESTS += tests/integration/pprof_pull.sh
