@@ -47,6 +47,8 @@ opcount-installcheck:
 lib_libopng_la_SOURCES += lib/op_jit.h lib/op_jit.c
 # --- issue 19: GNU build IDs of ELF files and the session's build-id index ---
 lib_libopng_la_SOURCES += lib/op_buildid.h lib/op_buildid.c
+# --- issue 19: the one reader of the call-graph stack table (opreport, libopprofile) ---
+lib_libopng_la_SOURCES += lib/op_cg_read.h lib/op_cg_read.c
 # --- issue 19: libopprofile, the profile model and the pprof encoder (C4) ---
 # Not in libopng: protobuf-c and zlib stay out of the daemon and of tools
 # that do not export. No libbfd either: oprofiled's plugins link it.

@@ -32,6 +32,7 @@ struct xopts {
 	enum xfmt fmt;
 	const char *outfile;
 	bool no_symbols;
+	bool lines; /* -g: each location's source line (DWARF) */
 	struct strlist labels;
 };
 
@@ -49,6 +50,7 @@ static void usage(FILE *f)
 	      "  --no-symbols             bare addresses and build IDs for user binaries: the\n"
 	      "                           server symbolizes them (kernel and JIT frames are\n"
 	      "                           still named from the session)\n"
+	      "  -g, --debug-info         the source line of each location (DWARF; slower)\n"
 	      "  -p, --image-path=DIRS    comma list of directories to look for binaries in\n"
 	      "  -R, --root=DIR           look for every binary below DIR\n"
 	      "  -D, --demangle=MODE      none|smart|normal (default normal)\n"
@@ -60,11 +62,6 @@ static void usage(FILE *f)
 }
 
 /* ------------------------------------------------------------ loading */
-
-struct xload {
-	struct rpt_profile *rp;
-	struct rpt_opts *ro;
-};
 
 static bool want_image(void *arg, const struct op_image_name *n)
 {
@@ -86,75 +83,54 @@ static void warn_cb(void *arg, const char *msg)
 	xwarn("%s", msg);
 }
 
-/* one selected sample file into the model; a corrupt one is a warning */
-static int load_file(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts *ro,
-		     const char *path)
+struct xload {
+	struct op_profile *prof;
+	struct rpt_opts *ro;
+	size_t nfiles; /* read into the model */
+};
+
+/* rs_load's reader of each selected sample file: into the model; a corrupt one is a warning */
+static int load_file(void *arg, struct rpt_profile *rp, const char *path,
+		     const struct op_parsed_name *pn)
 {
-	struct op_parsed_name *pn = malloc(sizeof(*pn));
+	struct xload *xl = arg;
 	struct rpt_image *img;
 	char err[1024] = "";
 	odb_t db;
 	int ret;
 
-	if (!pn)
-		return -ENOMEM;
 	memset(&db, 0, sizeof(db));
-	ret = op_parse_name(path, pn, err, sizeof(err));
-	if (ret) {
-		xwarn("skipping %s: %s", path, err);
-		ret = 0;
-		goto out;
-	}
-	/* names oprofiled never writes: counted under (unknown), as opreport does */
-	if (rs_image_refused(&pn->image))
-		pn->image =
-			(struct op_image_name){ .kind = OP_IMAGE_USER, .path = RPT_UNKNOWN_IMAGE };
-	if (rs_image_refused(&pn->app))
-		pn->app = (struct op_image_name){ .kind = OP_IMAGE_USER, .path = RPT_UNKNOWN_IMAGE };
 	ret = rs_odb_open(rp, &db, path, err, sizeof(err));
 	if (!ret)
 		ret = odb_check(&db, err, sizeof(err));
 	if (ret) {
-		/* rs_load warned already: it read the file a moment ago */
-		xwarn("skipping sample file %s: %s", path, err[0] ? err : strerror(-ret));
+		xwarn("skipping sample file %s: corrupt or unreadable (%s)", path,
+		      err[0] ? err : strerror(-ret));
+		rp->nskipped++;
 		odb_close(&db);
-		ret = ret == -ENOMEM ? -ENOMEM : 0;
-		goto out;
+		return ret == -ENOMEM ? -ENOMEM : 0;
 	}
-	img = rs_image_add(rp, ro, &pn->image);
+	/* the image as opreport finds its binary (--root, --image-path, archive:) */
+	img = rs_image_add(rp, xl->ro, &pn->image);
 	if (!img)
 		ret = -ENOMEM;
 	else
-		ret = op_profile_add_odb(prof, &db, pn, img->file, err, sizeof(err));
+		ret = op_profile_add_odb(xl->prof, &db, pn, img->file, err, sizeof(err));
 	if (ret == -EXDEV)
 		xerr("%s", err);
+	else if (!ret)
+		xl->nfiles++;
 	odb_close(&db);
-out:
-	free(pn);
 	return ret;
 }
 
+/* after rs_load read the sample files into the model: the rest of the session */
 static int load(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts *ro)
 {
 	int fd, ret = 0;
 
-	for (size_t i = 0; i < rp->files.n && !ret; i++)
-		ret = load_file(prof, rp, ro, rp->files.v[i]);
-	if (ret)
-		return ret;
-	for (size_t i = 0; i < rp->nsessions; i++) {
-		fd = openat(rp->samples_fd, rp->session_names[i],
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			op_profile_session_times(prof, fd);
-			close(fd);
-		}
-	}
-	fd = rs_open_session_file(rp, OP_SESSION_KALLSYMS_PATH, O_RDONLY);
-	if (fd >= 0)
-		op_profile_kernel_start(prof, fd);
 	/* whole stacks of the first session, as opreport -c reads them */
-	fd = rs_open_session_file(rp, OP_SESSION_CG_STACKS_PATH, O_RDONLY);
+	fd = ret ? -1 : rs_open_session_file(rp, OP_SESSION_CG_STACKS_PATH, O_RDONLY);
 	if (fd >= 0) {
 		char *path;
 
@@ -165,18 +141,40 @@ static int load(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts
 		ret = op_profile_add_stacks(prof, fd, path, ro->root, want_image, ro);
 		free(path);
 	}
+	fd = ret ? -1 : rs_open_session_file(rp, OP_SESSION_KALLSYMS_PATH, O_RDONLY);
+	if (fd >= 0)
+		op_profile_kernel_start(prof, fd);
+	/* every image is known now: the build IDs the daemon recorded, the times */
+	for (size_t i = 0; i < rp->nsessions && !ret; i++) {
+		char *sd;
+
+		fd = openat(rp->samples_fd, rp->session_names[i],
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			op_profile_session_times(prof, fd);
+			close(fd);
+		}
+		if (asprintf(&sd, "%s/%s", rp->samples_root, rp->session_names[i]) < 0)
+			return -ENOMEM;
+		ret = op_profile_apply_buildids(prof, sd);
+		free(sd);
+	}
 	return ret ? ret : op_profile_finish(prof);
 }
 
 /* ------------------------------------------------------------ symbols */
 
 static int name_locations(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts *ro,
-			  bool no_symbols)
+			  const struct xopts *x)
 {
 	struct rpt_image **imgs = calloc(prof->nmaps + 1, sizeof(*imgs));
+	/* per image: lines found, lines missed (an image without DWARF stops being asked) */
+	unsigned *hits = calloc(prof->nmaps + 1, sizeof(*hits));
+	unsigned *misses = calloc(prof->nmaps + 1, sizeof(*misses));
+	int ret = -ENOMEM;
 
-	if (!imgs)
-		return -ENOMEM;
+	if (!imgs || !hits || !misses)
+		goto out;
 	for (size_t i = 0; i < prof->nlocs; i++) {
 		const struct op_profile_loc *l = &prof->locs[i];
 		const struct op_profile_mapping *m = &prof->maps[l->mapping - 1];
@@ -186,7 +184,7 @@ static int name_locations(struct op_profile *prof, struct rpt_profile *rp, struc
 		unsigned line = 0;
 
 		/* --no-symbols: user binaries go bare; kernel and JIT code only we can name */
-		if (no_symbols && m->kind == OP_IMAGE_USER && !m->is_kernel)
+		if (x->no_symbols && m->kind == OP_IMAGE_USER && !m->is_kernel)
 			continue;
 		if (!img) {
 			struct op_image_name n = { .kind = m->kind,
@@ -196,34 +194,42 @@ static int name_locations(struct op_profile *prof, struct rpt_profile *rp, struc
 						   .end = m->anon_end };
 
 			img = imgs[l->mapping] = rs_image_add(rp, ro, &n);
-			if (!img) {
-				free(imgs);
-				return -ENOMEM;
-			}
+			if (!img)
+				goto out;
 			rsym_load_image(rp, ro, img);
 		}
 		sym = sym_lookup(&img->syms, l->key);
+		/* a frame in no image: named as opreport -c and the folded stacks name it */
+		if (!sym && !strcmp(m->path, OP_PROFILE_UNKNOWN_IMAGE) &&
+		    op_profile_name_loc(prof, (uint32_t)i + 1, OP_PROFILE_UNKNOWN_IMAGE, NULL, 0))
+			goto out;
 		if (!sym)
 			continue;
-		if (!sym_key_line(&img->syms, l->key, &file, &line)) {
+		/*
+		 * -g: lines from DWARF; libbfd answers a binary without it by scanning
+		 * every symbol, for each address: after 16 misses and no hit, not asked
+		 * again. Else the symbol's own (-g in opreport's loading) or none.
+		 */
+		if (x->lines && (hits[l->mapping] || misses[l->mapping] < 16) &&
+		    sym_key_line(&img->syms, l->key, &file, &line)) {
+			hits[l->mapping]++;
+		} else {
+			misses[l->mapping]++;
 			file = sym->file;
 			line = sym->line;
 		}
-		if (op_profile_name_loc(prof, (uint32_t)i + 1, sym->name, file, line)) {
-			free(imgs);
-			return -ENOMEM;
-		}
+		if (op_profile_name_loc(prof, (uint32_t)i + 1, sym->name, file, line))
+			goto out;
 	}
+	ret = 0;
+out:
 	free(imgs);
-	return 0;
+	free(hits);
+	free(misses);
+	return ret;
 }
 
 /* ------------------------------------------------------------ speedscope */
-
-struct ssframes {
-	uint32_t *of_loc; /* frame index + 1 by location id */
-	uint32_t n;
-};
 
 static const char *base_of(const char *path)
 {
@@ -332,14 +338,39 @@ static int write_out(const struct xopts *x, const void *buf, size_t len, FILE **
 	return 0;
 }
 
+/* load the session (rs_load: opreport's selection) and write it as @x asks */
 static int export(const struct xopts *x, struct rpt_profile *rp, struct rpt_opts *ro)
 {
 	struct op_profile *prof = NULL;
+	struct xload xl = { .ro = ro };
+	char err[2048] = "";
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	FILE *out = NULL;
 	int ret;
 
+	if (x->fmt != XF_FOLDED) {
+		prof = xl.prof = op_profile_new();
+		if (!prof)
+			return -ENOMEM;
+		op_profile_set_warn(prof, warn_cb, NULL);
+		for (size_t i = 0; i < x->labels.n; i++) {
+			ret = op_profile_add_label(prof, x->labels.v[i]);
+			if (ret)
+				goto out;
+		}
+		/* the sample files are read once, by load_file, into the model */
+		rp->file_fn = load_file;
+		rp->file_arg = &xl;
+	}
+	ret = rs_load(rp, ro, err, sizeof(err));
+	if (ret) {
+		if (ret != -EXDEV) /* said by load_file */
+			xerr("%s", err[0] ? err : strerror(-ret));
+		ret = -EINVAL; /* said */
+		goto out;
+	}
+	rs_warn_stats(rp);
 	if (x->fmt == XF_FOLDED) {
 		struct cgr_opts cgo = { .folded = true };
 
@@ -348,18 +379,14 @@ static int export(const struct xopts *x, struct rpt_profile *rp, struct rpt_opts
 			ret = cgr_report(out, rp, ro, &cgo) < 0 ? -EIO : 0;
 		goto out;
 	}
-	prof = op_profile_new();
-	if (!prof)
-		return -ENOMEM;
-	op_profile_set_warn(prof, warn_cb, NULL);
-	for (size_t i = 0; i < x->labels.n; i++) {
-		ret = op_profile_add_label(prof, x->labels.v[i]);
-		if (ret)
-			goto out;
+	if (!xl.nfiles) {
+		xerr("no samples: every matching sample file in %s was skipped", rp->samples_dir);
+		ret = -ENOENT;
+		goto out;
 	}
 	ret = load(prof, rp, ro);
 	if (!ret)
-		ret = name_locations(prof, rp, ro, x->no_symbols);
+		ret = name_locations(prof, rp, ro, x);
 	if (ret)
 		goto out;
 	if (x->fmt == XF_PPROF) {
@@ -395,6 +422,7 @@ int main(int argc, char **argv)
 		{ "output-file", required_argument, NULL, 'o' },
 		{ "label", required_argument, NULL, OPT_LABEL },
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+		{ "debug-info", no_argument, NULL, 'g' },
 		{ "image-path", required_argument, NULL, 'p' },
 		{ "root", required_argument, NULL, 'R' },
 		{ "demangle", required_argument, NULL, 'D' },
@@ -412,7 +440,7 @@ int main(int argc, char **argv)
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = 0;
-	while ((c = getopt_long(argc, argv, "o:p:R:D:h?", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:gp:R:D:h?", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_SESSION:
 			o.session_dir = optarg;
@@ -449,6 +477,10 @@ int main(int argc, char **argv)
 		case OPT_NO_SYMBOLS:
 			x.no_symbols = true;
 			break;
+		case 'g':
+			x.lines = true;
+			o.debug_info = true; /* the symbols' own file and line too */
+			break;
 		case 'p':
 			if (strlist_add_csv(&o.image_path, optarg))
 				goto out;
@@ -457,13 +489,7 @@ int main(int argc, char **argv)
 			o.root = optarg;
 			break;
 		case 'D':
-			if (!strcmp(optarg, "none")) {
-				o.demangle = DEMANGLE_NONE;
-			} else if (!strcmp(optarg, "smart")) {
-				o.demangle = DEMANGLE_SMART;
-			} else if (!strcmp(optarg, "normal")) {
-				o.demangle = DEMANGLE_NORMAL;
-			} else {
+			if (spec_parse_demangle(optarg, &o.demangle)) {
 				xerr("--demangle=%s: expected none, smart or normal", optarg);
 				goto out;
 			}
@@ -486,6 +512,16 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* options that a format has no place for are refused, not ignored */
+	if (x.labels.n && x.fmt != XF_PPROF) {
+		xerr("--label applies to --format=pprof only (labels of pprof samples)");
+		goto out;
+	}
+	if ((x.no_symbols || x.lines) && x.fmt == XF_FOLDED) {
+		xerr("%s does not apply to --format=folded (opreport's names of the stacks)",
+		     x.no_symbols ? "--no-symbols" : "-g/--debug-info");
+		goto out;
+	}
 	if (x.fmt == XF_PPROF && !x.outfile && isatty(STDOUT_FILENO)) {
 		xerr("--format=pprof writes binary data: give -o FILE or redirect the output");
 		goto out;
@@ -500,12 +536,6 @@ int main(int argc, char **argv)
 		xerr("%s", err[0] ? err : "out of memory");
 		goto out_free;
 	}
-	p.keep_files = true;
-	if (rs_load(&p, &o, err, sizeof(err))) {
-		xerr("%s", err[0] ? err : "out of memory");
-		goto out_free;
-	}
-	rs_warn_stats(&p);
 	ret = export(&x, &p, &o) ? 1 : 0;
 out_free:
 	rs_free(&p);

@@ -1,12 +1,11 @@
 /*
  * op_profile.c - the profile model: mappings, locations and samples kept
  * unique through open-addressing hashes, flat samples reconciled with whole
- * stacks, the binaries' PT_LOAD segments, the delta of two profiles.
+ * stacks, the binaries' executable PT_LOAD, the delta of two profiles.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -16,7 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_buildid.h"
 #include "op_profile.h"
+
+_Static_assert(OP_PROFILE_BUILDID_MAX == OP_BUILDID_MAX, "build IDs of lib/op_buildid fit");
 #include "op_profile_int.h"
 
 /* ------------------------------------------------------------ hashes */
@@ -249,7 +251,6 @@ uint32_t op_profile_mapping(struct op_profile *p, const struct op_image_name *n,
 	m->tgid = n->kind == OP_IMAGE_ANON ? n->tgid : -1;
 	m->anon_start = n->start;
 	m->anon_end = n->end;
-	m->exec_seg = -1;
 	m->id = (uint32_t)++p->nmaps;
 	*slot = m->id;
 	pv->maps.n++;
@@ -494,11 +495,23 @@ int op_profile_add_odb(struct op_profile *p, odb_t *db, const struct op_parsed_n
 
 /* ------------------------------------------------------------ finishing */
 
-/* the binary's PT_LOAD segments (bounded reads of the ELF header and program headers) */
-static void read_segments(struct op_profile_mapping *m, const char *root)
+static void set_ids(struct op_profile_mapping *m, const struct op_elf_ids *ids)
+{
+	if (ids->id_len)
+		op_buildid_hex(ids->id, ids->id_len, m->build_id, sizeof(m->build_id));
+	if (ids->text_size) {
+		m->text_off = ids->text_off;
+		m->text_vaddr = ids->text_vaddr;
+		m->text_size = ids->text_size;
+		m->have_text = true;
+	}
+}
+
+/* the build ID and executable PT_LOAD of the binary itself (lib/op_buildid's reader) */
+static void read_binary(struct op_profile_mapping *m, const char *root)
 {
 	const char *file = m->file ? m->file : m->path;
-	Elf64_Ehdr eh;
+	struct op_elf_ids ids;
 	char *path = NULL;
 	struct stat st;
 	int fd;
@@ -514,29 +527,38 @@ static void read_segments(struct op_profile_mapping *m, const char *root)
 	free(path);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256 ||
-	    eh.e_phoff > (uint64_t)st.st_size)
-		goto out;
-	for (unsigned i = 0; i < eh.e_phnum && m->nseg < OP_PROFILE_SEGS; i++) {
-		Elf64_Phdr ph;
-
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
-			break;
-		if (ph.p_type != PT_LOAD)
-			continue;
-		m->seg[m->nseg] = (struct op_profile_seg){ .vaddr = ph.p_vaddr,
-							   .memsz = ph.p_memsz,
-							   .offset = ph.p_offset,
-							   .filesz = ph.p_filesz,
-							   .exec = ph.p_flags & PF_X };
-		if ((ph.p_flags & PF_X) && m->exec_seg < 0)
-			m->exec_seg = (int)m->nseg;
-		m->nseg++;
-	}
-out:
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !op_elf_ids_from_fd(fd, &ids))
+		set_ids(m, &ids);
 	close(fd);
+}
+
+/* what the session's build-id index says of each image not known yet */
+int op_profile_apply_buildids(struct op_profile *p, const char *samples_dir)
+{
+	struct op_buildid_index idx = { 0 };
+	char err[512] = "";
+	int ret = op_buildid_index_load(samples_dir, &idx, err, sizeof(err));
+
+	if (ret == -ENOENT)
+		return 0; /* a session older than the index: the binaries say it */
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		op_profile_warnf(p, "%s", err);
+		return 0;
+	}
+	for (size_t i = 0; i < p->nmaps; i++) {
+		struct op_profile_mapping *m = &p->maps[i];
+		const struct op_buildid_ent *e;
+
+		if (m->build_id[0] || m->kind == OP_IMAGE_ANON)
+			continue;
+		e = op_buildid_index_find(&idx, m->path);
+		if (e && (e->kind == OP_BUILDID_KERNEL) == m->is_kernel)
+			set_ids(m, &e->ids);
+	}
+	op_buildid_index_free(&idx);
+	return 0;
 }
 
 uint64_t op_profile_loc_addr(const struct op_profile *p, const struct op_profile_loc *loc)
@@ -547,20 +569,9 @@ uint64_t op_profile_loc_addr(const struct op_profile *p, const struct op_profile
 		return loc->key + m->anon_start;
 	if (m->is_kernel)
 		return loc->key + p->kernel_start;
-	/* the segment holding the file offset; past every segment: the executable one's rule */
-	for (unsigned i = 0; i < m->nseg; i++)
-		if (loc->key >= m->seg[i].offset && loc->key - m->seg[i].offset < m->seg[i].filesz)
-			return loc->key - m->seg[i].offset + m->seg[i].vaddr;
-	if (m->exec_seg >= 0)
-		return loc->key - m->seg[m->exec_seg].offset + m->seg[m->exec_seg].vaddr;
+	if (m->have_text)
+		return loc->key - m->text_off + m->text_vaddr;
 	return loc->key;
-}
-
-static int flat_cmp(const void *a, const void *b)
-{
-	const struct op_profile_flat *x = a, *y = b;
-
-	return x->loc < y->loc ? -1 : x->loc > y->loc;
 }
 
 int op_profile_finish(struct op_profile *p)
@@ -570,8 +581,8 @@ int op_profile_finish(struct op_profile *p)
 	int ret = 0;
 
 	for (size_t i = 0; i < p->nmaps; i++)
-		if (p->maps[i].exec_seg < 0 && !p->maps[i].nseg)
-			read_segments(&p->maps[i], pv->root);
+		if (!p->maps[i].build_id[0] && !p->maps[i].have_text)
+			read_binary(&p->maps[i], pv->root);
 	/* what the stacks end in is in the flat files too: keep only the rest */
 	if (p->stack_samples) {
 		leaf = calloc(p->nlocs + 1, sizeof(*leaf));
@@ -580,8 +591,6 @@ int op_profile_finish(struct op_profile *p)
 		for (size_t i = 0; i < p->nsamples; i++)
 			leaf[p->locpool[p->samples[i].loc_off]] += p->samples[i].count;
 	}
-	if (pv->nflat)
-		qsort(pv->flat, pv->nflat, sizeof(*pv->flat), flat_cmp);
 	for (size_t i = 0; i < pv->nflat && !ret; i++) {
 		struct op_profile_flat *f = &pv->flat[i];
 		uint64_t c = f->count;
@@ -614,12 +623,14 @@ static uint32_t copy_loc(struct op_profile *dst, const struct op_profile *src, u
 
 	if (!map)
 		return 0;
-	if (!dst->maps[map - 1].nseg && m->nseg) {
-		memcpy(dst->maps[map - 1].seg, m->seg, sizeof(m->seg));
-		dst->maps[map - 1].nseg = m->nseg;
-		dst->maps[map - 1].exec_seg = m->exec_seg;
-		memcpy(dst->maps[map - 1].build_id, m->build_id, sizeof(m->build_id));
+	if (!dst->maps[map - 1].have_text && m->have_text) {
+		dst->maps[map - 1].text_off = m->text_off;
+		dst->maps[map - 1].text_vaddr = m->text_vaddr;
+		dst->maps[map - 1].text_size = m->text_size;
+		dst->maps[map - 1].have_text = true;
 	}
+	if (!dst->maps[map - 1].build_id[0])
+		memcpy(dst->maps[map - 1].build_id, m->build_id, sizeof(m->build_id));
 	loc = op_profile_location(dst, map, l->key);
 	if (loc && l->func && !dst->locs[loc - 1].func &&
 	    op_profile_name_loc(dst, loc, l->func, l->file, l->line))

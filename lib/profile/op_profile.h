@@ -7,12 +7,17 @@
  * and encoded as gzip'd profile.proto (op_pprof_encode).
  * SPDX-License-Identifier: MIT
  *
- * No libbfd here: oprofiled's plugins link this library (so do opexport and
- * opreport). Symbol names are optional input: opexport fills them with
+ * No libbfd here: oprofiled's plugins link this library (so does
+ * opexport). Symbol names are optional input: opexport fills them with
  * libbfd and the kallsyms snapshot (op_profile_name_loc); the daemon's
  * plugins export bare addresses plus build IDs, which fleet servers
  * symbolize. It keeps libopng (which the daemon links) free of protobuf-c
  * and zlib.
+ *
+ * No global state: a profile is used by one thread at a time, and several
+ * profiles may be built on several threads at once (a plugin's own thread
+ * reading samples/current while the daemon writes it: sample files are
+ * read through private copies, the stack table with pread).
  */
 #ifndef OP_PROFILE_H
 #define OP_PROFILE_H
@@ -24,14 +29,9 @@
 #include "odb.h"
 #include "op_mangle.h"
 
-#define OP_PROFILE_BUILDID_MAX 64 /* bytes of a build ID kept (hex is twice that) */
-#define OP_PROFILE_SEGS 8         /* PT_LOAD segments kept per image */
-
-/* An ELF PT_LOAD segment: file offsets [offset, offset + filesz) at vaddr */
-struct op_profile_seg {
-	uint64_t vaddr, memsz, offset, filesz;
-	bool exec;
-};
+#define OP_PROFILE_BUILDID_MAX 64 /* bytes of a build ID kept (OP_BUILDID_MAX) */
+/* the image of stack frames that mapped to no image (its key is the raw pc) */
+#define OP_PROFILE_UNKNOWN_IMAGE "[unknown]"
 
 /* A sampled image. Ids run 1..N in the order images were first seen. */
 struct op_profile_mapping {
@@ -42,10 +42,12 @@ struct op_profile_mapping {
 	char *file; /* where the binary is read (a root prefix applied), NULL: path */
 	int32_t tgid;
 	uint64_t anon_start, anon_end; /* anon: [start, end] */
-	/* from the binary (op_profile_finish): its PT_LOAD segments */
-	struct op_profile_seg seg[OP_PROFILE_SEGS];
-	unsigned nseg;
-	int exec_seg; /* index of the executable segment, -1: no ELF read */
+	/*
+	 * The executable PT_LOAD: file offsets [text_off, text_off + text_size)
+	 * at text_vaddr; from the session's build-id index, else the binary
+	 */
+	uint64_t text_off, text_vaddr, text_size;
+	bool have_text;
 	char build_id[2 * OP_PROFILE_BUILDID_MAX + 1]; /* lowercase hex, "" unknown */
 	uint64_t max_key;                              /* highest key sampled */
 	bool has_functions;                            /* set when a location of it was named */
@@ -164,8 +166,17 @@ void op_profile_kernel_start(struct op_profile *p, int fd);
 void op_profile_session_times(struct op_profile *p, int dfd);
 
 /*
+ * Build IDs and executable segments of the images from the build-id index
+ * of the session @samples_dir (stats/buildids, lib/op_buildid.h): what was
+ * profiled, whatever is on disk now. Images it already has one for are left
+ * alone. 0 (no index: nothing done; a bad one: a warning) or -ENOMEM.
+ */
+int op_profile_apply_buildids(struct op_profile *p, const char *samples_dir);
+
+/*
  * After everything is added: flat samples minus what the stacks hold, each
- * image's PT_LOAD segments from its binary. 0 or -ENOMEM.
+ * image's build ID and executable PT_LOAD from its binary where
+ * the index had none. 0 or -ENOMEM.
  */
 int op_profile_finish(struct op_profile *p);
 

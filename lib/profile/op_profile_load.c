@@ -15,53 +15,30 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "op_cg_format.h"
+#include "op_cg_read.h"
 #include "op_ksyms.h"
 #include "op_profile_int.h"
 #include "op_session_layout.h"
 
 /* ------------------------------------------------------------ stacks */
 
-/*
- * The whole file in private memory with pread: the daemon may grow or cut
- * it meanwhile (a mapping would die of SIGBUS); what was read counts.
- */
-static char *read_whole(int fd, size_t *got)
-{
-	struct stat st;
-	size_t len, off = 0;
-	char *buf;
-
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIZE_MAX - 1)
-		return NULL;
-	len = (size_t)st.st_size;
-	buf = malloc(len + 1);
-	while (buf && off < len) {
-		ssize_t r = pread(fd, buf + off, len - off, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		off += (size_t)r;
-	}
-	*got = off;
-	return buf;
-}
-
 struct stk {
 	struct op_profile *p;
 	const char *path;
+	const struct op_cgs_info *info;
 	uint32_t *map; /* table image index + 1 -> mapping id (0: none) */
 	bool *wanted;  /* by table image index + 1 */
 	uint32_t nimg;
 	uint32_t unknown; /* mapping of frames mapped to no image */
 	unsigned nbad;
 	op_profile_want_image_fn want;
+	void *want_arg;
 };
 
-static void stk_bad(struct stk *s, const char *why)
+static void stk_bad(void *arg, const char *why)
 {
+	struct stk *s = arg;
+
 	if (!s->nbad++)
 		op_profile_warnf(s->p,
 				 "%s: %s; such entries are left out (the daemon may have been "
@@ -69,47 +46,46 @@ static void stk_bad(struct stk *s, const char *why)
 				 s->path, why);
 }
 
-static int stk_images(struct stk *s, const struct cgs_image *imgs, uint32_t nimg, const char *strs,
-		      uint32_t strings_size, void *arg)
+static int stk_map(struct stk *s)
 {
-	s->map = calloc(nimg + 1, sizeof(*s->map));
-	s->wanted = calloc(nimg + 1, sizeof(*s->wanted));
+	if (s->map)
+		return 0;
+	s->nimg = s->info->nimages;
+	s->map = calloc(s->nimg + 1, sizeof(*s->map));
+	s->wanted = calloc(s->nimg + 1, sizeof(*s->wanted));
 	if (!s->map || !s->wanted)
 		return -ENOMEM;
-	s->nimg = nimg;
 	s->wanted[0] = !s->want;
-	for (uint32_t i = 0; i < nimg; i++) {
-		const struct cgs_image *ci = &imgs[i];
-		struct op_image_name n = { 0 };
+	return 0;
+}
 
-		if ((uint64_t)ci->name_off + ci->name_len >= strings_size ||
-		    strs[ci->name_off + ci->name_len] || ci->kind > CGS_IMG_ANON) {
-			stk_bad(s, "an image entry points outside its name area");
-			continue;
-		}
-		n.kind = ci->kind == CGS_IMG_KERNEL ? OP_IMAGE_KERNEL :
-			 ci->kind == CGS_IMG_ANON   ? OP_IMAGE_ANON :
-						      OP_IMAGE_USER;
-		n.path = strs + ci->name_off;
-		n.tgid = ci->tgid;
-		n.start = ci->anon_start;
-		n.end = ci->anon_end;
-		s->map[i + 1] = op_profile_mapping(s->p, &n, ci->kind == CGS_IMG_KERNEL, NULL);
-		if (!s->map[i + 1])
-			return -ENOMEM;
-		s->wanted[i + 1] = !s->want || s->want(arg, &n);
-	}
+static int stk_image(void *arg, uint32_t i, const struct op_image_name *n)
+{
+	struct stk *s = arg;
+
+	if (stk_map(s))
+		return -ENOMEM;
+	s->map[i + 1] = op_profile_mapping(s->p, n, n->kind == OP_IMAGE_KERNEL, NULL);
+	if (!s->map[i + 1])
+		return -ENOMEM;
+	s->wanted[i + 1] = !s->want || s->want(s->want_arg, n);
 	return 0;
 }
 
 /* one stack, @depth frames leaf first; kept when one of its images is wanted */
-static int stk_take(struct stk *s, uint32_t app, uint64_t count, const struct cgs_frame *fr,
-		    uint32_t depth)
+static int stk_take(void *arg, uint32_t app, bool truncated, uint64_t count,
+		    const struct cgs_frame *fr, uint32_t depth)
 {
+	struct stk *s = arg;
 	uint32_t locs[CGS_MAX_DEPTH];
 	struct op_profile_labels lab = { -1, -1, -1, 0 };
-	bool wanted = app <= s->nimg && s->wanted[app];
+	bool wanted;
 
+	(void)truncated; /* pprof has no mark for it: the outer callers are just missing */
+	if (stk_map(s))
+		return -ENOMEM;
+	/* no filter: every stack, also those whose image entries were bad */
+	wanted = !s->want || (app <= s->nimg && s->wanted[app]);
 	for (uint32_t j = 0; j < depth && !wanted; j++)
 		wanted = fr[j].image <= s->nimg && s->wanted[fr[j].image];
 	if (!wanted || !depth)
@@ -124,7 +100,7 @@ static int stk_take(struct stk *s, uint32_t app, uint64_t count, const struct cg
 		if (!map) {
 			if (!s->unknown) {
 				struct op_image_name n = { .kind = OP_IMAGE_USER,
-							   .path = "[unknown]" };
+							   .path = OP_PROFILE_UNKNOWN_IMAGE };
 
 				s->unknown = op_profile_mapping(s->p, &n, false, NULL);
 			}
@@ -137,129 +113,23 @@ static int stk_take(struct stk *s, uint32_t app, uint64_t count, const struct cg
 	return op_profile_add(s->p, locs, depth, &lab, count, false);
 }
 
-static int stk_v1(struct stk *s, const char *base, size_t size, void *arg)
-{
-	const struct cgs_header *h = (const void *)base;
-	const struct cgs_stack *stacks;
-	const struct cgs_frame *frames;
-	struct cgs_layout l;
-	uint32_t nimg;
-	int ret;
-
-	if (size < sizeof(*h) || h->header_size != sizeof(*h) || !h->stacks_max ||
-	    (h->stacks_max & (h->stacks_max - 1))) {
-		stk_bad(s, "not a version 1 stack table (bad sizes)");
-		return 0;
-	}
-	cgs_layout(h->images_max, h->strings_size, h->stacks_max, h->frames_max, &l);
-	if (l.size > size || h->images_off != l.images_off || h->strings_off != l.strings_off) {
-		stk_bad(s, "its areas do not fit the file");
-		return 0;
-	}
-	nimg = h->images_used <= h->images_max ? h->images_used : h->images_max;
-	ret = stk_images(s, (const void *)(base + l.images_off), nimg, base + l.strings_off,
-			 h->strings_size, arg);
-	stacks = (const void *)(base + l.stacks_off);
-	frames = (const void *)(base + l.frames_off);
-	for (uint32_t i = 0; i < h->stacks_max && !ret; i++) {
-		const struct cgs_stack *st = &stacks[i];
-
-		if (!st->id || !st->count)
-			continue;
-		if (!st->depth || st->depth > CGS_MAX_DEPTH || st->frame_off > h->frames_max ||
-		    st->depth > h->frames_max - st->frame_off || st->app > nimg) {
-			stk_bad(s, "a stack's frames lie outside the frame pool");
-			continue;
-		}
-		ret = stk_take(s, st->app, st->count, &frames[st->frame_off], st->depth);
-	}
-	return ret;
-}
-
-static int stk_v2(struct stk *s, const char *base, size_t size, void *arg)
-{
-	const struct cgs_header2 *h = (const void *)base;
-	struct cgs_frame fr[CGS_MAX_DEPTH];
-	const struct cgs_node *nodes;
-	struct cgs_layout2 l;
-	uint64_t nnodes;
-	uint32_t nimg;
-	int ret;
-
-	if (size < sizeof(*h) || h->header_size != sizeof(*h)) {
-		stk_bad(s, "not a version 2 stack table (bad header size)");
-		return 0;
-	}
-	cgs_layout2(h->images_max, h->strings_size, &l);
-	if (l.nodes_off > size || h->images_off != l.images_off ||
-	    h->strings_off != l.strings_off || h->nodes_off != l.nodes_off) {
-		stk_bad(s, "its areas do not fit the file");
-		return 0;
-	}
-	nnodes = (size - l.nodes_off) / sizeof(*nodes);
-	if (h->nodes_max < nnodes)
-		nnodes = h->nodes_max;
-	if (h->nodes_used < nnodes)
-		nnodes = h->nodes_used;
-	nimg = h->images_used <= h->images_max ? h->images_used : h->images_max;
-	ret = stk_images(s, (const void *)(base + l.images_off), nimg, base + l.strings_off,
-			 h->strings_size, arg);
-	nodes = (const void *)(base + l.nodes_off);
-	for (uint64_t i = 0; i < nnodes && !ret; i++) {
-		uint64_t k = i;
-		uint32_t depth = 0;
-
-		if (!nodes[i].count || !nodes[i].parent)
-			continue;
-		/* parents come first: each step goes down, so the walk ends */
-		while (nodes[k].parent && depth < CGS_MAX_DEPTH && nodes[k].parent - 1 < k) {
-			fr[depth].image = nodes[k].image;
-			fr[depth++].key = nodes[k].key;
-			k = nodes[k].parent - 1;
-		}
-		if (nodes[k].parent || nodes[k].image > nimg) {
-			stk_bad(s, "a stack's nodes do not lead back to a root");
-			continue;
-		}
-		ret = stk_take(s, nodes[k].image, nodes[i].count, fr, depth);
-	}
-	return ret;
-}
-
 int op_profile_add_stacks(struct op_profile *p, int fd, const char *path, const char *root,
 			  op_profile_want_image_fn want, void *arg)
 {
 	struct op_profile_priv *pv = p->priv;
-	struct stk s = { .p = p, .path = path, .want = want };
-	const struct cgs_header *h;
-	size_t size = 0;
-	char *base;
-	int ret = 0;
+	struct op_cgs_info info;
+	struct stk s = { .p = p, .path = path, .info = &info, .want = want, .want_arg = arg };
+	const struct op_cgs_visitor v = { stk_image, stk_take, stk_bad, &s };
+	int ret;
 
 	if (root && !pv->root && !(pv->root = strdup(root))) {
 		close(fd);
 		return -ENOMEM;
 	}
-	base = read_whole(fd, &size);
+	ret = op_cgs_read(fd, &v, &info);
 	close(fd);
-	if (!base) {
-		if (errno == ENOMEM)
-			return -ENOMEM;
-		stk_bad(&s, "cannot be read");
-		return 0;
-	}
-	h = (const void *)base;
-	if (size < 16 || memcmp(h->magic, CGS_MAGIC, 8))
-		stk_bad(&s, "not a stack table (shorter than its header, or bad magic)");
-	else if (h->version == CGS_VERSION)
-		ret = stk_v2(&s, base, size, arg);
-	else if (h->version == CGS_VERSION1)
-		ret = stk_v1(&s, base, size, arg);
-	else
-		stk_bad(&s, "a stack table of an unknown version (a newer oprofiled?)");
 	free(s.map);
 	free(s.wanted);
-	free(base);
 	return ret;
 }
 
@@ -466,6 +336,8 @@ int op_profile_load(struct op_profile *p, const char *samples_dir,
 			 o && o->want ? " that was asked for" : "");
 		ret = -ENOENT;
 	}
+	if (!ret)
+		ret = op_profile_apply_buildids(p, samples_dir);
 	if (!ret)
 		ret = op_profile_finish(p);
 	if (ret == -ENOMEM && !err[0])

@@ -48,5 +48,7 @@ noinst_PROGRAMS += tests/bench/bare_sampler
 tests_bench_bare_sampler_SOURCES = tests/bench/bare_sampler.c
 # opannotate --source/--assembly beside perf annotate, in-process disassembly vs objdump (by hand)
 EXTRA_DIST += tests/bench/bench_annotate.sh
+# --- issue 19: opexport --format=pprof at >= 1 M samples beside opreport -l and perf (run by hand) ---
+EXTRA_DIST += tests/bench/bench_export.sh
 # --- issue 20: daemon CPU/RSS with the pprof and push plugins, bytes pushed per host-hour vs perf.data ---
 EXTRA_DIST += tests/bench/bench_net.sh

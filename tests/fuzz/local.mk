@@ -56,3 +56,20 @@ tests_fuzz_fuzz_jitdump_LDADD = lib/libopng.la
 tests_fuzz_fuzz_jitmap_SOURCES = tests/fuzz/fuzz_jitmap.c tests/fuzz/corpus_runner.c tests/fuzz/corpus_runner.h
 tests_fuzz_fuzz_jitmap_LDADD = lib/libopng.la
 EXTRA_DIST += tests/fuzz/corpus/jitdump tests/fuzz/corpus/jitmap
+# --- issue 19: fuzz_cgstacks: libFuzzer target for lib/op_cg_read (the call-graph
+# stack table) and libopprofile's load + pprof encoding of it; built here as a TAP
+# regression runner over tests/fuzz/corpus/cgstacks.
+if BUILD_EXPORT
+check_PROGRAMS += tests/fuzz/fuzz_cgstacks
+TESTS += tests/fuzz/fuzz_cgstacks
+SANITIZER_TESTS += tests/fuzz/fuzz_cgstacks
+tests_fuzz_fuzz_cgstacks_SOURCES = tests/fuzz/fuzz_cgstacks.c tests/fuzz/corpus_runner.c \
+	tests/fuzz/corpus_runner.h
+tests_fuzz_fuzz_cgstacks_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/profile \
+	-I$(top_builddir)/lib/profile $(PROTOBUF_C_CFLAGS)
+tests_fuzz_fuzz_cgstacks_LDADD = lib/libopprofile.la lib/libopng.la $(PROTOBUF_C_LIBS)
+$(tests_fuzz_fuzz_cgstacks_OBJECTS): lib/profile/profile.pb-c.h
+else
+EXTRA_DIST += tests/fuzz/fuzz_cgstacks.c
+endif
+EXTRA_DIST += tests/fuzz/corpus/cgstacks

@@ -10,7 +10,7 @@
 # SPDX-License-Identifier: MIT
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-targets="odb names perf opimport buildid jitdump jitmap"
+targets="odb names perf opimport buildid jitdump jitmap cgstacks"
 target=${1:-odb}
 secs=${2:-300}
 [ $# -gt 0 ] && shift
@@ -31,6 +31,7 @@ out=${FUZZ_OUT:-/tmp/oprofile-ng-fuzz}/$target
 CC=${CC_FUZZ:-clang}
 command -v "$CC" >/dev/null || { echo "run-fuzz: $CC not found (apt-get install clang)" >&2; exit 1; }
 incs="-I$top/lib -I$top/sdk"
+libs=""
 case $target in
 odb) srcs="$top/lib/odb.c $top/lib/op_header.c" ;;
 names) srcs="$top/lib/op_mangle.c $top/lib/op_events.c" ;;
@@ -48,12 +49,26 @@ perf)
 	srcs=""
 	for f in perf perf_deliver perf_open perf_replay perf_decode perf_queue ring replay \
 		proc_synth; do srcs="$srcs $top/core/$f.c"; done ;;
+cgstacks)
+	# issue 19: the stack table reader and libopprofile (pprof through protobuf-c, zlib)
+	build=${OP_BUILDDIR:-$top/build/dev}
+	[ -f "$build/config.h" ] || {
+		echo "run-fuzz: cgstacks needs a configured build tree for config.h: $build/config.h is missing" >&2
+		exit 1
+	}
+	mkdir -p "$out"
+	protoc-c --c_out="$out" -I"$top/lib/profile" "$top/lib/profile/profile.proto"
+	incs="-I$build $incs -I$top/lib/profile -I$out"
+	srcs="$out/profile.pb-c.c"
+	for f in op_cg_read op_mangle odb op_header op_ksyms op_buildid profile/op_profile \
+		profile/op_profile_load profile/op_pprof; do srcs="$srcs $top/lib/$f.c"; done
+	libs="-lprotobuf-c -lz" ;;
 *) echo "run-fuzz: unknown target '$target' (targets: $targets)" >&2; exit 1 ;;
 esac
 mkdir -p "$out/corpus" "$out/crashes"
 # shellcheck disable=SC2086
 $CC -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-DOP_LIBFUZZER -D_GNU_SOURCE $incs $srcs "$top/tests/fuzz/fuzz_$target.c" -o "$out/fuzz_$target"
+	-DOP_LIBFUZZER -D_GNU_SOURCE $incs $srcs "$top/tests/fuzz/fuzz_$target.c" $libs -o "$out/fuzz_$target"
 cp -n "$top/tests/fuzz/corpus/$target"/* "$out/corpus/" 2>/dev/null || true
 cd "$out"
 # the targets write inputs to files: keep them in memory when possible

@@ -232,6 +232,19 @@ tests_integration_jit_progs_jit_read_LDFLAGS = -no-install
 dist_check_SCRIPTS += tests/integration/jit_progs.sh
 TESTS += tests/integration/jit_progs.sh
 
+# --- issue 19: opexport checked by pprof, protoc and speedscope's schema (live) ---
+dist_check_SCRIPTS += tests/integration/opexport.sh
+EXTRA_DIST += tests/integration/speedscope_check.js
+if BUILD_REPORT
+if BUILD_EXPORT
+TESTS += tests/integration/opexport.sh
+endif
+endif
+# the pprof binary, Go's build cache and the npm packages opexport.sh keeps between runs
+clean-local: clean-opexport
+clean-opexport:
+	-rm -rf tests/pprof tests/gocache tests/npm tests/opexport.tmp
+.PHONY: clean-opexport
 # --- issue 20: the pprof pull and push plugins, against the upstream pprof CLI,
 # protoc and a loopback receiver (push_receiver.py; push_check.py checks requests) ---
 dist_check_SCRIPTS += tests/integration/pprof_pull.sh tests/integration/push.sh \

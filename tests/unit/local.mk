@@ -384,6 +384,21 @@ tests_unit_buildid_md5_LDFLAGS = -Wl,--build-id=md5
 tests_unit_buildid_none_SOURCES = tests/unit/buildid_fix.c
 tests_unit_buildid_none_LDFLAGS = -Wl,--build-id=none
 endif
+# --- issue 19: libopprofile (model, diff, pprof read back by protobuf-c, session load) ---
+if HAVE_CMOCKA
+if BUILD_EXPORT
+check_PROGRAMS += tests/unit/test_op_profile
+TESTS += tests/unit/test_op_profile
+SANITIZER_TESTS += tests/unit/test_op_profile
+tests_unit_test_op_profile_SOURCES = tests/unit/test_op_profile.c
+tests_unit_test_op_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/profile \
+	-I$(top_builddir)/lib/profile $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
+tests_unit_test_op_profile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_op_profile_LDADD = lib/libopprofile.la lib/libopng.la $(PROTOBUF_C_LIBS) \
+	$(ZLIB_LIBS) $(CMOCKA_LIBS)
+$(tests_unit_test_op_profile_OBJECTS): lib/profile/profile.pb-c.h
+endif
+endif
 
 # --- issue 20: the push plugin's bounded spool ---
 if HAVE_CMOCKA

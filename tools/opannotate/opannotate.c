@@ -507,13 +507,7 @@ int main(int argc, char **argv)
 				goto out;
 			break;
 		case 'D':
-			if (!strcmp(optarg, "none")) {
-				a.o.demangle = DEMANGLE_NONE;
-			} else if (!strcmp(optarg, "smart")) {
-				a.o.demangle = DEMANGLE_SMART;
-			} else if (!strcmp(optarg, "normal")) {
-				a.o.demangle = DEMANGLE_NORMAL;
-			} else {
+			if (spec_parse_demangle(optarg, &a.o.demangle)) {
 				ann_error("--demangle=%s: expected none, smart or normal", optarg);
 				goto out;
 			}

@@ -276,13 +276,7 @@ int main(int argc, char **argv)
 				goto out;
 			break;
 		case 'D':
-			if (!strcmp(optarg, "none")) {
-				o.demangle = DEMANGLE_NONE;
-			} else if (!strcmp(optarg, "smart")) {
-				o.demangle = DEMANGLE_SMART;
-			} else if (!strcmp(optarg, "normal")) {
-				o.demangle = DEMANGLE_NORMAL;
-			} else {
+			if (spec_parse_demangle(optarg, &o.demangle)) {
 				txt_error("--demangle=%s: expected none, smart or normal", optarg);
 				goto out;
 			}

@@ -107,6 +107,8 @@ enum rpt_merge {
 
 enum rpt_sort { SORT_SAMPLE, SORT_SYMBOL, SORT_IMAGE, SORT_VMA, SORT_APP };
 enum rpt_demangle { DEMANGLE_NONE, DEMANGLE_SMART, DEMANGLE_NORMAL };
+/* --demangle=MODE (none, smart, normal) into *@dm; 0 or -EINVAL (opreport_spec.c) */
+int spec_parse_demangle(const char *arg, enum rpt_demangle *dm);
 enum rpt_format { FMT_TEXT, FMT_XML, FMT_JSON };
 
 struct rpt_opts {
@@ -333,6 +335,14 @@ struct rpt_profile {
 	bool keep_files;      /* set before rs_load: fill files */
 	struct strlist files; /* the selected sample files (full paths), when keep_files */
 	char *session_origin; /* the session directory on the profiled machine (absolute) */
+	/*
+	 * Set before rs_load: each selected sample file (full path, parsed name
+	 * with refused image names replaced) goes to this instead of into
+	 * groups; 0 or -errno, which stops rs_load. (opexport)
+	 */
+	int (*file_fn)(void *arg, struct rpt_profile *p, const char *path,
+		       const struct op_parsed_name *pn);
+	void *file_arg;
 };
 
 /* opreport_session.c */
@@ -382,7 +392,8 @@ int rs_odb_open(struct rpt_profile *p, odb_t *db, const char *path, char *err, s
 void rs_warn_stats(struct rpt_profile *p);
 /*
  * The profile's image @n, added without samples when only arcs or stacks
- * name it (its file: --root applied). NULL on ENOMEM.
+ * name it (its file found as a sampled image's is: --root, --image-path,
+ * archive:). NULL on ENOMEM.
  */
 struct rpt_image *rs_image_add(struct rpt_profile *p, const struct rpt_opts *o,
 			       const struct op_image_name *n);

@@ -17,7 +17,7 @@
 
 #include "flamegraph.h"
 #include "odb.h"
-#include "op_cg_format.h"
+#include "op_cg_read.h"
 #include "op_session_layout.h"
 #include "opreport_callgraph.h"
 
@@ -396,218 +396,84 @@ static int cgr_take_stack(struct cgr *g, struct rpt_image **map, uint32_t nimg, 
 	return 0;
 }
 
-/* the table's images as the profile's (map[0] = NULL: no image), NULL on ENOMEM */
-static struct rpt_image **cgr_image_map(struct cgr *g, const char *path,
-					const struct cgs_image *imgs, uint32_t nimg,
-					const char *strs, uint32_t strings_size)
-{
-	struct rpt_image **map = calloc(nimg + 1, sizeof(*map));
-
-	for (uint32_t i = 0; map && i < nimg; i++) {
-		const struct cgs_image *ci = &imgs[i];
-		struct op_image_name n = { 0 };
-
-		if ((uint64_t)ci->name_off + ci->name_len >= strings_size ||
-		    strs[ci->name_off + ci->name_len] || ci->kind > CGS_IMG_ANON) {
-			cgr_bad_stack(g, path, "an image entry points outside its name area");
-			continue;
-		}
-		n.kind = ci->kind == CGS_IMG_KERNEL ? OP_IMAGE_KERNEL :
-			 ci->kind == CGS_IMG_ANON   ? OP_IMAGE_ANON :
-						      OP_IMAGE_USER;
-		n.path = strs + ci->name_off;
-		n.tgid = ci->tgid;
-		n.start = ci->anon_start;
-		n.end = ci->anon_end;
-		if (rs_image_refused(&n)) {
-			txt_warn("%s: image entry %u: the name %s %s, which oprofiled never writes: "
-				 "its frames are counted under %s and the path is not opened",
-				 path, i, n.path, rs_image_refused(&n), RPT_UNKNOWN_IMAGE);
-			n = (struct op_image_name){ .kind = OP_IMAGE_USER,
-						    .path = RPT_UNKNOWN_IMAGE };
-		}
-		map[i + 1] = cgr_image(g, &n);
-		if (!map[i + 1]) {
-			free(map);
-			return NULL;
-		}
-	}
-	return map;
-}
-
-/* version 1: a fixed hash table of stacks, frames in a pool */
-static int cgr_load_v1(struct cgr *g, const char *path, const char *base, size_t size)
-{
-	const struct cgs_header *h = (const void *)base;
-	const struct cgs_stack *stacks;
-	const struct cgs_frame *frames;
-	struct rpt_image **map;
-	struct cgs_layout l;
+/* reading the table (lib/op_cg_read.c): its images as the profile's, then its stacks */
+struct cgr_read {
+	struct cgr *g;
+	const char *path;
+	const struct op_cgs_info *info;
+	struct rpt_image **map; /* by table image index + 1; map[0] = NULL: no image */
 	uint32_t nimg;
-	int ret = 0;
+};
 
-	if (size < sizeof(*h) || h->header_size != sizeof(*h) || !h->stacks_max ||
-	    (h->stacks_max & (h->stacks_max - 1))) {
-		cgr_bad_stack(g, path, "not a version 1 stack table (bad sizes)");
+static int cgr_read_map(struct cgr_read *r)
+{
+	if (r->map)
 		return 0;
-	}
-	cgs_layout(h->images_max, h->strings_size, h->stacks_max, h->frames_max, &l);
-	if (l.size > size || h->images_off != l.images_off || h->strings_off != l.strings_off) {
-		cgr_bad_stack(g, path, "its areas do not fit the file");
-		return 0;
-	}
-	g->have_stacks = true;
-	g->stack_overflow = h->overflow_samples;
-	nimg = h->images_used <= h->images_max ? h->images_used : h->images_max;
-	map = cgr_image_map(g, path, (const void *)(base + l.images_off), nimg,
-			    base + l.strings_off, h->strings_size);
-	if (!map)
-		return -ENOMEM;
-	stacks = (const void *)(base + l.stacks_off);
-	frames = (const void *)(base + l.frames_off);
-	for (uint32_t i = 0; i < h->stacks_max && !ret; i++) {
-		const struct cgs_stack *s = &stacks[i];
-
-		if (!s->id || !s->count)
-			continue;
-		if (!s->depth || s->frame_off > h->frames_max ||
-		    s->depth > h->frames_max - s->frame_off || s->app > nimg) {
-			cgr_bad_stack(g, path, "a stack's frames lie outside the frame pool");
-			continue;
-		}
-		ret = cgr_take_stack(g, map, nimg, s->app, s->flags & CGS_STACK_TRUNCATED, s->count,
-				     &frames[s->frame_off], s->depth);
-	}
-	free(map);
-	return ret;
+	r->nimg = r->info->nimages;
+	r->map = calloc(r->nimg + 1, sizeof(*r->map));
+	return r->map ? 0 : -ENOMEM;
 }
 
-/* version 2: a tree of nodes; a stack is a node with a count, read up to its root */
-static int cgr_load_v2(struct cgr *g, const char *path, const char *base, size_t size)
+static void cgr_read_bad(void *arg, const char *why)
 {
-	const struct cgs_header2 *h = (const void *)base;
-	struct cgs_frame fr[CGS_MAX_DEPTH];
-	const struct cgs_node *nodes;
-	struct rpt_image **map;
-	struct cgs_layout2 l;
-	uint64_t nnodes;
-	uint32_t nimg;
-	int ret = 0;
+	struct cgr_read *r = arg;
 
-	if (size < sizeof(*h) || h->header_size != sizeof(*h)) {
-		cgr_bad_stack(g, path, "not a version 2 stack table (bad header size)");
-		return 0;
-	}
-	cgs_layout2(h->images_max, h->strings_size, &l);
-	if (l.nodes_off > size || h->images_off != l.images_off ||
-	    h->strings_off != l.strings_off || h->nodes_off != l.nodes_off) {
-		cgr_bad_stack(g, path, "its areas do not fit the file");
-		return 0;
-	}
-	g->have_stacks = true;
-	g->stack_overflow = h->overflow_samples;
-	g->stack_samples = h->total_samples;
-	g->budget = h->budget;
-	/* the nodes written and still in the file (a reader's copy may be shorter) */
-	nnodes = (size - l.nodes_off) / sizeof(*nodes);
-	if (h->nodes_max < nnodes)
-		nnodes = h->nodes_max;
-	if (h->nodes_used < nnodes)
-		nnodes = h->nodes_used;
-	nimg = h->images_used <= h->images_max ? h->images_used : h->images_max;
-	map = cgr_image_map(g, path, (const void *)(base + l.images_off), nimg,
-			    base + l.strings_off, h->strings_size);
-	if (!map)
-		return -ENOMEM;
-	nodes = (const void *)(base + l.nodes_off);
-	for (uint64_t i = 0; i < nnodes && !ret; i++) {
-		uint64_t k = i;
-		uint32_t depth = 0;
-
-		if (!nodes[i].count || !nodes[i].parent)
-			continue;
-		/* parents come first: each step goes down, so the walk ends */
-		while (nodes[k].parent && depth < CGS_MAX_DEPTH && nodes[k].parent - 1 < k) {
-			fr[depth].image = nodes[k].image;
-			fr[depth++].key = nodes[k].key;
-			k = nodes[k].parent - 1;
-		}
-		if (nodes[k].parent || nodes[k].image > nimg) {
-			cgr_bad_stack(g, path, "a stack's nodes do not lead back to a root");
-			continue;
-		}
-		ret = cgr_take_stack(g, map, nimg, nodes[k].image,
-				     (nodes[k].key >> 32) & CGS_STACK_TRUNCATED, nodes[i].count, fr,
-				     depth);
-	}
-	free(map);
-	return ret;
+	cgr_bad_stack(r->g, r->path, why);
 }
 
-/*
- * The whole file in private memory, read with pread: another process may
- * cut it meanwhile (a mapping would die of SIGBUS), then what was read
- * counts. NULL on ENOMEM or a read error.
- */
-static char *cgr_read_whole(int fd, size_t *got)
+static int cgr_read_image(void *arg, uint32_t i, const struct op_image_name *in)
 {
-	struct stat st;
-	size_t len, off = 0;
-	char *buf;
+	struct cgr_read *r = arg;
+	struct op_image_name n = *in;
 
-	if (fstat(fd, &st) || st.st_size < 0 || (uint64_t)st.st_size > SIZE_MAX - 1)
-		return NULL;
-	len = (size_t)st.st_size;
-	buf = malloc(len + 1);
-	while (buf && off < len) {
-		ssize_t r = pread(fd, buf + off, len - off, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		off += (size_t)r;
+	if (cgr_read_map(r))
+		return -ENOMEM;
+	if (rs_image_refused(&n)) {
+		txt_warn("%s: image entry %u: the name %s %s, which oprofiled never writes: "
+			 "its frames are counted under %s and the path is not opened",
+			 r->path, i, n.path, rs_image_refused(&n), RPT_UNKNOWN_IMAGE);
+		n = (struct op_image_name){ .kind = OP_IMAGE_USER, .path = RPT_UNKNOWN_IMAGE };
 	}
-	*got = off;
-	return buf;
+	r->map[i + 1] = cgr_image(r->g, &n);
+	return r->map[i + 1] ? 0 : -ENOMEM;
+}
+
+static int cgr_read_stack(void *arg, uint32_t app, bool truncated, uint64_t count,
+			  const struct cgs_frame *fr, uint32_t depth)
+{
+	struct cgr_read *r = arg;
+
+	if (cgr_read_map(r))
+		return -ENOMEM;
+	return cgr_take_stack(r->g, r->map, r->nimg, app, truncated, count, fr, depth);
 }
 
 static int cgr_load_stacks(struct cgr *g)
 {
-	const struct cgs_header *h;
-	char *path = NULL, *base = NULL;
-	size_t size = 0;
-	int fd, ret = 0;
+	struct cgr_read r = { .g = g };
+	const struct op_cgs_visitor v = { cgr_read_image, cgr_read_stack, cgr_read_bad, &r };
+	struct op_cgs_info info;
+	char *path = NULL;
+	int fd, ret;
 
 	if (asprintf(&path, "%s/" OP_SESSION_CG_STACKS_PATH, g->p->samples_dir) < 0)
 		return -ENOMEM;
 	/* no symbolic link, FIFO nor device: a warning names what is refused */
 	fd = rs_open_session_file(g->p, OP_SESSION_CG_STACKS_PATH, O_RDONLY);
-	if (fd < 0)
-		goto out; /* no stacks recorded (or refused, with a warning): arcs only */
-	base = cgr_read_whole(fd, &size);
-	if (!base) {
-		ret = errno == ENOMEM ? -ENOMEM : 0;
-		if (!ret)
-			cgr_bad_stack(g, path, "cannot be read");
-		goto out;
+	if (fd < 0) {
+		free(path);
+		return 0; /* no stacks recorded (or refused, with a warning): arcs only */
 	}
-	h = (const void *)base;
-	if (size < 16 || memcmp(h->magic, CGS_MAGIC, 8)) {
-		cgr_bad_stack(g, path, "not a stack table (shorter than its header, or bad magic)");
-		goto out;
-	}
-	g->version = h->version;
-	if (h->version == CGS_VERSION)
-		ret = cgr_load_v2(g, path, base, size);
-	else if (h->version == CGS_VERSION1)
-		ret = cgr_load_v1(g, path, base, size);
-	else
-		cgr_bad_stack(g, path, "a stack table of an unknown version (a newer oprofiled?)");
-out:
-	if (fd >= 0)
-		close(fd);
-	free(base);
+	r.path = path;
+	r.info = &info;
+	ret = op_cgs_read(fd, &v, &info);
+	close(fd);
+	g->version = info.version;
+	g->have_stacks = info.valid;
+	g->stack_overflow = info.overflow_samples;
+	g->stack_samples = info.total_samples;
+	g->budget = info.budget;
+	free(r.map);
 	free(path);
 	return ret;
 }

@@ -906,6 +906,7 @@ static void rs_archive_check_image(struct rpt_profile *p, const struct rpt_opts 
 	img->syms_loaded = img->no_syms = true;
 }
 
+/* image @n of the profile, added when new; @h: its sample file's header (NULL: none, a stack's) */
 static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts *o,
 				   const struct op_image_name *n, const struct opd_header *h)
 {
@@ -928,8 +929,11 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts 
 	img->end = n->end;
 	img->display = image_display(n);
 	img->file = resolve_file(o, img->path);
-	img->hdr = *h;
-	img->is_kernel = h->is_kernel || n->kind == OP_IMAGE_KERNEL;
+	if (h)
+		img->hdr = *h;
+	else
+		img->hdr.anon_start = n->kind == OP_IMAGE_ANON ? n->start : 0;
+	img->is_kernel = (h && h->is_kernel) || n->kind == OP_IMAGE_KERNEL;
 	if (!img->path || !img->display || !img->file) {
 		free(img->file);
 		free(img->path);
@@ -941,7 +945,7 @@ static struct rpt_image *get_image(struct rpt_profile *p, const struct rpt_opts 
 	if (o->spec.archive)
 		rs_archive_check_image(p, o, img);
 	/* a binary changed since it was profiled gives wrong symbols */
-	if (n->kind == OP_IMAGE_USER && h->mtime && !img->is_kernel && img->path[0] == '/') {
+	if (n->kind == OP_IMAGE_USER && h && h->mtime && !img->is_kernel && img->path[0] == '/') {
 		struct stat st;
 
 		if (!img->no_syms && stat(img->file, &st) == 0 && (uint64_t)st.st_mtime != h->mtime) {
@@ -1071,52 +1075,10 @@ static int read_file(struct rpt_profile *p, const struct rpt_opts *o, struct rs_
 	return 0;
 }
 
-/* The profile's image @n, added (without samples) when only arcs or stacks name it. */
 struct rpt_image *rs_image_add(struct rpt_profile *p, const struct rpt_opts *o,
 			       const struct op_image_name *n)
 {
-	struct rpt_image *img, **nv;
-
-	for (size_t i = 0; i < p->nimgs; i++)
-		if (same_image(p->imgs[i], n))
-			return p->imgs[i];
-	img = calloc(1, sizeof(*img));
-	nv = realloc(p->imgs, (p->nimgs + 1) * sizeof(*nv));
-	if (nv)
-		p->imgs = nv;
-	if (!img || !nv) {
-		free(img);
-		return NULL;
-	}
-	img->kind = n->kind;
-	img->path = strdup(n->path ? n->path : "");
-	img->tgid = n->tgid;
-	img->start = n->start;
-	img->end = n->end;
-	img->hdr.anon_start = n->kind == OP_IMAGE_ANON ? n->start : 0;
-	img->is_kernel = n->kind == OP_IMAGE_KERNEL;
-	if (n->kind == OP_IMAGE_ANON) {
-		if (asprintf(&img->display, "%s (tgid:%d range:0x%" PRIx64 "-0x%" PRIx64 ")",
-			     n->path && n->path[0] ? n->path : "anon", n->tgid, n->start, n->end) < 0)
-			img->display = NULL;
-	} else {
-		img->display = strdup(img->path ? img->path : "");
-	}
-	if (o->root && n->kind == OP_IMAGE_USER) {
-		if (asprintf(&img->file, "%s%s", o->root, img->path ? img->path : "") < 0)
-			img->file = NULL;
-	} else {
-		img->file = strdup(img->path ? img->path : "");
-	}
-	if (!img->path || !img->display || !img->file) {
-		free(img->path);
-		free(img->display);
-		free(img->file);
-		free(img);
-		return NULL;
-	}
-	p->imgs[p->nimgs++] = img;
-	return img;
+	return get_image(p, o, n, NULL);
 }
 
 static int add_session_dir(struct rpt_profile *p, const char *name)
@@ -1324,6 +1286,12 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		size_t before = p->ncls;
 		int cls;
 
+		if (p->file_fn) {
+			/* a reader of its own (opexport): each selected file, read there once */
+			if (f->selected)
+				ret = p->file_fn(p->file_arg, p, f->path, f->pn);
+			continue;
+		}
 		if (!f->selected && !o->global_percent)
 			continue;
 		cls = class_of(p, f->pn, p->axis, o->merge);
@@ -1339,7 +1307,7 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		}
 		ret = read_file(p, o, f, cls, &have_hdr);
 	}
-	if (!ret && p->ngroups == 0) {
+	if (!ret && p->ngroups == 0 && !p->file_fn) {
 		snprintf(err, err_len, "no samples: every matching sample file in %s was skipped",
 			 p->samples_dir);
 		ret = -ENOENT;

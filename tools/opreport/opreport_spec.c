@@ -385,6 +385,20 @@ void spec_free(struct rpt_spec *s)
 	s->archive = NULL;
 }
 
+int spec_parse_demangle(const char *arg, enum rpt_demangle *dm)
+{
+	static const char *const names[] = { "none", "smart", "normal" };
+	static const enum rpt_demangle modes[] = { DEMANGLE_NONE, DEMANGLE_SMART, DEMANGLE_NORMAL };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(arg, names[i])) {
+			*dm = modes[i];
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 int spec_parse_merge(const char *arg, unsigned *merge, char *err, size_t err_len)
 {
 	static const struct {

@@ -1,0 +1,571 @@
+/*
+ * test_op_profile.c - libopprofile: ids and merging of the model, flat
+ * samples reconciled with whole stacks, the delta of two profiles, the
+ * pprof encoding read back with protobuf-c's own unpacker (and the gzip
+ * wrapper with zlib), and op_profile_load on a session written with the
+ * daemon's own writers (lib/odb, op_mangle, the build-id index): a corrupt
+ * sample file and a hostile stack table are warnings, the rest is loaded.
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "odb.h"
+#include "op_buildid.h"
+#include "op_cg_format.h"
+#include "op_header.h"
+#include "op_mangle.h"
+#include "op_profile.h"
+#include "op_session_layout.h"
+#include "profile.pb-c.h"
+
+static unsigned nwarn;
+static char lastwarn[1024];
+
+static void warn_count(void *arg, const char *msg)
+{
+	(void)arg;
+	nwarn++;
+	snprintf(lastwarn, sizeof(lastwarn), "%s", msg);
+}
+
+static const struct op_image_name img_a = { .kind = OP_IMAGE_USER, .path = "/usr/bin/a" };
+static const struct op_image_name img_b = { .kind = OP_IMAGE_USER, .path = "/lib/libb.so" };
+
+static void test_ids(void **state)
+{
+	struct op_profile *p = op_profile_new();
+	struct op_image_name anon1 = {
+		.kind = OP_IMAGE_ANON, .path = "anon", .tgid = 7, .start = 0x1000, .end = 0x1fff
+	};
+	struct op_image_name anon2 = anon1;
+	uint32_t a, b, x, y, l1, l2;
+
+	(void)state;
+	assert_non_null(p);
+	a = op_profile_mapping(p, &img_a, false, NULL);
+	b = op_profile_mapping(p, &img_b, false, NULL);
+	assert_int_equal(a, 1);
+	assert_int_equal(b, 2);
+	assert_int_equal(op_profile_mapping(p, &img_a, false, NULL), a);
+	/* anon regions: one per (tgid, start) */
+	x = op_profile_mapping(p, &anon1, false, NULL);
+	anon2.tgid = 8;
+	y = op_profile_mapping(p, &anon2, false, NULL);
+	assert_int_equal(x, 3);
+	assert_int_equal(y, 4);
+	l1 = op_profile_location(p, a, 0x1234);
+	l2 = op_profile_location(p, b, 0x1234);
+	assert_int_equal(l1, 1);
+	assert_int_equal(l2, 2);
+	assert_int_equal(op_profile_location(p, a, 0x1234), l1);
+	assert_int_equal(op_profile_location(p, 99, 0x1234), 0); /* no such mapping */
+	/* 2,000 locations: the hash grows, ids stay dense */
+	for (uint64_t k = 0; k < 2000; k++)
+		assert_int_equal(op_profile_location(p, a, 0x10000 + k), 3 + k);
+	assert_int_equal(p->nlocs, 2002);
+	assert_int_equal(p->maps[a - 1].max_key, 0x10000 + 1999);
+	assert_int_equal(op_profile_add_label(p, "host=x=y"), 0);
+	assert_int_equal(op_profile_add_label(p, "=v"), -EINVAL);
+	assert_int_equal(op_profile_add_label(p, "novalue"), -EINVAL);
+	assert_string_equal(p->labels[0].key, "host");
+	assert_string_equal(p->labels[0].value, "x=y");
+	op_profile_free(p);
+}
+
+/* a profile with one stack main <- leaf (3 samples) and flat samples at leaf (5) and at main (2) */
+static struct op_profile *stack_profile(void)
+{
+	struct op_profile *p = op_profile_new();
+	struct op_profile_labels lab = { 10, 11, 0, 0 };
+	uint32_t a, leaf, main_, st[2];
+
+	assert_non_null(p);
+	a = op_profile_mapping(p, &img_a, false, NULL);
+	leaf = op_profile_location(p, a, 0x1100);
+	main_ = op_profile_location(p, a, 0x1010);
+	st[0] = leaf;
+	st[1] = main_;
+	assert_int_equal(op_profile_add(p, st, 2, NULL, 3, false), 0);
+	assert_int_equal(op_profile_add(p, &leaf, 1, &lab, 5, true), 0);
+	assert_int_equal(op_profile_add(p, &main_, 1, &lab, 2, true), 0);
+	assert_int_equal(op_profile_finish(p), 0);
+	return p;
+}
+
+static const struct op_profile_sample *find_sample(const struct op_profile *p, uint32_t leaf,
+						   uint32_t nlocs)
+{
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (p->samples[i].nlocs == nlocs && p->locpool[p->samples[i].loc_off] == leaf)
+			return &p->samples[i];
+	return NULL;
+}
+
+static void test_stacks_and_flat(void **state)
+{
+	struct op_profile *p = stack_profile();
+	const struct op_profile_sample *s;
+
+	(void)state;
+	/* the stack's 3 samples are among the leaf's 5 flat ones: 2 stay flat */
+	assert_int_equal(p->total, 3 + 2 + 2);
+	assert_int_equal(p->nsamples, 3);
+	s = find_sample(p, 1, 2);
+	assert_non_null(s);
+	assert_int_equal(s->count, 3);
+	assert_int_equal(p->locpool[s->loc_off + 1], 2);
+	s = find_sample(p, 1, 1);
+	assert_non_null(s);
+	assert_int_equal(s->count, 2);
+	assert_int_equal(s->lab.pid, 10);
+	assert_int_equal(s->lab.tid, 11);
+	s = find_sample(p, 2, 1);
+	assert_non_null(s);
+	assert_int_equal(s->count, 2);
+	op_profile_free(p);
+}
+
+static void test_diff(void **state)
+{
+	struct op_profile *before = op_profile_new(), *now = op_profile_new(), *d;
+	uint32_t m, l1, l2, l3;
+
+	(void)state;
+	/* before: l1 x4, l2 x10; now: l1 x9, l2 x3 (shrank: a reset), l3 x1 (new) */
+	m = op_profile_mapping(before, &img_a, false, NULL);
+	l1 = op_profile_location(before, m, 0x10);
+	l2 = op_profile_location(before, m, 0x20);
+	assert_int_equal(op_profile_add(before, &l1, 1, NULL, 4, false), 0);
+	assert_int_equal(op_profile_add(before, &l2, 1, NULL, 10, false), 0);
+	before->time_nanos = 1000;
+	before->duration_nanos = 500;
+	/* now knows its images in another order: matched by name, not id */
+	op_profile_mapping(now, &img_b, false, NULL);
+	m = op_profile_mapping(now, &img_a, false, NULL);
+	l3 = op_profile_location(now, m, 0x30);
+	l2 = op_profile_location(now, m, 0x20);
+	l1 = op_profile_location(now, m, 0x10);
+	assert_int_equal(op_profile_add(now, &l1, 1, NULL, 9, false), 0);
+	assert_int_equal(op_profile_add(now, &l2, 1, NULL, 3, false), 0);
+	assert_int_equal(op_profile_add(now, &l3, 1, NULL, 1, false), 0);
+	snprintf(now->event, sizeof(now->event), "TIMER");
+	now->period = 250000;
+	now->timer = true;
+	now->time_nanos = 1000;
+	now->duration_nanos = 2000;
+	d = op_profile_diff(now, before);
+	assert_non_null(d);
+	assert_string_equal(d->event, "TIMER");
+	assert_int_equal(d->period, 250000);
+	assert_int_equal(d->time_nanos, 1500);
+	assert_int_equal(d->duration_nanos, 1500);
+	assert_int_equal(d->total, 5 + 3 + 1);
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct op_profile_loc *l = &d->locs[d->locpool[d->samples[i].loc_off] - 1];
+
+		assert_string_equal(d->maps[l->mapping - 1].path, "/usr/bin/a");
+		assert_int_equal(d->samples[i].count, l->key == 0x10 ? 5 : l->key == 0x20 ? 3 : 1);
+	}
+	op_profile_free(d);
+	/* nothing new: an empty delta */
+	d = op_profile_diff(before, before);
+	assert_non_null(d);
+	assert_int_equal(d->total, 0);
+	op_profile_free(d);
+	op_profile_free(before);
+	op_profile_free(now);
+}
+
+static const char *pstr(const Perftools__Profiles__Profile *pp, int64_t i)
+{
+	assert_true(i >= 0 && (size_t)i < pp->n_string_table);
+	return pp->string_table[i];
+}
+
+static void test_encode(void **state)
+{
+	struct op_profile *p = stack_profile();
+	const struct op_pprof_opts raw_opts = { .no_gzip = true };
+	Perftools__Profiles__Profile *pp;
+	uint8_t *raw, *gz, *back;
+	size_t raw_len, gz_len;
+	uLongf back_len;
+	z_stream z = { 0 };
+	uint64_t total = 0;
+
+	(void)state;
+	snprintf(p->event, sizeof(p->event), "TIMER");
+	p->period = 100000;
+	p->timer = true;
+	p->time_nanos = 123;
+	p->duration_nanos = 456;
+	/* the executable PT_LOAD: offset 0x1000 at vaddr 0x401000 */
+	p->maps[0].text_off = 0x1000;
+	p->maps[0].text_vaddr = 0x401000;
+	p->maps[0].text_size = 0x2000;
+	p->maps[0].have_text = true;
+	snprintf(p->maps[0].build_id, sizeof(p->maps[0].build_id), "0123abcd");
+	assert_int_equal(op_profile_name_loc(p, 1, "leaf", "a.c", 7), 0);
+	assert_int_equal(op_profile_add_label(p, "host=h1"), 0);
+	assert_int_equal(op_pprof_encode(p, &raw_opts, &raw, &raw_len), 0);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
+	assert_non_null(pp);
+	assert_string_equal(pp->string_table[0], "");
+	assert_int_equal(pp->n_sample_type, 2);
+	assert_string_equal(pstr(pp, pp->sample_type[0]->type), "samples");
+	assert_string_equal(pstr(pp, pp->sample_type[0]->unit), "count");
+	assert_string_equal(pstr(pp, pp->sample_type[1]->type), "cpu");
+	assert_string_equal(pstr(pp, pp->sample_type[1]->unit), "nanoseconds");
+	assert_string_equal(pstr(pp, pp->period_type->type), "cpu");
+	assert_int_equal(pp->period, 100000);
+	assert_int_equal(pp->time_nanos, 123);
+	assert_int_equal(pp->duration_nanos, 456);
+	assert_int_equal(pp->n_mapping, 1);
+	assert_int_equal(pp->mapping[0]->id, 1);
+	assert_int_equal(pp->mapping[0]->memory_start, 0x401000);
+	assert_int_equal(pp->mapping[0]->memory_limit, 0x403000);
+	assert_int_equal(pp->mapping[0]->file_offset, 0x1000);
+	assert_string_equal(pstr(pp, pp->mapping[0]->filename), "/usr/bin/a");
+	assert_string_equal(pstr(pp, pp->mapping[0]->build_id), "0123abcd");
+	assert_true(pp->mapping[0]->has_functions);
+	assert_int_equal(pp->n_location, 2);
+	for (size_t i = 0; i < pp->n_location; i++) {
+		const Perftools__Profiles__Location *l = pp->location[i];
+
+		assert_int_equal(l->id, i + 1);
+		assert_int_equal(l->mapping_id, 1);
+		/* ids in address order: 0x1010 then 0x1100, at their vaddrs */
+		assert_int_equal(l->address, i ? 0x401100 : 0x401010);
+		if (l->address == 0x401100) {
+			assert_int_equal(l->n_line, 1);
+			assert_int_equal(l->line[0]->line, 7);
+			assert_int_equal(l->line[0]->function_id, 1);
+		} else {
+			assert_int_equal(l->n_line, 0);
+		}
+	}
+	assert_int_equal(pp->n_function, 1);
+	assert_int_equal(pp->function[0]->id, 1);
+	assert_string_equal(pstr(pp, pp->function[0]->name), "leaf");
+	assert_string_equal(pstr(pp, pp->function[0]->filename), "a.c");
+	assert_int_equal(pp->n_sample, 3);
+	for (size_t i = 0; i < pp->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pp->sample[i];
+		bool host = false;
+
+		assert_int_equal(s->n_value, 2);
+		assert_int_equal(s->value[1], s->value[0] * 100000);
+		total += (uint64_t)s->value[0];
+		for (size_t k = 0; k < s->n_label; k++) {
+			const char *key = pstr(pp, s->label[k]->key),
+				   *v = pstr(pp, s->label[k]->str);
+
+			if (!strcmp(key, "host"))
+				host = !strcmp(v, "h1");
+			else if (!strcmp(key, "pid"))
+				assert_string_equal(v, "10");
+			else if (!strcmp(key, "tid"))
+				assert_string_equal(v, "11");
+			else if (!strcmp(key, "cpu"))
+				assert_string_equal(v, "0");
+			else
+				fail_msg("unexpected label %s", key);
+		}
+		assert_true(host);
+		/* the stack lists its leaf (0x1100, id 2) first */
+		if (s->n_location_id == 2) {
+			assert_int_equal(s->location_id[0], 2);
+			assert_int_equal(s->location_id[1], 1);
+		}
+	}
+	assert_int_equal(total, 7);
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+
+	/* the default output is the same bytes in a gzip wrapper */
+	assert_int_equal(op_pprof_encode(p, NULL, &gz, &gz_len), 0);
+	assert_true(gz_len > 18 && gz[0] == 0x1f && gz[1] == 0x8b);
+	back = malloc(raw_len + 1);
+	assert_non_null(back);
+	assert_int_equal(inflateInit2(&z, 16 + 15), Z_OK);
+	z.next_in = gz;
+	z.avail_in = (uInt)gz_len;
+	z.next_out = back;
+	z.avail_out = (uInt)raw_len + 1;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	back_len = z.total_out;
+	inflateEnd(&z);
+	assert_int_equal(back_len, raw_len);
+	assert_memory_equal(back, raw, raw_len);
+	free(back);
+	free(gz);
+	free(raw);
+	op_profile_free(p);
+}
+
+/* a hardware event: its own name with unit count, and the event's period */
+static void test_encode_event(void **state)
+{
+	struct op_profile *p = stack_profile();
+	const struct op_pprof_opts raw_opts = { .no_gzip = true };
+	Perftools__Profiles__Profile *pp;
+	uint8_t *raw;
+	size_t raw_len;
+
+	(void)state;
+	snprintf(p->event, sizeof(p->event), "CPU_CLK_UNHALTED");
+	p->period = 100003;
+	p->timer = false;
+	assert_int_equal(op_pprof_encode(p, &raw_opts, &raw, &raw_len), 0);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
+	assert_non_null(pp);
+	assert_string_equal(pstr(pp, pp->sample_type[1]->type), "CPU_CLK_UNHALTED");
+	assert_string_equal(pstr(pp, pp->sample_type[1]->unit), "count");
+	assert_string_equal(pstr(pp, pp->period_type->type), "CPU_CLK_UNHALTED");
+	assert_int_equal(pp->period, 100003);
+	/* no binary read: the mapping spans the keys, addresses are the keys */
+	assert_int_equal(pp->mapping[0]->memory_start, 0);
+	assert_int_equal(pp->mapping[0]->memory_limit, 0x1101);
+	assert_false(pp->mapping[0]->has_functions);
+	for (size_t i = 0; i < pp->n_sample; i++)
+		assert_int_equal(pp->sample[i]->value[1], pp->sample[i]->value[0] * 100003);
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	op_profile_free(p);
+}
+
+/* ------------------------------------------------------------ a session on disk */
+
+static char sess[256];
+
+static void mkdirs(const char *path)
+{
+	char tmp[4096 + 512];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *s = tmp + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		mkdir(tmp, 0755);
+		*s = '/';
+	}
+}
+
+/* a sample file of @image (in process @app, thread @tid, cpu @cpu) with @n keys */
+static void write_file(const char *image, const char *app, int tid, int cpu, const uint64_t *keys,
+		       const uint32_t *counts, size_t n, const char *event)
+{
+	struct op_mangle_args a = { 0 };
+	char name[4096], full[4096 + 512], err[256];
+	odb_t db;
+	struct opd_header *h;
+
+	a.app = (struct op_image_name){ .kind = OP_IMAGE_USER, .path = app };
+	a.image = (struct op_image_name){ .kind = OP_IMAGE_USER, .path = image };
+	a.event = event;
+	a.count = 100000;
+	a.tgid = tid;
+	a.tid = tid;
+	a.cpu = cpu;
+	a.separate = OP_SEP_LIB | OP_SEP_KERNEL | OP_SEP_THREAD | OP_SEP_CPU;
+	assert_true(op_mangle(&a, name, sizeof(name)) > 0);
+	snprintf(full, sizeof(full), "%s/samples/current/%s", sess, name);
+	mkdirs(full);
+	memset(&db, 0, sizeof(db));
+	assert_int_equal(odb_open(&db, AT_FDCWD, full, ODB_RDWR, err, sizeof(err)), 0);
+	h = odb_header(&db);
+	op_header_init(h);
+	h->cpu_type = OP_CPU_TIMER;
+	h->ctr_count = 100000;
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(odb_update(&db, keys[i], counts[i]), 0);
+	odb_close(&db);
+}
+
+static int sess_setup(void **state)
+{
+	(void)state;
+	snprintf(sess, sizeof(sess), "/tmp/test_op_profile.XXXXXX");
+	assert_non_null(mkdtemp(sess));
+	return 0;
+}
+
+static int sess_teardown(void **state)
+{
+	char cmd[512];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sess);
+	return system(cmd) ? -1 : 0;
+}
+
+static void write_text(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/samples/current/%s", sess, rel);
+	mkdirs(path);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* a version 2 stack table: app a; a stack leaf 0x1100 <- caller 0x1011; a node whose parent is itself */
+static void write_stacks(void)
+{
+	static const char names[] = "/usr/bin/a";
+	struct cgs_header2 h = { 0 };
+	struct cgs_image img = { 0 };
+	struct cgs_node nodes[4] = { { 0 } };
+	struct cgs_layout2 l;
+	char path[512];
+	FILE *f;
+
+	memcpy(h.magic, CGS_MAGIC, 8);
+	h.version = CGS_VERSION;
+	h.header_size = sizeof(h);
+	h.images_max = h.images_used = 1;
+	h.strings_size = h.strings_used = sizeof(names);
+	cgs_layout2(h.images_max, h.strings_size, &l);
+	h.images_off = (uint32_t)l.images_off;
+	h.strings_off = (uint32_t)l.strings_off;
+	h.nodes_off = (uint32_t)l.nodes_off;
+	h.nodes_max = h.nodes_used = 4;
+	img.name_len = sizeof(names) - 1;
+	img.tgid = -1;
+	nodes[0] = (struct cgs_node){ .key = 0, .parent = 0, .image = 1 };      /* root */
+	nodes[1] = (struct cgs_node){ .key = 0x1011, .parent = 1, .image = 1 }; /* caller */
+	nodes[2] =
+		(struct cgs_node){ .key = 0x1100, .count = 4, .parent = 2, .image = 1 }; /* leaf */
+	nodes[3] =
+		(struct cgs_node){ .key = 0x1200, .count = 9, .parent = 4, .image = 1 }; /* loop */
+	snprintf(path, sizeof(path), "%s/samples/current/%s", sess, OP_SESSION_CG_STACKS_PATH);
+	mkdirs(path);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(&h, sizeof(h), 1, f);
+	fseek(f, (long)l.images_off, SEEK_SET);
+	fwrite(&img, sizeof(img), 1, f);
+	fseek(f, (long)l.strings_off, SEEK_SET);
+	fwrite(names, sizeof(names), 1, f);
+	fseek(f, (long)l.nodes_off, SEEK_SET);
+	fwrite(nodes, sizeof(nodes), 1, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_load(void **state)
+{
+	static const uint64_t ka[] = { 0x1100, 0x1200 };
+	static const uint32_t ca[] = { 6, 9 };
+	static const uint64_t kb[] = { 0x500 };
+	static const uint32_t cb[] = { 2 };
+	struct op_profile *p = op_profile_new();
+	struct op_buildid_ent e = { .path = "/usr/bin/a", .kind = OP_BUILDID_USER };
+	char err[512], line[512], corrupt[4096], dir[512];
+	size_t n = 0;
+
+	(void)state;
+	write_file("/usr/bin/a", "/usr/bin/a", 42, 1, ka, ca, 2, "TIMER");
+	write_file("/lib/libb.so", "/usr/bin/a", 42, 0, kb, cb, 1, "TIMER");
+	/* the stack's 4 samples at 0x1100 are among the flat 6 */
+	write_stacks();
+	/* the build-id index names /usr/bin/a: its ID and text segment, whatever is on disk */
+	e.ids.id_len = 4;
+	memcpy(e.ids.id, "\xde\xad\xbe\xef", 4);
+	e.ids.text_off = 0x1000;
+	e.ids.text_vaddr = 0x401000;
+	e.ids.text_size = 0x800;
+	n = op_buildid_format(line, sizeof(line), &e);
+	assert_true(n > 0 && n < sizeof(line));
+	snprintf(corrupt, sizeof(corrupt), "%s%s", op_buildid_index_header, line);
+	write_text(OP_SESSION_STATS "/" OP_BUILDID_INDEX, corrupt);
+	write_text(OP_SESSION_KALLSYMS_PATH, "ffffffff81000000 T _text\nffffffff81000100 T foo\n");
+	/* a file with a sample-file name and garbage inside */
+	snprintf(corrupt, sizeof(corrupt),
+		 "{root}/usr/bin/c/{dep}/{root}/usr/bin/c/TIMER.100000.0.all.all.all");
+	write_text(corrupt, "this is not a sample file, whatever its name says");
+
+	op_profile_set_warn(p, warn_count, NULL);
+	nwarn = 0;
+	snprintf(dir, sizeof(dir), "%s/samples/current", sess);
+	assert_int_equal(op_profile_load(p, dir, NULL, err, sizeof(err)), 0);
+	/* the corrupt file and the looping stack node, each a warning */
+	assert_int_equal(nwarn, 2);
+	assert_string_equal(p->event, "TIMER");
+	assert_int_equal(p->period, 100000);
+	assert_true(p->timer);
+	assert_int_equal(p->kernel_start, 0xffffffff81000000ull);
+	assert_true(p->time_nanos > 0);
+	assert_int_equal(p->total, 6 + 9 + 2);
+	assert_int_equal(p->stack_samples, 4);
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct op_profile_mapping *m = &p->maps[i];
+
+		if (!strcmp(m->path, "/usr/bin/a")) {
+			assert_string_equal(m->build_id, "deadbeef");
+			assert_true(m->have_text);
+			assert_int_equal(m->text_vaddr, 0x401000);
+		} else {
+			assert_string_equal(m->build_id, "");
+		}
+	}
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct op_profile_sample *s = &p->samples[i];
+		const struct op_profile_loc *l = &p->locs[p->locpool[s->loc_off] - 1];
+
+		if (s->nlocs == 2) { /* the stack: leaf, then the call before the return address */
+			assert_int_equal(l->key, 0x1100);
+			assert_int_equal(p->locs[p->locpool[s->loc_off + 1] - 1].key, 0x1010);
+			assert_int_equal(s->count, 4);
+			assert_string_equal(p->maps[s->lab.comm - 1].path, "/usr/bin/a");
+		} else if (l->key == 0x1100) {
+			assert_int_equal(s->count, 2);
+			assert_int_equal(s->lab.tid, 42);
+			assert_int_equal(s->lab.cpu, 1);
+		}
+	}
+	op_profile_free(p);
+
+	/* a second event is refused, with a message naming both */
+	write_file("/usr/bin/a", "/usr/bin/a", 42, 1, ka, ca, 2, "OTHER");
+	p = op_profile_new();
+	op_profile_set_warn(p, warn_count, NULL);
+	assert_int_equal(op_profile_load(p, dir, NULL, err, sizeof(err)), -EXDEV);
+	assert_non_null(strstr(err, "two events"));
+	op_profile_free(p);
+
+	/* no such session */
+	p = op_profile_new();
+	snprintf(dir, sizeof(dir), "%s/samples/none", sess);
+	assert_int_equal(op_profile_load(p, dir, NULL, err, sizeof(err)), -ENOENT);
+	op_profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ids),
+		cmocka_unit_test(test_stacks_and_flat),
+		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_encode_event),
+		cmocka_unit_test_setup_teardown(test_load, sess_setup, sess_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
