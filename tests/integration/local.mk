@@ -258,8 +258,4 @@ endif
 if BUILD_PUSH_PLUGIN
 TESTS += tests/integration/push.sh tests/integration/push_spool.sh tests/integration/push_stall.sh
 endif
-# the pprof CLI and its Go build cache, built on first use by net_util.sh
-clean-local: clean-net-tests
-clean-net-tests:
-	rm -rf tests/integration/pprof.bin tests/integration/gocache
-.PHONY: clean-net-tests
+# net_util.sh builds the pprof CLI where opexport.sh does (tests/pprof): clean-opexport removes it

@@ -24,16 +24,18 @@ net_init() {
 	trap net_cleanup EXIT
 }
 
-# $PPROF: the upstream pprof CLI, built once into the build tree (~5 s, no network)
+# $PPROF: the upstream pprof CLI, built once (~5 s, no network) where
+# opexport.sh builds and keeps it too (tests/pprof, Go's cache tests/gocache,
+# removed by make clean)
 net_pprof() {
-	PPROF=$B/tests/integration/pprof.bin
+	PPROF=$B/tests/pprof
 	[ -x "$PPROF" ] && return 0
 	if ! command -v go > /dev/null || [ ! -d /usr/share/gocode/src/github.com/google/pprof ]; then
 		echo "FAIL: go and golang-github-google-pprof-dev are needed (tools/install-deps.sh)"
 		return 1
 	fi
-	GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$B/tests/integration/gocache \
-		timeout 300 go build -o "$PPROF.tmp" github.com/google/pprof && mv "$PPROF.tmp" "$PPROF"
+	GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$B/tests/gocache HOME=$W \
+		timeout 300 go build -o "$PPROF.$$" github.com/google/pprof && mv "$PPROF.$$" "$PPROF"
 }
 
 # system-wide profiling needs root or perf_event_paranoid <= 0: else skip, saying so

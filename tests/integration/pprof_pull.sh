@@ -105,15 +105,9 @@ else
 		{ echo "FAIL: no cpu/nanoseconds period type"; head -5 raw.txt; fail=1; }
 	grep -q "^samples/count cpu/nanoseconds" raw.txt ||
 		{ echo "FAIL: sample types are not samples/count cpu/nanoseconds"; fail=1; }
-	# the mapping of the workload names the binary by path and build ID (libopprofile
-	# fills build IDs since op_profile_apply_buildids, issue 19; before it the
-	# profiles carry none and only this check is left out, saying so)
+	# the mapping of the workload names the binary by its build ID (the store symbolizes by it)
 	id=$(readelf -n "$W/ppwork" | sed -n 's/.*Build ID: //p')
-	if grep -q op_profile_apply_buildids "$S/lib/profile/op_profile.h"; then
-		grep -q "$id" raw.txt || { echo "FAIL: build ID $id of the workload is not in the profile"; fail=1; }
-	else
-		echo "note: this libopprofile fills no build IDs yet (no op_profile_apply_buildids): not checked"
-	fi
+	grep -q "$id" raw.txt || { echo "FAIL: build ID $id of the workload is not in the profile"; fail=1; }
 	# the leaf addresses (ELF virtual addresses) in work_big and work_small, by nm -S
 	read -r big small total << EOF2
 $(python3 "$S/tests/integration/pprof_shares.py" raw.txt "$W/ppwork" work_big work_small)
