@@ -9,7 +9,8 @@ HOT=$B/tests/integration/hot
 CHECK="python3 $S/tests/integration/push_check.py"
 
 # net_init NAME PLUGIN...: a fresh work directory $W (made current), fail=0,
-# the plugins built, background processes ended at exit (net_cleanup)
+# the plugins built, background processes ended at exit (net_cleanup), $HOT
+# the workload's own copy
 net_init() {
 	W=$B/tests/integration/$1.work
 	shift
@@ -22,6 +23,10 @@ net_init() {
 			{ echo "FAIL: $_p.so was not built (configure warned which library is missing)"; exit 1; }
 	done
 	trap net_cleanup EXIT
+	# the workload is a copy of hot under a name of its own: other tests
+	# running beside these look for hot's sample files system-wide
+	cp "$HOT" "$W/network" || exit 99
+	HOT=$W/network
 }
 
 # $PPROF: the upstream pprof CLI, built once (~5 s, no network) where

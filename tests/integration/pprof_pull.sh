@@ -40,9 +40,7 @@ printf 'plugins = { pprof = { listen = "0.0.0.0:%s"; allow_remote = true; }; };\
 
 # 2. live: hot on one CPU, the daemon system-wide at 4 kHz serving pull
 PORT=$(net_free_port)
-# a copy of hot under a name of its own: other tests look for hot's files
-cp "$HOT" "$W/ppwork" || exit 99
-"$W/ppwork" 30000 > /dev/null 2>&1 &
+"$HOT" 30000 > /dev/null 2>&1 &
 hpid=$!
 "$OPD" --session-dir="$W/s" --system-wide --events=TIMER:250000 \
 	--ext-feature=pprof:listen=127.0.0.1:$PORT,max_seconds=10 > out 2> err &
@@ -106,11 +104,11 @@ else
 	grep -q "^samples/count cpu/nanoseconds" raw.txt ||
 		{ echo "FAIL: sample types are not samples/count cpu/nanoseconds"; fail=1; }
 	# the mapping of the workload names the binary by its build ID (the store symbolizes by it)
-	id=$(readelf -n "$W/ppwork" | sed -n 's/.*Build ID: //p')
+	id=$(readelf -n "$HOT" | sed -n 's/.*Build ID: //p')
 	grep -q "$id" raw.txt || { echo "FAIL: build ID $id of the workload is not in the profile"; fail=1; }
 	# the leaf addresses (ELF virtual addresses) in work_big and work_small, by nm -S
 	read -r big small total << EOF2
-$(python3 "$S/tests/integration/pprof_shares.py" raw.txt "$W/ppwork" work_big work_small)
+$(python3 "$S/tests/integration/pprof_shares.py" raw.txt "$HOT" work_big work_small)
 EOF2
 	echo "note: work_big ${big:-0}, work_small ${small:-0} of ${total:-0} samples"
 	# within sampling error: 3 standard errors of the ratio of two counts, at

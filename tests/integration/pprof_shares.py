@@ -2,7 +2,8 @@
 # pprof_shares.py - the samples of two functions of a binary in the text
 # that `pprof -raw` prints: each sample's leaf location, its address (the
 # ELF virtual address, as the profile gives it) inside the function's
-# [start, start + size) from `nm -S` of the binary, its mapping the binary.
+# [start, start + size) from `nm -S` of the binary, its mapping the binary
+# (by build ID: copies of one binary are one mapping, whichever path came first).
 # Usage: pprof_shares.py RAW.txt BINARY FUNC1 FUNC2  -> "n1 n2 total" (samples)
 # SPDX-License-Identifier: MIT
 import re
@@ -21,6 +22,9 @@ def main():
     if len(syms) != 2:
         print("pprof_shares: %s or %s not in nm -S %s" % (f1, f2, binary), file=sys.stderr)
         return 2
+    rd = subprocess.run(["readelf", "-n", binary], capture_output=True, text=True, check=True)
+    m = re.search(r"Build ID: ([0-9a-f]+)", rd.stdout)
+    want = m.group(1) if m else binary
     section, samples, locs, maps = None, [], {}, {}
     for line in open(raw):
         s = line.strip()
@@ -36,15 +40,15 @@ def main():
             if m:
                 locs[int(m.group(1))] = (int(m.group(2), 16), int(m.group(3)))
         elif section == "Mappings":
-            m = re.match(r"(\d+): \S+ (\S+)", s)
+            m = re.match(r"(\d+): \S+ (\S+)(?: ([0-9a-f]+))?", s)
             if m:
-                maps[int(m.group(1))] = m.group(2)
+                maps[int(m.group(1))] = (m.group(2), m.group(3))
     n = {f1: 0, f2: 0}
     total = 0
     for count, leaf in samples:
         total += count
         addr, mid = locs.get(leaf, (0, 0))
-        if maps.get(mid) != binary:
+        if want not in maps.get(mid, ("", None)):
             continue
         for f, (lo, hi) in syms.items():
             if lo <= addr < hi:

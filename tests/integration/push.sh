@@ -67,7 +67,8 @@ no_perf err1
 # the last rotation's push may still be on its way when the command ended: none is lost
 # in the spool, but only those sent are checked here
 $CHECK --dir "$W/r1" --protocol pyroscope --service svc-a --label env=test --label team=perf \
-	--org-id tenant-7 --bearer "$TOKEN" --pprof "$PPROF" --proto "$PROTO" --min 2 > check1 ||
+	--org-id tenant-7 --bearer "$TOKEN" --pprof "$PPROF" --proto "$PROTO" --min 2 \
+	--build-id "$(readelf -n "$HOT" | sed -n 's/.*Build ID: //p')" > check1 ||
 	{ echo "FAIL: pyroscope requests"; cat check1; fail=1; }
 grep -q "^requests" check1 && echo "note: pyroscope: $(head -1 check1)"
 if grep -rq "$TOKEN" "$W/s1/samples/oprofiled.log" err1 out1; then

@@ -18,6 +18,7 @@ import sys
 import urllib.parse
 
 problems = []
+found_ids = set()
 
 
 def bad(msg):
@@ -39,6 +40,7 @@ def check_pprof(gz, what, a):
                        input=raw, capture_output=True, timeout=60)
     if p.returncode != 0 or b"sample_type" not in p.stdout:
         bad("%s: protoc --decode failed: %s" % (what, p.stderr.decode(errors="replace")[:300]))
+    found_ids.update(p.stdout.decode(errors="replace").split())
     p = subprocess.run([a.pprof, "-raw", path], capture_output=True, timeout=60,
                        env=dict(os.environ, PPROF_TMPDIR=os.path.dirname(os.path.abspath(path))))
     out = p.stdout.decode(errors="replace")
@@ -61,6 +63,8 @@ def main():
     ap.add_argument("--min", type=int, default=1)
     # consecutive profiles must join up: none was lost between them
     ap.add_argument("--contiguous", action="store_true")
+    # a build ID that some profile's mappings must carry (the workload's)
+    ap.add_argument("--build-id")
     a = ap.parse_args()
     labels = dict(l.split("=", 1) for l in a.label)
     reqs = sorted(glob.glob(os.path.join(a.dir, "*.req")))
@@ -141,6 +145,9 @@ def main():
                 if got.get(k) != v:
                     bad("%s: label %s=%r, expected %r" % (what, k, got.get(k), v))
             check_pprof(raw, os.path.join(a.dir, what), a)
+    # build_id is a string index: the hex is in the string table
+    if a.build_id and reqs and '"%s"' % a.build_id not in found_ids:
+        bad("no profile carries the build ID %s" % a.build_id)
     return 1 if problems else 0
 
 
