@@ -16,3 +16,5 @@ conf/oprofiled.service: $(top_srcdir)/conf/oprofiled.service.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) conf && $(SED) -e 's|@sbindir[@]|$(sbindir)|g' \
 		-e 's|@bindir[@]|$(bindir)|g' -e 's|@sysconfigfile[@]|$(sysconfigfile)|g' \
 		$(top_srcdir)/conf/oprofiled.service.in > $@.tmp && mv $@.tmp $@
+# --- issue 20: the fleet profile (99 Hz, rotation, call graphs, cgroup labels); tests/integration/fleet*.sh read it ---
+dist_confexample_DATA += conf/fleet.conf

@@ -19,6 +19,7 @@
 #include "conf_int.h"
 #include "ext.h"
 #include "log.h"
+#include "op_events.h"
 #include "op_interval.h"
 #include "options.h"
 #include "optval.h"
@@ -36,6 +37,7 @@ static const struct conf_key conf_keys[] = {
 	{ "session_dir", K_STR, 0, 0 },
 	{ "session_group", K_STR, 0, 0 },
 	{ "events", K_STRLIST, 0, 0 },
+	{ "frequency", K_INT, 1, OP_EVENT_MAX_HZ },
 	{ "separate", K_STRLIST, 0, 0 },
 	{ "plugin_dir", K_STR, 0, 0 },
 	{ "vmlinux", K_STR, 0, 0 },
@@ -393,7 +395,9 @@ void conf_apply(struct conf_ctx *c, const config_setting_t *s, const struct conf
 				 (long long)v);
 		else
 			o->ring_pages = (size_t)v;
-	} else if (!strcmp(n, "stats_interval"))
+	} else if (!strcmp(n, "frequency"))
+		o->frequency = (unsigned)v;
+	else if (!strcmp(n, "stats_interval"))
 		o->stats_interval = (unsigned)v;
 	else if (!strcmp(n, "sync_interval"))
 		o->sync_interval = (unsigned)v;

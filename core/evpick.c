@@ -109,8 +109,12 @@ static void evpick_load_models(struct evpick *p)
 	}
 }
 
-/* NAME[:count[:um[:kernel[:user]]]] -> req; strings point into @buf */
-static int evpick_parse_event(char *buf, struct op_event_req *req, char *err, size_t err_len)
+/*
+ * NAME[:count[:um[:kernel[:user]]]] -> req, count may be "<N>Hz" (*@freq_hz =
+ * N, else 0); strings point into @buf
+ */
+static int evpick_parse_event(char *buf, struct op_event_req *req, uint32_t *freq_hz, char *err,
+			      size_t err_len)
 {
 	char *field[5] = { 0 }, *p = buf, *end;
 	unsigned long long v;
@@ -119,6 +123,7 @@ static int evpick_parse_event(char *buf, struct op_event_req *req, char *err, si
 	memset(req, 0, sizeof(*req));
 	req->size = sizeof(*req);
 	req->kernel = req->user = true;
+	*freq_hz = 0;
 	while (n < 5) {
 		field[n++] = p;
 		p = strchr(p, ':');
@@ -142,6 +147,17 @@ static int evpick_parse_event(char *buf, struct op_event_req *req, char *err, si
 	for (i = 1; i < n; i++) {
 		if (!field[i][0])
 			continue;
+		if (i == 1 && op_parse_event_freq(field[i], freq_hz)) {
+			/* as op_parse_event_spec: TIMER's period in ns, else none */
+			req->count =
+				strcmp(req->name, OP_TIMER_EVENT) ? 0 : 1000000000ull / *freq_hz;
+			continue;
+		}
+		if (i == 1 && *freq_hz) {
+			snprintf(err, err_len, "event %s: frequency \"%s\" is not 1..%uHz",
+				 req->name, field[i], OP_EVENT_MAX_HZ);
+			return -EINVAL;
+		}
 		errno = 0;
 		v = strtoull(field[i], &end, 0);
 		if (errno || *end) {
@@ -176,6 +192,14 @@ out_range:
 	return -EINVAL;
 }
 
+/* the catalogue's smallest count of event @name, 0 if none */
+static uint64_t spec_minimum(const struct op_events *c, const char *name)
+{
+	const struct op_event *ev = op_events_find(c, name);
+
+	return ev ? ev->minimum : 0;
+}
+
 /* field @i (0: name, 3: kernel) of NAME[:count[:um[:kernel[:user]]]] is given, non-empty */
 static bool evpick_event_field_given(const char *item, int i)
 {
@@ -203,19 +227,53 @@ static bool evpick_kernel_refused(const struct evpick *p)
 	return perf_paranoid() >= 2;
 }
 
+/*
+ * --frequency=HZ without --events: the model's default event, "NAME:count..."
+ * with its count replaced by "<HZ>Hz", into @buf. A fleet config so sets
+ * one rate whatever the model (TIMER here, CPU_CLK_UNHALTED on a PMU).
+ */
+static int evpick_default_at(const struct evpick *p, const char *def, char *buf, size_t len)
+{
+	size_t name = strcspn(def, ":");
+	const char *rest = def[name] ? strchr(def + name + 1, ':') : NULL;
+	int n;
+
+	n = snprintf(buf, len, "%.*s:%uHz%s", (int)name, def, p->opts->frequency, rest ? rest : "");
+	if (n < 0 || (size_t)n >= len) {
+		log_err(p->log, "model %s: default event \"%s\" is too long", p->model->desc.name,
+			def);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int evpick_choose_events(struct evpick *p)
 {
 	const struct ext_model *m = p->model;
 	const char *spec = p->opts->events_spec ? p->opts->events_spec : m->desc.default_event;
 	char *list, *item, *save = NULL;
 	bool user_only_said = false;
-	char err[512];
+	char err[512], at_freq[256];
 	int rc = 0;
 
 	if (!spec || !*spec) {
 		log_err(p->log, "model %s has no default event: give --events=NAME:count",
 			m->desc.name);
 		return -EINVAL;
+	}
+	if (p->opts->frequency && p->opts->events_spec) {
+		log_err(p->log,
+			"--frequency=%u and --events=%s both given: give the rate in the event "
+			"(NAME:%uHz) or drop --events",
+			p->opts->frequency, p->opts->events_spec, p->opts->frequency);
+		return -EINVAL;
+	}
+	if (p->opts->frequency) {
+		rc = evpick_default_at(p, spec, at_freq, sizeof(at_freq));
+		if (rc)
+			return rc;
+		spec = at_freq;
+		log_info(p->log, "default event at --frequency=%u: %s", p->opts->frequency, spec);
 	}
 	if (!m->desc.encode) {
 		log_err(p->log, "model %s cannot encode events (no encode callback)", m->desc.name);
@@ -226,8 +284,11 @@ static int evpick_choose_events(struct evpick *p)
 		return -ENOMEM;
 	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		struct op_event_req req;
+		struct op_perf_attr *attr = &p->attrs[p->nr_events];
 		struct sfile_event *se;
 		char item_copy[256];
+		uint32_t freq_hz;
+		uint64_t count;
 		size_t i;
 
 		if (p->nr_events == OP_MAX_EVENTS) {
@@ -236,7 +297,7 @@ static int evpick_choose_events(struct evpick *p)
 			break;
 		}
 		snprintf(item_copy, sizeof(item_copy), "%s", item);
-		rc = evpick_parse_event(item, &req, err, sizeof(err));
+		rc = evpick_parse_event(item, &req, &freq_hz, err, sizeof(err));
 		if (rc) {
 			log_err(p->log, "--events=%s: %s", spec, err);
 			break;
@@ -263,6 +324,7 @@ static int evpick_choose_events(struct evpick *p)
 			req.code = spec.ev->code;
 			req.um = spec.um;
 			req.count = spec.count;
+			freq_hz = spec.freq_hz;
 			req.kernel = spec.kernel;
 			req.user = spec.user;
 			req.counter_mask = spec.ev->counter_mask;
@@ -287,7 +349,23 @@ static int evpick_choose_events(struct evpick *p)
 			}
 		}
 		err[0] = 0;
-		rc = m->desc.encode(m->priv, &req, &p->attrs[p->nr_events], err, sizeof(err));
+		/*
+		 * A frequency: the model encodes the event as for a period (its
+		 * smallest valid one when the frequency stands for none), then the
+		 * kernel is asked for freq_hz samples a second instead. So every
+		 * model, the timer's and the libpfm4 ones, honours "<N>Hz" alike.
+		 */
+		count = req.count;
+		if (freq_hz && !req.count)
+			req.count = p->have_catalogue && spec_minimum(&p->catalogue, req.name) ?
+					    spec_minimum(&p->catalogue, req.name) :
+					    1;
+		rc = m->desc.encode(m->priv, &req, attr, err, sizeof(err));
+		req.count = count;
+		if (!rc && freq_hz) {
+			attr->freq = true;
+			attr->sample_period = freq_hz;
+		}
 		if (rc) {
 			/* a hardware event asked for while the fallback took over: say why */
 			log_err(p->log, "event %s cannot be used with model %s: %s%s%s", req.name,

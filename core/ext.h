@@ -67,21 +67,17 @@ struct ext_stats {
 	op_ext_t *owner;
 };
 
-/* SDK 1.2: task-record hooks, session hooks, anon resolvers (ext_hooks.c) */
-struct ext_proc_hook {
-	struct op_proc_hook_desc desc;
-	void *priv;
-	op_ext_t *owner;
-};
-
-struct ext_session_hook {
-	struct op_session_hook_desc desc;
-	void *priv;
-	op_ext_t *owner;
-};
-
-struct ext_anon_resolver {
-	struct op_anon_resolver_desc desc;
+/*
+ * SDK 1.2: a task-record hook, a session hook or an anon resolver. The
+ * three descriptions share one layout (size, name, callback: asserted in
+ * ext_reg.c), so one entry type and one registration serve them.
+ */
+struct ext_hook_entry {
+	union {
+		struct op_proc_hook_desc proc;
+		struct op_session_hook_desc session;
+		struct op_anon_resolver_desc anon;
+	};
 	void *priv;
 	op_ext_t *owner;
 };
@@ -152,11 +148,11 @@ struct ext_registry {
 	size_t nr_stats;
 	uint32_t no_event_ok; /* some plugin set OP_EXT_F_NO_EVENT_OK */
 	/* SDK 1.2 */
-	struct ext_proc_hook proc_hooks[EXT_MAX_PROC_HOOKS];
+	struct ext_hook_entry proc_hooks[EXT_MAX_PROC_HOOKS];
 	size_t nr_proc_hooks;
-	struct ext_session_hook session_hooks[EXT_MAX_SESSION_HOOKS];
+	struct ext_hook_entry session_hooks[EXT_MAX_SESSION_HOOKS];
 	size_t nr_session_hooks;
-	struct ext_anon_resolver anon[EXT_MAX_ANON_RESOLVERS];
+	struct ext_hook_entry anon[EXT_MAX_ANON_RESOLVERS];
 	size_t nr_anon;
 };
 

@@ -46,13 +46,13 @@ void ext_session_event(struct ext_loader *l, uint32_t kind, const char *dir, con
 		l->session_start_ns = e.end_ns;
 	e.start_ns = l->session_start_ns;
 	for (i = 0; i < l->reg.nr_session_hooks; i++) {
-		const struct ext_session_hook *h = &l->reg.session_hooks[i];
+		const struct ext_hook_entry *h = &l->reg.session_hooks[i];
 
 		/* ROTATED: the hook hears when the finished session began, then a new one does */
-		rc = h->desc.on_event(h->priv, &e);
+		rc = h->session.on_event(h->priv, &e);
 		if (rc)
 			ext_log_msg(l, false, "plugin \"%s\": session hook \"%s\" failed on %s: %s",
-				    h->owner->name, h->desc.name, ext_session_kind_name(kind),
+				    h->owner->name, h->session.name, ext_session_kind_name(kind),
 				    rc < 0 ? strerror(-rc) : "not a -errno value");
 	}
 	if (kind == OP_SESSION_ROTATED)

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -528,128 +529,106 @@ int ext_reg_user_data(op_ext_t *ctx, const struct op_user_data *ud)
 	return 0;
 }
 
+/* SDK 1.2: the three descriptions share one layout (struct ext_hook_entry) */
+_Static_assert(offsetof(struct op_proc_hook_desc, name) ==
+			       offsetof(struct op_session_hook_desc, name) &&
+		       offsetof(struct op_proc_hook_desc, name) ==
+			       offsetof(struct op_anon_resolver_desc, name) &&
+		       offsetof(struct op_proc_hook_desc, on_event) ==
+			       offsetof(struct op_session_hook_desc, on_event) &&
+		       offsetof(struct op_proc_hook_desc, on_event) ==
+			       offsetof(struct op_anon_resolver_desc, resolve) &&
+		       sizeof(struct op_proc_hook_desc) == sizeof(struct op_session_hook_desc) &&
+		       sizeof(struct op_proc_hook_desc) == sizeof(struct op_anon_resolver_desc),
+	       "the SDK 1.2 hook descriptions share one layout");
+
 /*
- * SDK 1.2: the three hook kinds share one shape (size, name, callback):
- * check the payload, its callback and its optional name, then keep a
- * copy with the name duplicated (the plugin's name when none was given).
+ * A hook of SDK 1.2 into @arr (@nr of @max used): the payload checked and
+ * copied with the size rule, its callback (@cb names it) required, its
+ * optional name checked and copied (the plugin's name when none is given).
  */
-static int ext_reg_hook(op_ext_t *ctx, const char *what, const void *desc, size_t own,
-			const char *type, void *copy, const char **name, bool has_cb,
-			const char *cb_name, size_t nr, size_t max)
+static int ext_reg_hook(op_ext_t *ctx, const char *what, const char *type, const char *cb,
+			const void *desc, void *priv, struct ext_hook_entry *arr, size_t *nr,
+			size_t max)
 {
+	struct ext_hook_entry e = { 0 };
 	int rc;
 
-	rc = ext_reg_check(ctx, what, desc, own, type);
+	rc = ext_reg_check(ctx, what, desc, sizeof(e.proc), type);
 	if (rc)
 		return rc;
-	ext_reg_copy(copy, own, desc);
-	if (!has_cb)
-		return ext_reg_missing(ctx, what, cb_name, *(const uint32_t *)copy);
-	if (*name) {
-		rc = ext_reg_name(ctx, what, *name, false, *(const uint32_t *)copy);
+	ext_reg_copy(&e.proc, sizeof(e.proc), desc);
+	if (!e.proc.on_event)
+		return ext_reg_missing(ctx, what, cb, e.proc.size);
+	if (e.proc.name) {
+		rc = ext_reg_name(ctx, what, e.proc.name, false, e.proc.size);
 		if (rc)
 			return rc;
 	}
-	if (nr == max) {
+	if (*nr == max) {
 		ext_log_err(ctx, "%s: more than %zu registered", what, max);
 		return -ENOSPC;
 	}
-	*name = ext_reg_dup_name(ctx, what, *name ? *name : ctx->name);
-	return *name ? 0 : -ENOMEM;
+	e.proc.name = ext_reg_dup_name(ctx, what, e.proc.name ? e.proc.name : ctx->name);
+	if (!e.proc.name)
+		return -ENOMEM;
+	e.priv = priv;
+	e.owner = ctx;
+	arr[(*nr)++] = e;
+	return 0;
 }
 
 int ext_reg_proc_hook(op_ext_t *ctx, const struct op_proc_hook_desc *desc, void *priv)
 {
-	struct op_proc_hook_desc d = { 0 };
-	struct ext_registry *r;
-	int rc;
+	struct ext_registry *r = ctx ? &ctx->loader->reg : NULL;
 
-	if (!ctx)
-		return -EINVAL;
-	r = &ctx->loader->reg;
-	/* the callback is read after the copy: peek at it through the copy rule */
-	if (desc && ctx->in_init)
-		ext_reg_copy(&d, sizeof(d), desc);
-	rc = ext_reg_hook(ctx, "register_proc_hook", desc, sizeof(d), "op_proc_hook_desc", &d,
-			  &d.name, d.on_event != NULL, "on_event", r->nr_proc_hooks,
-			  EXT_MAX_PROC_HOOKS);
-	if (rc)
-		return rc;
-	r->proc_hooks[r->nr_proc_hooks].desc = d;
-	r->proc_hooks[r->nr_proc_hooks].priv = priv;
-	r->proc_hooks[r->nr_proc_hooks].owner = ctx;
-	r->nr_proc_hooks++;
-	return 0;
+	return r ? ext_reg_hook(ctx, "register_proc_hook", "op_proc_hook_desc", "on_event", desc,
+				priv, r->proc_hooks, &r->nr_proc_hooks, EXT_MAX_PROC_HOOKS) :
+		   -EINVAL;
 }
 
 int ext_reg_session_hook(op_ext_t *ctx, const struct op_session_hook_desc *desc, void *priv)
 {
-	struct op_session_hook_desc d = { 0 };
-	struct ext_registry *r;
-	int rc;
+	struct ext_registry *r = ctx ? &ctx->loader->reg : NULL;
 
-	if (!ctx)
-		return -EINVAL;
-	r = &ctx->loader->reg;
-	if (desc && ctx->in_init)
-		ext_reg_copy(&d, sizeof(d), desc);
-	rc = ext_reg_hook(ctx, "register_session_hook", desc, sizeof(d), "op_session_hook_desc", &d,
-			  &d.name, d.on_event != NULL, "on_event", r->nr_session_hooks,
-			  EXT_MAX_SESSION_HOOKS);
-	if (rc)
-		return rc;
-	r->session_hooks[r->nr_session_hooks].desc = d;
-	r->session_hooks[r->nr_session_hooks].priv = priv;
-	r->session_hooks[r->nr_session_hooks].owner = ctx;
-	r->nr_session_hooks++;
-	return 0;
+	return r ? ext_reg_hook(ctx, "register_session_hook", "op_session_hook_desc", "on_event",
+				desc, priv, r->session_hooks, &r->nr_session_hooks,
+				EXT_MAX_SESSION_HOOKS) :
+		   -EINVAL;
 }
 
 int ext_reg_anon_resolver(op_ext_t *ctx, const struct op_anon_resolver_desc *desc, void *priv)
 {
-	struct op_anon_resolver_desc d = { 0 };
-	struct ext_registry *r;
-	int rc;
+	struct ext_registry *r = ctx ? &ctx->loader->reg : NULL;
 
-	if (!ctx)
-		return -EINVAL;
-	r = &ctx->loader->reg;
-	if (desc && ctx->in_init)
-		ext_reg_copy(&d, sizeof(d), desc);
-	rc = ext_reg_hook(ctx, "register_anon_resolver", desc, sizeof(d), "op_anon_resolver_desc",
-			  &d, &d.name, d.resolve != NULL, "resolve", r->nr_anon,
-			  EXT_MAX_ANON_RESOLVERS);
-	if (rc)
-		return rc;
-	r->anon[r->nr_anon].desc = d;
-	r->anon[r->nr_anon].priv = priv;
-	r->anon[r->nr_anon].owner = ctx;
-	r->nr_anon++;
-	return 0;
+	return r ? ext_reg_hook(ctx, "register_anon_resolver", "op_anon_resolver_desc", "resolve",
+				desc, priv, r->anon, &r->nr_anon, EXT_MAX_ANON_RESOLVERS) :
+		   -EINVAL;
 }
 
-/* drop @ctx's entries of a hook array of @nr elements of @size, freeing their names */
-#define EXT_REG_DROP(ARR, NR, CTX)                                   \
-	do {                                                         \
-		size_t i_, j_;                                       \
-		for (i_ = j_ = 0; i_ < (NR); i_++) {                 \
-			if ((ARR)[i_].owner == (CTX))                \
-				free((char *)(ARR)[i_].desc.name);   \
-			else                                         \
-				(ARR)[j_++] = (ARR)[i_];             \
-		}                                                    \
-		memset(&(ARR)[j_], 0, ((NR)-j_) * sizeof((ARR)[0])); \
-		(NR) = j_;                                           \
-	} while (0)
+/* drop @ctx's SDK 1.2 hooks of @arr (@nr used), keeping the others in order */
+static void ext_reg_drop_hooks(struct ext_hook_entry *arr, size_t *nr, const op_ext_t *ctx)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < *nr; i++) {
+		if (arr[i].owner == ctx)
+			free((char *)arr[i].proc.name);
+		else
+			arr[j++] = arr[i];
+	}
+	memset(&arr[j], 0, (*nr - j) * sizeof(arr[0]));
+	*nr = j;
+}
 
 /* remove every registration of @ctx, keeping the others in order */
 void ext_reg_unregister(struct ext_registry *r, const op_ext_t *ctx)
 {
 	size_t i, j;
 
-	EXT_REG_DROP(r->proc_hooks, r->nr_proc_hooks, ctx);
-	EXT_REG_DROP(r->session_hooks, r->nr_session_hooks, ctx);
-	EXT_REG_DROP(r->anon, r->nr_anon, ctx);
+	ext_reg_drop_hooks(r->proc_hooks, &r->nr_proc_hooks, ctx);
+	ext_reg_drop_hooks(r->session_hooks, &r->nr_session_hooks, ctx);
+	ext_reg_drop_hooks(r->anon, &r->nr_anon, ctx);
 
 	for (i = 0; i <= OP_ESCAPE_MAX; i++)
 		if (r->escapes[i] && r->escapes[i]->owner == ctx) {

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include "op_events.h"
 #include "op_interval.h"
 #include "options.h"
 
@@ -60,6 +61,7 @@ enum {
 	OPT_MAX_OPEN_FILES,
 	OPT_ROTATE,
 	OPT_ROTATE_KEEP,
+	OPT_FREQUENCY,
 	OPT_SESSION_GROUP,
 	OPT_VERSION,
 	OPT_USAGE,
@@ -69,6 +71,7 @@ static const struct option opt_long[] = {
 	{ "session-dir", required_argument, NULL, OPT_SESSION_DIR },
 	{ "session-group", required_argument, NULL, OPT_SESSION_GROUP },
 	{ "events", required_argument, NULL, 'e' },
+	{ "frequency", required_argument, NULL, OPT_FREQUENCY },
 	{ "separate", required_argument, NULL, OPT_SEPARATE },
 	{ "ext-feature", required_argument, NULL, OPT_EXT_FEATURE },
 	{ "config", required_argument, NULL, OPT_CONFIG },
@@ -117,7 +120,9 @@ static const char opt_usage[] =
 	"                           /var/lib/oprofile with --system-wide)\n"
 	"  --session-group=GROUP    share the session with GROUP (directories 02750,\n"
 	"                           files 0640); else a root daemon's is private (0700/0600)\n"
-	"  -e, --events=EV,...      NAME:count[:unitmask[:kernel[:user]]] (default: the model's)\n"
+	"  -e, --events=EV,...      NAME:count[:unitmask[:kernel[:user]]] (default: the model's);\n"
+	"                           count may be a frequency, e.g. TIMER:99Hz\n"
+	"  --frequency=HZ           sample the model's default event at HZ per CPU (1..10000)\n"
 	"  --separate=LIST          none,lib,kernel,thread,cpu,all (comma list)\n"
 	"  --ext-feature=NAME[:ARGS]  load plugin NAME with ARGS (repeatable)\n"
 	"  --config=FILE            config file (default " OP_SYSCONFIGFILE " if present;\n"
@@ -153,6 +158,7 @@ static const char opt_usage[] =
 
 static const char opt_brief_usage[] =
 	"Usage: oprofiled [--session-dir=DIR] [--session-group=GROUP] [-e|--events=EV,...]\n"
+	"        [--frequency=HZ]\n"
 	"        [--separate=LIST] [--ext-feature=NAME[:ARGS]] [--config=FILE]\n"
 	"        [--plugin-dir=DIR] [--vmlinux=FILE|--no-vmlinux] [--image=A,B,...]\n"
 	"        [--verbose[=LIST]] [--append] [--ring-pages=N] [-p|--pid=PID[,PID...]]\n"
@@ -330,6 +336,9 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			rc = opt_strdup(&o->session_group, arg);
 			break;
 		case 'e':
+			/* the command line wins: its events replace a config file's rate */
+			if (!o->frequency_cmdline)
+				o->frequency = 0;
 			rc = opt_strdup(&o->events_spec, arg);
 			free(o->events_origin);
 			o->events_origin = NULL;
@@ -444,6 +453,12 @@ static int opt_pass(struct op_options *o, int argc, char **argv, bool first, con
 			break;
 		case OPT_DAEMONIZE:
 			o->daemonize = true;
+			break;
+		case OPT_FREQUENCY:
+			if (opt_uint_arg("frequency", arg, 1, OP_EVENT_MAX_HZ, &v, err))
+				return -EINVAL;
+			o->frequency = (unsigned)v;
+			o->frequency_cmdline = true;
 			break;
 		case OPT_STATS_INTERVAL:
 			if (opt_uint_arg("stats-interval", arg, 0, 86400u * 365, &v, err))

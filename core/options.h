@@ -38,12 +38,14 @@ enum op_mode { OP_MODE_LAUNCH, OP_MODE_PID, OP_MODE_SYSTEM, OP_MODE_REPLAY };
 
 struct op_options {
 	enum op_mode mode;
-	char *session_dir;   /* --session-dir */
-	char *session_group; /* --session-group: share the session with it (NULL: private) */
-	char *config_file;   /* --config (NULL: none/default) */
-	char *plugin_dir;    /* --plugin-dir > config > $OP_PLUGIN_DIR > configure default */
-	char *events_spec;   /* --events=NAME:count[:um[:k[:u]]],... (NULL: default) */
-	unsigned separate;   /* enum op_separate (lib/op_mangle.h) */
+	char *session_dir;      /* --session-dir */
+	char *session_group;    /* --session-group: share the session with it (NULL: private) */
+	char *config_file;      /* --config (NULL: none/default) */
+	char *plugin_dir;       /* --plugin-dir > config > $OP_PLUGIN_DIR > configure default */
+	char *events_spec;      /* --events=NAME:count[:um[:k[:u]]],... (NULL: default) */
+	unsigned frequency;     /* --frequency: the default event at N Hz per CPU (0: its count) */
+	bool frequency_cmdline; /* given on the command line (else a file's, which -e drops) */
+	unsigned separate;      /* enum op_separate (lib/op_mangle.h) */
 	struct op_feature_req features[OP_MAX_FEATURES];
 	size_t nr_features;
 	char *vmlinux;       /* --vmlinux */

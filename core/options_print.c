@@ -86,6 +86,8 @@ void options_print(const struct op_options *o, FILE *out)
 		opt_print_str(out, "events", o->events_spec);
 	else
 		fputs("# events: the hardware model's default\n", out);
+	if (o->frequency)
+		fprintf(out, "frequency = %u;\n", o->frequency);
 	opt_print_bits(out, "separate", o->separate, sep_atoms, 4, "none");
 	opt_print_str(out, "plugin_dir", o->plugin_dir);
 	if (o->vmlinux)

@@ -29,6 +29,14 @@
 #include "perf_int.h"
 
 #define PERF_DEFAULT_DRAIN_MS 100
+/*
+ * The longest wait of an idle or nearly idle session. The kernel wakes the
+ * poll when a ring is half full (wakeup_watermark), so a longer wait never
+ * loses records; it only delays them. Idle, the daemon then wakes about
+ * once a second instead of every drain interval (issue 20: a fleet daemon
+ * with nothing to sample must cost nothing).
+ */
+#define PERF_IDLE_MAX_MS 1000
 #define PERF_DEFAULT_SLACK_NS 10000000ll
 
 /* epoll tags beyond ring indices */
@@ -75,6 +83,7 @@ int perf_new(struct perf_session **out, const struct perf_config *cfg, char *err
 	}
 	if (!s->cfg.drain_ms)
 		s->cfg.drain_ms = PERF_DEFAULT_DRAIN_MS;
+	s->wait_ms = s->cfg.drain_ms;
 	s->slack = cfg->slack_ns > 0  ? (uint64_t)cfg->slack_ns :
 		   cfg->slack_ns == 0 ? PERF_DEFAULT_SLACK_NS :
 					0;
@@ -128,6 +137,7 @@ int perf_add_ring(struct perf_session *s, void *base, size_t map_len, int fd, si
 	pr->base = base;
 	pr->map_len = map_len;
 	pr->fd = fd;
+	s->ring_bytes += data_size;
 	s->st.rings++;
 	return (int)s->nr_rings++;
 }
@@ -258,10 +268,37 @@ static void perf_reap_child(struct perf_session *s)
 	}
 }
 
+/*
+ * The next wait, from what the round just read: a round that found little
+ * (under 1/64 of the rings, e.g. 16 KiB of two 512 KiB rings; nothing when
+ * idle) doubles it up to PERF_IDLE_MAX_MS, one that found more than 1/16
+ * halves it down to the drain interval. Records held back by the merge
+ * watermark wait for the next round, at most PERF_IDLE_MAX_MS later (a
+ * signal or control request wakes the poll, whose round drains the rings
+ * first). At fleet rates (99 Hz per CPU) the daemon so wakes about once a
+ * second, while a busy 10 kHz session keeps draining every interval.
+ */
+static void perf_adapt_wait(struct perf_session *s, uint64_t got)
+{
+	unsigned lo = s->cfg.drain_ms, w = s->wait_ms;
+
+	if (got < s->ring_bytes / 64) {
+		w = w >= PERF_IDLE_MAX_MS / 2 ? PERF_IDLE_MAX_MS : w * 2;
+	} else if (got > s->ring_bytes / 16) {
+		w /= 2;
+	}
+	if (w < lo)
+		w = lo;
+	if (w > PERF_IDLE_MAX_MS && w > lo)
+		w = lo > PERF_IDLE_MAX_MS ? lo : PERF_IDLE_MAX_MS;
+	s->wait_ms = w;
+}
+
 int perf_poll(struct perf_session *s, int timeout_ms)
 {
 	struct epoll_event evs[32];
 	int n, i, ret = PERF_POLL_OK, err;
+	uint64_t bytes;
 
 	if (s->replaying) {
 		err = perf_replay_run(s);
@@ -276,8 +313,8 @@ int perf_poll(struct perf_session *s, int timeout_ms)
 	}
 	if (s->stopped)
 		return -EINVAL;
-	if (timeout_ms < 0 || (unsigned)timeout_ms > s->cfg.drain_ms)
-		timeout_ms = (int)s->cfg.drain_ms;
+	if (timeout_ms < 0 || (unsigned)timeout_ms > s->wait_ms)
+		timeout_ms = (int)s->wait_ms;
 	n = s->epfd >= 0 ? epoll_wait(s->epfd, evs, 32, timeout_ms) : 0;
 	for (i = 0; i < n; i++) {
 		uint64_t tag = evs[i].data.u64;
@@ -305,9 +342,11 @@ int perf_poll(struct perf_session *s, int timeout_ms)
 			}
 		}
 	}
+	bytes = s->st.bytes;
 	err = perf_round(s);
 	if (err)
 		return err;
+	perf_adapt_wait(s, s->st.bytes - bytes);
 	perf_reap_child(s);
 	if (s->child_exited && ret == PERF_POLL_OK)
 		ret = PERF_POLL_CHILD_EXIT;

@@ -149,7 +149,9 @@ enum perf_poll_result {
 int perf_open(struct perf_session **out, const struct perf_config *cfg, char *err, size_t err_len);
 
 /*
- * Wait up to @timeout_ms (< 0: the drain interval) for ring wakeups, then run
+ * Wait up to @timeout_ms (< 0: as long as the session's adaptive wait allows:
+ * the drain interval while records flow, up to 1 s while the rings stay
+ * nearly empty) for ring wakeups, then run
  * one round: drain every ring, deliver what the watermark allows. Returns a
  * perf_poll_result or -errno.
  */

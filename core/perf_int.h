@@ -70,6 +70,8 @@ struct perf_session {
 	bool lost_split; /* replay: REPLAY_LOST chunks carry the exact parts */
 	uint64_t slack;
 	uint64_t last_delivered;
+	unsigned wait_ms;  /* the next poll's longest wait (perf_adapt_wait) */
+	size_t ring_bytes; /* data bytes of all rings */
 	bool stopped;
 
 	pid_t child;

@@ -275,6 +275,8 @@ static int perf_open_target(struct perf_session *s, struct open_plan *pl, pid_t 
 						 " - this kernel/CPU does not offer the event" :
 					 en == EMFILE ?
 						 " - one descriptor per event, CPU and thread: raise the open-files limit (ulimit -n)" :
+					 en == EINVAL && a.freq ?
+						 " - is the frequency above /proc/sys/kernel/perf_event_max_sample_rate? (the kernel lowers it when sampling interrupts take long)" :
 						 "");
 				return -en;
 			}

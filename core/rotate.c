@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_ksyms_store.h"
 #include "op_session_layout.h"
 #include "rotate.h"
 #include "session.h"
@@ -323,5 +324,8 @@ int rotate_prune(int samples_fd, unsigned keep)
 		removed++;
 	}
 	rotate_free_list(v, n);
+	/* the kallsyms copies only the removed sessions linked go with them */
+	if (removed)
+		op_ksyms_store_prune(samples_fd);
 	return rc ? rc : removed;
 }

@@ -399,7 +399,7 @@ static __attribute__((noinline)) unsigned sync_proc_hooks(const struct ext_regis
 	if (!rec->time)
 		e.misc |= OP_PROC_F_SYNTH;
 	for (i = 0; i < r->nr_proc_hooks; i++)
-		if (r->proc_hooks[i].desc.on_event(r->proc_hooks[i].priv, &e))
+		if (r->proc_hooks[i].proc.on_event(r->proc_hooks[i].priv, &e))
 			failed++;
 	return failed;
 }
@@ -416,11 +416,11 @@ static __attribute__((noinline)) int sync_anon_resolve(const struct ext_registry
 	size_t i;
 
 	for (i = 0; i < r->nr_anon; i++) {
-		const struct ext_anon_resolver *a = &r->anon[i];
+		const struct ext_hook_entry *a = &r->anon[i];
 
 		memset(out, 0, sizeof(*out));
 		out->size = sizeof(*out);
-		if (a->desc.resolve(a->priv, pid, pc, time, out) == 1 && out->cookie) {
+		if (a->anon.resolve(a->priv, pid, pc, time, out) == 1 && out->cookie) {
 			/* only the image and the key are the plugin's to say */
 			out->size = sizeof(*out);
 			out->in_kernel = 0;

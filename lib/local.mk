@@ -71,3 +71,9 @@ lib/profile/profile.pb-c.c lib/profile/profile.pb-c.h: $(srcdir)/lib/profile/pro
 endif
 EXTRA_DIST += lib/profile/profile.proto
 include $(srcdir)/lib/opagent/local.mk
+# --- issue 20: the kallsyms snapshot stored once per distinct content (kernel plugin, oprofiled) ---
+lib_libopng_la_SOURCES += lib/op_ksyms_store.h lib/op_ksyms_store.c
+# --- issue 20: the per-session cgroup index stats/cgroups (cgroup plugin, opreport, exports) ---
+lib_libopng_la_SOURCES += lib/op_cgroups.h lib/op_cgroups.c
+# --- issue 18: JIT code as ELF images (opjitconv's step; plugins/jit writes them, no libbfd) ---
+lib_libopng_la_SOURCES += lib/op_jitelf.h lib/op_jitelf.c

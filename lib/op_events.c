@@ -1138,6 +1138,26 @@ static int flag(const char *spec, const char *what, const char *s, bool *out, ch
 	return serr(err, err_len, "event spec \"%s\": %s flag \"%s\" must be 0 or 1", spec, what, s);
 }
 
+bool op_parse_event_freq(const char *s, uint32_t *hz)
+{
+	size_t n = s ? strlen(s) : 0;
+	char num[24];
+	uint64_t v;
+
+	*hz = 0;
+	if (n < 2 || strcasecmp(s + n - 2, "hz"))
+		return false;
+	*hz = UINT32_MAX;
+	if (n - 2 >= sizeof(num))
+		return false;
+	memcpy(num, s, n - 2);
+	num[n - 2] = '\0';
+	if (!parse_u64(num, 10, &v) || v < 1 || v > OP_EVENT_MAX_HZ)
+		return false;
+	*hz = (uint32_t)v;
+	return true;
+}
+
 int op_parse_event_spec(const struct op_events *c, const char *spec, struct op_event_spec *out,
 			char *err, size_t err_len)
 {
@@ -1179,9 +1199,21 @@ int op_parse_event_spec(const struct op_events *c, const char *spec, struct op_e
 			    "event spec \"%s\": missing count (expected %s:count, count at least %" PRIu64
 			    ")",
 			    spec, ev->name, ev->minimum);
+	if (op_parse_event_freq(f[1], &out->freq_hz)) {
+		/* the kernel picks the period: the catalogue's count limits do not apply */
+		x = strcmp(ev->name, OP_TIMER_EVENT) ? 0 : UINT64_C(1000000000) / out->freq_hz;
+		goto count_done;
+	}
+	if (out->freq_hz)
+		return serr(err, err_len,
+			    "event spec \"%s\": frequency \"%s\" is not 1..%uHz (a decimal "
+			    "number of samples a second per CPU)",
+			    spec, f[1], OP_EVENT_MAX_HZ);
 	if (!parse_u64(f[1], 0, &x))
-		return serr(err, err_len, "event spec \"%s\": count \"%s\" is not a number", spec,
-			    f[1]);
+		return serr(err, err_len,
+			    "event spec \"%s\": count \"%s\" is not a number (or a frequency, "
+			    "e.g. 99Hz)",
+			    spec, f[1]);
 	if (x < ev->minimum)
 		return serr(err, err_len,
 			    "event spec \"%s\": count %" PRIu64 " is below the minimum %" PRIu64
@@ -1197,6 +1229,7 @@ int op_parse_event_spec(const struct op_events *c, const char *spec, struct op_e
 			    "event spec \"%s\": count %" PRIu64 " is too large (at most %" PRIu32
 			    ")",
 			    spec, x, UINT32_MAX);
+count_done:
 	out->count = x;
 	out->um = ev->um->default_value;
 	um_allowed(ev->um, out->um, &out->um_extra);

@@ -38,6 +38,14 @@
 #define OP_TIMER_MIN_PERIOD_NS UINT64_C(100000) /* 1e9 / OP_TIMER_MAX_HZ */
 #define OP_TIMER_MAX_PERIOD_NS UINT64_C(1000000000)
 #define OP_TIMER_DEFAULT_HZ 4000u /* perf record's default: TIMER:250000 */
+/*
+ * An event's count may be a frequency instead, "<N>Hz" (TIMER:99Hz,
+ * CPU_CLK_UNHALTED:99Hz): the kernel then adjusts the period to give about
+ * N samples a second per CPU (perf_event_attr.freq, perf record -F N).
+ * 1..OP_EVENT_MAX_HZ for every event: the timer's limit, and on a hardware
+ * PMU the kernel's perf_event_max_sample_rate is about this too.
+ */
+#define OP_EVENT_MAX_HZ OP_TIMER_MAX_HZ
 
 enum op_um_type { OP_UM_MANDATORY, OP_UM_BITMASK, OP_UM_EXCLUSIVE };
 
@@ -125,7 +133,13 @@ const struct op_um_entry *op_um_find_name(const struct op_unit_mask *um, const c
 /* One validated event of a spec. */
 struct op_event_spec {
 	const struct op_event *ev;
+	/*
+	 * The period; for a frequency (freq_hz != 0) the period it stands for:
+	 * 1e9 / freq_hz ns for TIMER, else 0 (a hardware event's period then
+	 * varies; its sample files say count 0, as OProfile's timer mode did)
+	 */
 	uint64_t count;
+	uint32_t freq_hz;  /* the count was given as "<N>Hz": sample at N Hz, 0 = a period */
 	uint32_t um;       /* unit-mask value (the default when not given) */
 	uint32_t um_extra; /* extra bits of the chosen named/matching entry */
 	bool kernel, user; /* default 1, 1 */
@@ -133,7 +147,16 @@ struct op_event_spec {
 };
 
 /*
- * Parse and validate one NAME:count[:um[:kernel[:user]]] against @c. Numbers
+ * The count field "<N>Hz" (case-insensitive "hz", decimal N): true and *@hz
+ * = N when @s has that form with N in 1..OP_EVENT_MAX_HZ; false with *@hz =
+ * 0 when @s is not a frequency, false with *@hz = UINT32_MAX when it is one
+ * out of range or not a number.
+ */
+bool op_parse_event_freq(const char *s, uint32_t *hz);
+
+/*
+ * Parse and validate one NAME:count[:um[:kernel[:user]]] against @c; count
+ * may be "<N>Hz" (see op_parse_event_freq and struct op_event_spec). Numbers
  * are base 0 (0x.. hex, 0.. octal); a non-numeric um is a value name.
  * Returns 0 or -EINVAL with a message in @err: unknown event (with close
  * names), missing or bad count, count below the event's minimum, unit mask

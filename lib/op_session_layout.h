@@ -15,9 +15,13 @@
  *           total_samples, lost_*    (OP_STATS_* below)
  *           throttled/EVENT          events the kernel throttled
  *           kallsyms, modules        kernel symbol snapshot (kernel plugin)
+ *           cgroups                  cgroup of each process (cgroup plugin)
  *         callgraph/stacks           whole-stack table (op_cg_format.h)
  *       previous/                    set aside by a reset or a restart
  *       rotate-TIME-N/, NAME/        saved by a rotation or a save
+ *       .kallsyms/HASH-SIZE          one copy of each distinct kallsyms
+ *                                    snapshot; sessions' stats/kallsyms are
+ *                                    hard links to it (op_ksyms_store.h)
  */
 #ifndef OP_SESSION_LAYOUT_H
 #define OP_SESSION_LAYOUT_H
@@ -36,6 +40,8 @@
 #define OP_SESSION_LOG "oprofiled.log"
 #define OP_SESSION_CURRENT "current"
 #define OP_SESSION_PREVIOUS "previous"
+/* a dot name: no saved session can be called so (rotate_name_ok) */
+#define OP_SESSION_KSYMS_STORE ".kallsyms"
 
 /* in samples/<session>/ (current, previous or a saved one) */
 #define OP_SESSION_STATS "stats"
@@ -45,6 +51,7 @@
 #define OP_SESSION_THROTTLED "throttled"
 #define OP_SESSION_KALLSYMS "kallsyms"
 #define OP_SESSION_MODULES "modules"
+#define OP_SESSION_CGROUPS "cgroups" /* the cgroup plugin's index (op_cgroups.h) */
 
 /* in callgraph/ */
 #define OP_SESSION_CG_STACKS "stacks"
@@ -56,6 +63,7 @@
 /* relative to samples/<session>/ */
 #define OP_SESSION_KALLSYMS_PATH OP_SESSION_STATS "/" OP_SESSION_KALLSYMS
 #define OP_SESSION_MODULES_PATH OP_SESSION_STATS "/" OP_SESSION_MODULES
+#define OP_SESSION_CGROUPS_PATH OP_SESSION_STATS "/" OP_SESSION_CGROUPS
 #define OP_SESSION_THROTTLED_PATH OP_SESSION_STATS "/" OP_SESSION_THROTTLED
 #define OP_SESSION_CG_STACKS_PATH OP_SESSION_CG_DIR "/" OP_SESSION_CG_STACKS
 

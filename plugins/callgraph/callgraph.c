@@ -1184,19 +1184,10 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	struct cg_state *st;
 	int rc;
 
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->log(ctx, OP_LOG_ERR, "out of memory");
+	st = pu_state_new(host, ctx, sizeof(*st), cg_free);
+	if (!st)
 		return -ENOMEM;
-	}
 	st->fd = -1;
-	rc = host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
-							      .data = st,
-							      .free_func = cg_free });
-	if (rc) {
-		free(st);
-		return rc;
-	}
 	st->ctx = ctx;
 	st->host = host;
 	st->depth = CG_DEFAULT_DEPTH;

@@ -13,8 +13,37 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "oprofile_sdk.h"
+
+/* ------------------------------------------------------------------ */
+/* the plugin's state                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A zeroed state of @size bytes kept as the plugin's user data, which the
+ * host frees with @free_func after ext_deinit or a failed init (so an init
+ * may fail at any point without freeing it). NULL when out of memory or
+ * refused (logged).
+ */
+static inline void *pu_state_new(const struct op_host *host, op_ext_t *ctx, size_t size,
+				 void (*free_func)(void *data))
+{
+	void *st = calloc(1, size);
+
+	if (!st) {
+		host->log(ctx, OP_LOG_ERR, "out of memory");
+		return NULL;
+	}
+	if (host->set_user_data(ctx, &(struct op_user_data){ .size = sizeof(struct op_user_data),
+							     .data = st,
+							     .free_func = free_func })) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
 
 /* ------------------------------------------------------------------ */
 /* optional settings plugins.<name>.<key>                              */

@@ -14,7 +14,10 @@
  * Files written atomically, readable as their directory is (0644 in a 0755
  * session, 0600 in a root daemon's private one):
  *   <session>/samples/current/stats/modules   copy of /proc/modules (at init)
- *   <session>/samples/current/stats/kallsyms  text symbols, kallsyms format
+ *   <session>/samples/current/stats/kallsyms  text symbols, kallsyms format,
+ *       a hard link to samples/.kallsyms/HASH-SIZE, the one copy of each
+ *       distinct content (lib/op_ksyms_store.h): restarts and rotations of
+ *       an unchanged kernel add no copy
  * The kallsyms pass (~40 ms here, nearly all the kernel formatting the
  * file) runs on a helper thread started at init, so it overlaps the rest of
  * the start-up and the profiled command; it is complete (joined) before the
@@ -36,6 +39,7 @@
 
 #include "kernel.h"
 #include "op_ksyms.h"
+#include "op_ksyms_store.h"
 #include "op_session_layout.h"
 #include "../common/plugin_util.h"
 
@@ -118,6 +122,7 @@ struct kernel_wbuf {
 	int fd;
 	int err;
 	size_t used;
+	uint64_t hash, size; /* of everything written (op_ksyms_store) */
 	char buf[KERNEL_WBUF];
 };
 
@@ -125,6 +130,8 @@ static void kernel_wflush(struct kernel_wbuf *w)
 {
 	size_t off = 0;
 
+	w->hash = op_ksyms_hash(w->hash, w->buf, w->used);
+	w->size += w->used;
 	while (!w->err && off < w->used) {
 		ssize_t n = write(w->fd, w->buf + off, w->used - off);
 
@@ -142,6 +149,8 @@ static void kernel_wflush(struct kernel_wbuf *w)
 static void kernel_wdirect(struct kernel_wbuf *w, const char *s, size_t len)
 {
 	kernel_wflush(w);
+	w->hash = op_ksyms_hash(w->hash, s, len);
+	w->size += len;
 	while (!w->err && len) {
 		ssize_t n = write(w->fd, s, len);
 
@@ -179,8 +188,11 @@ static void kernel_wput(struct kernel_wbuf *w, const char *s, size_t len)
 /* session snapshot: <session>/samples/current/stats/NAME, atomically  */
 /* ------------------------------------------------------------------ */
 
-/* open (creating as needed) <session>/samples/current/stats without following links */
-static int kernel_open_stats_dir(struct kernel_state *st, const char *session)
+/*
+ * open (creating as needed) <session>/samples/current/stats without
+ * following links; *@samples_fd: <session>/samples (or -1)
+ */
+static int kernel_open_stats_dir(struct kernel_state *st, const char *session, int *samples_fd)
 {
 	static const char *const comps[] = { OP_SESSION_SAMPLES, OP_SESSION_CURRENT,
 					     OP_SESSION_STATS };
@@ -215,6 +227,8 @@ static int kernel_open_stats_dir(struct kernel_state *st, const char *session)
 			close(fd);
 			return -e;
 		}
+		if (i == 0)
+			*samples_fd = dup(nfd);
 		close(fd);
 		fd = nfd;
 	}
@@ -223,6 +237,7 @@ static int kernel_open_stats_dir(struct kernel_state *st, const char *session)
 
 struct kernel_out {
 	int dirfd;
+	int samples_fd; /* samples/ for the content store (kallsyms only), else -1 */
 	const char *name;
 	char tmp[64];
 	struct kernel_wbuf *w;
@@ -235,6 +250,7 @@ static int kernel_out_begin(struct kernel_state *st, struct kernel_out *o, int d
 	int fd;
 
 	o->dirfd = dirfd;
+	o->samples_fd = -1;
 	o->name = name;
 	o->w = NULL;
 	snprintf(o->tmp, sizeof(o->tmp), ".%s.%ld.tmp", name, (long)getpid());
@@ -267,6 +283,7 @@ static int kernel_out_begin(struct kernel_state *st, struct kernel_out *o, int d
 		return -ENOMEM;
 	}
 	o->w->fd = fd;
+	o->w->hash = OP_KSYMS_HASH_INIT;
 	return 0;
 }
 
@@ -290,10 +307,19 @@ static int kernel_out_end(struct kernel_state *st, struct kernel_out *o, bool co
 		rc = -o->w->err;
 		kernel_log(st, OP_LOG_ERR, "writing stats/%s: %s", o->name, strerror(o->w->err));
 	}
-	if (!rc && commit && renameat(o->dirfd, o->tmp, o->dirfd, o->name)) {
-		rc = -errno;
-		kernel_log(st, OP_LOG_ERR, "renaming stats/%s to %s: %s", o->tmp, o->name,
-			   strerror(-rc));
+	if (!rc && commit) {
+		/* the symbols once per distinct kernel in the session directory */
+		if (o->samples_fd >= 0)
+			rc = op_ksyms_store_commit(o->samples_fd, o->dirfd, o->tmp, o->name,
+						   o->w->hash, o->w->size);
+		else if (renameat(o->dirfd, o->tmp, o->dirfd, o->name))
+			rc = -errno;
+		if (rc > 0)
+			st->snapshot_shared = true;
+		rc = rc > 0 ? 0 : rc;
+		if (rc)
+			kernel_log(st, OP_LOG_ERR, "renaming stats/%s to %s: %s", o->tmp, o->name,
+				   strerror(-rc));
 	}
 	if (rc || !commit)
 		unlinkat(o->dirfd, o->tmp, 0);
@@ -900,7 +926,11 @@ static void kernel_log_image(struct kernel_state *st)
 			   "kernel image %s: 0x%" PRIx64 "-0x%" PRIx64 ", %u modules, %" PRIu64
 			   " text symbols%s",
 			   st->vmlinux ? st->vmlinux : "vmlinux", st->kstart, st->kend, st->nr_mods,
-			   st->text_symbols, st->snapshot_written ? " saved in the session" : "");
+			   st->text_symbols,
+			   !st->snapshot_written ? "" :
+			   st->snapshot_shared   ? " saved in the session (linked to the same "
+						   "kernel's earlier copy)" :
+						   " saved in the session");
 }
 
 /* read kallsyms, write and commit its snapshot (st->ks_out, if any) */
@@ -946,7 +976,7 @@ static void kernel_ks_redo(struct kernel_state *st)
 	st->nr_pseudo = 0;
 	st->no_addresses = false;
 	st->kstart = st->kend = 0;
-	st->snapshot_written = false;
+	st->snapshot_written = st->snapshot_shared = false;
 	if (ks && ks->w) {
 		/* the owner's file description is shared: only drop our reference */
 		close(ks->w->fd);
@@ -954,8 +984,10 @@ static void kernel_ks_redo(struct kernel_state *st)
 		ks->w = NULL;
 		memcpy(owner_tmp, ks->tmp, sizeof(owner_tmp));
 	}
-	if (ks && st->ks_dirfd >= 0)
+	if (ks && st->ks_dirfd >= 0) {
 		kernel_out_begin(st, ks, st->ks_dirfd, OP_SESSION_KALLSYMS);
+		ks->samples_fd = st->ks_samples_fd;
+	}
 	kernel_ks_pass(st);
 	if (owner_tmp[0] && kill(st->ks_owner, 0) && errno == ESRCH)
 		unlinkat(st->ks_dirfd, owner_tmp, 0);
@@ -985,6 +1017,9 @@ static void kernel_join(struct kernel_state *st)
 	if (st->ks_dirfd >= 0)
 		close(st->ks_dirfd);
 	st->ks_dirfd = -1;
+	if (st->ks_samples_fd >= 0)
+		close(st->ks_samples_fd);
+	st->ks_samples_fd = -1;
 	free(st->ks_out);
 	st->ks_out = NULL;
 	kernel_log_image(st);
@@ -1032,10 +1067,12 @@ static int kernel_snapshot_and_load(struct kernel_state *st)
 		return -ENOMEM;
 	ks->dirfd = -1;
 	st->ks_dirfd = -1;
+	st->ks_samples_fd = -1;
 	if (session && *session) {
-		dirfd = kernel_open_stats_dir(st, session);
+		dirfd = kernel_open_stats_dir(st, session, &st->ks_samples_fd);
 		if (dirfd >= 0) {
 			kernel_out_begin(st, ks, dirfd, OP_SESSION_KALLSYMS);
+			ks->samples_fd = st->ks_samples_fd;
 			kernel_out_begin(st, &km, dirfd, OP_SESSION_MODULES);
 		}
 	} else {
@@ -1058,6 +1095,9 @@ static int kernel_snapshot_and_load(struct kernel_state *st)
 		free(ks);
 		if (dirfd >= 0)
 			close(dirfd);
+		if (st->ks_samples_fd >= 0)
+			close(st->ks_samples_fd);
+		st->ks_samples_fd = -1;
 		return rc;
 	}
 	st->ks_out = dirfd >= 0 ? ks : NULL;
@@ -1096,6 +1136,7 @@ static int kernel_init(op_ext_t *ctx, const struct op_host *host, const char *ar
 		free(st);
 		return rc;
 	}
+	st->ks_dirfd = st->ks_samples_fd = -1;
 	st->next_live = kernel_live;
 	kernel_live = st;
 	st->ctx = ctx;

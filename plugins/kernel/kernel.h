@@ -88,6 +88,7 @@ struct kernel_state {
 	bool ks_forked;                 /* set in a forked child: the thread stayed in the parent */
 	struct kernel_state *next_live; /* the states a fork must see (kernel_atfork_child) */
 	int ks_dirfd;                   /* stats directory of the snapshot, -1: none */
+	int ks_samples_fd;              /* samples/, for the snapshot's content store */
 	pid_t ks_owner;                 /* the process whose thread runs the pass */
 	void *ks_out;                   /* struct kernel_out of the snapshot being written */
 	bool deferring;                 /* kernel_log() keeps messages in deferred[] */
@@ -99,6 +100,7 @@ struct kernel_state {
 	uint64_t kallsyms_lines, kallsyms_bad, text_symbols;
 	uint64_t modules_bad, modules_overlap;
 	bool snapshot_written;
+	bool snapshot_shared; /* an earlier session's copy of the same content is used */
 };
 
 /* Re-read interval for /proc/modules on an unknown kernel address. */

@@ -25,39 +25,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cookie.h"
-#include "evbuf.h"
-#include "ext.h"
-#include "log.h"
-#include "sync.h"
+#include "sync_host.h"
 
 #define E EVB_ESCAPE
-#define MAXW 4096
 
 struct fx {
-	struct cookie_table cookies;
-	struct op_emit w;
-	struct sync_ctx s;
-	struct op_stats st;
-	struct ext_core_services core;
-	struct ext_loader *l;
-	struct op_log log;
-	char *logtext;
-	size_t loglen;
-	uint64_t out[MAXW];
-	size_t n;
+	struct sync_host h;
 	char dir[PATH_MAX];
 };
-
-static int capture(void *priv, const uint64_t *words, size_t n)
-{
-	struct fx *f = priv;
-
-	assert_true(f->n + n <= MAXW);
-	memcpy(f->out + f->n, words, n * sizeof(*words));
-	f->n += n;
-	return 0;
-}
 
 static void copy_file(const char *from, const char *to)
 {
@@ -98,20 +73,8 @@ static struct fx *fx_new(void)
 		snprintf(to, sizeof(to), "%s/%s.so", f->dir, fixtures[i][1]);
 		copy_file(from, to);
 	}
-	assert_int_equal(cookie_init(&f->cookies), 0);
-	f->cookies.no_stat = true;
-	assert_int_equal(evb_init(&f->w, 1024, capture, f), 0);
-	assert_int_equal(sync_init(&f->s, &f->cookies, &f->w, NULL, &f->st), 0);
-	f->core.sync = &f->s;
-	f->core.map_pc = sync_map_pc;
-	f->core.emit = sync_emit;
-	f->core.cookie_path = sync_cookie_path;
-	f->core.cookie_intern = sync_cookie_intern;
-	f->core.session_dir = "/sess";
-	log_init(&f->log, open_memstream(&f->logtext, &f->loglen));
-	assert_non_null(f->log.fp);
-	f->l = ext_loader_new(f->dir, NULL, &f->core, &f->log);
-	assert_non_null(f->l);
+	assert_int_equal(sync_host_init(&f->h, f->dir, "/sess", 4096), 0);
+	f->h.cookies.no_stat = true;
 	return f;
 }
 
@@ -119,34 +82,24 @@ static void fx_free(struct fx *f)
 {
 	char cmd[PATH_MAX + 16];
 
-	ext_loader_free(f->l);
-	sync_free(&f->s);
-	evb_free(&f->w);
-	cookie_free(&f->cookies);
-	fclose(f->log.fp);
-	free(f->logtext);
+	sync_host_fini(&f->h);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	assert_int_equal(system(cmd), 0);
 	free(f);
 }
 
-static const char *logtext(struct fx *f)
-{
-	fflush(f->log.fp);
-	return f->logtext ? f->logtext : "";
-}
-
-#define assert_contains(HAY, NEEDLE)                                                    \
-	do {                                                                            \
-		if (!strstr((HAY), (NEEDLE)))                                           \
-			fail_msg("expected \"%s\" in:\n%s", (NEEDLE), (HAY));          \
+#define assert_contains(HAY, NEEDLE)                                          \
+	do {                                                                  \
+		if (!strstr((HAY), (NEEDLE)))                                 \
+			fail_msg("expected \"%s\" in:\n%s", (NEEDLE), (HAY)); \
 	} while (0)
 
 static void rec(struct fx *f, struct op_record *r)
 {
-	assert_int_equal(sync_record(&f->s, r), 0);
+	assert_int_equal(sync_record(&f->h.s, r), 0);
 }
 
+/* an MMAP with every field the proc hook passes on set */
 static void rec_mmap(struct fx *f, uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
 		     const char *fn)
 {
@@ -164,37 +117,24 @@ static void rec_mmap(struct fx *f, uint32_t pid, uint64_t time, uint64_t start, 
 	rec(f, &r);
 }
 
-static void rec_sample(struct fx *f, uint32_t pid, uint64_t time, uint64_t pc)
-{
-	struct op_record r = { .type = OP_REC_SAMPLE, .time = time };
-
-	r.sample.size = sizeof(r.sample);
-	r.sample.pid = r.sample.tid = pid;
-	r.sample.cpu = 0;
-	r.sample.cpumode = OP_CPUMODE_USER;
-	r.sample.ip = pc;
-	r.sample.time = time;
-	rec(f, &r);
-}
-
 /* the 1.0, 1.1 and 1.2 plugins load together; each sees the host it expects */
 static void test_old_plugins_load(void **state)
 {
 	struct fx *f = fx_new();
 
 	(void)state;
-	assert_int_equal(ext_load(f->l, "fx_old", "", "test"), 0);
-	assert_int_equal(ext_load(f->l, "fx_v11", "", "test"), 0);
-	assert_int_equal(ext_load(f->l, "fx_sdk12", "", "test"), 0);
-	assert_int_equal(ext_nr_plugins(f->l), 3);
-	assert_contains(logtext(f), "fx_v11 up: host SDK 1.2");
+	assert_int_equal(ext_load(f->h.l, "fx_old", "", "test"), 0);
+	assert_int_equal(ext_load(f->h.l, "fx_v11", "", "test"), 0);
+	assert_int_equal(ext_load(f->h.l, "fx_sdk12", "", "test"), 0);
+	assert_int_equal(ext_nr_plugins(f->h.l), 3);
+	assert_contains(sync_host_log(&f->h), "fx_v11 up: host SDK 1.2");
 	/* fx_sdk12's hook without a callback was refused, and named */
-	assert_contains(logtext(f), "register_proc_hook: on_event is NULL");
-	assert_int_equal(ext_registry(f->l)->nr_proc_hooks, 1);
-	assert_int_equal(ext_registry(f->l)->nr_session_hooks, 1);
-	assert_int_equal(ext_registry(f->l)->nr_anon, 1);
-	assert_string_equal(ext_registry(f->l)->session_hooks[0].desc.name, "fx12-session");
-	assert_string_equal(ext_registry(f->l)->proc_hooks[0].desc.name, "fx_sdk12");
+	assert_contains(sync_host_log(&f->h), "register_proc_hook: on_event is NULL");
+	assert_int_equal(ext_registry(f->h.l)->nr_proc_hooks, 1);
+	assert_int_equal(ext_registry(f->h.l)->nr_session_hooks, 1);
+	assert_int_equal(ext_registry(f->h.l)->nr_anon, 1);
+	assert_string_equal(ext_registry(f->h.l)->session_hooks[0].session.name, "fx12-session");
+	assert_string_equal(ext_registry(f->h.l)->proc_hooks[0].proc.name, "fx_sdk12");
 	fx_free(f);
 }
 
@@ -206,8 +146,8 @@ static void test_proc_hook(void **state)
 	const char *t;
 
 	(void)state;
-	assert_int_equal(ext_load(f->l, "fx_sdk12", "", "test"), 0);
-	sync_set_registry(&f->s, ext_registry(f->l));
+	assert_int_equal(ext_load(f->h.l, "fx_sdk12", "", "test"), 0);
+	sync_set_registry(&f->h.s, ext_registry(f->h.l));
 	memset(&r, 0, sizeof(r));
 	r.type = OP_REC_COMM;
 	r.time = 10;
@@ -239,7 +179,7 @@ static void test_proc_hook(void **state)
 	rec(f, &r);
 	/* a failing hook: counted */
 	rec_mmap(f, 666, 50, 0x1000, 0x1000, "/bin/x");
-	t = logtext(f);
+	t = sync_host_log(&f->h);
 	assert_contains(t, "proc kind=2 pid=42 tid=42 ppid=0 misc=0 time=10 comm=jitprog file=- ");
 	assert_contains(t, "proc kind=5 pid=42 tid=42 ppid=0 misc=1 time=20 comm=- file=//anon "
 			   "start=0x70000000 len=0x1000 pgoff=0x2000");
@@ -251,7 +191,7 @@ static void test_proc_hook(void **state)
 	assert_true(strstr(t, "kind=2 pid=42") < strstr(t, "kind=5 pid=42"));
 	assert_true(strstr(t, "kind=5 pid=42") < strstr(t, "kind=3 pid=43"));
 	assert_true(strstr(t, "kind=3 pid=43") < strstr(t, "kind=4 pid=43"));
-	assert_int_equal(f->st.v[STAT_HOOK_ERRORS], 1);
+	assert_int_equal(f->h.st.v[STAT_HOOK_ERRORS], 1);
 	fx_free(f);
 }
 
@@ -266,32 +206,57 @@ static void test_anon_resolver(void **state)
 	op_cookie_t jit, anon;
 
 	(void)state;
-	assert_int_equal(ext_load(f->l, "fx_sdk12", "", "test"), 0);
-	sync_set_registry(&f->s, ext_registry(f->l));
+	assert_int_equal(ext_load(f->h.l, "fx_sdk12", "", "test"), 0);
+	sync_set_registry(&f->h.s, ext_registry(f->h.l));
 	rec_mmap(f, 42, 20, 0x70000000, 0x1000, "//anon");
-	jit = cookie_intern(&f->cookies, "/jit/42.jo", 10, OP_IMAGE_USER, false);
-	anon = cookie_intern(&f->cookies, "anon", 4, OP_IMAGE_ANON, false);
+	jit = cookie_intern(&f->h.cookies, "/jit/42.jo", 10, OP_IMAGE_USER, false);
+	anon = cookie_intern(&f->h.cookies, "anon", 4, OP_IMAGE_ANON, false);
 	assert_int_not_equal(jit, 0);
-	rec_sample(f, 42, 100, 0x70000010);  /* claimed: key 0x1010 */
-	rec_sample(f, 42, 200, 0x70000020);  /* claimed, no fast path */
-	rec_sample(f, 42, 300, 0x70000900);  /* not claimed before the move: anon */
-	rec_sample(f, 42, 6000, 0x70000810); /* moved: the same key as the first */
-	evb_flush(&f->w);
+	sync_host_sample(&f->h, 42, 100, 0x70000010);  /* claimed: key 0x1010 */
+	sync_host_sample(&f->h, 42, 200, 0x70000020);  /* claimed, no fast path */
+	sync_host_sample(&f->h, 42, 300, 0x70000900);  /* not claimed before the move: anon */
+	sync_host_sample(&f->h, 42, 6000, 0x70000810); /* moved: the same key as the first */
+	evb_flush(&f->h.w);
 	const uint64_t exp[] = {
-		E, EVB_CPU_SWITCH, 1, 0,
-		E, EVB_CTX_SWITCH, 3, 42, 0, 42,
-		E, EVB_USER_ENTER, 0,
-		E, EVB_COOKIE_SWITCH, 1, jit,
-		0x1010, 0,
-		0x1020, 0,
-		E, EVB_ANON_SWITCH, 3, anon, 0x70000000, 0x70000fff,
-		0x900, 0,
-		E, EVB_COOKIE_SWITCH, 1, jit,
-		0x1010, 0,
+		E,
+		EVB_CPU_SWITCH,
+		1,
+		0,
+		E,
+		EVB_CTX_SWITCH,
+		3,
+		42,
+		0,
+		42,
+		E,
+		EVB_USER_ENTER,
+		0,
+		E,
+		EVB_COOKIE_SWITCH,
+		1,
+		jit,
+		0x1010,
+		0,
+		0x1020,
+		0,
+		E,
+		EVB_ANON_SWITCH,
+		3,
+		anon,
+		0x70000000,
+		0x70000fff,
+		0x900,
+		0,
+		E,
+		EVB_COOKIE_SWITCH,
+		1,
+		jit,
+		0x1010,
+		0,
 	};
-	assert_int_equal(f->n, sizeof(exp) / sizeof(exp[0]));
-	assert_memory_equal(f->out, exp, sizeof(exp));
-	assert_int_equal(f->st.v[STAT_SAMPLES], 4);
+	assert_int_equal(f->h.n, sizeof(exp) / sizeof(exp[0]));
+	assert_memory_equal(f->h.out, exp, sizeof(exp));
+	assert_int_equal(f->h.st.v[STAT_SAMPLES], 4);
 	fx_free(f);
 }
 
@@ -302,15 +267,16 @@ static void test_session_hook(void **state)
 	const char *t;
 
 	(void)state;
-	assert_int_equal(ext_load(f->l, "fx_sdk12", "", "test"), 0);
-	ext_session_event(f->l, OP_SESSION_START, "/s/samples/current", NULL);
-	ext_session_event(f->l, OP_SESSION_DUMP, "/s/samples/current", "ignored");
-	ext_session_event(f->l, OP_SESSION_ROTATED, "/s/samples/current", "/s/samples/rotate-1");
-	ext_session_event(f->l, OP_SESSION_STOP, "/s/samples/current", NULL);
-	t = logtext(f);
+	assert_int_equal(ext_load(f->h.l, "fx_sdk12", "", "test"), 0);
+	ext_session_event(f->h.l, OP_SESSION_START, "/s/samples/current", NULL);
+	ext_session_event(f->h.l, OP_SESSION_DUMP, "/s/samples/current", "ignored");
+	ext_session_event(f->h.l, OP_SESSION_ROTATED, "/s/samples/current", "/s/samples/rotate-1");
+	ext_session_event(f->h.l, OP_SESSION_STOP, "/s/samples/current", NULL);
+	t = sync_host_log(&f->h);
 	assert_contains(t, "session kind=1 dir=/s/samples/current prev=- ordered=1");
 	assert_contains(t, "session kind=2 dir=/s/samples/current prev=- ordered=1");
-	assert_contains(t, "session kind=3 dir=/s/samples/current prev=/s/samples/rotate-1 ordered=1");
+	assert_contains(t,
+			"session kind=3 dir=/s/samples/current prev=/s/samples/rotate-1 ordered=1");
 	assert_contains(t, "session kind=4 dir=/s/samples/current prev=- ordered=1");
 	/* a loader without session hooks: nothing happens */
 	ext_session_event(NULL, OP_SESSION_START, "/x", NULL);
@@ -325,13 +291,13 @@ static void test_outside_init(void **state)
 	struct op_anon_resolver_desc ar = { .size = sizeof(ar) };
 
 	(void)state;
-	assert_int_equal(ext_load(f->l, "fx_sdk12", "", "test"), 0);
-	h = ext_host(f->l);
+	assert_int_equal(ext_load(f->h.l, "fx_sdk12", "", "test"), 0);
+	h = ext_host(f->h.l);
 	assert_int_equal(h->size, OP_HOST_SIZE_V1_2);
 	assert_int_equal(h->abi_minor, 2);
-	assert_int_equal(h->register_anon_resolver(ext_plugin(f->l, "fx_sdk12"), &ar, NULL),
+	assert_int_equal(h->register_anon_resolver(ext_plugin(f->h.l, "fx_sdk12"), &ar, NULL),
 			 -EPERM);
-	assert_contains(logtext(f), "register_anon_resolver called outside ext_init");
+	assert_contains(sync_host_log(&f->h), "register_anon_resolver called outside ext_init");
 	fx_free(f);
 }
 
@@ -344,8 +310,8 @@ struct intern_arg {
 static void *intern_thread(void *p)
 {
 	struct intern_arg *a = p;
-	const struct op_host *h = ext_host(a->f->l);
-	op_ext_t *ctx = ext_plugin(a->f->l, "fx_sdk12");
+	const struct op_host *h = ext_host(a->f->h.l);
+	op_ext_t *ctx = ext_plugin(a->f->h.l, "fx_sdk12");
 	char path[64];
 	size_t i;
 
@@ -366,24 +332,24 @@ static void test_thread_intern(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(ext_load(f->l, "fx_sdk12", "", "test"), 0);
+	assert_int_equal(ext_load(f->h.l, "fx_sdk12", "", "test"), 0);
 	a.f = f;
 	assert_int_equal(pthread_create(&th, NULL, intern_thread, &a), 0);
 	for (i = 0; i < 3000; i++) {
 		snprintf(path, sizeof(path), "/main/%zu", i);
-		mine[i] = sync_cookie_intern(&f->s, path, false);
+		mine[i] = sync_cookie_intern(&f->h.s, path, false);
 		/* an entry made by either thread reads whole, wherever the table grew */
-		assert_string_equal(cookie_path(&f->cookies, mine[i]), path);
+		assert_string_equal(cookie_path(&f->h.cookies, mine[i]), path);
 	}
 	assert_int_equal(pthread_join(th, NULL), 0);
 	for (i = 0; i < 3000; i++) {
 		snprintf(path, sizeof(path), "/thread/%zu", i);
 		assert_int_not_equal(a.got[i], 0);
-		assert_string_equal(cookie_path(&f->cookies, a.got[i]), path);
+		assert_string_equal(cookie_path(&f->h.cookies, a.got[i]), path);
 		/* interning again gives the same cookie */
-		assert_int_equal(sync_cookie_intern(&f->s, path, false), a.got[i]);
+		assert_int_equal(sync_cookie_intern(&f->h.s, path, false), a.got[i]);
 		snprintf(path, sizeof(path), "/main/%zu", i);
-		assert_int_equal(sync_cookie_intern(&f->s, path, false), mine[i]);
+		assert_int_equal(sync_cookie_intern(&f->h.s, path, false), mine[i]);
 	}
 	fx_free(f);
 }

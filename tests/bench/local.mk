@@ -50,5 +50,14 @@ tests_bench_bare_sampler_SOURCES = tests/bench/bare_sampler.c
 EXTRA_DIST += tests/bench/bench_annotate.sh
 # --- issue 19: opexport --format=pprof at >= 1 M samples beside opreport -l and perf (run by hand) ---
 EXTRA_DIST += tests/bench/bench_export.sh
+# --- issue 20: daemon CPU and RSS at fleet rates beside perf record (by hand) ---
+EXTRA_DIST += tests/bench/bench_fleet.sh
+# --- issue 18: JIT conversion cost per 1000 functions, anon samples claimed vs not (run by hand) ---
+noinst_PROGRAMS += tests/bench/bench_jitconv
+tests_bench_bench_jitconv_SOURCES = tests/bench/bench_jitconv.c tests/abi/sync_host.h
+tests_bench_bench_jitconv_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/lib \
+	-I$(top_srcdir)/tests/abi
+tests_bench_bench_jitconv_LDADD = core/libopload.la core/libopsample.la lib/libopng.la
+tests_bench_bench_jitconv_LDFLAGS = -no-install
 # --- issue 20: daemon CPU/RSS with the pprof and push plugins, bytes pushed per host-hour vs perf.data ---
 EXTRA_DIST += tests/bench/bench_net.sh

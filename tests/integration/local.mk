@@ -245,6 +245,21 @@ clean-local: clean-opexport
 clean-opexport:
 	-rm -rf tests/pprof tests/gocache tests/npm tests/opexport.tmp
 .PHONY: clean-opexport
+# --- issue 20: fleet defaults (rates, idle wake-ups, kallsyms once, cgroup labels) ---
+dist_check_SCRIPTS += tests/integration/idle_wakeups.sh
+TESTS += tests/integration/idle_wakeups.sh
+dist_check_SCRIPTS += tests/integration/cgroup.sh
+if BUILD_REPORT
+TESTS += tests/integration/cgroup.sh
+endif
+dist_check_SCRIPTS += tests/integration/fleet.sh tests/integration/fleet_rotate.sh
+if BUILD_REPORT
+TESTS += tests/integration/fleet.sh tests/integration/fleet_rotate.sh
+endif
+EXTRA_DIST += tests/integration/fleet_util.sh
+# --- issue 18: JIT code end to end, live: plugins/jit with the jit_progs programs ---
+dist_check_SCRIPTS += tests/integration/jit.sh
+TESTS += tests/integration/jit.sh
 # --- issue 20: the pprof pull and push plugins, against the upstream pprof CLI,
 # protoc and a loopback receiver (push_receiver.py; push_check.py checks requests) ---
 dist_check_SCRIPTS += tests/integration/pprof_pull.sh tests/integration/push.sh \

@@ -399,6 +399,37 @@ tests_unit_test_op_profile_LDADD = lib/libopprofile.la lib/libopng.la $(PROTOBUF
 $(tests_unit_test_op_profile_OBJECTS): lib/profile/profile.pb-c.h
 endif
 endif
+# --- issue 20: lib/op_cgroups, lib/op_ksyms_store, "<N>Hz" event counts ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_fleet_lib
+TESTS += tests/unit/test_fleet_lib
+SANITIZER_TESTS += tests/unit/test_fleet_lib
+tests_unit_test_fleet_lib_SOURCES = tests/unit/test_fleet_lib.c
+tests_unit_test_fleet_lib_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_fleet_lib_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+# opreport_spec.c's cgroup: reads the index through lib/op_cgroups
+tests_unit_test_report_spec_LDADD += lib/libopng.la
+endif
+# --- issue 18: lib/op_jitelf, read back by readelf, nm and addr2line (libbfd) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_jitelf
+TESTS += tests/unit/test_jitelf
+SANITIZER_TESTS += tests/unit/test_jitelf
+tests_unit_test_jitelf_SOURCES = tests/unit/test_jitelf.c
+tests_unit_test_jitelf_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_jitelf_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif
+# --- issue 18: plugins/jit through the real loader and buffer sync, on written dumps and maps ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_jitplug
+TESTS += tests/unit/test_jitplug
+tests_unit_test_jitplug_SOURCES = tests/unit/test_jitplug.c tests/abi/sync_host.h
+tests_unit_test_jitplug_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/lib \
+	-I$(top_srcdir)/tests/abi
+tests_unit_test_jitplug_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_jitplug_LDADD = core/libopload.la core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
+EXTRA_tests_unit_test_jitplug_DEPENDENCIES = plugins/jit.la
+endif
 
 # --- issue 20: the push plugin's bounded spool ---
 if HAVE_CMOCKA

@@ -72,7 +72,15 @@ struct rpt_spec {
 	struct strlist session, session_exclude;
 	struct strlist image, image_exclude, lib_image;
 	struct strlist event, count, unit_mask, tid, tgid, cpu;
-	char *archive; /* archive:DIR (absolute), NULL without */
+	struct strlist cgroup; /* cgroup:GLOB - processes by the session's stats/cgroups */
+	char *archive;         /* archive:DIR (absolute), NULL without */
+};
+
+/* the processes of one session that cgroup: selects (spec_cgroup_load) */
+struct rpt_tgids {
+	uint32_t *v; /* sorted */
+	size_t n;
+	bool have_index; /* the session has a stats/cgroups */
 };
 
 /*
@@ -90,6 +98,18 @@ bool spec_match(const struct rpt_spec *s, const struct op_parsed_name *pn);
 bool spec_match_noimage(const struct rpt_spec *s, const struct op_parsed_name *pn);
 /* Is the session directory name selected? */
 bool spec_match_session(const struct rpt_spec *s, const char *name);
+/*
+ * cgroup:GLOB,... against the index stats/cgroups of the session directory
+ * @session_fd (lib/op_cgroups.h): the tgids whose cgroup path matches a
+ * glob (fnmatch, '*' crosses '/'), or whose container ID or systemd unit
+ * is a value (a container ID also by a prefix of 12 or more digits); of
+ * several lines of one tgid (moved, then exec'd) the last decides.
+ * 0 or -errno (-ENOMEM) with a message in @err.
+ */
+int spec_cgroup_load(const struct rpt_spec *s, int session_fd, struct rpt_tgids *out, char *err,
+		     size_t err_len);
+bool spec_cgroup_has(const struct rpt_tgids *t, int32_t tgid);
+void spec_cgroup_free(struct rpt_tgids *t);
 void spec_free(struct rpt_spec *s);
 /* Collapse "//", "/./" and "/../" of the absolute path @p in place. */
 void spec_normalize_path(char *p);

@@ -55,6 +55,10 @@ struct rs_walk {
 	struct rpt_profile *p;
 	const struct rpt_opts *o;
 	int err;
+	/* cgroup: the selected processes of the session being walked */
+	struct rpt_tgids cg;
+	size_t cg_indexes; /* sessions with a stats/cgroups */
+	size_t cg_no_tgid; /* files without a process (not --separate=thread) */
 };
 
 /* deeper than any sample-file name oprofiled writes: not walked */
@@ -437,6 +441,11 @@ static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
 		return 0;
 	}
 	if (!spec_match_noimage(&w->o->spec, pn)) {
+		free(pn);
+		return 0;
+	}
+	if (w->o->spec.cgroup.n && !spec_cgroup_has(&w->cg, pn->tgid)) {
+		w->cg_no_tgid += pn->tgid < 0;
 		free(pn);
 		return 0;
 	}
@@ -1206,12 +1215,19 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		}
 		fd = openat(p->samples_fd, p->session_names[i],
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0)
+		if (fd >= 0 && o->spec.cgroup.n) {
+			ret = spec_cgroup_load(&o->spec, fd, &w.cg, err, err_len);
+			w.cg_indexes += w.cg.have_index;
+		}
+		if (fd >= 0 && ret)
+			close(fd);
+		else if (fd >= 0)
 			ret = walk(&w, fd, sd, strlen(sd) + 1, 0);
 		else /* replaced since it was listed */
 			skip_entry(p, sd,
 				   errno == ELOOP || errno == ENOTDIR ? entry_kind(S_IFLNK) :
 									strerror(errno));
+		spec_cgroup_free(&w.cg);
 		free(sd);
 	}
 	if (ret)
@@ -1228,6 +1244,16 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 			snprintf(err, err_len, "the %zu selected sessions in %s hold no samples%s",
 				 p->nsessions, p->samples_root,
 				 p->nskipped ? " (some files were skipped, see above)" : "");
+		ret = -ENOENT;
+		goto out;
+	}
+	if (!nsel && o->spec.cgroup.n && (!w.cg_indexes || w.cg_no_tgid)) {
+		snprintf(err, err_len, "cgroup:%s selects nothing in %s: %s", o->spec.cgroup.v[0],
+			 p->samples_root,
+			 !w.cg_indexes ? "no selected session has a stats/" OP_SESSION_CGROUPS
+					 " index (profile with --ext-feature=cgroup)" :
+					 "its sample files are not per process (profile with "
+					 "--separate=thread, which cgroup: needs)");
 		ret = -ENOENT;
 		goto out;
 	}

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_cgroups.h"
 #include "op_session_layout.h"
 #include "opreport.h"
 
@@ -216,6 +217,7 @@ int spec_add(struct rpt_spec *s, const char *word, const char *cwd, char *err, s
 		{ "tid", offsetof(struct rpt_spec, tid), 3 },
 		{ "tgid", offsetof(struct rpt_spec, tgid), 3 },
 		{ "cpu", offsetof(struct rpt_spec, cpu), 3 },
+		{ "cgroup", offsetof(struct rpt_spec, cgroup), 0 },
 	};
 	const char *colon = strchr(word, ':');
 	const char *slash = strchr(word, '/');
@@ -270,7 +272,7 @@ int spec_add(struct rpt_spec *s, const char *word, const char *cwd, char *err, s
 		snprintf(err, err_len,
 			 "bad profile specification \"%s\": unknown key \"%.*s\" (expected archive, "
 			 "session, session-exclude, image, image-exclude, lib-image, event, count, "
-			 "unit-mask, tid, tgid or cpu)",
+			 "unit-mask, tid, tgid, cpu or cgroup)",
 			 word, (int)klen, word);
 		return -EINVAL;
 	}
@@ -381,6 +383,7 @@ void spec_free(struct rpt_spec *s)
 	strlist_free(&s->tid);
 	strlist_free(&s->tgid);
 	strlist_free(&s->cpu);
+	strlist_free(&s->cgroup);
 	free(s->archive);
 	s->archive = NULL;
 }
@@ -430,4 +433,113 @@ int spec_parse_merge(const char *arg, unsigned *merge, char *err, size_t err_len
 	}
 	free(dup);
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* cgroup: - processes by the session's cgroup index                   */
+/* ------------------------------------------------------------------ */
+
+struct cg_collect {
+	const struct rpt_spec *s;
+	struct cg_seen {
+		uint32_t tgid;
+		uint32_t seq; /* line order: the last line of a tgid wins */
+		bool match;
+	} * v;
+	size_t n, cap;
+};
+
+static bool cg_entry_match(const struct rpt_spec *s, const struct op_cgroup_entry *e)
+{
+	for (size_t i = 0; i < s->cgroup.n; i++) {
+		const char *v = s->cgroup.v[i];
+		size_t n = strlen(v);
+
+		if (!fnmatch(v, e->cgroup, 0) || (e->unit[0] && !strcmp(v, e->unit)) ||
+		    (e->container[0] && n >= 12 && !strncmp(v, e->container, n)))
+			return true;
+	}
+	return false;
+}
+
+static int cg_collect_one(void *arg, const struct op_cgroup_entry *e)
+{
+	struct cg_collect *c = arg;
+
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 64;
+		struct cg_seen *nv = realloc(c->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		c->v = nv;
+		c->cap = ncap;
+	}
+	c->v[c->n].tgid = e->tgid;
+	c->v[c->n].seq = (uint32_t)c->n;
+	c->v[c->n].match = cg_entry_match(c->s, e);
+	c->n++;
+	return 0;
+}
+
+/* by tgid, then line order */
+static int cg_seen_cmp(const void *a, const void *b)
+{
+	const struct cg_seen *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cg_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int spec_cgroup_load(const struct rpt_spec *s, int session_fd, struct rpt_tgids *out, char *err,
+		     size_t err_len)
+{
+	struct cg_collect c = { .s = s };
+	size_t bad = 0, i;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = op_cgroups_load(session_fd, cg_collect_one, &c, &out->have_index, &bad);
+	if (!rc && c.n && !(out->v = malloc(c.n * sizeof(*out->v))))
+		rc = -ENOMEM;
+	if (rc) {
+		snprintf(err, err_len, "reading %s: %s", OP_SESSION_CGROUPS_PATH, strerror(-rc));
+		free(c.v);
+		spec_cgroup_free(out);
+		return rc;
+	}
+	if (bad)
+		fprintf(stderr, "opreport: warning: %zu malformed lines of %s skipped\n", bad,
+			OP_SESSION_CGROUPS_PATH);
+	/* a process moved then exec'd has a later line: the last one decides */
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), cg_seen_cmp);
+	for (i = 0; i < c.n; i++)
+		if ((i + 1 == c.n || c.v[i + 1].tgid != c.v[i].tgid) && c.v[i].match)
+			out->v[out->n++] = c.v[i].tgid;
+	free(c.v);
+	return 0;
+}
+
+bool spec_cgroup_has(const struct rpt_tgids *t, int32_t tgid)
+{
+	uint32_t key = (uint32_t)tgid;
+
+	if (tgid < 0 || !t->n)
+		return false;
+	return bsearch(&key, t->v, t->n, sizeof(*t->v), cg_u32_cmp) != NULL;
+}
+
+void spec_cgroup_free(struct rpt_tgids *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
 }

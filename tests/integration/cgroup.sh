@@ -1,0 +1,115 @@
+#!/bin/sh
+# cgroup.sh - cgroup labels (issue 20): two workloads in cgroups of their
+# own, made by the test under the cgroup v2 (else the v1 name=systemd)
+# hierarchy: A starts before the daemon (its record is synthesized from
+# /proc), B is started while it samples system-wide (its exec record).
+# The cgroup plugin's index stats/cgroups names each process's cgroup;
+# opreport cgroup:GLOB reports each workload under its own cgroup and not
+# under the other's; a rotation carries A (still alive) into the next
+# session's index; cgroup: without the plugin or without --separate=thread
+# says what is missing. The cgroups are removed at the end.
+# SPDX-License-Identifier: MIT
+set -u
+B=${OP_BUILDDIR:-$(pwd)}
+OPD=$B/core/oprofiled
+OPR=$B/tools/opreport/opreport
+OPC=$B/tools/opcontrol
+HOT=$B/tests/integration/hot
+S=${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+W=$B/tests/integration/cgroup.work
+export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 99
+. "$S/tests/integration/fleet_util.sh"
+fail=0
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: making cgroups needs root"; exit 77; }
+# the v2 hierarchy (pure or hybrid), else v1 name=systemd
+root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$root" ] || root=$(awk '$3 == "cgroup" && $4 ~ /name=systemd/ { print $2; exit }' /proc/self/mounts)
+[ -n "$root" ] || { echo "SKIP: no cgroup v2 or name=systemd hierarchy mounted"; exit 77; }
+CA=$root/optest-a.$$
+CB=$root/optest-b.$$
+mkdir "$CA" "$CB" 2> mk.err || { echo "SKIP: cannot make a cgroup under $root: $(cat mk.err)"; exit 77; }
+cleanup() {
+	[ -n "${apid:-}" ] && kill "$apid" 2> /dev/null && wait "$apid" 2> /dev/null
+	rmdir "$CA" "$CB" 2> /dev/null
+}
+trap cleanup EXIT
+# the path /proc/PID/cgroup will show: relative to the hierarchy's root
+PA=/optest-a.$$
+PB=/optest-b.$$
+
+# A: in its cgroup before the daemon starts
+sh -c "echo \$\$ > $CA/cgroup.procs && exec $HOT 9000" &
+apid=$!
+sleep 0.3
+grep -q "optest-a.$$" /proc/$apid/cgroup || { echo "FAIL: A is not in $CA"; cat /proc/$apid/cgroup; exit 1; }
+
+"$OPD" --session-dir="$W/s" --system-wide --separate=lib,kernel,thread --events=TIMER:199Hz \
+	--ext-feature=cgroup > out 2> err &
+dpid=$!
+fleet_wait_started $dpid "$W/s" err
+# B: exec'd in its cgroup while the daemon runs
+sh -c "echo \$\$ > $CB/cgroup.procs && exec $HOT 1500" &
+bpid=$!
+wait $bpid
+"$OPC" --session-dir="$W/s" --dump > dump.out 2>&1 || { echo "FAIL: opcontrol --dump"; cat dump.out; fail=1; }
+cp "$W/s/samples/current/stats/cgroups" first.idx 2> /dev/null
+"$OPC" --session-dir="$W/s" --save=first > save.out 2>&1 || { echo "FAIL: opcontrol --save"; cat save.out; fail=1; }
+sleep 1
+kill -TERM $dpid
+wait $dpid || { echo "FAIL: oprofiled exited non-zero"; cat err; fail=1; }
+kill "$apid" 2> /dev/null; wait "$apid" 2> /dev/null; a=$apid; apid=
+
+IDX=$W/s/samples/first/stats/cgroups
+[ -f "$IDX" ] || { echo "FAIL: no stats/cgroups in the saved session"; ls "$W/s/samples/first/stats"; exit 1; }
+head -1 "$IDX" | grep -q "^# oprofile-ng cgroups 1:" || { echo "FAIL: no header line"; fail=1; }
+echo "index: $(wc -l < "$IDX") lines"
+grep " $PA " "$IDX" | head -2
+grep " $PB " "$IDX" | head -2
+awk -v p=$a -v c=$PA '$1 == p && $3 == c { f = 1 } END { exit !f }' "$IDX" ||
+	{ echo "FAIL: A (pid $a, synthesized) not indexed in $PA"; fail=1; }
+awk -v p=$bpid -v c=$PB '$1 == p && $3 == c { f = 1 } END { exit !f }' "$IDX" ||
+	{ echo "FAIL: B (pid $bpid, exec) not indexed in $PB"; fail=1; }
+# every line has five fields and a start time
+awk 'NR > 1 && (NF != 5 || $2 !~ /^[0-9]+$/ || $3 !~ /^\//) { bad++ } END { exit bad > 0 }' "$IDX" ||
+	{ echo "FAIL: malformed index lines"; fail=1; }
+
+# opreport cgroup: each workload under its own cgroup only
+"$OPR" --session-dir="$W/s" session:first "cgroup:$PA" > ra 2> ra.err || { echo "FAIL: opreport cgroup:$PA"; cat ra.err; fail=1; }
+"$OPR" --session-dir="$W/s" session:first "cgroup:/optest-b.*" > rb 2> rb.err || { echo "FAIL: opreport cgroup:/optest-b.*"; cat rb.err; fail=1; }
+head -12 ra
+# the hot binary is the top image of both, and of nothing else here
+sa=$(awk '$3 == "hot" { print $1; exit }' ra)
+sb=$(awk '$3 == "hot" { print $1; exit }' rb)
+echo "hot samples: cgroup A $sa, cgroup B $sb"
+[ "${sa:-0}" -ge 100 ] || { echo "FAIL: A's report has ${sa:-no} samples of hot"; fail=1; }
+[ "${sb:-0}" -ge 100 ] || { echo "FAIL: B's report has ${sb:-no} samples of hot"; fail=1; }
+others=$(awk 'NR > 4 && $3 != "hot" && $3 != "vmlinux" && $1 ~ /^[0-9]+$/ { s += $1 } END { print s + 0 }' ra)
+[ $((others * 10)) -le "${sa:-0}" ] || { echo "FAIL: cgroup A's report holds $others samples of other images"; cat ra; fail=1; }
+# per process: A's and B's tgid only
+"$OPR" --session-dir="$W/s" session:first "cgroup:$PA" --merge=tid -m cpu > /dev/null 2>&1
+"$OPR" --session-dir="$W/s" session:first "cgroup:$PA" "tgid:$bpid" > rab 2>&1 &&
+	{ echo "FAIL: cgroup A and B's tgid selected something"; cat rab; fail=1; }
+"$OPR" --session-dir="$W/s" session:first cgroup:/no-such-cgroup > rn 2>&1 &&
+	{ echo "FAIL: an unknown cgroup selected something"; fail=1; }
+
+# the rotation (the save) carried the live A into the new current's index
+CUR=$W/s/samples/current/stats/cgroups
+awk -v p=$a -v c=$PA '$1 == p && $3 == c { f = 1 } END { exit !f }' "$CUR" ||
+	{ echo "FAIL: A not carried into samples/current/stats/cgroups after the save"; fail=1; }
+grep -q "lines_carried" "$W/s/samples/oprofiled.log" || { echo "FAIL: no cgroup statistics in the log"; fail=1; }
+
+# without --separate=thread, cgroup: says why it selects nothing
+"$OPD" --session-dir="$W/s2" --events=TIMER:199Hz --ext-feature=cgroup -- "$HOT" 300 > o2 2> e2 ||
+	{ echo "FAIL: oprofiled (no thread split)"; cat e2; fail=1; }
+"$OPR" --session-dir="$W/s2" "cgroup:/*" > r2 2>&1 && { echo "FAIL: cgroup: on files without processes"; fail=1; }
+grep -q "separate=thread" r2 || { echo "FAIL: no hint at --separate=thread"; cat r2; fail=1; }
+# without the plugin, cgroup: says so
+"$OPD" --session-dir="$W/s3" --events=TIMER:199Hz --separate=thread -- "$HOT" 300 > o3 2> e3 ||
+	{ echo "FAIL: oprofiled (no plugin)"; cat e3; fail=1; }
+"$OPR" --session-dir="$W/s3" "cgroup:/*" > r3 2>&1 && { echo "FAIL: cgroup: without an index"; fail=1; }
+grep -q "ext-feature=cgroup" r3 || { echo "FAIL: no hint at the cgroup plugin"; cat r3; fail=1; }
+exit $fail
