@@ -11,3 +11,6 @@ EXTRA_DIST += plugins/common/plugin_util.h
 include $(srcdir)/plugins/cgroup/local.mk
 # --- issue 18: JIT code as ELF images in the session ---
 include $(srcdir)/plugins/jit/local.mk
+# --- issue 20: network plugins (pprof pull, push) ---
+include $(srcdir)/plugins/pprof/local.mk
+include $(srcdir)/plugins/push/local.mk

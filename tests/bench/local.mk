@@ -71,3 +71,5 @@ tests_bench_bench_jit_LDFLAGS = -no-install
 # --- issue 21: optop against perf top ---
 EXTRA_DIST += tests/bench/bench_optop.sh
 # --- end issue 21 ---
+# --- issue 20: daemon CPU/RSS with the pprof and push plugins, bytes pushed per host-hour vs perf.data ---
+EXTRA_DIST += tests/bench/bench_net.sh

@@ -275,3 +275,17 @@ TESTS += tests/integration/optop.sh tests/integration/optop_service.sh \
 	tests/integration/optop_bad.sh tests/integration/optop_callgraph.sh
 endif
 # --- end issue 21 ---
+# --- issue 20: the pprof pull and push plugins, against the upstream pprof CLI,
+# protoc and a loopback receiver (push_receiver.py; push_check.py checks requests) ---
+dist_check_SCRIPTS += tests/integration/pprof_pull.sh tests/integration/push.sh \
+	tests/integration/push_spool.sh tests/integration/push_stall.sh \
+	tests/integration/push_receiver.py tests/integration/push_check.py \
+	tests/integration/pprof_shares.py
+EXTRA_DIST += tests/integration/net_util.sh
+if BUILD_PPROF_PLUGIN
+TESTS += tests/integration/pprof_pull.sh
+endif
+if BUILD_PUSH_PLUGIN
+TESTS += tests/integration/push.sh tests/integration/push_spool.sh tests/integration/push_stall.sh
+endif
+# net_util.sh builds the pprof CLI where opexport.sh does (tests/pprof): clean-opexport removes it

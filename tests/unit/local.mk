@@ -439,3 +439,15 @@ tests_unit_test_jitplug_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_jitplug_LDADD = core/libopload.la core/libopsample.la lib/libopng.la $(CMOCKA_LIBS)
 EXTRA_tests_unit_test_jitplug_DEPENDENCIES = plugins/jit.la
 endif
+
+# --- issue 20: the push plugin's bounded spool ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_push_spool
+TESTS += tests/unit/test_push_spool
+SANITIZER_TESTS += tests/unit/test_push_spool
+tests_unit_test_push_spool_SOURCES = tests/unit/test_push_spool.c plugins/push/spool.c \
+	plugins/push/spool.h
+tests_unit_test_push_spool_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/push
+tests_unit_test_push_spool_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_push_spool_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif

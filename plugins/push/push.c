@@ -1,0 +1,1040 @@
+/*
+ * push.c - the push plugin: every interval (default: each rotation) the
+ * delta of the session's counts goes as pprof to Pyroscope (POST /ingest)
+ * or Parca (POST /api/profiles/writeraw) through libcurl, from a thread of
+ * its own and through a bounded on-disk spool, so that a store that is
+ * slow, stuck or down never delays sampling and loses nothing up to the
+ * spool's bound. Credentials come from a file, never from the command line.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "netplug.h"
+#include "op_interval.h"
+#include "op_trust.h"
+#include "plugin_util.h"
+#include "spool.h"
+
+#define PU_SPOOL_DIR "push-spool"
+#define PU_DEFAULT_SERVICE "oprofiled"
+#define PU_DEFAULT_SPOOL_MB 16
+#define PU_DEFAULT_SPOOL_FILES 256
+#define PU_DEFAULT_TIMEOUT_S 10
+#define PU_MAX_LABELS 32
+#define PU_LABEL_MAX 128
+#define PU_BACKOFF_MIN_MS 1000
+#define PU_BACKOFF_MAX_MS 60000
+#define PU_AUTH_MAX 4096
+/* the few rotations that may wait for the sender thread */
+#define PU_ROTQ 8
+
+enum pu_protocol { PU_PYROSCOPE, PU_PARCA };
+
+struct pu_rotation {
+	char dir[4096];
+	uint64_t end_ns;
+};
+
+struct pu_cursor {
+	struct np_snap *before; /* counts already sent (interval mode) */
+	uint64_t before_ns;     /* when they were taken */
+};
+
+struct pu_state {
+	op_ext_t *ctx;
+	const struct op_host *host;
+	struct np_session sess;
+
+	/* settings */
+	char *url; /* base: scheme://host[:port][/prefix] */
+	enum pu_protocol proto;
+	unsigned interval_s; /* 0: each rotation */
+	char *service;
+	unsigned nr_labels;
+	char *label_key[PU_MAX_LABELS], *label_val[PU_MAX_LABELS];
+	char *auth_file;
+	uint64_t spool_mb;
+	unsigned spool_files, timeout_s;
+
+	/* from the auth file; never logged */
+	char *org_id, *bearer, *basic_user, *basic_password;
+
+	/* the sender thread */
+	pthread_t thread;
+	bool running;
+	struct spool spool;
+	struct pu_rotation rotq[PU_ROTQ]; /* under sess.lock */
+	unsigned rotq_n;
+	uint64_t rotq_lost;
+	/* what was pushed so far: the sender's, the daemon's thread's once it stopped */
+	struct pu_cursor cur;
+
+	/* counters (sender thread writes, print_stats reads) */
+	atomic_uint_fast64_t sent, bytes, failed, retried, dropped, encoded, empty, spooled_files,
+		spooled_bytes;
+	char last_error[256]; /* under sess.lock */
+	bool curl_inited;
+};
+
+/* ------------------------------------------------------------------ */
+/* settings                                                            */
+/* ------------------------------------------------------------------ */
+
+static int pu_err(struct pu_state *st, const char *where, const char *fmt, const char *val)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, val);
+	st->host->log(st->ctx, OP_LOG_ERR, "%s: %s", where, msg);
+	return -EINVAL;
+}
+
+static int pu_strdup(char **dst, const char *val)
+{
+	char *s = strdup(val);
+
+	if (!s)
+		return -ENOMEM;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+/* http(s)://host[:port][/prefix], no credentials in it, no query */
+static int pu_set_url(struct pu_state *st, const char *val, const char *where)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *user = NULL, *pass = NULL, *query = NULL;
+	int rc = 0;
+
+	if (!u)
+		return -ENOMEM;
+	if (curl_url_set(u, CURLUPART_URL, val, 0) != CURLUE_OK) {
+		rc = pu_err(st, where, "\"%s\" is not a URL: expected http://HOST:PORT", val);
+		goto out;
+	}
+	curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
+	curl_url_get(u, CURLUPART_USER, &user, 0);
+	curl_url_get(u, CURLUPART_PASSWORD, &pass, 0);
+	curl_url_get(u, CURLUPART_QUERY, &query, 0);
+	if (!scheme || (strcmp(scheme, "http") && strcmp(scheme, "https")))
+		rc = pu_err(st, where, "\"%s\": expected an http:// or https:// URL", val);
+	else if (user || pass)
+		/* the command line shows in ps and in the log */
+		rc = pu_err(st, where,
+			    "\"%s\" carries credentials: put them in the auth file "
+			    "(auth_file=PATH, keys basic_user/basic_password or bearer_token)",
+			    "URL");
+	else if (query)
+		rc = pu_err(st, where, "\"%s\": expected no query (the plugin adds its own)", val);
+	else
+		rc = pu_strdup(&st->url, val);
+	/* the plugin appends /ingest or /api/...: no trailing slash */
+	if (!rc) {
+		size_t n = strlen(st->url);
+
+		while (n && st->url[n - 1] == '/')
+			st->url[--n] = 0;
+	}
+out:
+	curl_free(scheme);
+	curl_free(user);
+	curl_free(pass);
+	curl_free(query);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+static bool pu_label_key_ok(const char *k)
+{
+	if (!*k || !(*k == '_' || (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z')))
+		return false;
+	for (; *k; k++)
+		if (!(*k == '_' || (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
+		      (*k >= '0' && *k <= '9')))
+			return false;
+	return true;
+}
+
+/* no byte that Pyroscope's name{k=v,...} syntax or our list syntax gives meaning to */
+static bool pu_label_val_ok(const char *v)
+{
+	if (!*v)
+		return false;
+	for (; *v; v++)
+		if ((unsigned char)*v < 0x20 || *v == 0x7f || strchr(",;{}=\"\\", *v))
+			return false;
+	return true;
+}
+
+static void pu_free_labels(struct pu_state *st)
+{
+	unsigned i;
+
+	for (i = 0; i < st->nr_labels; i++) {
+		free(st->label_key[i]);
+		free(st->label_val[i]);
+	}
+	st->nr_labels = 0;
+}
+
+/* K=V;K=V */
+static int pu_set_labels(struct pu_state *st, const char *val, const char *where)
+{
+	char *buf = strdup(val), *tok, *save = NULL;
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	pu_free_labels(st);
+	for (tok = strtok_r(buf, ";", &save); tok && !rc; tok = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(tok, '=');
+		unsigned i;
+
+		if (!eq) {
+			rc = pu_err(st, where, "label \"%s\": expected KEY=VALUE", tok);
+			break;
+		}
+		*eq++ = 0;
+		if (!pu_label_key_ok(tok) || strlen(tok) > PU_LABEL_MAX) {
+			rc = pu_err(st, where,
+				    "label name \"%s\": expected [A-Za-z_][A-Za-z0-9_]* (at most 128)",
+				    tok);
+			break;
+		}
+		if (!pu_label_val_ok(eq) || strlen(eq) > PU_LABEL_MAX) {
+			rc = pu_err(st, where,
+				    "label value \"%s\": expected 1..128 printable bytes without "
+				    ", ; { } = \" or \\",
+				    eq);
+			break;
+		}
+		if (!strcmp(tok, "__name__") || !strcmp(tok, "service_name")) {
+			rc = pu_err(st, where, "label \"%s\" is set by the plugin (service=NAME)",
+				    tok);
+			break;
+		}
+		for (i = 0; i < st->nr_labels; i++)
+			if (!strcmp(st->label_key[i], tok))
+				break;
+		if (i < st->nr_labels) {
+			rc = pu_err(st, where, "label \"%s\" given twice", tok);
+			break;
+		}
+		if (st->nr_labels == PU_MAX_LABELS) {
+			rc = pu_err(st, where, "more than %s labels", "32");
+			break;
+		}
+		st->label_key[st->nr_labels] = strdup(tok);
+		st->label_val[st->nr_labels] = strdup(eq);
+		if (!st->label_key[st->nr_labels] || !st->label_val[st->nr_labels]) {
+			free(st->label_key[st->nr_labels]);
+			free(st->label_val[st->nr_labels]);
+			rc = -ENOMEM;
+			break;
+		}
+		st->nr_labels++;
+	}
+	free(buf);
+	return rc;
+}
+
+static int pu_set_uint(struct pu_state *st, const char *val, const char *where, uint64_t lo,
+		       uint64_t hi, uint64_t *out)
+{
+	char msg[160];
+	uint64_t v;
+
+	if (!pu_parse_dec_u64(val, &v) || v < lo || v > hi) {
+		snprintf(msg, sizeof(msg), "\"%%s\": expected a number %" PRIu64 "..%" PRIu64, lo,
+			 hi);
+		return pu_err(st, where, msg, val);
+	}
+	*out = v;
+	return 0;
+}
+
+static int pu_set(void *priv, const char *key, const char *val, const char *where)
+{
+	struct pu_state *st = priv;
+	char err[256];
+	uint64_t v;
+	int rc;
+
+	if (!strcmp(key, "url"))
+		return pu_set_url(st, val, where);
+	if (!strcmp(key, "protocol")) {
+		if (!strcmp(val, "pyroscope"))
+			st->proto = PU_PYROSCOPE;
+		else if (!strcmp(val, "parca"))
+			st->proto = PU_PARCA;
+		else
+			return pu_err(st, where, "\"%s\": expected pyroscope or parca", val);
+		return 0;
+	}
+	if (!strcmp(key, "interval")) {
+		if (!strcmp(val, "rotation")) {
+			st->interval_s = 0;
+			return 0;
+		}
+		if (op_parse_interval(val, &st->interval_s, err, sizeof(err)) || st->interval_s == 0)
+			return pu_err(st, where,
+				      "\"%s\": expected a time such as 15s, 5m or 1h, or rotation",
+				      val);
+		return 0;
+	}
+	if (!strcmp(key, "service")) {
+		if (!pu_label_val_ok(val) || strlen(val) > PU_LABEL_MAX)
+			return pu_err(st, where,
+				      "\"%s\": expected 1..128 printable bytes without , ; { } = "
+				      "\" or \\",
+				      val);
+		return pu_strdup(&st->service, val);
+	}
+	if (!strcmp(key, "labels"))
+		return pu_set_labels(st, val, where);
+	if (!strcmp(key, "auth_file")) {
+		if (val[0] != '/')
+			return pu_err(st, where, "\"%s\": expected an absolute path", val);
+		return pu_strdup(&st->auth_file, val);
+	}
+	if (!strcmp(key, "spool_mb")) {
+		rc = pu_set_uint(st, val, where, 1, 4096, &v);
+		if (!rc)
+			st->spool_mb = v;
+		return rc;
+	}
+	if (!strcmp(key, "spool_files")) {
+		rc = pu_set_uint(st, val, where, 1, 100000, &v);
+		if (!rc)
+			st->spool_files = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(key, "timeout")) {
+		rc = pu_set_uint(st, val, where, 1, 300, &v);
+		if (!rc)
+			st->timeout_s = (unsigned)v;
+		return rc;
+	}
+	return pu_err(st, where,
+		      "unknown setting \"%s\": expected url, protocol, interval, service, labels, "
+		      "auth_file, spool_mb, spool_files or timeout",
+		      key);
+}
+
+/* plugins.push.<key>: the keys of the arguments, strings or numbers */
+static int pu_read_config(struct pu_state *st)
+{
+	static const char *const strs[] = { "url",    "protocol",  "interval", "service",
+					    "labels", "auth_file", NULL };
+	static const char *const ints[] = { "spool_mb", "spool_files", "timeout", NULL };
+
+	return np_read_config(st->host, st->ctx, "push", strs, ints, NULL, pu_set, st);
+}
+
+/*
+ * The auth file: "key = value" lines, '#' comments; keys org_id
+ * (X-Scope-OrgID), bearer_token, basic_user and basic_password. Trusted
+ * like the config (root's when the daemon is root, nobody else may write
+ * it) and readable by its owner alone. Values are never logged.
+ */
+static int pu_read_auth(struct pu_state *st)
+{
+	struct op_trust t = op_trust_for(geteuid(), geteuid());
+	char why[512], buf[PU_AUTH_MAX + 1], *line, *save = NULL;
+	const char *path = st->auth_file;
+	struct stat sb;
+	unsigned lineno = 0;
+	ssize_t n;
+	int fd, rc = 0;
+
+	fd = op_trust_open_path(&t, path, O_RDONLY, S_IFREG, "auth file", &sb, why, sizeof(why));
+	if (fd < 0) {
+		st->host->log(st->ctx, OP_LOG_ERR, "auth_file: %s", why);
+		return fd;
+	}
+	if (sb.st_mode & (S_IRGRP | S_IROTH)) {
+		st->host->log(st->ctx, OP_LOG_ERR,
+			      "auth file %s is readable by group or others (mode %04o): chmod "
+			      "600 it",
+			      path, (unsigned)(sb.st_mode & 07777));
+		close(fd);
+		return -EPERM;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0 || n > PU_AUTH_MAX) {
+		st->host->log(st->ctx, OP_LOG_ERR, "auth file %s: %s", path,
+			      n < 0 ? strerror(errno) : "larger than 4096 bytes");
+		return n < 0 ? -EIO : -EFBIG;
+	}
+	buf[n] = 0;
+	for (line = buf; line && !rc; line = save) {
+		char *nl = strchr(line, '\n'), *eq, *k, *v, *e, **dst = NULL;
+
+		save = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		lineno++;
+		line[strcspn(line, "\r")] = 0;
+		k = line + strspn(line, " \t");
+		if (!*k || *k == '#')
+			continue;
+		eq = strchr(k, '=');
+		if (!eq) {
+			st->host->log(st->ctx, OP_LOG_ERR, "%s:%u: expected KEY = VALUE", path,
+				      lineno);
+			rc = -EINVAL;
+			break;
+		}
+		for (e = eq; e > k && (e[-1] == ' ' || e[-1] == '\t'); e--)
+			;
+		*e = 0;
+		v = eq + 1 + strspn(eq + 1, " \t");
+		for (e = v + strlen(v); e > v && (e[-1] == ' ' || e[-1] == '\t'); e--)
+			;
+		*e = 0;
+		if (!strcmp(k, "org_id"))
+			dst = &st->org_id;
+		else if (!strcmp(k, "bearer_token"))
+			dst = &st->bearer;
+		else if (!strcmp(k, "basic_user"))
+			dst = &st->basic_user;
+		else if (!strcmp(k, "basic_password"))
+			dst = &st->basic_password;
+		if (!dst) {
+			st->host->log(st->ctx, OP_LOG_ERR,
+				      "%s:%u: unknown key \"%.64s\": expected org_id, bearer_token, "
+				      "basic_user or basic_password",
+				      path, lineno, k);
+			rc = -EINVAL;
+		} else if (!*v || strpbrk(v, "\r\n")) {
+			st->host->log(st->ctx, OP_LOG_ERR, "%s:%u: %s: empty value", path, lineno,
+				      k);
+			rc = -EINVAL;
+		} else {
+			rc = pu_strdup(dst, v);
+		}
+	}
+	explicit_bzero(buf, sizeof(buf));
+	if (!rc && st->bearer && (st->basic_user || st->basic_password)) {
+		st->host->log(st->ctx, OP_LOG_ERR,
+			      "auth file %s: bearer_token and basic_user/basic_password exclude "
+			      "each other",
+			      path);
+		rc = -EINVAL;
+	}
+	if (!rc && !st->basic_user != !st->basic_password) {
+		st->host->log(st->ctx, OP_LOG_ERR,
+			      "auth file %s: basic_user and basic_password go together", path);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* requests                                                            */
+/* ------------------------------------------------------------------ */
+
+static void pu_set_error(struct pu_state *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void pu_set_error(struct pu_state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&st->sess.lock);
+	va_start(ap, fmt);
+	vsnprintf(st->last_error, sizeof(st->last_error), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&st->sess.lock);
+}
+
+/* Pyroscope's name: SERVICE{k=v,k=v} */
+static char *pu_pyroscope_url(struct pu_state *st, CURL *c, const struct spool_entry *e)
+{
+	char name[PU_MAX_LABELS * (2 * PU_LABEL_MAX + 2) + PU_LABEL_MAX + 8], *esc, *url;
+	size_t off;
+	unsigned i;
+	int n;
+
+	off = (size_t)snprintf(name, sizeof(name), "%s{", st->service);
+	for (i = 0; i < st->nr_labels; i++)
+		off += (size_t)snprintf(name + off, sizeof(name) - off, "%s%s=%s", i ? "," : "",
+					st->label_key[i], st->label_val[i]);
+	snprintf(name + off, sizeof(name) - off, "}");
+	esc = curl_easy_escape(c, name, 0);
+	if (!esc)
+		return NULL;
+	n = asprintf(&url,
+		     "%s/ingest?name=%s&from=%" PRIu64 "&until=%" PRIu64
+		     "&format=pprof&sampleRate=%" PRIu64 "&spyName=oprofile-ng",
+		     st->url, esc, e->from_s, e->until_s, e->hz);
+	curl_free(esc);
+	return n < 0 ? NULL : url;
+}
+
+/* Parca's WriteRawRequest as JSON: one series, the profile base64'd */
+static char *pu_parca_body(struct pu_state *st, const void *buf, size_t len)
+{
+	json_t *labels, *root;
+	unsigned char *b64;
+	char *out = NULL;
+	unsigned i;
+
+	if (len > INT32_MAX / 2)
+		return NULL;
+	b64 = malloc(4 * ((len + 2) / 3) + 1);
+	if (!b64)
+		return NULL;
+	EVP_EncodeBlock(b64, buf, (int)len);
+	labels = json_array();
+	json_array_append_new(labels,
+			      json_pack("{s:s,s:s}", "name", "__name__", "value", "process_cpu"));
+	json_array_append_new(labels,
+			      json_pack("{s:s,s:s}", "name", "service_name", "value", st->service));
+	for (i = 0; i < st->nr_labels; i++)
+		json_array_append_new(labels, json_pack("{s:s,s:s}", "name", st->label_key[i],
+							"value", st->label_val[i]));
+	root = json_pack("{s:[{s:{s:o},s:[{s:s}]}],s:b}", "series", "labels", "labels", labels,
+			 "samples", "rawProfile", (const char *)b64, "normalized", 1);
+	free(b64);
+	if (root) {
+		out = json_dumps(root, JSON_COMPACT);
+		json_decref(root);
+	}
+	return out;
+}
+
+static bool pu_stopping(struct pu_state *st)
+{
+	bool stop;
+
+	pthread_mutex_lock(&st->sess.lock);
+	stop = st->sess.stopping;
+	pthread_mutex_unlock(&st->sess.lock);
+	return stop;
+}
+
+/* libcurl asks this during a transfer: non-zero aborts it when the daemon stops */
+static int pu_progress(void *priv, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return pu_stopping(priv);
+}
+
+enum pu_result { PU_SENT, PU_RETRY, PU_REFUSED };
+
+static enum pu_result pu_send(struct pu_state *st, const struct spool_entry *e, const void *buf,
+			      size_t len)
+{
+	struct curl_slist *hdr = NULL;
+	char errbuf[CURL_ERROR_SIZE] = "", line[PU_AUTH_MAX + 32];
+	enum pu_result res = PU_RETRY;
+	char *url = NULL, *body = NULL;
+	long status = 0;
+	CURL *c;
+	CURLcode cc;
+
+	c = curl_easy_init();
+	if (!c) {
+		pu_set_error(st, "libcurl: cannot make a handle");
+		return PU_RETRY;
+	}
+	if (st->proto == PU_PYROSCOPE) {
+		url = pu_pyroscope_url(st, c, e);
+		hdr = curl_slist_append(hdr, "Content-Type: application/octet-stream");
+	} else {
+		if (asprintf(&url, "%s/api/profiles/writeraw", st->url) < 0)
+			url = NULL;
+		body = pu_parca_body(st, buf, len);
+		hdr = curl_slist_append(hdr, "Content-Type: application/json");
+	}
+	if (!url || (st->proto == PU_PARCA && !body)) {
+		pu_set_error(st, "out of memory building the request");
+		goto out;
+	}
+	if (st->org_id) {
+		snprintf(line, sizeof(line), "X-Scope-OrgID: %s", st->org_id);
+		hdr = curl_slist_append(hdr, line);
+	}
+	if (st->bearer) {
+		snprintf(line, sizeof(line), "Authorization: Bearer %s", st->bearer);
+		hdr = curl_slist_append(hdr, line);
+	}
+	explicit_bzero(line, sizeof(line));
+	/* "Expect: 100-continue" would cost a round trip per push */
+	hdr = curl_slist_append(hdr, "Expect:");
+	if (st->basic_user) {
+		curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(c, CURLOPT_USERNAME, st->basic_user);
+		curl_easy_setopt(c, CURLOPT_PASSWORD, st->basic_password);
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(c, CURLOPT_POST, 1L);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : buf);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : len));
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "oprofile-ng push/1.0");
+	/* the thread must never hang: a store that never answers costs timeout_s */
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)(st->timeout_s < 5 ? st->timeout_s : 5));
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)st->timeout_s);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, pu_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, st);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	cc = curl_easy_perform(c);
+	if (cc != CURLE_OK) {
+		pu_set_error(st, "%s: %s", st->url, errbuf[0] ? errbuf : curl_easy_strerror(cc));
+		goto out;
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (status >= 200 && status < 300) {
+		res = PU_SENT;
+	} else {
+		pu_set_error(st, "%s: HTTP status %ld", st->url, status);
+		/* a request the store refuses as such fails again the same way */
+		if (status >= 400 && status < 500 && status != 408 && status != 429)
+			res = PU_REFUSED;
+	}
+out:
+	curl_slist_free_all(hdr);
+	curl_easy_cleanup(c);
+	free(url);
+	free(body);
+	return res;
+}
+
+/* ------------------------------------------------------------------ */
+/* the sender thread                                                   */
+/* ------------------------------------------------------------------ */
+
+static void pu_count_spool(struct pu_state *st)
+{
+	atomic_store(&st->spooled_files, st->spool.n);
+	atomic_store(&st->spooled_bytes, st->spool.bytes);
+	atomic_store(&st->dropped, st->spool.dropped);
+}
+
+/* encode now - before and queue it */
+static void pu_enqueue(struct pu_state *st, const struct np_snap *now, const struct np_snap *before,
+		       uint64_t t0_ns, uint64_t t1_ns)
+{
+	char err[512];
+	void *buf = NULL;
+	size_t len = 0;
+	uint64_t hz = 0;
+	int rc;
+
+	/* an interval without samples costs the store nothing: it reads as zero */
+	rc = np_snap_encode(now, before, t0_ns, t1_ns, true, &buf, &len, &hz, err, sizeof(err));
+	if (rc == -ENODATA) {
+		atomic_fetch_add(&st->empty, 1);
+		return;
+	}
+	if (rc) {
+		pu_set_error(st, "encoding: %s", err);
+		st->host->log(st->ctx, OP_LOG_WARN, "cannot encode the profile: %s", err);
+		return;
+	}
+	atomic_fetch_add(&st->encoded, 1);
+	rc = spool_add(&st->spool, buf, len, t0_ns / 1000000000ull,
+		       (t1_ns + 999999999ull) / 1000000000ull, hz, err, sizeof(err));
+	free(buf);
+	if (rc) {
+		pu_set_error(st, "%s", err);
+		st->host->log(st->ctx, OP_LOG_WARN, "%s", err);
+	}
+	pu_count_spool(st);
+}
+
+static void pu_handle_rotations(struct pu_state *st, struct pu_cursor *cur)
+{
+	struct pu_rotation r;
+	struct np_snap *fin;
+	char err[512];
+
+	for (;;) {
+		pthread_mutex_lock(&st->sess.lock);
+		if (!st->rotq_n) {
+			pthread_mutex_unlock(&st->sess.lock);
+			return;
+		}
+		r = st->rotq[0];
+		memmove(st->rotq, st->rotq + 1, --st->rotq_n * sizeof(st->rotq[0]));
+		pthread_mutex_unlock(&st->sess.lock);
+		/* the rotated session is whole: what was not sent of it goes now */
+		if (np_snap_read(r.dir, &fin, err, sizeof(err))) {
+			pu_set_error(st, "%s", err);
+			st->host->log(st->ctx, OP_LOG_WARN, "rotated session: %s", err);
+		} else {
+			pu_enqueue(st, fin, cur->before, cur->before_ns, r.end_ns);
+			np_snap_free(fin);
+		}
+		np_snap_free(cur->before);
+		cur->before = NULL;
+		cur->before_ns = r.end_ns;
+	}
+}
+
+/* interval mode: the counts since the last push */
+static void pu_tick(struct pu_state *st, struct pu_cursor *cur)
+{
+	char dir[4096], err[512];
+	struct np_snap *now = NULL;
+	uint64_t rot, t;
+
+	if (np_session_dump(&st->sess, 2000) == -ECANCELED)
+		return;
+	np_session_where(&st->sess, dir, sizeof(dir), &rot, NULL, 0, NULL);
+	t = np_now_wall_ns();
+	if (np_snap_read(dir, &now, err, sizeof(err))) {
+		pu_set_error(st, "%s", err);
+		return;
+	}
+	pthread_mutex_lock(&st->sess.lock);
+	/* a rotation under the read: its queue entry covers this, read again later */
+	if (st->sess.rotations != rot || st->rotq_n) {
+		pthread_mutex_unlock(&st->sess.lock);
+		np_snap_free(now);
+		return;
+	}
+	pthread_mutex_unlock(&st->sess.lock);
+	pu_enqueue(st, now, cur->before, cur->before_ns, t);
+	np_snap_free(cur->before);
+	cur->before = now;
+	cur->before_ns = t;
+}
+
+/* send what the spool holds, oldest first; returns the backoff to wait, 0 if empty */
+static uint64_t pu_flush(struct pu_state *st, uint64_t *backoff_ms, bool *retrying)
+{
+	struct spool_entry e;
+	char err[512];
+	void *buf;
+	size_t len;
+
+	while (st->spool.n) {
+		if (pu_stopping(st))
+			return 0;
+		if (spool_peek(&st->spool, &e, &buf, &len, err, sizeof(err))) {
+			pu_set_error(st, "%s", err);
+			spool_pop(&st->spool);
+			st->spool.dropped++;
+			pu_count_spool(st);
+			continue;
+		}
+		if (*retrying)
+			atomic_fetch_add(&st->retried, 1);
+		switch (pu_send(st, &e, buf, len)) {
+		case PU_SENT:
+			atomic_fetch_add(&st->sent, 1);
+			atomic_fetch_add(&st->bytes, len);
+			spool_pop(&st->spool);
+			*backoff_ms = 0;
+			*retrying = false;
+			break;
+		case PU_REFUSED:
+			atomic_fetch_add(&st->failed, 1);
+			spool_pop(&st->spool);
+			st->spool.dropped++;
+			*retrying = false;
+			break;
+		case PU_RETRY:
+			atomic_fetch_add(&st->failed, 1);
+			free(buf);
+			pu_count_spool(st);
+			*backoff_ms = *backoff_ms ? *backoff_ms * 2 : PU_BACKOFF_MIN_MS;
+			if (*backoff_ms > PU_BACKOFF_MAX_MS)
+				*backoff_ms = PU_BACKOFF_MAX_MS;
+			*retrying = true;
+			return *backoff_ms;
+		}
+		free(buf);
+		pu_count_spool(st);
+	}
+	return 0;
+}
+
+static void *pu_thread(void *arg)
+{
+	struct pu_state *st = arg;
+	struct pu_cursor *cur = &st->cur;
+	uint64_t next_tick, next_try = 0, backoff = 0, now;
+	bool retrying = false;
+
+	next_tick = np_now_mono_ns() + (uint64_t)st->interval_s * 1000000000ull;
+	for (;;) {
+		struct timespec dl;
+		uint64_t wake;
+
+		pthread_mutex_lock(&st->sess.lock);
+		if (st->sess.stopping) {
+			pthread_mutex_unlock(&st->sess.lock);
+			break;
+		}
+		pthread_mutex_unlock(&st->sess.lock);
+		pu_handle_rotations(st, cur);
+		now = np_now_mono_ns();
+		if (st->interval_s && now >= next_tick) {
+			pu_tick(st, cur);
+			next_tick = now + (uint64_t)st->interval_s * 1000000000ull;
+		}
+		now = np_now_mono_ns();
+		if (now >= next_try) {
+			uint64_t wait = pu_flush(st, &backoff, &retrying);
+
+			next_try = np_now_mono_ns() + wait * 1000000ull;
+		}
+		/* sleep until the next tick or retry, or a rotation or the stop */
+		wake = st->interval_s ? next_tick : UINT64_MAX;
+		if (st->spool.n && next_try < wake)
+			wake = next_try;
+		if (wake == UINT64_MAX)
+			wake = np_now_mono_ns() + 3600ull * 1000000000ull;
+		dl.tv_sec = (time_t)(wake / 1000000000ull);
+		dl.tv_nsec = (long)(wake % 1000000000ull);
+		pthread_mutex_lock(&st->sess.lock);
+		if (!st->sess.stopping && !st->rotq_n)
+			pthread_cond_timedwait(&st->sess.cond, &st->sess.lock, &dl);
+		pthread_mutex_unlock(&st->sess.lock);
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* daemon side                                                         */
+/* ------------------------------------------------------------------ */
+
+static int pu_start(void *priv)
+{
+	struct pu_state *st = priv;
+	const char *sdir = st->host->session_dir ? st->host->session_dir(st->ctx) : NULL;
+	char err[640];
+	int rc;
+
+	if (!sdir) {
+		st->host->log(st->ctx, OP_LOG_ERR, "no session directory: nothing to spool into");
+		return -ENOENT;
+	}
+	rc = spool_open(&st->spool, sdir, PU_SPOOL_DIR, st->spool_mb << 20, st->spool_files, err,
+			sizeof(err));
+	if (rc) {
+		st->host->log(st->ctx, OP_LOG_ERR, "%s", err);
+		return rc;
+	}
+	pu_count_spool(st);
+	st->cur.before_ns = np_now_wall_ns();
+	rc = np_thread_start(&st->thread, pu_thread, st);
+	if (rc) {
+		st->host->log(st->ctx, OP_LOG_ERR, "cannot start the sender thread: %s",
+			      strerror(-rc));
+		spool_close(&st->spool);
+		return rc;
+	}
+	st->running = true;
+	if (st->interval_s)
+		snprintf(err, sizeof(err), "every %u s", st->interval_s);
+	else
+		snprintf(err, sizeof(err), "at each rotation");
+	st->host->log(st->ctx, OP_LOG_INFO,
+		      "pushing to %s (%s) %s, spool %s/%s up to %" PRIu64
+		      " MiB / %u files (%u waiting)",
+		      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca", err, sdir,
+		      PU_SPOOL_DIR, st->spool_mb, st->spool_files, st->spool.n);
+	return 0;
+}
+
+/*
+ * STOP, on the daemon's thread, the files synced: what the last push left
+ * out (queued rotations, then samples/current since the last push) goes
+ * to the spool, for the next start to send.
+ */
+static void pu_final(struct pu_state *st)
+{
+	char dir[4096], err[512];
+	struct np_snap *now;
+	uint64_t t = np_now_wall_ns();
+
+	pu_handle_rotations(st, &st->cur);
+	np_session_where(&st->sess, dir, sizeof(dir), NULL, NULL, 0, NULL);
+	if (!dir[0] || np_snap_read(dir, &now, err, sizeof(err)))
+		return;
+	pu_enqueue(st, now, st->cur.before, st->cur.before_ns, t);
+	np_snap_free(now);
+	st->host->log(st->ctx, OP_LOG_INFO,
+		      "stopping: %u profiles wait in the spool for the next start", st->spool.n);
+}
+
+static void pu_stop(void *priv)
+{
+	struct pu_state *st = priv;
+
+	np_session_stop(&st->sess);
+	if (st->running) {
+		/* a request in flight is aborted (pu_progress): no wait for the store */
+		pthread_join(st->thread, NULL);
+		st->running = false;
+		pu_final(st);
+		spool_close(&st->spool);
+	}
+	np_snap_free(st->cur.before);
+	st->cur.before = NULL;
+}
+
+/* on the daemon's thread: hand the finished session to the sender */
+static void pu_rotated(void *priv, const char *prev_dir, uint64_t end_ns)
+{
+	struct pu_state *st = priv;
+
+	pthread_mutex_lock(&st->sess.lock);
+	if (st->rotq_n < PU_ROTQ) {
+		snprintf(st->rotq[st->rotq_n].dir, sizeof(st->rotq[0].dir), "%s", prev_dir);
+		st->rotq[st->rotq_n++].end_ns = end_ns;
+	} else {
+		st->rotq_lost++;
+	}
+	pthread_cond_broadcast(&st->sess.cond);
+	pthread_mutex_unlock(&st->sess.lock);
+}
+
+static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
+{
+	struct pu_state *st = priv;
+	char line[512], last[256];
+	uint64_t lost;
+
+	pthread_mutex_lock(&st->sess.lock);
+	memcpy(last, st->last_error, sizeof(last));
+	lost = st->rotq_lost;
+	pthread_mutex_unlock(&st->sess.lock);
+	if (sink->counter) {
+		sink->counter(sink, "sent", atomic_load(&st->sent));
+		sink->counter(sink, "bytes", atomic_load(&st->bytes));
+		sink->counter(sink, "failed", atomic_load(&st->failed));
+		sink->counter(sink, "retried", atomic_load(&st->retried));
+		sink->counter(sink, "dropped", atomic_load(&st->dropped));
+		sink->counter(sink, "profiles", atomic_load(&st->encoded));
+		sink->counter(sink, "empty", atomic_load(&st->empty));
+		sink->counter(sink, "spooled", atomic_load(&st->spooled_files));
+		sink->counter(sink, "spooled_bytes", atomic_load(&st->spooled_bytes));
+		sink->counter(sink, "rotations_missed", lost);
+	}
+	if (sink->text) {
+		snprintf(line, sizeof(line),
+			 "push to %s: sent %" PRIu64 " (%" PRIu64 " bytes), failed %" PRIu64
+			 ", retried %" PRIu64 ", dropped %" PRIu64 ", spooled %" PRIu64 " (%" PRIu64
+			 " bytes), last error: %s",
+			 st->url, (uint64_t)atomic_load(&st->sent),
+			 (uint64_t)atomic_load(&st->bytes), (uint64_t)atomic_load(&st->failed),
+			 (uint64_t)atomic_load(&st->retried), (uint64_t)atomic_load(&st->dropped),
+			 (uint64_t)atomic_load(&st->spooled_files),
+			 (uint64_t)atomic_load(&st->spooled_bytes), last[0] ? last : "none");
+		sink->text(sink, line);
+	}
+}
+
+static const struct op_stats_ops pu_stats_ops = {
+	.size = sizeof(struct op_stats_ops),
+	.print_stats = pu_print_stats,
+};
+
+static void pu_wipe(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+static void pu_free(void *data)
+{
+	struct pu_state *st = data;
+
+	pu_stop(st);
+	np_session_fini(&st->sess);
+	pu_free_labels(st);
+	free(st->url);
+	free(st->service);
+	free(st->auth_file);
+	pu_wipe(st->org_id);
+	pu_wipe(st->bearer);
+	pu_wipe(st->basic_user);
+	pu_wipe(st->basic_password);
+	if (st->curl_inited)
+		curl_global_cleanup();
+	free(st);
+}
+
+static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
+{
+	struct pu_state *st;
+	int rc;
+
+	st = np_state_new(host, ctx, sizeof(*st), offsetof(struct pu_state, sess), pu_free, &rc);
+	if (!st)
+		return rc;
+	st->ctx = ctx;
+	st->host = host;
+	st->proto = PU_PYROSCOPE;
+	st->spool_mb = PU_DEFAULT_SPOOL_MB;
+	st->spool_files = PU_DEFAULT_SPOOL_FILES;
+	st->timeout_s = PU_DEFAULT_TIMEOUT_S;
+	rc = pu_strdup(&st->service, PU_DEFAULT_SERVICE);
+	if (!rc)
+		rc = pu_read_config(st);
+	if (!rc)
+		rc = np_parse_args(host, ctx, "push", args, pu_set, st);
+	if (rc)
+		return rc;
+	if (!st->url) {
+		host->log(ctx, OP_LOG_ERR,
+			  "no url: expected --ext-feature=push:url=http://HOST:PORT[,protocol="
+			  "pyroscope|parca] (or plugins.push.url)");
+		return -EINVAL;
+	}
+	if (st->auth_file) {
+		rc = pu_read_auth(st);
+		if (rc)
+			return rc;
+	}
+	/*
+	 * Once, on the daemon's thread, before any thread of ours exists. TLS
+	 * only for an https store: initialising OpenSSL costs megabytes of RSS
+	 * that a plain http store (loopback, a local agent) never needs.
+	 */
+	if (curl_global_init(strncasecmp(st->url, "https:", 6) ? CURL_GLOBAL_NOTHING :
+								 CURL_GLOBAL_DEFAULT)) {
+		host->log(ctx, OP_LOG_ERR, "libcurl did not initialise");
+		return -EIO;
+	}
+	st->curl_inited = true;
+	st->sess.rotated = pu_rotated;
+	return np_session_register(&st->sess, pu_start, pu_stop, &pu_stats_ops, st);
+}
+
+OP_EXT_DEFINE(.name = "push", .version = "1.0",
+	      .summary = "push: the delta as pprof to Pyroscope or Parca (libcurl), spooled "
+			 "on disk while the store is down",
+	      .ext_init = pu_init);
