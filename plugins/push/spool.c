@@ -123,7 +123,8 @@ static int spool_scan(struct spool *sp, char *err, size_t err_len)
 		snprintf(err, err_len, "out of memory");
 		return rc;
 	}
-	qsort(sp->e, sp->n, sizeof(*sp->e), spool_cmp);
+	if (sp->n) /* an empty spool has no array: qsort(NULL, 0) is undefined */
+		qsort(sp->e, sp->n, sizeof(*sp->e), spool_cmp);
 	spool_trim(sp, 0, 0);
 	return 0;
 }
