@@ -6,7 +6,10 @@
 # size up to the next kallsyms symbol, nop-filled). Checks: opreport -l
 # names the same kernel symbols with the same counts with and without it;
 # opannotate -a disassembles them and the per-instruction counts add up to
-# the symbol totals; a stand-in with the symbols moved is refused with a
+# the symbol totals; a stand-in linked 0x1e00000 lower with its _text
+# (a KASLR kernel's image: the running one was moved by that slide) gives
+# the same rows, addresses and annotations; a stand-in with the symbols
+# moved (without _text, or not by its _text's slide) is refused with a
 # warning and the kallsyms names; a non-ELF and an ELF without kernel text
 # are refused with an error naming the option.
 # SPDX-License-Identifier: MIT
@@ -59,7 +62,8 @@ if [ ! -s "$KS" ] || ! grep -q '^ffff' "$W/ref.txt"; then
 fi
 
 # --- the stand-in: a .S of the sampled functions at their kallsyms addresses
-# $1 = output, $2 = how far every symbol is moved (0: the right kernel)
+# $1 = output, $2 = how far every symbol is moved (0: the right kernel),
+# $3 = KASLR slide (hex, optional): link it that much lower, with a _text
 standin() {
 	case $(uname -m) in x86_64 | i?86) fill=nop ;; *) fill=0 ;; esac
 	# the kernel's text symbols (and pseudo-modules': same key space), by address
@@ -99,7 +103,25 @@ standin() {
 		print base > "/dev/stderr"
 	}' "$W/kaddr" "$W/sampled" >"$1.S" 2>"$1.base"
 	{ printf '\t.section .text, "ax", @progbits\n'; cat "$1.S"; } >"$1.s"
-	as -g -o "$1.o" "$1.s" && ld -e 0 -Ttext=0x"$(cat "$1.base")" -o "$1" "$1.o"
+	at=$(cat "$1.base") defsym=
+	if [ -n "${3:-}" ]; then
+		ktext=$(awk '$3 == "_text" { t = $1 } $3 == "_stext" { s = $1 }
+			END { print t != "" ? t : s }' "$KS")
+		at=$(hexsub "$at" "$3") && ktext=$(hexsub "$ktext" "$3") || return 1
+		defsym=--defsym=_text=0x$ktext
+	fi
+	as -g -o "$1.o" "$1.s" && ld -e 0 -Ttext=0x"$at" $defsym -o "$1" "$1.o"
+}
+# $1 - $2, 16 hex digits each at most: in two 32-bit halves, exact in awk
+hexsub() {
+	awk -v a="$1" -v b="$2" 'function h(s,  i, v) { v = 0; s = tolower(s)
+		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v }
+	BEGIN { a = sprintf("%16s", a); b = sprintf("%16s", b); gsub(/ /, "0", a); gsub(/ /, "0", b)
+		lo = h(substr(a, 9)) - h(substr(b, 9)); hi = h(substr(a, 1, 8)) - h(substr(b, 1, 8))
+		if (lo < 0) { lo += 4294967296; hi-- }
+		if (hi < 0) exit 1
+		printf "%08x%08x\n", hi, lo }'
 }
 if ! standin "$W/vmlinux" 0 >"$W/build.log" 2>&1; then
 	echo "vmlinux: FAIL: building the stand-in"; cat "$W/build.log"; exit 1
@@ -120,28 +142,36 @@ awk 'NR > 3 && NF >= 4 { print $1, $NF }' "$W/vm.txt" | sort >"$W/vm.vma"
 cmp -s "$W/ref.vma" "$W/vm.vma" && ok || { bad "opreport -w --vmlinux addresses differ"; diff "$W/ref.vma" "$W/vm.vma"; }
 
 # --- 2. opannotate -a: the stand-in's code, per-instruction counts add up
-"$A" --session-dir="$W/s" -a --vmlinux="$W/vmlinux" image:vmlinux >"$W/a.txt" 2>"$W/a.err"
-if grep -q '^ *:vmlinux: *file format elf' "$W/a.txt"; then
+# $1 = stand-in, $2 = tag for the files
+check_asm() {
+	"$A" --session-dir="$W/s" -a --vmlinux="$1" image:vmlinux >"$W/$2.txt" 2>"$W/$2.err"
+	if ! grep -q '^ *:vmlinux: *file format elf' "$W/$2.txt"; then
+		bad "opannotate -a --vmlinux=$1: no disassembled kernel image"
+		head -20 "$W/$2.txt"; cat "$W/$2.err"; return
+	fi
 	ok
 	n=0
 	for ks in $(awk 'NR > 3 && NF >= 4 { print $NF }' "$W/ref.txt" | head -5); do
 		grep -q "^\"$ks\":" "$W/vmlinux.s" || continue
 		want=$(awk -v s="$ks" '$NF == s { print $2; exit }' "$W/ref.txt")
-		block "$W/a.txt" "$ks" >"$W/blk"
+		# the block starts at the kernel's (running) address of the symbol
+		kva=$(awk -v s="$ks" '$NF == s { print $1; exit }' "$W/ref.txt")
+		block "$W/$2.txt" "$ks" >"$W/blk"
 		isum=$(line_counts "$W/blk" | sum)
 		# instructions, not bare addresses: "ADDR:<tab>nop"
-		if [ "$isum" = "$want" ] && [ "$(note_of "$W/a.txt" "$ks")" = "$want" ] &&
-			grep -q "$(printf ':\t')" "$W/blk" && ! grep -q '(no code)' "$W/blk"; then
+		if [ "$isum" = "$want" ] && [ "$(note_of "$W/$2.txt" "$ks")" = "$want" ] &&
+			grep -q "$(printf ':\t')" "$W/blk" && ! grep -q '(no code)' "$W/blk" &&
+			grep -q "^0*${kva#"${kva%%[!0]*}"} <$ks>:" "$W/$2.txt"; then
 			ok; n=$((n + 1))
 		else
-			bad "-a --vmlinux $ks: instructions add up to $isum, opreport $want"; head -20 "$W/blk"
+			bad "-a --vmlinux=$1 $ks (at $kva): instructions add up to $isum, opreport $want"
+			grep "<$ks>:" "$W/$2.txt"; head -20 "$W/blk"
 		fi
 	done
-	echo "opannotate -a --vmlinux: $n kernel symbols disassembled, counts add up"
-	[ "$n" -gt 0 ] && ok || bad "no kernel symbol checked"
-else
-	bad "opannotate -a --vmlinux: no disassembled kernel image"; head -20 "$W/a.txt"; cat "$W/a.err"
-fi
+	echo "opannotate -a --vmlinux=$1: $n kernel symbols disassembled, counts add up"
+	[ "$n" -gt 0 ] && ok || bad "opannotate -a --vmlinux=$1: no kernel symbol checked"
+}
+check_asm "$W/vmlinux" a
 
 # --- 3. opannotate -s: the stand-in's DWARF lines (as -g) name its .s source
 if grep -q nop "$W/vmlinux.s"; then
@@ -161,7 +191,22 @@ else
 	echo "vmlinux: --source part not run (the stand-in has no instructions on $(uname -m))"
 fi
 
-# --- 4. a vmlinux of another kernel (symbols moved): warning, kallsyms names
+# --- 4. a KASLR kernel: its image linked 0x1e00000 below where it ran
+if standin "$W/kaslr" 0 1e00000 >"$W/build3.log" 2>&1; then
+	"$R" --session-dir="$W/s" -l -w --vmlinux="$W/kaslr" image:vmlinux >"$W/kl.txt" 2>"$W/kl.err"
+	rows "$W/kl.txt" >"$W/kl.rows"
+	[ -s "$W/kl.rows" ] && cmp -s "$W/ref.rows" "$W/kl.rows" && ok ||
+		{ bad "KASLR vmlinux: rows differ from the kallsyms report"; diff "$W/ref.rows" "$W/kl.rows"; cat "$W/kl.err"; }
+	[ ! -s "$W/kl.err" ] && ok || { bad "opreport --vmlinux (KASLR) warned"; cat "$W/kl.err"; }
+	# relocated: the running kernel's addresses, not the link ones
+	awk 'NR > 3 && NF >= 4 { print $1, $NF }' "$W/kl.txt" | sort >"$W/kl.vma"
+	cmp -s "$W/ref.vma" "$W/kl.vma" && ok || { bad "KASLR vmlinux: addresses differ"; diff "$W/ref.vma" "$W/kl.vma"; }
+	check_asm "$W/kaslr" kla
+else
+	bad "building the KASLR stand-in"; cat "$W/build3.log"
+fi
+
+# --- 5. a vmlinux of another kernel (symbols moved): warning, kallsyms names
 if standin "$W/moved" 3 >"$W/build2.log" 2>&1; then
 	"$R" --session-dir="$W/s" -l -w --vmlinux="$W/moved" image:vmlinux >"$W/mv.txt" 2>"$W/mv.err"
 	grep -q "opreport warning: --vmlinux=$W/moved does not match the profiled kernel: .* is at 0x[0-9a-f]* in $W/moved but at 0x[0-9a-f]* in the session's kallsyms snapshot; .*kallsyms snapshot instead" "$W/mv.err" &&
@@ -175,8 +220,18 @@ if standin "$W/moved" 3 >"$W/build2.log" 2>&1; then
 else
 	bad "building the moved stand-in"; cat "$W/build2.log"
 fi
+# its _text says 0x1e00000 lower, its functions are 0x1e00000 - 3 lower: not one slide
+if standin "$W/kmoved" 3 1e00000 >"$W/build4.log" 2>&1; then
+	"$R" --session-dir="$W/s" -l -w --vmlinux="$W/kmoved" image:vmlinux >"$W/km.txt" 2>"$W/km.err"
+	grep -q "opreport warning: --vmlinux=$W/kmoved does not match the profiled kernel: .* is at 0x[0-9a-f]* in $W/kmoved but at 0x[0-9a-f]* in the session's kallsyms snapshot (its addresses moved by 0x1e00000, the KASLR slide of _text); .*kallsyms snapshot instead" "$W/km.err" &&
+		ok || { bad "unevenly moved KASLR vmlinux: no warning"; cat "$W/km.err"; }
+	rows "$W/km.txt" >"$W/km.rows"
+	cmp -s "$W/ref.rows" "$W/km.rows" && ok || { bad "unevenly moved KASLR vmlinux: not the kallsyms names"; diff "$W/ref.rows" "$W/km.rows"; }
+else
+	bad "building the unevenly moved KASLR stand-in"; cat "$W/build4.log"
+fi
 
-# --- 5. bad files: an error naming the option, exit 1
+# --- 6. bad files: an error naming the option, exit 1
 expect_err() { # $1 = what the message must hold, rest = arguments
 	msg=$1; shift
 	for t in "$R" "$A"; do

@@ -61,6 +61,7 @@ struct opbfd {
 	asymbol **lsyms;
 	struct opbfd_sec *secs;
 	size_t nsecs;
+	uint64_t slide; /* a kernel relocated at boot (KASLR): where it ran - where it is linked */
 };
 
 static const struct opbfd_sec *sec_by_vma(const struct opbfd *b, const char *name, uint64_t vma)
@@ -89,7 +90,7 @@ uint64_t opbfd_key_vma(const struct opbfd *b, uint64_t key)
 {
 	const struct opbfd_sec *s = b ? sec_by_key(b, key) : NULL;
 
-	return s ? s->vma + (key - s->filepos) : key;
+	return s ? s->vma + b->slide + (key - s->filepos) : key;
 }
 
 static const struct rpt_symsrc_ops opbfd_src_ops;
@@ -186,7 +187,7 @@ int opbfd_code(struct opbfd *b, uint64_t key, uint64_t len, unsigned char **buf,
 		return -EIO;
 	}
 	*got = len;
-	*vma = s->vma + off;
+	*vma = s->vma + b->slide + off;
 	return 0;
 }
 
@@ -300,7 +301,7 @@ static int add_syms(const struct opbfd *b, asymbol **syms, long n, asymbol *arr,
 		}
 		(*c)[(*nc)++] = (struct cand){
 			.key = vma - sec->vma + sec->filepos,
-			.vma = vma,
+			.vma = vma + b->slide,
 			.prio = p,
 			.name = bfd_asymbol_name(s),
 			.sec_end = sec->filepos + sec->size,
@@ -588,14 +589,14 @@ int opbfd_check_vmlinux(const char *path, char *err, size_t err_len)
 }
 
 /*
- * @kernel: the keys are vma - @kstart (the kernel's samples) and sections
- * below @kstart are left out; @seg (a debug file standing for its binary):
+ * @kernel: the keys are vma + @slide - @kstart (the kernel's samples) and
+ * sections below @kstart are left out; @seg (a debug file standing for its binary):
  * only the sections of the executable segment @seg, keyed by the file
  * offsets the binary had there; else they are file offsets.
  */
 static int opbfd_load_at(struct rpt_symtab *t, const char *path, bool kernel, uint64_t kstart,
-			 const struct op_elf_ids *seg, enum rpt_demangle dm, bool want_lines,
-			 char *err, size_t err_len)
+			 uint64_t slide, const struct op_elf_ids *seg, enum rpt_demangle dm,
+			 bool want_lines, char *err, size_t err_len)
 {
 	struct opbfd *b = calloc(1, sizeof(*b));
 	struct cand *c = NULL;
@@ -612,6 +613,7 @@ static int opbfd_load_at(struct rpt_symtab *t, const char *path, bool kernel, ui
 		free(b);
 		return -ENOENT;
 	}
+	b->slide = slide;
 	for (sec = b->abfd->sections; sec; sec = sec->next) {
 		flagword f = bfd_section_flags(sec);
 		struct opbfd_sec *ns;
@@ -630,9 +632,9 @@ static int opbfd_load_at(struct rpt_symtab *t, const char *path, bool kernel, ui
 			continue;
 		} else if (kernel) {
 			/* a vmlinux's per-cpu sections are linked at 0: no kernel pc is there */
-			if (vma < kstart)
+			if (vma + slide < kstart)
 				continue;
-			key = vma - kstart;
+			key = vma + slide - kstart;
 		} else {
 			key = (uint64_t)sec->filepos;
 		}
@@ -727,7 +729,7 @@ out_err:
 int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, bool want_lines,
 	       char *err, size_t err_len)
 {
-	return opbfd_load_at(t, path, false, 0, NULL, dm, want_lines, err, err_len);
+	return opbfd_load_at(t, path, false, 0, 0, NULL, dm, want_lines, err, err_len);
 }
 
 int opbfd_load_debug(struct rpt_symtab *t, const char *dpath, const struct op_elf_ids *seg,
@@ -740,13 +742,42 @@ int opbfd_load_debug(struct rpt_symtab *t, const char *dpath, const struct op_el
 			 dpath);
 		return -EINVAL;
 	}
-	return opbfd_load_at(t, dpath, false, 0, seg, dm, want_lines, err, err_len);
+	return opbfd_load_at(t, dpath, false, 0, 0, seg, dm, want_lines, err, err_len);
 }
 
-int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart, enum rpt_demangle dm,
-		      bool want_lines, char *err, size_t err_len)
+int opbfd_kernel_slide(const char *path, uint64_t kstart, uint64_t *slide)
 {
-	int ret = opbfd_load_at(t, path, true, kstart, NULL, dm, want_lines, err, err_len);
+	char err[256];
+	asymbol **syms = NULL;
+	long n = 0;
+	bfd *abfd;
+	int ret = -ENOENT;
+
+	*slide = 0;
+	bfd_init_once();
+	abfd = open_object(path, err, sizeof(err));
+	if (!abfd)
+		return -ENOENT;
+	if (read_symtab(abfd, false, &syms, &n))
+		goto out;
+	/* the same anchor as op_ksyms_text_start: _text, else _stext */
+	for (int pass = 0; pass < 2 && ret; pass++)
+		for (long i = 0; i < n && ret; i++) {
+			if (strcmp(bfd_asymbol_name(syms[i]), pass ? "_stext" : "_text"))
+				continue;
+			*slide = kstart - (uint64_t)bfd_asymbol_value(syms[i]);
+			ret = 0;
+		}
+out:
+	free(syms);
+	bfd_close(abfd);
+	return ret;
+}
+
+int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart, uint64_t slide,
+		      enum rpt_demangle dm, bool want_lines, char *err, size_t err_len)
+{
+	int ret = opbfd_load_at(t, path, true, kstart, slide, NULL, dm, want_lines, err, err_len);
 
 	if (!ret)
 		t->vma_bias = kstart;

@@ -237,11 +237,20 @@ int opbfd_load(struct rpt_symtab *t, const char *path, enum rpt_demangle dm, boo
 	       char *err, size_t err_len);
 /*
  * --vmlinux: the kernel image @path loaded in the key space of the kernel's
- * samples (key = vma - @kstart, the session's kernel start); sections below
- * @kstart are left out. 0 or -errno with a message.
+ * samples (key = vma + @slide - @kstart, the session's kernel start), its
+ * addresses (symbols, code) moved by @slide (KASLR: see opbfd_kernel_slide);
+ * sections below @kstart are left out. 0 or -errno with a message.
  */
-int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart, enum rpt_demangle dm,
-		      bool want_lines, char *err, size_t err_len);
+int opbfd_load_kernel(struct rpt_symtab *t, const char *path, uint64_t kstart, uint64_t slide,
+		      enum rpt_demangle dm, bool want_lines, char *err, size_t err_len);
+/*
+ * How far the profiled kernel ran from where the image @path is linked
+ * (KASLR's slide, modulo 2^64): the session's kernel start @kstart (its
+ * _text, else _stext: op_ksyms_text_start) minus the image's _text, else
+ * _stext. 0, or -ENOENT (@slide 0) when the image has neither; errors
+ * reading @path are left to opbfd_load_kernel.
+ */
+int opbfd_kernel_slide(const char *path, uint64_t kstart, uint64_t *slide);
 /*
  * Can @path be a kernel image: an ELF object whose .text holds code at a
  * kernel address (the upper half of its address space)? 0, or -EINVAL with

@@ -84,12 +84,14 @@ static const struct rpt_sym *addr_sym(struct rpt_symtab *t, const char *path, ui
 /*
  * --vmlinux: the kernel image's symbols (and code, lines) from the file
  * instead of the kallsyms snapshot already in @img, when they agree with
- * it; else a warning and the snapshot stays.
+ * it, at the same addresses or all moved by one slide (KASLR); else a
+ * warning and the snapshot stays.
  */
 static void load_vmlinux(struct rpt_profile *p, const struct rpt_opts *o, struct rpt_image *img)
 {
 	struct rpt_symtab vm = { 0 };
 	char err[1024] = "";
+	uint64_t slide = 0;
 	int ret = 0;
 
 	if (img->has_bid) {
@@ -114,11 +116,24 @@ static void load_vmlinux(struct rpt_profile *p, const struct rpt_opts *o, struct
 		if (fd >= 0)
 			close(fd);
 	}
+	/*
+	 * KASLR moved the running kernel by a slide from its link addresses: the
+	 * image is loaded moved by the distance of their _text, and the check
+	 * below still wants every other common symbol moved by the same slide.
+	 */
 	if (!ret)
-		ret = opbfd_load_kernel(&vm, o->vmlinux, img->syms.vma_bias, o->demangle,
+		opbfd_kernel_slide(o->vmlinux, img->syms.vma_bias, &slide);
+	if (!ret)
+		ret = opbfd_load_kernel(&vm, o->vmlinux, img->syms.vma_bias, slide, o->demangle,
 					o->debug_info, err, sizeof(err));
 	if (!ret)
 		ret = ksym_check_vmlinux(&img->syms, &vm, o->vmlinux, err, sizeof(err));
+	if (ret == -EINVAL && slide && err[0]) {
+		size_t len = strlen(err);
+
+		snprintf(err + len, sizeof(err) - len,
+			 " (its addresses moved by 0x%" PRIx64 ", the KASLR slide of _text)", slide);
+	}
 	if (ret) {
 		symtab_free(&vm);
 		if (!strlist_has(&p->warned, o->vmlinux)) {
