@@ -53,7 +53,7 @@
 #define OP_SESSION_KALLSYMS "kallsyms"
 #define OP_SESSION_MODULES "modules"
 #define OP_SESSION_BUILDIDS "buildids" /* issue 19: lib/op_buildid.h */
-#define OP_SESSION_CGROUPS "cgroups" /* the cgroup plugin's index (op_cgroups.h) */
+#define OP_SESSION_CGROUPS "cgroups"   /* the cgroup plugin's index (op_cgroups.h) */
 
 /* in callgraph/ */
 #define OP_SESSION_CG_STACKS "stacks"
