@@ -102,8 +102,10 @@ extern "C" {
  *
  * THREADS (SDK 1.2)
  *
- * A plugin may start threads of its own (from ext_init; it joins them in
- * ext_deinit). Such a thread may call only these host services:
+ * A plugin may start threads of its own; it joins them in ext_deinit. Start
+ * them at the session hook's START event, not in ext_init: oprofiled
+ * --daemonize forks after ext_init, and threads do not survive a fork.
+ * Such a thread may call only these host services:
  *   log, vlog          (one line a call, whole; rate-limited as always)
  *   cookie_intern      (serialised with the daemon's own interning; the
  *                       returned cookie may then be handed to the main
