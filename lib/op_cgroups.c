@@ -324,3 +324,103 @@ out:
 	close(fd);
 	return rc;
 }
+
+struct cg_index_build {
+	struct op_cgroup_index *x;
+	size_t cap;
+};
+
+static int cg_index_one(void *arg, const struct op_cgroup_entry *e)
+{
+	struct cg_index_build *b = arg;
+
+	if (b->x->n == b->cap) {
+		size_t ncap = b->cap ? b->cap * 2 : 64;
+		struct op_cgroup_entry *nv = realloc(b->x->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		b->x->v = nv;
+		b->cap = ncap;
+	}
+	b->x->v[b->x->n++] = *e;
+	return 0;
+}
+
+/* qsort_r order of line numbers: by tgid, then line */
+static int cg_line_cmp(const void *a, const void *b, void *arg)
+{
+	const struct op_cgroup_entry *v = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (v[i].tgid != v[j].tgid)
+		return v[i].tgid < v[j].tgid ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+int op_cgroup_index_load(int session_fd, struct op_cgroup_index *x)
+{
+	struct cg_index_build b = { .x = x };
+	struct op_cgroup_entry *out = NULL;
+	size_t *ord = NULL, i, n = 0;
+	int rc;
+
+	memset(x, 0, sizeof(*x));
+	rc = op_cgroups_load(session_fd, cg_index_one, &b, &x->found, &x->bad);
+	if (!rc && x->n &&
+	    (!(ord = malloc(x->n * sizeof(*ord))) || !(out = malloc(x->n * sizeof(*out)))))
+		rc = -ENOMEM;
+	if (rc) {
+		free(ord);
+		op_cgroup_index_free(x);
+		return rc;
+	}
+	for (i = 0; i < x->n; i++)
+		ord[i] = i;
+	if (x->n)
+		qsort_r(ord, x->n, sizeof(*ord), cg_line_cmp, x->v);
+	/* a process moved then exec'd has a later line: the last one decides */
+	for (i = 0; i < x->n; i++)
+		if (i + 1 == x->n || x->v[ord[i + 1]].tgid != x->v[ord[i]].tgid)
+			out[n++] = x->v[ord[i]];
+	free(ord);
+	free(x->v);
+	x->v = out;
+	x->n = n;
+	return 0;
+}
+
+static int cg_tgid_cmp(const void *key, const void *elt)
+{
+	uint32_t k = *(const uint32_t *)key, t = ((const struct op_cgroup_entry *)elt)->tgid;
+
+	return k < t ? -1 : k > t;
+}
+
+const struct op_cgroup_entry *op_cgroup_index_find(const struct op_cgroup_index *x, int32_t tgid)
+{
+	uint32_t k = (uint32_t)tgid;
+
+	if (tgid < 0 || !x->n)
+		return NULL;
+	return bsearch(&k, x->v, x->n, sizeof(*x->v), cg_tgid_cmp);
+}
+
+int op_cgroup_index_copy(struct op_cgroup_index *dst, const struct op_cgroup_index *src)
+{
+	*dst = *src;
+	dst->v = NULL;
+	if (src->n && !(dst->v = malloc(src->n * sizeof(*dst->v)))) {
+		dst->n = 0;
+		return -ENOMEM;
+	}
+	if (src->n)
+		memcpy(dst->v, src->v, src->n * sizeof(*dst->v));
+	return 0;
+}
+
+void op_cgroup_index_free(struct op_cgroup_index *x)
+{
+	free(x->v);
+	memset(x, 0, sizeof(*x));
+}

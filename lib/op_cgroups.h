@@ -85,4 +85,25 @@ int op_cgroup_parse_line(const char *line, size_t len, struct op_cgroup_entry *e
 int op_cgroups_load(int session_fd, int (*fn)(void *arg, const struct op_cgroup_entry *e),
 		    void *arg, bool *found, size_t *bad);
 
+/*
+ * The index by process: for each tgid the last line of the file (a process
+ * moved then exec'd has a later line, which decides). Sample files carry no
+ * start time, so of a reused tgid the latest line is the one that applies.
+ * Shared by opreport's cgroup: spec word and the export labels.
+ */
+struct op_cgroup_index {
+	struct op_cgroup_entry *v; /* sorted by tgid, one per tgid */
+	size_t n;
+	bool found; /* the session has a stats/cgroups */
+	size_t bad; /* lines skipped */
+};
+
+/* Load it from @session_fd (as op_cgroups_load). 0, -errno; @x empty on error. */
+int op_cgroup_index_load(int session_fd, struct op_cgroup_index *x);
+/* The entry of @tgid, NULL: none (or @tgid < 0). */
+const struct op_cgroup_entry *op_cgroup_index_find(const struct op_cgroup_index *x, int32_t tgid);
+/* A copy of @src into @dst; 0 or -ENOMEM. */
+int op_cgroup_index_copy(struct op_cgroup_index *dst, const struct op_cgroup_index *src);
+void op_cgroup_index_free(struct op_cgroup_index *x);
+
 #endif /* OP_CGROUPS_H */

@@ -152,8 +152,12 @@ static int load(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
 			op_profile_session_times(prof, fd);
+			/* in session order: a later session's line of a tgid wins */
+			ret = op_profile_apply_cgroups(prof, fd);
 			close(fd);
 		}
+		if (ret)
+			break;
 		if (asprintf(&sd, "%s/%s", rp->samples_root, rp->session_names[i]) < 0)
 			return -ENOMEM;
 		ret = op_profile_apply_buildids(prof, sd);

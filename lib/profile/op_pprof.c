@@ -214,12 +214,18 @@ static int main_mapping(const struct op_profile *p, uint32_t *main)
 	return 0;
 }
 
-/* the per-sample labels, in this order in struct labtab */
-static const char *const label_keys[4] = { "pid", "tid", "cpu", "comm" };
+/*
+ * the per-sample labels, in this order in struct labtab; the last three
+ * are the process's line of the session's cgroup index (lib/op_cgroups.h)
+ */
+#define NLABEL_KEYS 7
+static const char *const label_keys[NLABEL_KEYS] = { "pid",         "tid",    "cpu",
+						     "comm",        "cgroup", "container_id",
+						     "systemd_unit" };
 
 /* one Label message per (key, value), shared by every sample that has it */
 struct labtab {
-	int64_t key[4]; /* string indexes of label_keys */
+	int64_t key[NLABEL_KEYS]; /* string indexes of label_keys */
 	struct {
 		uint64_t k; /* key index << 32 | value, + 1 (0: empty) */
 		PLabel *l;
@@ -227,7 +233,11 @@ struct labtab {
 	size_t n, cap;
 };
 
-/* the label of key @k (label_keys) and value @v (a number; comm: mapping id); NULL on ENOMEM */
+/*
+ * the label of key @k (label_keys) and value @v (a number; comm: mapping
+ * id; cgroup, container_id, systemd_unit: index into p->cgroups.v); NULL
+ * on ENOMEM
+ */
 static PLabel *label_get(struct labtab *t, struct strtab *st, const struct op_profile *p,
 			 unsigned k, int32_t v)
 {
@@ -267,6 +277,14 @@ static PLabel *label_get(struct labtab *t, struct strtab *st, const struct op_pr
 		const char *path = p->maps[v - 1].path, *b = strrchr(path, '/');
 
 		l->str = str_intern(st, b && b[1] ? b + 1 : path, false);
+	} else if (k >= 4) {
+		const struct op_cgroup_entry *e = &p->cgroups.v[v];
+
+		l->str = str_intern(st,
+				    k == 4 ? e->cgroup :
+				    k == 5 ? e->container :
+					     e->unit,
+				    false);
 	} else {
 		snprintf(num, sizeof(num), "%d", v);
 		l->str = str_intern(st, num, true);
@@ -371,7 +389,7 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	vt[1].unit = str_intern(&st, unit, false);
 	vt[2].type = vt[1].type;
 	vt[2].unit = vt[1].unit;
-	for (unsigned k = 0; k < 4; k++) {
+	for (unsigned k = 0; k < NLABEL_KEYS; k++) {
 		lt.key[k] = str_intern(&st, label_keys[k], false);
 		if (lt.key[k] < 0)
 			goto out;
@@ -487,7 +505,7 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	prof.function = fnp;
 
 	/* samples: values samples and samples * period; labels per sample then --label pairs */
-	nlab_per = 4 + p->nlabels;
+	nlab_per = NLABEL_KEYS + p->nlabels;
 	samples = calloc(p->nsamples + 1, sizeof(*samples));
 	samplep = calloc(p->nsamples + 1, sizeof(*samplep));
 	values = calloc(2 * (p->nsamples + 1), sizeof(*values));
@@ -513,8 +531,18 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 		qsort_r(order, p->nsamples, sizeof(*order), sample_order, &ord);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct op_profile_sample *s = &p->samples[order[i]];
-		const int32_t nums[4] = { s->lab.pid, s->lab.tid, s->lab.cpu,
-					  s->lab.comm ? (int32_t)s->lab.comm : -1 };
+		/* the process's cgroup line (the pid label is its tgid) */
+		const struct op_cgroup_entry *cg = op_cgroup_index_find(&p->cgroups, s->lab.pid);
+		const int32_t cgi = cg ? (int32_t)(cg - p->cgroups.v) : -1;
+		const int32_t nums[NLABEL_KEYS] = {
+			s->lab.pid,
+			s->lab.tid,
+			s->lab.cpu,
+			s->lab.comm ? (int32_t)s->lab.comm : -1,
+			cgi,
+			cg && cg->container[0] ? cgi : -1,
+			cg && cg->unit[0] ? cgi : -1,
+		};
 		PSample *ps = &samples[i];
 		PLabel **lp = &labelp[nlab];
 		size_t n0 = nlab;
@@ -526,7 +554,7 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 		values[2 * i + 1] = (int64_t)(s->count * p->period);
 		ps->n_value = 2;
 		ps->value = &values[2 * i];
-		for (unsigned k = 0; k < 4; k++) {
+		for (unsigned k = 0; k < NLABEL_KEYS; k++) {
 			if (nums[k] < 0)
 				continue;
 			labelp[nlab] = label_get(&lt, &st, p, k, nums[k]);

@@ -162,6 +162,7 @@ void op_profile_free(struct op_profile *p)
 		free(p->labels[i].value);
 	}
 	free(p->labels);
+	op_cgroup_index_free(&p->cgroups);
 	free(p->maps);
 	free(p->locs);
 	free(p->locpool);
@@ -657,6 +658,50 @@ static int copy_sample(struct op_profile *dst, const struct op_profile *src,
 	return 0;
 }
 
+int op_profile_apply_cgroups(struct op_profile *p, int dfd)
+{
+	struct op_cgroup_index x, *c = &p->cgroups;
+	struct op_cgroup_entry *v;
+	size_t i = 0, j = 0, n = 0;
+	int rc = op_cgroup_index_load(dfd, &x);
+
+	if (rc) {
+		if (rc != -ENOMEM)
+			op_profile_warnf(p, "%s: %s (no cgroup labels)", OP_SESSION_CGROUPS_PATH,
+					 strerror(-rc));
+		return rc == -ENOMEM ? rc : 0;
+	}
+	if (x.bad)
+		op_profile_warnf(p, "%s: %zu malformed lines skipped", OP_SESSION_CGROUPS_PATH,
+				 x.bad);
+	if (!c->n) {
+		op_cgroup_index_free(c);
+		*c = x;
+		return 0;
+	}
+	/* both sorted by tgid: merge, the later session's line winning */
+	v = malloc((c->n + x.n) * sizeof(*v));
+	if (!v) {
+		op_cgroup_index_free(&x);
+		return -ENOMEM;
+	}
+	while (i < c->n || j < x.n) {
+		if (j == x.n || (i < c->n && c->v[i].tgid < x.v[j].tgid)) {
+			v[n++] = c->v[i++];
+		} else {
+			if (i < c->n && c->v[i].tgid == x.v[j].tgid)
+				i++;
+			v[n++] = x.v[j++];
+		}
+	}
+	free(c->v);
+	c->v = v;
+	c->n = n;
+	c->found = true;
+	op_cgroup_index_free(&x);
+	return 0;
+}
+
 struct op_profile *op_profile_diff(const struct op_profile *now, const struct op_profile *before)
 {
 	struct op_profile *d = op_profile_new(), *b = op_profile_new();
@@ -676,6 +721,8 @@ struct op_profile *op_profile_diff(const struct op_profile *now, const struct op
 					    now->time_nanos + now->duration_nanos - d->time_nanos :
 					    0;
 	}
+	if (!ret)
+		ret = op_cgroup_index_copy(&d->cgroups, &now->cgroups);
 	for (size_t i = 0; i < now->nlabels && !ret; i++) {
 		char *kv;
 

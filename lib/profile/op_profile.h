@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "odb.h"
+#include "op_cgroups.h"
 #include "op_mangle.h"
 
 #define OP_PROFILE_BUILDID_MAX 64 /* bytes of a build ID kept (OP_BUILDID_MAX) */
@@ -97,6 +98,11 @@ struct op_profile {
 	size_t nsamples, capsamples;
 	struct op_profile_label_kv *labels; /* added to every sample (--label=K=V) */
 	size_t nlabels;
+	/*
+	 * The session's cgroup index (stats/cgroups): samples whose pid label
+	 * it names get cgroup, container_id and systemd_unit labels
+	 */
+	struct op_cgroup_index cgroups;
 	uint64_t total;         /* samples */
 	uint64_t stack_samples; /* of them, in whole stacks */
 	unsigned nwarnings;     /* files or entries skipped (each warned about) */
@@ -172,6 +178,14 @@ void op_profile_session_times(struct op_profile *p, int dfd);
  * alone. 0 (no index: nothing done; a bad one: a warning) or -ENOMEM.
  */
 int op_profile_apply_buildids(struct op_profile *p, const char *samples_dir);
+
+/*
+ * The cgroup index of the session open at @dfd (samples/<session>), if it
+ * has one, into @p->cgroups (a later session's lines of a tgid win over an
+ * earlier one's). 0 (no index: nothing done; malformed lines: a warning)
+ * or -ENOMEM (another read error: a warning).
+ */
+int op_profile_apply_cgroups(struct op_profile *p, int dfd);
 
 /*
  * After everything is added: flat samples minus what the stacks hold, each

@@ -306,6 +306,11 @@ int op_profile_load(struct op_profile *p, const char *samples_dir,
 		return -ENOENT;
 	}
 	op_profile_session_times(p, dfd);
+	ret = op_profile_apply_cgroups(p, dfd);
+	if (ret) {
+		close(dfd);
+		return ret;
+	}
 	fd = openat(dfd, OP_SESSION_KALLSYMS_PATH, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0)
 		op_profile_kernel_start(p, fd);

@@ -5,7 +5,8 @@
 # /proc), B is started while it samples system-wide (its exec record).
 # The cgroup plugin's index stats/cgroups names each process's cgroup;
 # opreport cgroup:GLOB reports each workload under its own cgroup and not
-# under the other's; a rotation carries A (still alive) into the next
+# under the other's; opexport's pprof carries each process's cgroup as a
+# "cgroup" label on its samples (read back with the upstream pprof -tags); a rotation carries A (still alive) into the next
 # session's index; cgroup: without the plugin or without --separate=thread
 # says what is missing. The cgroups are removed at the end.
 # SPDX-License-Identifier: MIT
@@ -14,6 +15,7 @@ B=${OP_BUILDDIR:-$(pwd)}
 OPD=$B/core/oprofiled
 OPR=$B/tools/opreport/opreport
 OPC=$B/tools/opcontrol
+OPX=$B/tools/opexport
 HOT=$B/tests/integration/hot
 S=${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 W=$B/tests/integration/cgroup.work
@@ -22,6 +24,7 @@ rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 99
 . "$S/tests/integration/fleet_util.sh"
+. "$S/tests/integration/net_util.sh" # net_pprof: the upstream pprof
 fail=0
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: making cgroups needs root"; exit 77; }
@@ -95,6 +98,31 @@ others=$(awk 'NR > 4 && $3 != "hot" && $3 != "vmlinux" && $1 ~ /^[0-9]+$/ { s +=
 	{ echo "FAIL: cgroup A and B's tgid selected something"; cat rab; fail=1; }
 "$OPR" --session-dir="$W/s" session:first cgroup:/no-such-cgroup > rn 2>&1 &&
 	{ echo "FAIL: an unknown cgroup selected something"; fail=1; }
+
+# the pprof export: every sample of A's and B's process carries its
+# process's cgroup as a "cgroup" label, which the upstream pprof reads
+if net_pprof > gobuild.log 2>&1; then
+	"$OPX" --session-dir="$W/s" session:first --format=pprof -o first.pb.gz 2> x.err ||
+		{ echo "FAIL: opexport --format=pprof"; cat x.err; fail=1; }
+	for w in "$a $PA" "$bpid $PB"; do
+		set -- $w
+		# the samples of that process: one cgroup tag, its own, on all of them
+		HOME=$W "$PPROF" -tags -sample_index=samples -tagfocus="pid=^$1\$" first.pb.gz > tags.$1 2> tags.$1.err ||
+			{ echo "FAIL: pprof -tags -tagfocus=pid=$1"; cat tags.$1.err; fail=1; }
+		awk -v c="$2" '
+			/^ *[a-z_]+: Total/ { key = $1; tot[key] = $3 }
+			key == "cgroup:" && $NF != "" && $1 ~ /^[0-9]/ { n++; if ($NF == c) own = $1 }
+			END { exit !(tot["pid:"] >= 100 && n == 1 && own == tot["cgroup:"] && own == tot["pid:"]) }
+		' tags.$1 || { echo "FAIL: pid $1's samples do not all carry cgroup $2"; cat tags.$1; fail=1; }
+	done
+	sed -n '/cgroup: Total/,/^ *$/p' tags.$a
+	# no sample of another process carries A's cgroup
+	HOME=$W "$PPROF" -tags -sample_index=samples -tagfocus="cgroup=^$PA\$" first.pb.gz > tags.ca 2> tags.ca.err
+	awk '/^ *pid: Total/ { k = 1; next } /^ *$/ { k = 0 } k && $1 ~ /^[0-9]/ { print $NF }' tags.ca > ca.pids
+	[ "$(sort -u ca.pids)" = "$a" ] || { echo "FAIL: cgroup $PA is on samples of pids $(tr '\n' ' ' < ca.pids), not only $a"; cat tags.ca; fail=1; }
+else
+	echo "FAIL: building the upstream pprof"; cat gobuild.log; fail=1
+fi
 
 # the rotation (the save) carried the live A into the new current's index
 CUR=$W/s/samples/current/stats/cgroups

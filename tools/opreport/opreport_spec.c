@@ -439,16 +439,6 @@ int spec_parse_merge(const char *arg, unsigned *merge, char *err, size_t err_len
 /* cgroup: - processes by the session's cgroup index                   */
 /* ------------------------------------------------------------------ */
 
-struct cg_collect {
-	const struct rpt_spec *s;
-	struct cg_seen {
-		uint32_t tgid;
-		uint32_t seq; /* line order: the last line of a tgid wins */
-		bool match;
-	} * v;
-	size_t n, cap;
-};
-
 static bool cg_entry_match(const struct rpt_spec *s, const struct op_cgroup_entry *e)
 {
 	for (size_t i = 0; i < s->cgroup.n; i++) {
@@ -462,36 +452,6 @@ static bool cg_entry_match(const struct rpt_spec *s, const struct op_cgroup_entr
 	return false;
 }
 
-static int cg_collect_one(void *arg, const struct op_cgroup_entry *e)
-{
-	struct cg_collect *c = arg;
-
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 64;
-		struct cg_seen *nv = realloc(c->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		c->v = nv;
-		c->cap = ncap;
-	}
-	c->v[c->n].tgid = e->tgid;
-	c->v[c->n].seq = (uint32_t)c->n;
-	c->v[c->n].match = cg_entry_match(c->s, e);
-	c->n++;
-	return 0;
-}
-
-/* by tgid, then line order */
-static int cg_seen_cmp(const void *a, const void *b)
-{
-	const struct cg_seen *x = a, *y = b;
-
-	if (x->tgid != y->tgid)
-		return x->tgid < y->tgid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 static int cg_u32_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -502,30 +462,28 @@ static int cg_u32_cmp(const void *a, const void *b)
 int spec_cgroup_load(const struct rpt_spec *s, int session_fd, struct rpt_tgids *out, char *err,
 		     size_t err_len)
 {
-	struct cg_collect c = { .s = s };
-	size_t bad = 0, i;
+	struct op_cgroup_index x;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = op_cgroups_load(session_fd, cg_collect_one, &c, &out->have_index, &bad);
-	if (!rc && c.n && !(out->v = malloc(c.n * sizeof(*out->v))))
+	rc = op_cgroup_index_load(session_fd, &x);
+	if (!rc && x.n && !(out->v = malloc(x.n * sizeof(*out->v))))
 		rc = -ENOMEM;
 	if (rc) {
 		snprintf(err, err_len, "reading %s: %s", OP_SESSION_CGROUPS_PATH, strerror(-rc));
-		free(c.v);
+		op_cgroup_index_free(&x);
 		spec_cgroup_free(out);
 		return rc;
 	}
-	if (bad)
-		fprintf(stderr, "opreport: warning: %zu malformed lines of %s skipped\n", bad,
+	out->have_index = x.found;
+	if (x.bad)
+		fprintf(stderr, "opreport: warning: %zu malformed lines of %s skipped\n", x.bad,
 			OP_SESSION_CGROUPS_PATH);
-	/* a process moved then exec'd has a later line: the last one decides */
-	if (c.n)
-		qsort(c.v, c.n, sizeof(*c.v), cg_seen_cmp);
-	for (i = 0; i < c.n; i++)
-		if ((i + 1 == c.n || c.v[i + 1].tgid != c.v[i].tgid) && c.v[i].match)
-			out->v[out->n++] = c.v[i].tgid;
-	free(c.v);
+	/* the index holds each tgid's deciding line, sorted by tgid */
+	for (size_t i = 0; i < x.n; i++)
+		if (cg_entry_match(s, &x.v[i]))
+			out->v[out->n++] = x.v[i].tgid;
+	op_cgroup_index_free(&x);
 	return 0;
 }
 
