@@ -4,7 +4,8 @@
  * pprof encoding read back with protobuf-c's own unpacker (and the gzip
  * wrapper with zlib), and op_profile_load on a session written with the
  * daemon's own writers (lib/odb, op_mangle, the build-id index): a corrupt
- * sample file and a hostile stack table are warnings, the rest is loaded.
+ * sample file and a hostile stack table are warnings, the rest is loaded;
+ * the session's cgroup index as per-sample labels.
  * SPDX-License-Identifier: MIT
  */
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include "odb.h"
 #include "op_buildid.h"
 #include "op_cg_format.h"
+#include "op_cgroups.h"
 #include "op_header.h"
 #include "op_mangle.h"
 #include "op_profile.h"
@@ -556,6 +558,106 @@ static void test_load(void **state)
 	op_profile_free(p);
 }
 
+/* a cgroup index line written with the daemon's writer, appended to @buf */
+static void cg_line(char *buf, size_t len, uint32_t tgid, uint64_t start, const char *path)
+{
+	struct op_cgroup_entry e = { .tgid = tgid, .start_ns = start };
+	size_t used = strlen(buf);
+
+	snprintf(e.cgroup, sizeof(e.cgroup), "%s", path);
+	op_cgroup_ids(path, &e);
+	assert_true(op_cgroup_format(&e, buf + used, len - used) > 0);
+}
+
+/*
+ * stats/cgroups becomes per-sample labels: the last line of a tgid wins
+ * (moved, then exec'd), a docker scope names container and unit, a tgid
+ * the index lacks gets none, a malformed line is a warning; the delta
+ * keeps them
+ */
+static void test_cgroup_labels(void **state)
+{
+	static const uint64_t ka[] = { 0x1100 };
+	static const uint32_t ca[] = { 5 };
+	static const char id[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	const struct op_pprof_opts raw_opts = { .no_gzip = true };
+	struct op_profile *p = op_profile_new(), *none = op_profile_new(), *d;
+	char idx[8192], path[512], dir[512], err[512];
+	Perftools__Profiles__Profile *pp;
+	size_t raw_len;
+	uint8_t *raw;
+	unsigned seen42 = 0, seen43 = 0;
+
+	(void)state;
+	write_file("/usr/bin/a", "/usr/bin/a", 42, 0, ka, ca, 1, "TIMER");
+	write_file("/usr/bin/a", "/usr/bin/a", 43, 0, ka, ca, 1, "TIMER");
+	write_file("/usr/bin/a", "/usr/bin/a", 44, 0, ka, ca, 1, "TIMER");
+	snprintf(idx, sizeof(idx), "%s\n", OP_CGROUPS_HEADER);
+	cg_line(idx, sizeof(idx), 42, 100, "/user.slice/old");
+	cg_line(idx, sizeof(idx), 43, 200, "/system.slice/cron.service");
+	snprintf(path, sizeof(path), "/system.slice/docker-%s.scope", id);
+	cg_line(idx, sizeof(idx), 42, 100, path);
+	strcat(idx, "not a line\n");
+	write_text(OP_SESSION_CGROUPS_PATH, idx);
+
+	op_profile_set_warn(p, warn_count, NULL);
+	nwarn = 0;
+	snprintf(dir, sizeof(dir), "%s/samples/current", sess);
+	assert_int_equal(op_profile_load(p, dir, NULL, err, sizeof(err)), 0);
+	assert_int_equal(nwarn, 1);
+	assert_non_null(strstr(lastwarn, "malformed"));
+	assert_int_equal(p->cgroups.n, 2);
+	d = op_profile_diff(p, none);
+	assert_non_null(d);
+	assert_int_equal(op_pprof_encode(d, &raw_opts, &raw, &raw_len), 0);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
+	assert_non_null(pp);
+	assert_int_equal(pp->n_sample, 3);
+	for (size_t i = 0; i < pp->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pp->sample[i];
+		const char *pid = NULL, *cg = NULL, *cont = NULL, *unit = NULL;
+
+		for (size_t k = 0; k < s->n_label; k++) {
+			const char *key = pstr(pp, s->label[k]->key),
+				   *v = pstr(pp, s->label[k]->str);
+
+			if (!strcmp(key, "pid"))
+				pid = v;
+			else if (!strcmp(key, "cgroup"))
+				cg = v;
+			else if (!strcmp(key, "container_id"))
+				cont = v;
+			else if (!strcmp(key, "systemd_unit"))
+				unit = v;
+		}
+		assert_non_null(pid);
+		if (!strcmp(pid, "42")) {
+			seen42++;
+			assert_string_equal(cg, path);
+			assert_string_equal(cont, id);
+			assert_non_null(unit);
+			assert_string_equal(unit, path + strlen("/system.slice/"));
+		} else if (!strcmp(pid, "43")) {
+			seen43++;
+			assert_string_equal(cg, "/system.slice/cron.service");
+			assert_null(cont);
+			assert_string_equal(unit, "cron.service");
+		} else {
+			assert_string_equal(pid, "44");
+			assert_null(cg);
+			assert_null(cont);
+			assert_null(unit);
+		}
+	}
+	assert_int_equal(seen42, 1);
+	assert_int_equal(seen43, 1);
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	op_profile_free(d);
+	op_profile_free(none);
+	op_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -565,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_encode_event),
 		cmocka_unit_test_setup_teardown(test_load, sess_setup, sess_teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_labels, sess_setup, sess_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
