@@ -117,6 +117,8 @@ struct ext_core_services {
 	op_cookie_t (*cookie_intern)(void *sync, const char *path, bool is_kernel);
 	const char *session_dir;
 	const char *proc_root;
+	/* --- issue 20: per-process split key --- */
+	int (*set_split_key)(void *sync, uint32_t pid, const char *key);
 };
 
 /*
@@ -154,6 +156,8 @@ struct ext_registry {
 	size_t nr_session_hooks;
 	struct ext_hook_entry anon[EXT_MAX_ANON_RESOLVERS];
 	size_t nr_anon;
+	/* --- issue 20: per-process split key --- */
+	op_ext_t *split_cgroup; /* the plugin providing --separate=cgroup (SDK 1.3), or NULL */
 };
 
 /* Virtual counters are numbered from here (core counters are 0..OP_MAX_EVENTS-1). */

@@ -118,6 +118,16 @@ static const char *ext_host_proc_root(op_ext_t *ctx)
 	return c ? c->proc_root : NULL;
 }
 
+/* --- issue 20: per-process split key --- */
+static int ext_host_set_split_key(op_ext_t *ctx, uint32_t pid, const char *key)
+{
+	struct ext_core_services *c = ext_host_core(ctx);
+
+	if (!ctx || ctx->loader->reg.split_cgroup != ctx)
+		return -EPERM;
+	return c && c->set_split_key ? c->set_split_key(c->sync, pid, key) : -ENOSYS;
+}
+
 /*
  * Services without a ctx argument are bound straight to the core's
  * functions; rebinding happens whenever the core may have changed.
@@ -167,5 +177,8 @@ void ext_host_init(struct ext_loader *l)
 	h->register_proc_hook = ext_reg_proc_hook;
 	h->register_session_hook = ext_reg_session_hook;
 	h->register_anon_resolver = ext_reg_anon_resolver;
+	/* --- issue 20: per-process split key --- */
+	h->register_split = ext_reg_split;
+	h->set_split_key = ext_host_set_split_key;
 	ext_host_bind(l);
 }

@@ -83,6 +83,8 @@ int ext_reg_user_data(op_ext_t *ctx, const struct op_user_data *ud);
 /* SDK 1.2 */
 int ext_reg_proc_hook(op_ext_t *ctx, const struct op_proc_hook_desc *desc, void *priv);
 int ext_reg_session_hook(op_ext_t *ctx, const struct op_session_hook_desc *desc, void *priv);
+/* --- issue 20: per-process split key --- */
+int ext_reg_split(op_ext_t *ctx, const char *name);
 int ext_reg_anon_resolver(op_ext_t *ctx, const struct op_anon_resolver_desc *desc, void *priv);
 /* remove every registration of @ctx, keeping the others in order */
 void ext_reg_unregister(struct ext_registry *r, const op_ext_t *ctx);

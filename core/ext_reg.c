@@ -621,10 +621,41 @@ static void ext_reg_drop_hooks(struct ext_hook_entry *arr, size_t *nr, const op_
 	*nr = j;
 }
 
+/* --- issue 20: per-process split key --- */
+int ext_reg_split(op_ext_t *ctx, const char *name)
+{
+	struct ext_registry *r = ctx ? &ctx->loader->reg : NULL;
+
+	if (!r)
+		return -EINVAL;
+	if (!ctx->in_init) {
+		ext_log_err(ctx, "register_split called outside ext_init - register everything "
+				 "from ext_init");
+		return -EPERM;
+	}
+	if (!name || strcmp(name, "cgroup")) {
+		ext_log_err(ctx, "register_split: unknown split \"%s\" - oprofiled knows \"cgroup\"",
+			    name ? name : "(null)");
+		return -EINVAL;
+	}
+	if (r->split_cgroup && r->split_cgroup != ctx) {
+		ext_log_err(ctx,
+			    "register_split: --separate=cgroup is already provided by plugin "
+			    "\"%s\" - load only one of them",
+			    ext_name(r->split_cgroup));
+		return -EEXIST;
+	}
+	r->split_cgroup = ctx;
+	return 0;
+}
+
 /* remove every registration of @ctx, keeping the others in order */
 void ext_reg_unregister(struct ext_registry *r, const op_ext_t *ctx)
 {
 	size_t i, j;
+
+	if (r->split_cgroup == ctx) /* issue 20 */
+		r->split_cgroup = NULL;
 
 	ext_reg_drop_hooks(r->proc_hooks, &r->nr_proc_hooks, ctx);
 	ext_reg_drop_hooks(r->session_hooks, &r->nr_session_hooks, ctx);

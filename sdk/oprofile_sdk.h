@@ -100,6 +100,15 @@ extern "C" {
  * - Callbacks marked HOT run once per sample. They must not allocate memory,
  *   make system calls or block. Host services marked HOT obey the same rule.
  *
+ * --- issue 20: per-process split key ---
+ * WHAT 1.3 ADDED (1.0 - 1.2 plugins keep loading and working unchanged)
+ *
+ * - host->register_split() and host->set_split_key(): a plugin provides a
+ *   --separate word (cgroup) and, from its proc hook, each process's key;
+ *   the host keeps the key with the process and puts it in the sample-file
+ *   set's key and name while that separation is on.
+ * - op_trans_view.split: the key's interned number in the trans context.
+ *
  * THREADS (SDK 1.2)
  *
  * A plugin may start threads of its own; it joins them in ext_deinit. Start
@@ -123,7 +132,7 @@ extern "C" {
  */
 
 #define OP_SDK_MAJOR 1
-#define OP_SDK_MINOR 2
+#define OP_SDK_MINOR 3 /* issue 20: per-process split key */
 
 /* Name of the exported descriptor symbol. */
 #define OP_EXT_SYMBOL "oprofile_ext_v1"
@@ -289,6 +298,13 @@ struct op_trans_view {
 	uint64_t pc;            /* last sample's key (offset in image) */
 	uint64_t anon_start, anon_end;
 	op_sfile_t *sfile; /* the current sample-file set, or NULL */
+	/* --- issue 20: per-process split key --- */
+	/*
+	 * SDK 1.3: the split key of the sample's process (host->set_split_key)
+	 * while --separate names its split, else 0. Copy the view with the size
+	 * rule and the split goes along (log_sample lands in the same split).
+	 */
+	uint32_t split;
 };
 
 /* ------------------------------------------------------------------ */
@@ -747,7 +763,33 @@ struct op_host {
 	/* An anon-pc resolver; resolve required. Asked in load order. */
 	int (*register_anon_resolver)(op_ext_t *ctx, const struct op_anon_resolver_desc *desc,
 				      void *priv);
+
+	/* --- issue 20: per-process split key --- */
+	/*
+	 * SDK 1.3 (check with OP_HOST_HAS). A plugin that knows a per-process
+	 * context (plugins/cgroup: the cgroup) provides the --separate word
+	 * @name ("cgroup", the only one oprofiled knows): with that separation
+	 * on, samples of processes with different keys go to different sample
+	 * files (<session>/samples/current/{cgroup}/KEY.../{root}/..., see
+	 * lib/op_mangle.h). Only inside ext_init; one plugin per name
+	 * (-EEXIST naming both), -EINVAL for a name oprofiled does not know.
+	 */
+	int (*register_split)(op_ext_t *ctx, const char *name);
+	/*
+	 * From a proc hook only (daemon thread): process @pid's key from now
+	 * on - an absolute '/'-separated path of 1..OP_SPLIT_KEY_MAX bytes
+	 * without control bytes ("/" the root), or NULL: none (its samples go
+	 * to the unsplit files). The host keeps it with the process (a fork
+	 * inherits it) and interns the string once; a sample costs nothing more
+	 * than the thread split's key compare. 0 also when the separation is
+	 * off (nothing kept), -EPERM without register_split, -EINVAL for a bad
+	 * key, -ENOMEM.
+	 */
+	int (*set_split_key)(op_ext_t *ctx, uint32_t pid, const char *key);
 };
+
+/* --- issue 20: per-process split key --- */
+#define OP_SPLIT_KEY_MAX 1024 /* bytes of a split key (a cgroup path) */
 
 /* ------------------------------------------------------------------ */
 /* Frozen sizes (LP64), pinned by tests/abi                            */
@@ -797,6 +839,9 @@ struct op_host {
 #define OP_SESSION_HOOK_DESC_SIZE_V1_2 24  /* new in 1.2 */
 #define OP_ANON_RESOLVER_DESC_SIZE_V1_2 24 /* new in 1.2 */
 #define OP_HOST_SIZE_V1_2 240              /* + register_proc_hook, _session_hook, _anon_resolver */
+/* --- issue 20: per-process split key --- */
+#define OP_TRANS_VIEW_SIZE_V1_3 72  /* + split */
+#define OP_HOST_SIZE_V1_3_SPLIT 256 /* + register_split, set_split_key */
 
 #ifdef __LP64__
 #ifdef __cplusplus
@@ -808,7 +853,7 @@ struct op_host {
 OP_SDK_FROZEN(op_ext_descriptor, OP_EXT_DESCRIPTOR_SIZE_V1_1);
 OP_SDK_FROZEN(op_perf_sample, OP_PERF_SAMPLE_SIZE_V1_1);
 OP_SDK_FROZEN(op_pc_map, OP_PC_MAP_SIZE_V1_1);
-OP_SDK_FROZEN(op_trans_view, OP_TRANS_VIEW_SIZE_V1_1);
+OP_SDK_FROZEN(op_trans_view, OP_TRANS_VIEW_SIZE_V1_3); /* issue 20: + split */
 OP_SDK_FROZEN(op_stats_sink, OP_STATS_SINK_SIZE_V1_1);
 OP_SDK_FROZEN(op_stats_ops, OP_STATS_OPS_SIZE_V1_1);
 OP_SDK_FROZEN(op_escape_desc, OP_ESCAPE_DESC_SIZE_V1_1);
@@ -829,7 +874,13 @@ OP_SDK_FROZEN(op_proc_hook_desc, OP_PROC_HOOK_DESC_SIZE_V1_2);
 OP_SDK_FROZEN(op_session_event, OP_SESSION_EVENT_SIZE_V1_2);
 OP_SDK_FROZEN(op_session_hook_desc, OP_SESSION_HOOK_DESC_SIZE_V1_2);
 OP_SDK_FROZEN(op_anon_resolver_desc, OP_ANON_RESOLVER_DESC_SIZE_V1_2);
-OP_SDK_FROZEN(op_host, OP_HOST_SIZE_V1_2);
+/* --- issue 20: per-process split key --- */
+OP_SDK_ASSERT(offsetof(struct op_trans_view, split) == 64, "op_trans_view 1.3 appends split");
+OP_SDK_ASSERT(offsetof(struct op_host, register_split) == OP_HOST_SIZE_V1_2,
+	      "op_host 1.3 appends register_split");
+OP_SDK_ASSERT(offsetof(struct op_host, set_split_key) + sizeof(void *) == OP_HOST_SIZE_V1_3_SPLIT,
+	      "op_host 1.3 appends set_split_key");
+OP_SDK_FROZEN(op_host, OP_HOST_SIZE_V1_3_SPLIT);
 /* what 1.1 appended starts where the 1.0 struct ended */
 OP_SDK_ASSERT(offsetof(struct op_source_desc, attr_ptr) == OP_SOURCE_DESC_SIZE_V1_0,
 	      "op_source_desc 1.1 appends attr_ptr");
