@@ -19,10 +19,14 @@ static const struct {
 	const char *name;
 	int nargs;
 } evb_core[EVB_CORE_CODES_END] = {
-	[EVB_CTX_SWITCH] = { "ctx-switch", 3 },       [EVB_CPU_SWITCH] = { "cpu-switch", 1 },
-	[EVB_COOKIE_SWITCH] = { "cookie-switch", 1 }, [EVB_KERNEL_ENTER] = { "kernel-enter", 0 },
-	[EVB_USER_ENTER] = { "user-enter", 0 },       [EVB_ANON_SWITCH] = { "anon-switch", 3 },
+	[EVB_CTX_SWITCH] = { "ctx-switch", 3 },
+	[EVB_CPU_SWITCH] = { "cpu-switch", 1 },
+	[EVB_COOKIE_SWITCH] = { "cookie-switch", 1 },
+	[EVB_KERNEL_ENTER] = { "kernel-enter", 0 },
+	[EVB_USER_ENTER] = { "user-enter", 0 },
+	[EVB_ANON_SWITCH] = { "anon-switch", 3 },
 	[EVB_CPU_RESTORE] = { "cpu-restore", 1 },
+	[EVB_SPLIT_SWITCH] = { "split-switch", 1 }, /* issue 20 */
 };
 
 int evb_core_nargs(uint32_t code)

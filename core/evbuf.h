@@ -53,7 +53,10 @@ enum evb_code {
 	 * samples of two CPUs interleaved in time need no other code.
 	 */
 	EVB_CPU_RESTORE = 15,
-	EVB_CORE_CODES_END = 16,
+	/* --- issue 20: per-process split key --- */
+	/* split: the current context's split key (--separate=cgroup; ours) */
+	EVB_SPLIT_SWITCH = 16,
+	EVB_CORE_CODES_END = 17,
 };
 
 /* a code that may be written: core or plugin */

@@ -158,6 +158,45 @@ op_cookie_t sync_cookie_intern(void *sync, const char *path, bool is_kernel)
 			     is_kernel ? OP_IMAGE_KERNEL : OP_IMAGE_USER, false);
 }
 
+/* --- issue 20: per-process split key --- */
+static void sync_pid_changed(struct sync_ctx *s, uint32_t pid);
+
+void sync_set_split(struct sync_ctx *s, bool on)
+{
+	s->split_on = on;
+}
+
+int sync_set_split_key(void *sync, uint32_t pid, const char *key)
+{
+	struct sync_ctx *s = sync;
+	op_cookie_t c = 0;
+	struct task *t;
+	size_t len, i;
+
+	if (!s->split_on)
+		return 0;
+	if (key) {
+		len = strnlen(key, OP_SPLIT_KEY_MAX + 1);
+		if (!len || len > OP_SPLIT_KEY_MAX || key[0] != '/')
+			return -EINVAL;
+		for (i = 0; i < len; i++)
+			if ((unsigned char)key[i] < 0x20 || key[i] == 0x7f)
+				return -EINVAL;
+		/* interned as an anon region's name is: a string, never opened or stat'ed */
+		c = cookie_intern(s->cookies, key, len, OP_IMAGE_ANON, false);
+		if (!c)
+			return -ENOMEM;
+	}
+	t = task_find(&s->tasks, pid);
+	if (!t)
+		return -ESRCH;
+	if (t->split != c) {
+		t->split = c;
+		sync_pid_changed(s, pid); /* no fast path keeps the old key */
+	}
+	return 0;
+}
+
 void sync_set_registry(struct sync_ctx *s, const struct ext_registry *reg)
 {
 	s->reg = reg;
@@ -225,7 +264,7 @@ SYNC_HOT void sync_put_restore(struct sync_ctx *s, uint32_t cpu)
 }
 
 SYNC_HOT void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uint32_t tgid,
-			     op_cookie_t app)
+			     op_cookie_t app, op_cookie_t split)
 {
 	struct sync_cpu_ctx *c;
 	uint64_t a[3];
@@ -252,6 +291,12 @@ SYNC_HOT void sync_emit_task(struct sync_ctx *s, uint32_t cpu, uint32_t tid, uin
 		c->tgid = tgid;
 		c->app = app;
 		c->have_ctx = true;
+	}
+	/* issue 20: only with --separate=cgroup is a split ever non-zero */
+	if (__builtin_expect(c->split != split, 0)) {
+		a[0] = split;
+		evb_put_code(s->w, EVB_SPLIT_SWITCH, a, 1);
+		c->split = split;
 	}
 }
 
@@ -327,7 +372,7 @@ static void sync_source_sample(struct sync_ctx *s, const struct op_perf_sample *
 	src = &s->reg->sources[idx];
 	t = task_find(&s->tasks, ps->pid);
 	/* the plugin's records follow the context of the sample they come from */
-	sync_emit_task(s, ps->cpu, ps->tid, ps->pid, t ? t->app_cookie : 0);
+	sync_emit_task(s, ps->cpu, ps->tid, ps->pid, t ? t->app_cookie : 0, t ? t->split : 0);
 	if (sync_map(s, t, ps->cpumode, ps->ip, &m) == 0)
 		sync_emit_image(s, &m);
 	/* the cpu's context may not be its last core sample's any more */
@@ -522,7 +567,7 @@ static __attribute__((noinline)) void sync_sample(struct sync_ctx *s,
 		s->stats->v[STAT_IMAGE_FILTERED]++;
 		return;
 	}
-	sync_emit_task(s, ps->cpu, ps->tid, ps->pid, t ? t->app_cookie : 0);
+	sync_emit_task(s, ps->cpu, ps->tid, ps->pid, t ? t->app_cookie : 0, t ? t->split : 0);
 	sync_emit_image(s, &m);
 	evb_put_pair(s->w, m.offset, counter);
 	/* the next sample of this thread in this mapping can take the fast path */

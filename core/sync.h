@@ -52,6 +52,7 @@ struct sync_ctx {
 		uint64_t fast_gen, fast_lo, fast_len, fast_delta;
 		uint32_t fast_pid, fast_tid;
 		uint16_t fast_mode;
+		op_cookie_t split; /* issue 20: EVB_SPLIT_SWITCH written last */
 	} cpu_ctx[EVB_MAX_CPU_CONTEXTS], spare;
 	struct sync_cpu_ctx *c;
 	bool have_cpu;
@@ -85,6 +86,8 @@ struct sync_ctx {
 	/* last kernel image the resolver returned */
 	struct op_kernel_image kcache;
 	bool have_kcache;
+	/* --- issue 20: per-process split key --- */
+	bool split_on; /* --separate=cgroup: keep the plugin's keys with the processes */
 };
 
 /* the generation a mapping or task cached for @pid was valid in */
@@ -117,5 +120,14 @@ const char *sync_cookie_path(void *sync, op_cookie_t c);
 op_cookie_t sync_cookie_intern(void *sync, const char *path, bool is_kernel);
 /* The emit host service (escape codes of plugins: code >= OP_ESCAPE_FIRST_PLUGIN). */
 int sync_emit(op_emit_t *w, uint32_t code, const uint64_t *args, uint32_t nargs);
+/* --- issue 20: per-process split key --- */
+/* --separate=cgroup is on: set_split_key keeps keys (off: ignores them). */
+void sync_set_split(struct sync_ctx *s, bool on);
+/*
+ * The set_split_key host service: @pid's key (an absolute path, NULL:
+ * none) interned and kept with its task. 0 (also when the split is off),
+ * -EINVAL bad key, -ESRCH unknown pid, -ENOMEM.
+ */
+int sync_set_split_key(void *sync, uint32_t pid, const char *key);
 
 #endif /* OP_CORE_SYNC_H */

@@ -196,6 +196,7 @@ struct task *task_fork(struct task_table *tt, uint32_t tgid, uint32_t ptgid)
 	memcpy(t->comm, p->comm, sizeof(t->comm));
 	t->app_cookie = p->app_cookie;
 	t->app_matches_comm = p->app_matches_comm;
+	t->split = p->split; /* a child starts in its parent's cgroup */
 	if (p->nr_maps) {
 		if (task_reserve(t, p->nr_maps))
 			return t; /* no maps: its samples count as "no mapping" */

@@ -28,6 +28,7 @@ struct task {
 	uint32_t nr_threads;   /* live threads seen (FORK/EXIT records), >= 1 */
 	bool probed;           /* /proc/<pid> was read once (sync_probe) */
 	bool unknown;          /* created by a failed probe: no record seen yet */
+	op_cookie_t split;     /* issue 20: the interned split key (SDK 1.3), 0: none */
 	struct task_map *maps;
 	size_t nr_maps, cap_maps;
 	size_t last_map;    /* hint: index of the map task_find_map found last */

@@ -25,6 +25,13 @@ static void trans_ctx_switch(struct trans_ctx *tr, const uint64_t *a)
 	trans_clear_sfile(tr);
 }
 
+/* issue 20: the process's split key (--separate=cgroup) */
+static void trans_split_switch(struct trans_ctx *tr, const uint64_t *a)
+{
+	tr->v->split = (uint32_t)a[0];
+	trans_clear_sfile(tr);
+}
+
 /* both cpu codes: the context of the cpu being left stays as it is */
 static inline void trans_enter(struct trans_ctx *tr, struct trans_cpu_ctx *c)
 {
@@ -135,6 +142,7 @@ int trans_init(struct trans_ctx *tr, struct sfile_table *sfiles, const struct ex
 	tr->core[EVB_KERNEL_ENTER] = trans_kernel_enter;
 	tr->core[EVB_USER_ENTER] = trans_user_enter;
 	tr->core[EVB_ANON_SWITCH] = trans_anon_switch;
+	tr->core[EVB_SPLIT_SWITCH] = trans_split_switch; /* issue 20 */
 	for (i = 0; i < EVB_CORE_CODES_END; i++)
 		tr->core_nargs[i] = (int8_t)evb_core_nargs(i);
 	trans_reset(tr);
