@@ -148,6 +148,14 @@ static int main_plugins(struct daemon *d)
 				"samples will be counted as lost",
 				d->opts.plugin_dir);
 	}
+	/* issue 20: the cgroup of a process is the cgroup plugin's to know */
+	if ((d->opts.separate & OP_SEP_CGROUP) && !ext_registry(d->loader)->split_cgroup) {
+		log_err(&d->log,
+			"--separate=cgroup needs the cgroup plugin, which is not loaded - add "
+			"--ext-feature=cgroup (or a plugins.cgroup entry in the config file), or "
+			"drop cgroup from --separate");
+		return -EINVAL;
+	}
 	return evpick_choose(&d->pick, &d->opts, &d->log, d->loader);
 }
 

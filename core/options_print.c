@@ -54,7 +54,7 @@ void options_print(const struct op_options *o, FILE *out)
 {
 	static const char *const modes[] = { "launch", "pid", "system-wide", "replay" };
 	/* bit order of enum op_separate and OP_VERBOSE_* */
-	static const char *const sep_atoms[] = { "lib", "kernel", "thread", "cpu" };
+	static const char *const sep_atoms[] = { "lib", "kernel", "thread", "cpu", "cgroup" };
 	static const char *const verbose_atoms[] = { "sfile",  "samples", "arcs",
 						     "module", "misc",    "ext" };
 	size_t i;
@@ -88,7 +88,7 @@ void options_print(const struct op_options *o, FILE *out)
 		fputs("# events: the hardware model's default\n", out);
 	if (o->frequency)
 		fprintf(out, "frequency = %u;\n", o->frequency);
-	opt_print_bits(out, "separate", o->separate, sep_atoms, 4, "none");
+	opt_print_bits(out, "separate", o->separate, sep_atoms, 5, "none");
 	opt_print_str(out, "plugin_dir", o->plugin_dir);
 	if (o->vmlinux)
 		opt_print_str(out, "vmlinux", o->vmlinux);

@@ -44,6 +44,7 @@ static const struct {
 	{ "thread", OP_SEP_THREAD },
 	{ "cpu", OP_SEP_CPU },
 	{ "all", OP_SEP_ALL },
+	{ "cgroup", OP_SEP_CGROUP }, /* issue 20: needs the cgroup plugin */
 }, optval_verbose_names[] = {
 	{ "all", OP_VERBOSE_ALL },
 	{ "sfile", OP_VERBOSE_SFILE },
@@ -100,7 +101,7 @@ int optval_parse_separate(const char *s, unsigned *out, char *err, size_t err_le
 {
 	return optval_parse_names("--separate", s, optval_sep_names,
 				  sizeof(optval_sep_names) / sizeof(optval_sep_names[0]),
-				  "none,lib,kernel,thread,cpu,all", false, out, err, err_len);
+				  "none,lib,kernel,thread,cpu,all,cgroup", false, out, err, err_len);
 }
 
 int optval_parse_verbose(const char *s, unsigned *out, char *err, size_t err_len)

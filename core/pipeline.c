@@ -131,6 +131,7 @@ void pipeline_core_services(struct pipeline *p, struct ext_core_services *c)
 	c->sample_file_close = trans_sample_file_close;
 	c->cookie_path = sync_cookie_path;
 	c->cookie_intern = sync_cookie_intern;
+	c->set_split_key = sync_set_split_key; /* issue 20 */
 }
 
 int pipeline_open_files(struct pipeline *p, const struct sfile_config *cfg,
@@ -143,6 +144,7 @@ int pipeline_open_files(struct pipeline *p, const struct sfile_config *cfg,
 		return -EBUSY;
 	sync_set_registry(&p->sync, reg);
 	sync_set_proc_root(&p->sync, proc_root);
+	sync_set_split(&p->sync, cfg->separate & OP_SEP_CGROUP); /* issue 20 */
 	p->ring_pages = ring_pages;
 	rc = sfile_init(&p->sfiles, cfg, &p->cookies, reg, &p->stats, p->log);
 	if (rc)

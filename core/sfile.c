@@ -122,6 +122,10 @@ void sfile_make_key(const struct sfile_table *tab, const struct op_trans_view *t
 	key->anon_tgid = anon ? t->tgid : -1;
 	key->anon_start = t->anon_start;
 	key->anon_end = t->anon_end;
+	/* issue 20: a view older than SDK 1.3 has no split (its copy reads 0) */
+	key->split = (sep & OP_SEP_CGROUP) && t->size > offsetof(struct op_trans_view, split) ?
+			     t->split :
+			     0;
 }
 
 static void sfile_close_files(struct sfile_table *tab, struct op_sfile *sf)

@@ -42,6 +42,7 @@ struct sfile_key {
 	int32_t anon_tgid;      /* owner of an anon region, else -1 */
 	int32_t in_kernel;
 	uint64_t anon_start, anon_end;
+	op_cookie_t split; /* issue 20: the process's split key with --separate=cgroup, else 0 */
 };
 
 struct op_sample_file {
@@ -154,7 +155,7 @@ static inline uint32_t sfile_key_hash(const struct sfile_key *k)
 	h ^= ((uint64_t)(uint32_t)k->tgid << 32 | (uint32_t)k->tid) + (h << 6) + (h >> 2);
 	h ^= ((uint64_t)(uint32_t)k->cpu << 32 | (uint32_t)k->anon_tgid) + (h << 6) + (h >> 2);
 	h ^= k->anon_start + (uint64_t)k->in_kernel + (h << 6) + (h >> 2);
-	h ^= k->anon_end + (h << 6) + (h >> 2);
+	h ^= k->anon_end + ((uint64_t)k->split << 32) + (h << 6) + (h >> 2);
 	return (uint32_t)(h ^ (h >> 32));
 }
 
@@ -164,7 +165,7 @@ static inline bool sfile_key_eq(const struct sfile_key *a, const struct sfile_ke
 	return a->app == b->app && a->cookie == b->cookie && a->tgid == b->tgid &&
 	       a->tid == b->tid && a->cpu == b->cpu && a->anon_tgid == b->anon_tgid &&
 	       a->in_kernel == b->in_kernel && a->anon_start == b->anon_start &&
-	       a->anon_end == b->anon_end;
+	       a->anon_end == b->anon_end && a->split == b->split;
 }
 
 /* Find or create the set for @t (NULL: ENOMEM, or no image in @t). Marks it recent. */

@@ -114,6 +114,11 @@ int sfile_name(const struct sfile_table *tab, const struct op_sfile *sf, uint32_
 	a.tid = k->tid;
 	a.cpu = k->cpu;
 	a.separate = tab->cfg.separate;
+	if (k->split) { /* issue 20: <split>/{cgroup}/KEY.../ before the name */
+		a.split = cookie_path(tab->cookies, k->split);
+		if (!a.split)
+			return -ENOENT;
+	}
 	return op_mangle(&a, buf, len);
 }
 
