@@ -31,7 +31,8 @@ static bool byte_always_escaped(unsigned char c)
 
 static bool is_marker(const char *s, size_t n)
 {
-	static const char *const m[] = { "{dep}", "{cg}", "{root}", "{kern}" };
+	/* issue 20: "{cgroup}" too, so that only the split's marker is ever unescaped */
+	static const char *const m[] = { "{dep}", "{cg}", "{root}", "{kern}", OP_SPLIT_MARKER };
 
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
 		if (n == strlen(m[i]) && !memcmp(s, m[i], n))
@@ -336,6 +337,29 @@ static void nb_id(struct nbuf *b, bool on, int32_t v)
 		nb_str(b, ".all");
 }
 
+/* --- issue 20: per-process split key --- */
+/* "{cgroup}/" and the key's components, each escaped, each followed by '/' */
+static int nb_split(struct nbuf *b, const char *key)
+{
+	const char *p = key;
+
+	if (!key || key[0] != '/')
+		return -EINVAL;
+	nb_str(b, OP_SPLIT_MARKER "/");
+	p++;
+	while (*p) {
+		const char *sl = strchr(p, '/');
+		size_t n = sl ? (size_t)(sl - p) : strlen(p);
+
+		nb_component(b, "", p, n, "", true);
+		nb_put(b, "/", 1);
+		if (!sl)
+			break;
+		p = sl + 1;
+	}
+	return 0;
+}
+
 int op_mangle(const struct op_mangle_args *a, char *buf, size_t len)
 {
 	struct nbuf b = { .p = buf, .cap = len ? len - 1 : 0 };
@@ -361,6 +385,11 @@ int op_mangle(const struct op_mangle_args *a, char *buf, size_t len)
 		use_app = sep & OP_SEP_LIB;
 	app = use_app ? &a->app : &a->image;
 
+	if (a->split) {
+		rc = nb_split(&b, a->split);
+		if (rc)
+			return rc;
+	}
 	rc = nb_image(&b, app);
 	if (rc)
 		return rc;
@@ -761,10 +790,50 @@ static int parse_event_part(struct pctx *c, const char *s, struct op_parsed_name
 	return rc;
 }
 
+/* --- issue 20: per-process split key --- */
+/* the components [@from, @to) after {cgroup}, decoded and joined as "/a/b" ("/": none) */
+static int parse_split(struct pctx *c, const char *from, const char *to, struct op_parsed_name *out)
+{
+	struct pctx k = *c;
+	char *start = c->st, *dummy, q[96];
+	const char *s, *e;
+	int n, parts = 0;
+	bool ch;
+
+	k.p = from;
+	k.end = to;
+	while (next_comp(&k, &s, &e, &ch)) {
+		if (c->left < 2)
+			return perr(c, -ENAMETOOLONG, "split key: too long");
+		/* overwrite the previous NUL with '/' to join */
+		if (parts)
+			c->st--, c->left++;
+		*c->st++ = '/';
+		c->left--;
+		n = store_decoded(c, "split key", s, e, &dummy);
+		if (n < 0)
+			return n;
+		if (memchr(dummy, '/', (size_t)n)) {
+			quote(q, sizeof(q), s, (size_t)(e - s));
+			return perr(c, -EINVAL, "split key: component \"%s\" decodes to a '/'", q);
+		}
+		parts++;
+	}
+	if (!parts) { /* the root */
+		if (c->left < 2)
+			return perr(c, -ENAMETOOLONG, "split key: too long");
+		memcpy(c->st, "/", 2);
+		c->st += 2;
+		c->left -= 2;
+	}
+	out->split = start;
+	return 0;
+}
+
 int op_parse_name(const char *name, struct op_parsed_name *out, char *err, size_t err_len)
 {
 	struct pctx c = { .err = err, .err_len = err_len };
-	const char *last, *s, *e;
+	const char *last, *s, *e, *split = NULL;
 	enum comp_type t;
 	bool ch;
 	int rc;
@@ -786,7 +855,11 @@ int op_parse_name(const char *name, struct op_parsed_name *out, char *err, size_
 	c.p = name;
 	c.end = last;
 
-	/* skip a session prefix up to the first image marker */
+	/*
+	 * skip a session prefix up to the first image marker; the components
+	 * after the last {cgroup} in it are the split key (issue 20: the
+	 * marker is escaped everywhere else, so the last one is ours)
+	 */
 	for (;;) {
 		struct pctx t0 = c;
 
@@ -796,7 +869,15 @@ int op_parse_name(const char *name, struct op_parsed_name *out, char *err, size_
 		t = comp_type(s, e, ch);
 		if (t == C_ROOT || t == C_KERN || t == C_ANON)
 			break;
+		if (!ch && (size_t)(e - s) == strlen(OP_SPLIT_MARKER) &&
+		    !memcmp(s, OP_SPLIT_MARKER, (size_t)(e - s)))
+			split = e;
 		c = t0;
+	}
+	if (split) {
+		rc = parse_split(&c, split, c.p, out);
+		if (rc)
+			return rc;
 	}
 	rc = parse_image(&c, "application", &out->app);
 	if (rc)

@@ -75,6 +75,9 @@ enum op_separate {
 	OP_SEP_THREAD = 1u << 2,
 	OP_SEP_CPU = 1u << 3,
 	OP_SEP_ALL = 0xf,
+	/* --- issue 20: per-process split key --- */
+	/* by the process's cgroup (the cgroup plugin's split key); not in "all" */
+	OP_SEP_CGROUP = 1u << 4,
 };
 
 /* Longest event name (without NUL) that fits struct op_parsed_name.event. */
@@ -90,7 +93,32 @@ struct op_mangle_args {
 	uint32_t um;
 	int32_t tgid, tid, cpu; /* -1 = "all" */
 	unsigned separate;      /* enum op_separate */
+	/* --- issue 20: per-process split key --- */
+	const char *split; /* the process's split key (absolute path), or NULL */
 };
+
+/*
+ * --- issue 20: per-process split key ---
+ * With a split key (--separate=cgroup: the process's cgroup path) the name
+ * gets a prefix directory per key component:
+ *
+ *   {cgroup}/<key components, escaped as above>/<A>/{dep}/<B>/EVENT...
+ *
+ * e.g. {cgroup}/system.slice/foo.service/{root}/usr/bin/x/{dep}/{root}/...
+ * and {cgroup}/{root}/... for the root cgroup "/". The marker itself is
+ * escaped in every other component ("%7Bcgroup}"), so the last {cgroup}
+ * before the first image marker is the split's.
+ *
+ * Why this shape: OProfile 1.x's opreport lists samples/current
+ * recursively and skips every file whose path below it does not start
+ * with "/{root}/" or "/{kern}/" (libpp/profile_spec.cpp valid_candidate),
+ * so its tools skip the split cleanly instead of aborting on a name they
+ * cannot parse; and each {cgroup}/KEY directory is itself a samples
+ * directory it reads: `opreport session:current/{cgroup}/system.slice/...`
+ * (its parse_filename drops everything before {root}/{kern}). Files of
+ * processes without a key (not learnt by the plugin) keep the plain name.
+ */
+#define OP_SPLIT_MARKER "{cgroup}"
 
 /*
  * Build the name relative to samples/current/ into @buf (NUL-terminated).
@@ -122,7 +150,8 @@ struct op_parsed_name {
 	uint64_t count;
 	uint32_t um;
 	int32_t tgid, tid, cpu; /* -1 = "all" */
-	char storage[3 * 4096];
+	const char *split;      /* issue 20: the split key ("/" the root), NULL: none */
+	char storage[4 * 4096];
 };
 
 /*
