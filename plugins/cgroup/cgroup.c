@@ -54,6 +54,8 @@
 #define CG_MIN_MAX_PROCS 16
 #define CG_MAX_MAX_PROCS (1u << 20)
 #define CG_LINE_MAX (3 * (OP_CGROUP_PATH_MAX + OP_CGROUP_UNIT_MAX) + 2 * OP_CGROUP_ID_MAX + 64)
+/* issue 20: every cgroup path the index holds is a valid split key */
+_Static_assert(OP_CGROUP_PATH_MAX <= OP_SPLIT_KEY_MAX, "a cgroup path fits a split key");
 /* a pid whose process started this long after the record is another process */
 #define CG_REUSE_SLACK_NS UINT64_C(1000000000)
 
@@ -81,6 +83,9 @@ struct cg_state {
 	char line[CG_LINE_MAX];
 	/* stats */
 	uint64_t reads, inherited, written, carried, gone, reused, bad, unremembered, write_errors;
+	/* --- issue 20: per-process split key --- */
+	bool split; /* SDK 1.3: we provide --separate=cgroup */
+	uint64_t split_errors;
 };
 
 static uint64_t cg_clock(clockid_t id)
@@ -334,6 +339,9 @@ static void cg_learn(struct cg_state *st, const struct op_proc_event *e)
 	}
 	ent->tgid = e->pid;
 	ent->start_ns = start;
+	/* issue 20: the core keeps it with the process (a fork inherits it there too) */
+	if (st->split && st->host->set_split_key(st->ctx, e->pid, ent->cgroup))
+		st->split_errors++;
 	op_cgroup_ids(ent->cgroup, ent);
 	len = op_cgroup_format(ent, st->line, sizeof(st->line));
 	if (len < 0) {
@@ -459,6 +467,7 @@ static void cg_print_stats(void *priv, const struct op_stats_sink *sink)
 	sink->counter(sink, "unreadable", st->bad);
 	sink->counter(sink, "not_remembered", st->unremembered);
 	sink->counter(sink, "write_errors", st->write_errors);
+	sink->counter(sink, "split_key_errors", st->split_errors); /* issue 20 */
 }
 
 static const struct op_stats_ops cg_stats_ops = {
@@ -563,6 +572,11 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	rc = host->register_proc_hook(ctx, &ph, st);
 	if (!rc)
 		rc = host->register_session_hook(ctx, &sh, st);
+	/* issue 20: --separate=cgroup (an older oprofiled refuses that word itself) */
+	if (!rc && OP_HOST_HAS(host, set_split_key)) {
+		rc = host->register_split(ctx, "cgroup");
+		st->split = !rc;
+	}
 	if (!rc)
 		rc = host->register_stats(ctx, &cg_stats_ops, st);
 	if (rc) {
