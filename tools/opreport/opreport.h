@@ -18,6 +18,7 @@
 #include "odb.h"
 #include "op_buildid.h"
 #include "op_header.h"
+#include "op_cgroups.h" /* issue 20: OP_CGROUP_PATH_MAX */
 #include "op_mangle.h"
 
 /* ------------------------------------------------------------------ text */
@@ -110,6 +111,11 @@ bool spec_match_session(const struct rpt_spec *s, const char *name);
 int spec_cgroup_load(const struct rpt_spec *s, int session_fd, struct rpt_tgids *out, char *err,
 		     size_t err_len);
 bool spec_cgroup_has(const struct rpt_tgids *t, int32_t tgid);
+/*
+ * issue 20: cgroup:GLOB,... against a sample file's split key (a session
+ * profiled with --separate=cgroup: exact, no index or thread split needed).
+ */
+bool spec_cgroup_match_key(const struct rpt_spec *s, const char *key);
 void spec_cgroup_free(struct rpt_tgids *t);
 void spec_free(struct rpt_spec *s);
 /* Collapse "//", "/./" and "/../" of the absolute path @p in place. */
@@ -123,7 +129,8 @@ enum rpt_merge {
 	MERGE_TID = 1u << 2,
 	MERGE_TGID = 1u << 3,
 	MERGE_UNITMASK = 1u << 4,
-	MERGE_ALL = 0x1f,
+	MERGE_CGROUP = 1u << 5, /* issue 20: the --separate=cgroup split */
+	MERGE_ALL = 0x3f,
 };
 
 enum rpt_sort { SORT_SAMPLE, SORT_SYMBOL, SORT_IMAGE, SORT_VMA, SORT_APP };
@@ -312,6 +319,8 @@ struct rpt_class {
 	uint64_t count;
 	uint32_t um;
 	int32_t cpu, tid, tgid; /* -1 when the class does not split on it */
+	/* issue 20: the split key ("unknown": a file without one), "" when not split on it */
+	char cgroup[OP_CGROUP_PATH_MAX + 1];
 };
 
 /* One binary that was sampled (the inverted profile: opened once). */

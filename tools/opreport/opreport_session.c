@@ -36,10 +36,11 @@
 #define AX_CPU 1
 #define AX_TID 2
 #define AX_TGID 3
-#define AX_NR 4
+#define AX_CGROUP 4 /* issue 20: the --separate=cgroup split */
+#define AX_NR 5
 
-static const char *const axis_names[AX_NR] = { "event", "cpu", "tid", "tgid" };
-static const char *const axis_merge[AX_NR] = { NULL, "cpu", "tid", "tgid" };
+static const char *const axis_names[AX_NR] = { "event", "cpu", "tid", "tgid", "cgroup" };
+static const char *const axis_merge[AX_NR] = { NULL, "cpu", "tid", "tgid", "cgroup" };
 
 struct rs_file {
 	char *path;      /* full path */
@@ -60,6 +61,7 @@ struct rs_walk {
 	/* cgroup: the selected processes of the session being walked */
 	struct rpt_tgids cg;
 	size_t cg_indexes; /* sessions with a stats/cgroups */
+	size_t cg_split;   /* issue 20: files of a --separate=cgroup split (exact for cgroup:) */
 	size_t cg_no_tgid; /* files without a process (not --separate=thread) */
 };
 
@@ -448,7 +450,14 @@ static int add_file(struct rs_walk *w, const char *path, size_t rel_off)
 		free(pn);
 		return 0;
 	}
-	if (w->o->spec.cgroup.n && !spec_cgroup_has(&w->cg, pn->tgid)) {
+	/* issue 20: a split file names its cgroup itself; others go by the index */
+	if (w->o->spec.cgroup.n && pn->split) {
+		w->cg_split++;
+		if (!spec_cgroup_match_key(&w->o->spec, pn->split)) {
+			free(pn);
+			return 0;
+		}
+	} else if (w->o->spec.cgroup.n && !spec_cgroup_has(&w->cg, pn->tgid)) {
 		w->cg_no_tgid += pn->tgid < 0;
 		free(pn);
 		return 0;
@@ -727,8 +736,24 @@ static bool axis_merged(unsigned merge, int ax)
 		return merge & MERGE_TID;
 	case AX_TGID:
 		return merge & MERGE_TGID;
+	case AX_CGROUP:
+		return merge & MERGE_CGROUP;
 	}
 	return false;
+}
+
+/* issue 20: a file's split key as a class names it */
+static const char *axis_cgroup(const struct op_parsed_name *pn)
+{
+	return pn->split ? pn->split : "unknown";
+}
+
+/* @a and @b differ along axis @ax (not the event) */
+static bool axis_differs(const struct op_parsed_name *a, const struct op_parsed_name *b, int ax)
+{
+	if (ax == AX_CGROUP)
+		return strcmp(axis_cgroup(a), axis_cgroup(b)) != 0;
+	return axis_value(a, ax) != axis_value(b, ax);
 }
 
 /* Class of a file along axis @ax; adds it when new. Returns the index or -ENOMEM. */
@@ -746,13 +771,16 @@ static int class_of(struct rpt_profile *p, const struct op_parsed_name *pn, int 
 		c.tid = pn->tid;
 	else if (ax == AX_TGID)
 		c.tgid = pn->tgid;
+	else if (ax == AX_CGROUP)
+		snprintf(c.cgroup, sizeof(c.cgroup), "%s", axis_cgroup(pn));
 	for (size_t i = 0; i < p->ncls; i++) {
 		struct rpt_class *o = &p->cls[i];
 
 		if (ax == AX_EVENT &&
 		    (strcmp(o->event, c.event) || o->count != c.count || o->um != c.um))
 			continue;
-		if (ax != AX_EVENT && (o->cpu != c.cpu || o->tid != c.tid || o->tgid != c.tgid))
+		if (ax != AX_EVENT && (o->cpu != c.cpu || o->tid != c.tid || o->tgid != c.tgid ||
+				       strcmp(o->cgroup, c.cgroup)))
 			continue;
 		return (int)i;
 	}
@@ -762,7 +790,12 @@ static int class_of(struct rpt_profile *p, const struct op_parsed_name *pn, int 
 		snprintf(c.label, sizeof(c.label), c.tid < 0 ? "tid:all" : "tid:%d", c.tid);
 	else if (ax == AX_TGID)
 		snprintf(c.label, sizeof(c.label), c.tgid < 0 ? "tgid:all" : "tgid:%d", c.tgid);
-	else if (c.um)
+	else if (ax == AX_CGROUP) { /* a long path keeps its tail, which names it best */
+		size_t n = strlen(c.cgroup), room = sizeof(c.label) - sizeof("cgroup:");
+
+		snprintf(c.label, sizeof(c.label), "cgroup:%.*s", (int)room,
+			 n > room ? c.cgroup + n - room : c.cgroup);
+	} else if (c.um)
 		snprintf(c.label, sizeof(c.label), "%s:%" PRIu64 ":0x%x", c.event, c.count, c.um);
 	else
 		snprintf(c.label, sizeof(c.label), "%s:%" PRIu64, c.event, c.count);
@@ -789,7 +822,9 @@ static int class_cmp(const void *a, const void *b)
 		return x->cpu - y->cpu;
 	if (x->tid != y->tid)
 		return x->tid - y->tid;
-	return x->tgid - y->tgid;
+	if (x->tgid != y->tgid)
+		return x->tgid - y->tgid;
+	return strcmp(x->cgroup, y->cgroup);
 }
 
 /* Pick the axis the selected files differ on; error when more than one. */
@@ -813,8 +848,7 @@ static int pick_axis(struct rpt_profile *p, struct rs_walk *w, unsigned merge, c
 		    (!(merge & MERGE_UNITMASK) && f->pn->um != first->pn->um))
 			differs[AX_EVENT] = true;
 		for (int ax = AX_CPU; ax < AX_NR; ax++)
-			if (!axis_merged(merge, ax) &&
-			    axis_value(f->pn, ax) != axis_value(first->pn, ax))
+			if (!axis_merged(merge, ax) && axis_differs(f->pn, first->pn, ax))
 				differs[ax] = true;
 	}
 	for (int ax = 0; ax < AX_NR; ax++) {
@@ -1395,13 +1429,13 @@ int rs_load(struct rpt_profile *p, const struct rpt_opts *o, char *err, size_t e
 		ret = -ENOENT;
 		goto out;
 	}
-	if (!nsel && o->spec.cgroup.n && (!w.cg_indexes || w.cg_no_tgid)) {
+	if (!nsel && o->spec.cgroup.n && !w.cg_split && (!w.cg_indexes || w.cg_no_tgid)) {
 		snprintf(err, err_len, "cgroup:%s selects nothing in %s: %s", o->spec.cgroup.v[0],
 			 p->samples_root,
 			 !w.cg_indexes ? "no selected session has a stats/" OP_SESSION_CGROUPS
 					 " index (profile with --ext-feature=cgroup)" :
 					 "its sample files are not per process (profile with "
-					 "--separate=thread, which cgroup: needs)");
+					 "--separate=cgroup, or --separate=thread and the index)");
 		ret = -ENOENT;
 		goto out;
 	}

@@ -408,8 +408,9 @@ int spec_parse_merge(const char *arg, unsigned *merge, char *err, size_t err_len
 		const char *name;
 		unsigned bit;
 	} m[] = {
-		{ "lib", MERGE_LIB },   { "cpu", MERGE_CPU },           { "tid", MERGE_TID },
-		{ "tgid", MERGE_TGID }, { "unitmask", MERGE_UNITMASK }, { "all", MERGE_ALL },
+		{ "lib", MERGE_LIB },       { "cpu", MERGE_CPU },           { "tid", MERGE_TID },
+		{ "tgid", MERGE_TGID },     { "unitmask", MERGE_UNITMASK }, { "all", MERGE_ALL },
+		{ "cgroup", MERGE_CGROUP }, /* issue 20 */
 	};
 	char *dup = strdup(arg), *save = NULL, *tok;
 	int ret = 0;
@@ -424,7 +425,7 @@ int spec_parse_merge(const char *arg, unsigned *merge, char *err, size_t err_len
 		if (i == sizeof(m) / sizeof(m[0])) {
 			snprintf(err, err_len,
 				 "--merge: unknown \"%s\" (expected a comma list of "
-				 "lib, cpu, tid, tgid, unitmask, all)",
+				 "lib, cpu, tid, tgid, unitmask, cgroup, all)",
 				 tok);
 			ret = -EINVAL;
 			break;
@@ -450,6 +451,19 @@ static bool cg_entry_match(const struct rpt_spec *s, const struct op_cgroup_entr
 			return true;
 	}
 	return false;
+}
+
+/* issue 20: a split file's key, with the container and unit it names */
+bool spec_cgroup_match_key(const struct rpt_spec *s, const char *key)
+{
+	static struct op_cgroup_entry e; /* large: not on the stack, reused per file */
+
+	if (!key || strlen(key) >= sizeof(e.cgroup))
+		return false;
+	memset(&e, 0, sizeof(e));
+	strcpy(e.cgroup, key);
+	op_cgroup_ids(e.cgroup, &e);
+	return cg_entry_match(s, &e);
 }
 
 static int cg_u32_cmp(const void *a, const void *b)
