@@ -245,6 +245,7 @@ int op_cgroup_parse_line(const char *line, size_t len, struct op_cgroup_entry *e
 		else
 			e->start_ns = v;
 	}
+	e->ambiguous = false; /* issue 20: the index's to decide */
 	if (cg_get(f[2], fe[2], e->cgroup, OP_CGROUP_PATH_MAX) || e->cgroup[0] != '/' ||
 	    cg_get(f[3], fe[3], e->container, OP_CGROUP_ID_MAX) ||
 	    cg_get(f[4], fe[4], e->unit, OP_CGROUP_UNIT_MAX))
@@ -380,9 +381,18 @@ int op_cgroup_index_load(int session_fd, struct op_cgroup_index *x)
 	if (x->n)
 		qsort_r(ord, x->n, sizeof(*ord), cg_line_cmp, x->v);
 	/* a process moved then exec'd has a later line: the last one decides */
-	for (i = 0; i < x->n; i++)
-		if (i + 1 == x->n || x->v[ord[i + 1]].tgid != x->v[ord[i]].tgid)
-			out[n++] = x->v[ord[i]];
+	for (i = 0; i < x->n; i++) {
+		size_t first = i;
+
+		while (i + 1 < x->n && x->v[ord[i + 1]].tgid == x->v[ord[i]].tgid)
+			i++;
+		out[n] = x->v[ord[i]];
+		/* issue 20: a reused pid in another cgroup labels nothing */
+		for (size_t j = first; j < i && !out[n].ambiguous; j++)
+			out[n].ambiguous = op_cgroup_conflict(&x->v[ord[j]], &out[n]);
+		x->reused += out[n].ambiguous;
+		n++;
+	}
 	free(ord);
 	free(x->v);
 	x->v = out;
@@ -399,11 +409,22 @@ static int cg_tgid_cmp(const void *key, const void *elt)
 
 const struct op_cgroup_entry *op_cgroup_index_find(const struct op_cgroup_index *x, int32_t tgid)
 {
+	const struct op_cgroup_entry *e;
 	uint32_t k = (uint32_t)tgid;
 
 	if (tgid < 0 || !x->n)
 		return NULL;
-	return bsearch(&k, x->v, x->n, sizeof(*x->v), cg_tgid_cmp);
+	e = bsearch(&k, x->v, x->n, sizeof(*x->v), cg_tgid_cmp);
+	return e && !e->ambiguous ? e : NULL;
+}
+
+/* --- issue 20: reused pids --- */
+bool op_cgroup_conflict(const struct op_cgroup_entry *a, const struct op_cgroup_entry *b)
+{
+	uint64_t d =
+		a->start_ns > b->start_ns ? a->start_ns - b->start_ns : b->start_ns - a->start_ns;
+
+	return d > OP_CGROUP_SAME_START_NS && strcmp(a->cgroup, b->cgroup) != 0;
 }
 
 int op_cgroup_index_copy(struct op_cgroup_index *dst, const struct op_cgroup_index *src)

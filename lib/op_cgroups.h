@@ -50,7 +50,18 @@ struct op_cgroup_entry {
 	char cgroup[OP_CGROUP_PATH_MAX + 1];
 	char container[OP_CGROUP_ID_MAX + 1]; /* "" = none */
 	char unit[OP_CGROUP_UNIT_MAX + 1];    /* "" = none */
+	/* --- issue 20: reused pids --- */
+	bool ambiguous; /* index only: the tgid was two processes in two cgroups */
 };
+
+/*
+ * --- issue 20: reused pids ---
+ * Lines of one tgid whose start times differ by more than this are two
+ * processes (a reused pid). Less is one process: /proc's start time counts
+ * clock ticks (10 ms), a fork's is the record's ns, and a process learnt
+ * twice (forgotten past max_procs, then exec'd) may carry either.
+ */
+#define OP_CGROUP_SAME_START_NS UINT64_C(20000000)
 
 /*
  * The cgroup path of /proc/PID/cgroup's text @buf (@len bytes, not
@@ -87,21 +98,34 @@ int op_cgroups_load(int session_fd, int (*fn)(void *arg, const struct op_cgroup_
 
 /*
  * The index by process: for each tgid the last line of the file (a process
- * moved then exec'd has a later line, which decides). Sample files carry no
- * start time, so of a reused tgid the latest line is the one that applies.
- * Shared by opreport's cgroup: spec word and the export labels.
+ * moved then exec'd has a later line, which decides). Shared by opreport's
+ * cgroup: spec word and the export labels.
+ *
+ * issue 20: sample files without the --separate=cgroup split carry no start
+ * time, so a tgid that was two processes (start times apart, see
+ * OP_CGROUP_SAME_START_NS) in two different cgroups cannot say which of
+ * them a sample was: its entry is marked ambiguous, op_cgroup_index_find()
+ * does not return it, and @reused counts such tgids (the callers warn:
+ * use --separate=cgroup, whose file names carry the cgroup itself). A pid
+ * reused within one cgroup is not ambiguous: the label is true either way.
  */
 struct op_cgroup_index {
 	struct op_cgroup_entry *v; /* sorted by tgid, one per tgid */
 	size_t n;
-	bool found; /* the session has a stats/cgroups */
-	size_t bad; /* lines skipped */
+	bool found;    /* the session has a stats/cgroups */
+	size_t bad;    /* lines skipped */
+	size_t reused; /* issue 20: entries marked ambiguous */
 };
 
 /* Load it from @session_fd (as op_cgroups_load). 0, -errno; @x empty on error. */
 int op_cgroup_index_load(int session_fd, struct op_cgroup_index *x);
-/* The entry of @tgid, NULL: none (or @tgid < 0). */
+/* The entry of @tgid, NULL: none, ambiguous (issue 20) or @tgid < 0. */
 const struct op_cgroup_entry *op_cgroup_index_find(const struct op_cgroup_index *x, int32_t tgid);
+/*
+ * issue 20: do @a and @b, lines of one tgid, tell of two processes in two
+ * different cgroups (the tgid then labels nothing)?
+ */
+bool op_cgroup_conflict(const struct op_cgroup_entry *a, const struct op_cgroup_entry *b);
 /* A copy of @src into @dst; 0 or -ENOMEM. */
 int op_cgroup_index_copy(struct op_cgroup_index *dst, const struct op_cgroup_index *src);
 void op_cgroup_index_free(struct op_cgroup_index *x);

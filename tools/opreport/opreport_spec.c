@@ -493,9 +493,15 @@ int spec_cgroup_load(const struct rpt_spec *s, int session_fd, struct rpt_tgids 
 	if (x.bad)
 		fprintf(stderr, "opreport: warning: %zu malformed lines of %s skipped\n", x.bad,
 			OP_SESSION_CGROUPS_PATH);
-	/* the index holds each tgid's deciding line, sorted by tgid */
+	if (x.reused)
+		fprintf(stderr,
+			"opreport: warning: %zu pids were reused in different cgroups in %s: "
+			"cgroup: leaves them out (their files cannot say which process they hold); "
+			"use --separate=cgroup\n",
+			x.reused, OP_SESSION_CGROUPS_PATH);
+	/* the index holds each tgid's deciding line, sorted by tgid; an ambiguous one none */
 	for (size_t i = 0; i < x.n; i++)
-		if (cg_entry_match(s, &x.v[i]))
+		if (!x.v[i].ambiguous && cg_entry_match(s, &x.v[i]))
 			out->v[out->n++] = x.v[i].tgid;
 	op_cgroup_index_free(&x);
 	return 0;
