@@ -235,7 +235,8 @@ struct labtab {
 
 /*
  * the label of key @k (label_keys) and value @v (a number; comm: mapping
- * id; cgroup, container_id, systemd_unit: index into p->cgroups.v); NULL
+ * id; cgroup, container_id, systemd_unit: index into p->cgroups.v, then
+ * p->splits.v); NULL
  * on ENOMEM
  */
 static PLabel *label_get(struct labtab *t, struct strtab *st, const struct op_profile *p,
@@ -278,7 +279,10 @@ static PLabel *label_get(struct labtab *t, struct strtab *st, const struct op_pr
 
 		l->str = str_intern(st, b && b[1] ? b + 1 : path, false);
 	} else if (k >= 4) {
-		const struct op_cgroup_entry *e = &p->cgroups.v[v];
+		/* issue 20: split keys are numbered after the index's entries */
+		const struct op_cgroup_entry *e = (size_t)v < p->cgroups.n ?
+							  &p->cgroups.v[v] :
+							  &p->splits.v[(size_t)v - p->cgroups.n];
 
 		l->str = str_intern(st,
 				    k == 4 ? e->cgroup :
@@ -531,9 +535,17 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 		qsort_r(order, p->nsamples, sizeof(*order), sample_order, &ord);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct op_profile_sample *s = &p->samples[order[i]];
-		/* the process's cgroup line (the pid label is its tgid) */
-		const struct op_cgroup_entry *cg = op_cgroup_index_find(&p->cgroups, s->lab.pid);
-		const int32_t cgi = cg ? (int32_t)(cg - p->cgroups.v) : -1;
+		/*
+		 * issue 20: the file's --separate=cgroup key when it has one (exact;
+		 * numbered after the index's entries), else the process's index line
+		 * (the pid label is its tgid; none for a pid reused across cgroups)
+		 */
+		const struct op_cgroup_entry *cg =
+			s->lab.cgroup ? &p->splits.v[s->lab.cgroup - 1] :
+					op_cgroup_index_find(&p->cgroups, s->lab.pid);
+		const int32_t cgi = !cg           ? -1 :
+				    s->lab.cgroup ? (int32_t)(p->cgroups.n + s->lab.cgroup - 1) :
+						    (int32_t)(cg - p->cgroups.v);
 		const int32_t nums[NLABEL_KEYS] = {
 			s->lab.pid,
 			s->lab.tid,

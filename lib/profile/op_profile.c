@@ -163,6 +163,7 @@ void op_profile_free(struct op_profile *p)
 	}
 	free(p->labels);
 	op_cgroup_index_free(&p->cgroups);
+	op_cgroup_index_free(&p->splits); /* issue 20 */
 	free(p->maps);
 	free(p->locs);
 	free(p->locpool);
@@ -309,7 +310,7 @@ uint32_t op_profile_location(struct op_profile *p, uint32_t map, uint64_t key)
 	return *slot;
 }
 
-static const struct op_profile_labels no_labels = { -1, -1, -1, 0 };
+static const struct op_profile_labels no_labels = { -1, -1, -1, 0, 0 };
 
 struct sample_probe {
 	const struct op_profile *p;
@@ -320,9 +321,11 @@ struct sample_probe {
 
 static uint64_t sample_hash(const uint32_t *locs, size_t n, const struct op_profile_labels *lab)
 {
-	uint64_t h = ph_mix(ph_mix(ph_mix(ph_mix(0x1234567, (uint32_t)lab->pid), (uint32_t)lab->tid),
-				   (uint32_t)lab->cpu),
-			    lab->comm);
+	uint64_t h = ph_mix(ph_mix(ph_mix(ph_mix(ph_mix(0x1234567, (uint32_t)lab->pid),
+						 (uint32_t)lab->tid),
+					  (uint32_t)lab->cpu),
+				   lab->comm),
+			    lab->cgroup);
 
 	for (size_t i = 0; i < n; i++)
 		h = ph_mix(h, locs[i]);
@@ -339,7 +342,8 @@ static uint64_t sample_rehash(const void *arg, uint32_t id)
 
 static bool labels_eq(const struct op_profile_labels *a, const struct op_profile_labels *b)
 {
-	return a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu && a->comm == b->comm;
+	return a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu && a->comm == b->comm &&
+	       a->cgroup == b->cgroup;
 }
 
 static bool sample_eq(const void *arg, uint32_t id)
@@ -449,11 +453,31 @@ int op_profile_name_loc(struct op_profile *p, uint32_t loc, const char *func, co
 
 /* ------------------------------------------------------------ sample files */
 
+/* issue 20: 1 + the index of split key @key in @p->splits (added if new), 0: ENOMEM */
+static uint32_t split_id(struct op_profile *p, const char *key)
+{
+	struct op_cgroup_index *x = &p->splits;
+	struct op_cgroup_entry *nv;
+
+	for (size_t i = 0; i < x->n; i++)
+		if (!strcmp(x->v[i].cgroup, key))
+			return (uint32_t)i + 1;
+	if (strlen(key) >= sizeof(nv->cgroup) || !(nv = realloc(x->v, (x->n + 1) * sizeof(*nv))))
+		return 0;
+	x->v = nv;
+	nv += x->n;
+	memset(nv, 0, sizeof(*nv));
+	strcpy(nv->cgroup, key);
+	op_cgroup_ids(nv->cgroup, nv);
+	x->found = true;
+	return (uint32_t)++x->n;
+}
+
 int op_profile_add_odb(struct op_profile *p, odb_t *db, const struct op_parsed_name *pn,
 		       const char *file, char *err, size_t err_len)
 {
 	const struct opd_header *h = odb_header(db);
-	struct op_profile_labels lab = { pn->tgid, pn->tid, pn->cpu, 0 };
+	struct op_profile_labels lab = { pn->tgid, pn->tid, pn->cpu, 0, 0 };
 	const struct odb_node *nodes;
 	uint32_t map;
 	size_t n = 0;
@@ -473,6 +497,8 @@ int op_profile_add_odb(struct op_profile *p, odb_t *db, const struct op_parsed_n
 	}
 	map = op_profile_mapping(p, &pn->image, h->is_kernel, file);
 	if (!map)
+		return -ENOMEM;
+	if (pn->split && !(lab.cgroup = split_id(p, pn->split))) /* issue 20 */
 		return -ENOMEM;
 	/* the process: its executable, when --separate kept it apart from the image */
 	if (pn->app.path && pn->app.kind == OP_IMAGE_USER &&
@@ -648,6 +674,9 @@ static int copy_sample(struct op_profile *dst, const struct op_profile *src,
 		if (!(out[j] = copy_loc(dst, src, src->locpool[s->loc_off + j])))
 			return -ENOMEM;
 	*lab = s->lab;
+	if (s->lab.cgroup && /* issue 20: the key, in @dst's table */
+	    !(lab->cgroup = split_id(dst, src->splits.v[s->lab.cgroup - 1].cgroup)))
+		return -ENOMEM;
 	if (s->lab.comm) {
 		struct op_image_name n = map_name(&src->maps[s->lab.comm - 1]);
 
@@ -674,6 +703,11 @@ int op_profile_apply_cgroups(struct op_profile *p, int dfd)
 	if (x.bad)
 		op_profile_warnf(p, "%s: %zu malformed lines skipped", OP_SESSION_CGROUPS_PATH,
 				 x.bad);
+	if (x.reused) /* issue 20 */
+		op_profile_warnf(p,
+				 "%s: %zu pids were reused in different cgroups: their samples get "
+				 "no cgroup label unless split by cgroup; use --separate=cgroup",
+				 OP_SESSION_CGROUPS_PATH, x.reused);
 	if (!c->n) {
 		op_cgroup_index_free(c);
 		*c = x;
@@ -689,9 +723,14 @@ int op_profile_apply_cgroups(struct op_profile *p, int dfd)
 		if (j == x.n || (i < c->n && c->v[i].tgid < x.v[j].tgid)) {
 			v[n++] = c->v[i++];
 		} else {
+			bool amb = false;
+
+			/* issue 20: one tgid, two processes in two cgroups, two sessions */
 			if (i < c->n && c->v[i].tgid == x.v[j].tgid)
-				i++;
-			v[n++] = x.v[j++];
+				amb = c->v[i].ambiguous || op_cgroup_conflict(&c->v[i++], &x.v[j]);
+			v[n] = x.v[j++];
+			v[n].ambiguous |= amb;
+			n++;
 		}
 	}
 	free(c->v);

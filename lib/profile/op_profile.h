@@ -68,6 +68,8 @@ struct op_profile_loc {
 struct op_profile_labels {
 	int32_t pid, tid, cpu;
 	uint32_t comm; /* mapping id of the process's executable (its base name), 0: none */
+	/* issue 20: 1 + index into op_profile.splits (the file's --separate=cgroup key), 0: none */
+	uint32_t cgroup;
 };
 
 struct op_profile_sample {
@@ -103,6 +105,12 @@ struct op_profile {
 	 * it names get cgroup, container_id and systemd_unit labels
 	 */
 	struct op_cgroup_index cgroups;
+	/*
+	 * issue 20: the cgroups of a --separate=cgroup session, one per split
+	 * key seen in a file name (tgid unused): exact labels, the index is
+	 * not asked for those samples
+	 */
+	struct op_cgroup_index splits;
 	uint64_t total;         /* samples */
 	uint64_t stack_samples; /* of them, in whole stacks */
 	unsigned nwarnings;     /* files or entries skipped (each warned about) */

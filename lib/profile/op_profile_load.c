@@ -78,7 +78,7 @@ static int stk_take(void *arg, uint32_t app, bool truncated, uint64_t count,
 {
 	struct stk *s = arg;
 	uint32_t locs[CGS_MAX_DEPTH];
-	struct op_profile_labels lab = { -1, -1, -1, 0 };
+	struct op_profile_labels lab = { -1, -1, -1, 0, 0 };
 	bool wanted;
 
 	(void)truncated; /* pprof has no mark for it: the outer callers are just missing */

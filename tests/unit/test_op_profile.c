@@ -91,7 +91,7 @@ static void test_ids(void **state)
 static struct op_profile *stack_profile(void)
 {
 	struct op_profile *p = op_profile_new();
-	struct op_profile_labels lab = { 10, 11, 0, 0 };
+	struct op_profile_labels lab = { 10, 11, 0, 0, 0 };
 	uint32_t a, leaf, main_, st[2];
 
 	assert_non_null(p);
