@@ -289,3 +289,9 @@ if BUILD_PUSH_PLUGIN
 TESTS += tests/integration/push.sh tests/integration/push_spool.sh tests/integration/push_stall.sh
 endif
 # net_util.sh builds the pprof CLI where opexport.sh does (tests/pprof): clean-opexport removes it
+# --- issue 20: --separate=cgroup (a split on disk) and exact cgroup labels for reused pids ---
+dist_check_SCRIPTS += tests/integration/cgroup_split.sh tests/integration/cgroup_reuse.sh \
+	tests/integration/reuse_pid.py
+if BUILD_REPORT
+TESTS += tests/integration/cgroup_split.sh tests/integration/cgroup_reuse.sh
+endif
