@@ -95,7 +95,7 @@ static void test_op_pc_map(void **state)
 static void test_op_trans_view(void **state)
 {
 	(void)state;
-	CHECK(op_trans_view, 64, 8,
+	CHECK(op_trans_view, 72, 8, /* issue 20: 1.3 appended split */
 	      M(op_trans_view, size, 0, 4),
 	      M(op_trans_view, tgid, 4, 4),
 	      M(op_trans_view, tid, 8, 4),
@@ -107,7 +107,8 @@ static void test_op_trans_view(void **state)
 	      M(op_trans_view, pc, 32, 8),
 	      M(op_trans_view, anon_start, 40, 8),
 	      M(op_trans_view, anon_end, 48, 8),
-	      M(op_trans_view, sfile, 56, 8));
+	      M(op_trans_view, sfile, 56, 8),
+	      M(op_trans_view, split, 64, 4));
 }
 
 static void test_op_stats_sink(void **state)
@@ -278,7 +279,7 @@ static void test_op_kernel_ops(void **state)
 static void test_op_host(void **state)
 {
 	(void)state;
-	CHECK(op_host, 240, 8,
+	CHECK(op_host, 256, 8, /* issue 20: 1.3 appended the split services */
 	      M(op_host, size, 0, 4),
 	      M(op_host, abi_major, 4, 4),
 	      M(op_host, abi_minor, 8, 4),
@@ -311,7 +312,10 @@ static void test_op_host(void **state)
 	      /* 1.2 */
 	      M(op_host, register_proc_hook, 216, 8),
 	      M(op_host, register_session_hook, 224, 8),
-	      M(op_host, register_anon_resolver, 232, 8));
+	      M(op_host, register_anon_resolver, 232, 8),
+	      /* --- issue 20: per-process split key (1.3) --- */
+	      M(op_host, register_split, 240, 8),
+	      M(op_host, set_split_key, 248, 8));
 }
 
 /* SDK 1.2 */
@@ -393,7 +397,7 @@ static void test_constants(void **state)
 {
 	(void)state;
 	assert_int_equal(OP_SDK_MAJOR, 1);
-	assert_int_equal(OP_SDK_MINOR, 2);
+	assert_int_equal(OP_SDK_MINOR, 3); /* issue 20 */
 	assert_string_equal(OP_EXT_SYMBOL, "oprofile_ext_v1");
 	assert_int_equal(OP_EXT_DESCRIPTOR_SIZE_V1_0, 104);
 	assert_int_equal(OP_HOST_SIZE_V1_0, 208);
@@ -440,6 +444,10 @@ static void test_constants(void **state)
 	assert_int_equal(OP_SESSION_EVENT_SIZE_V1_2, 40);
 	assert_int_equal(OP_SESSION_HOOK_DESC_SIZE_V1_2, 24);
 	assert_int_equal(OP_ANON_RESOLVER_DESC_SIZE_V1_2, 24);
+	/* --- issue 20: per-process split key --- */
+	assert_int_equal(OP_TRANS_VIEW_SIZE_V1_3, 72);
+	assert_int_equal(OP_HOST_SIZE_V1_3_SPLIT, 256);
+	assert_int_equal(OP_SPLIT_KEY_MAX, 1024);
 	assert_int_equal(OP_PROC_COMM, 1);
 	assert_int_equal(OP_PROC_EXEC, 2);
 	assert_int_equal(OP_PROC_FORK, 3);

@@ -127,7 +127,7 @@ static void test_old_plugins_load(void **state)
 	assert_int_equal(ext_load(f->h.l, "fx_v11", "", "test"), 0);
 	assert_int_equal(ext_load(f->h.l, "fx_sdk12", "", "test"), 0);
 	assert_int_equal(ext_nr_plugins(f->h.l), 3);
-	assert_contains(sync_host_log(&f->h), "fx_v11 up: host SDK 1.2");
+	assert_contains(sync_host_log(&f->h), "fx_v11 up: host SDK 1.3"); /* issue 20 */
 	/* fx_sdk12's hook without a callback was refused, and named */
 	assert_contains(sync_host_log(&f->h), "register_proc_hook: on_event is NULL");
 	assert_int_equal(ext_registry(f->h.l)->nr_proc_hooks, 1);
@@ -293,11 +293,16 @@ static void test_outside_init(void **state)
 	(void)state;
 	assert_int_equal(ext_load(f->h.l, "fx_sdk12", "", "test"), 0);
 	h = ext_host(f->h.l);
-	assert_int_equal(h->size, OP_HOST_SIZE_V1_2);
-	assert_int_equal(h->abi_minor, 2);
+	assert_int_equal(h->size, OP_HOST_SIZE_V1_3_SPLIT); /* issue 20: 1.3 */
+	assert_int_equal(h->abi_minor, 3);
 	assert_int_equal(h->register_anon_resolver(ext_plugin(f->h.l, "fx_sdk12"), &ar, NULL),
 			 -EPERM);
 	assert_contains(sync_host_log(&f->h), "register_anon_resolver called outside ext_init");
+	/* --- issue 20: the split services too; no key without registering the split --- */
+	assert_int_equal(h->register_split(ext_plugin(f->h.l, "fx_sdk12"), "cgroup"), -EPERM);
+	assert_contains(sync_host_log(&f->h), "register_split called outside ext_init");
+	assert_int_equal(h->set_split_key(ext_plugin(f->h.l, "fx_sdk12"), 1, "/a"), -EPERM);
+	assert_null(ext_registry(f->h.l)->split_cgroup);
 	fx_free(f);
 }
 
