@@ -39,7 +39,7 @@ static void usage(FILE *f)
 	      "  -e, --exclude-symbols=L  comma-separated symbols to leave out\n"
 	      "  -i, --include-symbols=L  only these symbols\n"
 	      "  -D, --demangle=MODE      none|smart|normal (default normal)\n"
-	      "  -m, --merge=LIST         lib,cpu,tid,tgid,unitmask,all\n"
+	      "  -m, --merge=LIST         lib,cpu,tid,tgid,unitmask,cgroup,all\n"
 	      "  -X, --xml                XML output (OProfile's opreport schema)\n"
 	      "      --json               JSON output (schema: tools/opreport/opreport-json.md)\n"
 	      "  -p, --image-path=DIRS    comma list of directories to look for binaries in\n"
