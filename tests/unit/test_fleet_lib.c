@@ -219,6 +219,61 @@ static void test_load(void **state)
 	rmdir(d);
 }
 
+/* --- issue 20: reused pids --- */
+/*
+ * the index by tgid: a pid reused in another cgroup is ambiguous (no
+ * entry found, counted); a move (same start within a tick or two) and a
+ * reuse in the same cgroup are not
+ */
+static void test_index_reuse(void **state)
+{
+	char d[] = "/tmp/test_fleet_reuse.XXXXXX", p[256];
+	struct op_cgroup_index x;
+	const struct op_cgroup_entry *e;
+	FILE *f;
+	int dfd;
+
+	(void)state;
+	assert_non_null(mkdtemp(d));
+	dfd = open(d, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	snprintf(p, sizeof(p), "%s/stats", d);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/" OP_SESSION_CGROUPS_PATH, d);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\n", OP_CGROUPS_HEADER);
+	/* 5: reused in another cgroup 4 s later */
+	fprintf(f, "5 1000000000 /a - -\n5 5000000000 /b - -\n");
+	/* 6: one process, moved then exec'd; its fork line 5 ms off its /proc one */
+	fprintf(f, "6 1000000000 /a - -\n6 1005000000 /c - -\n");
+	/* 7: reused in the same cgroup: the label is true either way */
+	fprintf(f, "7 1000000000 /a - -\n7 9000000000 /a - -\n");
+	/* 8: reused in another cgroup, then back in the first: still two processes apart */
+	fprintf(f, "8 1000000000 /a - -\n8 3000000000 /b - -\n8 3000000000 /a - -\n");
+	fclose(f);
+	assert_int_equal(op_cgroup_index_load(dfd, &x), 0);
+	assert_int_equal(x.n, 4);
+	assert_int_equal(x.reused, 1);
+	assert_null(op_cgroup_index_find(&x, 5));
+	e = op_cgroup_index_find(&x, 6);
+	assert_non_null(e);
+	assert_string_equal(e->cgroup, "/c");
+	e = op_cgroup_index_find(&x, 7);
+	assert_non_null(e);
+	assert_string_equal(e->cgroup, "/a");
+	/* 8: the second process moved into /a (same start): the last line wins, as for 6 */
+	e = op_cgroup_index_find(&x, 8);
+	assert_non_null(e);
+	assert_string_equal(e->cgroup, "/a");
+	op_cgroup_index_free(&x);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/stats", d);
+	rmdir(p);
+	close(dfd);
+	rmdir(d);
+}
+
 /* write @text as stats/.tmp below @stats and commit it through the store */
 static int store_put(int samples, int stats, const char *text)
 {
@@ -317,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_line_roundtrip), cmocka_unit_test(test_line_hostile),
 		cmocka_unit_test(test_load),           cmocka_unit_test(test_ksyms_store),
 		cmocka_unit_test(test_event_freq),
+		cmocka_unit_test(test_index_reuse), /* issue 20 */
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

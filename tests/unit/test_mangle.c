@@ -768,6 +768,63 @@ static void test_parse_errors(void **state)
 	assert_null(strchr(err, '\n'));
 }
 
+/* --- issue 20: per-process split key --- */
+/* {cgroup}/KEY.../ before the name: built, parsed back, hostile keys kept below it */
+static void test_split(void **state)
+{
+	static const char *const keys[] = {
+		"/system.slice/foo.service", "/", "/{root}/{cgroup}/../x y/%/.", "/a\\/{dep}/{anon:x}",
+	};
+	static char buf[PATH_MAX], full[PATH_MAX + 64];
+	static struct op_parsed_name pn;
+	struct op_mangle_args a = {
+		.app = U("/usr/bin/x"),
+		.image = U("/usr/lib/{cgroup}/libc.so"),
+		.event = "E",
+		.count = 1,
+		.tgid = 7,
+		.tid = 8,
+		.cpu = -1,
+		.separate = OP_SEP_LIB | OP_SEP_THREAD | OP_SEP_CGROUP,
+	};
+	char err[256];
+
+	(void)state;
+	a.split = keys[0];
+	assert_true(op_mangle(&a, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "{cgroup}/system.slice/foo.service/{root}/usr/bin/x/{dep}/{root}/"
+				 "usr/lib/%7Bcgroup}/libc.so/E.1.0.7.8.all");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		a.split = keys[i];
+		assert_true(op_mangle(&a, buf, sizeof(buf)) > 0);
+		assert_safe(buf);
+		assert_true(!strncmp(buf, "{cgroup}/", 9));
+		assert_int_equal(op_parse_name(buf, &pn, err, sizeof(err)), 0);
+		assert_non_null(pn.split);
+		assert_string_equal(pn.split, keys[i]);
+		assert_string_equal(pn.app.path, "/usr/bin/x");
+		assert_string_equal(pn.image.path, "/usr/lib/{cgroup}/libc.so");
+		assert_int_equal(pn.tgid, 7);
+		/* below a session directory, even one with a {cgroup} of its own */
+		snprintf(full, sizeof(full), "/srv/{cgroup}/samples/current/%s", buf);
+		assert_int_equal(op_parse_name(full, &pn, err, sizeof(err)), 0);
+		assert_string_equal(pn.split, keys[i]);
+	}
+	/* the root cgroup: the marker alone */
+	a.split = "/";
+	assert_true(op_mangle(&a, buf, sizeof(buf)) > 0);
+	assert_true(!strncmp(buf, "{cgroup}/{root}/usr/bin/x/", 26));
+	/* no key: the plain name, no split parsed */
+	a.split = NULL;
+	assert_true(op_mangle(&a, buf, sizeof(buf)) > 0);
+	assert_true(!strncmp(buf, "{root}/", 7));
+	assert_int_equal(op_parse_name(buf, &pn, err, sizeof(err)), 0);
+	assert_null(pn.split);
+	/* a relative key is refused */
+	a.split = "system.slice";
+	assert_int_equal(op_mangle(&a, buf, sizeof(buf)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -781,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_on_disk),
 		cmocka_unit_test(test_parse_oprofile_strings),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_split), /* issue 20 */
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
