@@ -5,6 +5,12 @@
  * unit the cgroup path names, and appends a line to the session's index
  * stats/cgroups (format: lib/op_cgroups.h). The exports turn it into pprof
  * labels and opreport selects with cgroup:GLOB. Nothing per sample.
+ *
+ * issue 20: with an oprofiled of SDK 1.3 the plugin also provides
+ * --separate=cgroup: each cgroup it reads is handed to the core as the
+ * process's split key (host->set_split_key), which the core keeps with the
+ * process (a fork inherits it) and puts in the sample-file names, so the
+ * files themselves are split by cgroup and exact even for a reused pid.
  * SPDX-License-Identifier: MIT
  *
  * A forked child starts in its parent's cgroup: its line is derived from
