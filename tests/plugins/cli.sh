@@ -27,9 +27,9 @@ check() { # $1 = what, $2 = text, $3 = expected fixed string
 
 out=$("$od" --config= --plugin-dir="$dir/plugins" --list-plugins 2>&1); rc=$?
 check "list-plugins exit" "rc=$rc" "rc=0"
-check "list-plugins good" "$out" "fx_all       1.2.3    SDK 1.2  fixture: one registration of every kind"
+check "list-plugins good" "$out" "fx_all       1.2.3    SDK 1.3  fixture: one registration of every kind"
 check "list-plugins old" "$out" "fx_old       1.0      SDK 1.0"
-check "list-plugins refused" "$out" "fx_major     REFUSED: built for SDK 2.2, oprofiled provides 1.2 - rebuild the plugin against SDK 1.x"
+check "list-plugins refused" "$out" "fx_major     REFUSED: built for SDK 2.3, oprofiled provides 1.3 - rebuild the plugin against SDK 1.x"
 
 out=$("$od" --config="$OP_SRCDIR/conf/oprofiled.conf" --check-config 2>&1); rc=$?
 check "check-config exit" "rc=$rc" "rc=0"
@@ -40,7 +40,7 @@ out=$("$od" --config= --plugin-dir="$dir/plugins" --session-dir="$dir/s1" \
 	--ext-feature=fx_major -- true 2>&1); rc=$?
 check "refused plugin exit" "rc=$rc" "rc=1"
 log=$(cat "$dir/s1/samples/oprofiled.log" 2>/dev/null; printf '%s' "$out")
-check "refused plugin message" "$log" "plugin \"fx_major\" ($dir/plugins/fx_major.so): built for SDK 2.2, oprofiled provides 1.2"
+check "refused plugin message" "$log" "plugin \"fx_major\" ($dir/plugins/fx_major.so): built for SDK 2.3, oprofiled provides 1.3"
 
 out=$("$od" --config= --plugin-dir="$dir/plugins" --session-dir="$dir/s2" \
 	--ext-feature=fx_fail -- true 2>&1); rc=$?

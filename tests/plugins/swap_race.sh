@@ -99,7 +99,7 @@ check "swap race, last listing refuses" "$out" "fx_all       REFUSED: directory 
 # (c) the user's own oprofiled on the user's own plugin directory
 out=$(op_as_user env FX_CTOR_MARK="$base/u/mine/mark" "$od" --config= --plugin-dir="$base/u/mine" \
 	--list-plugins 2>&1)
-check "a user's own plugin dir" "$out" "fx_mark      1.0      SDK 1.2  fixture: its constructor leaves a mark file"
+check "a user's own plugin dir" "$out" "fx_mark      1.0      SDK 1.3  fixture: its constructor leaves a mark file"
 [ -e "$base/u/mine/mark" ] || { echo "FAIL: the user's own plugin was not loaded"; fails=$((fails + 1)); }
 
 exit $((fails != 0))

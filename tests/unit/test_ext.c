@@ -465,7 +465,7 @@ static void test_cmdline_args(void **state)
 	ext_loader_set_verbose(l, true);
 	assert_int_equal(ext_load_all(l, &o), 0);
 	assert_contains(log_text(&lb), "fx_all: debug: debug line");
-	assert_contains(log_text(&lb), "plugin \"fx_all\" 1.2.3 (SDK 1.2) loaded from ");
+	assert_contains(log_text(&lb), "plugin \"fx_all\" 1.2.3 (SDK 1.3) loaded from ");
 	log_open(&st);
 	ext_print_stats(l, st.f);
 	assert_contains(log_text(&st), "args=a:b:c\n");
@@ -502,7 +502,7 @@ static void test_no_core(void **state)
 	assert_non_null(ctx);
 	assert_null(ext_plugin(l, "nope"));
 	h = ext_host(l);
-	assert_int_equal(h->size, OP_HOST_SIZE_V1_2);
+	assert_int_equal(h->size, OP_HOST_SIZE_V1_3_SPLIT); /* issue 20: SDK 1.3 */
 	assert_int_equal(h->abi_major, OP_SDK_MAJOR);
 	assert_int_equal(h->map_pc(ctx, 1, 2, 3, &m), -ENOSYS);
 	assert_int_equal(h->emit(NULL, 40, &a, 1), -ENOSYS);
@@ -601,9 +601,9 @@ struct refusal {
 
 static const struct refusal refusals[] = {
 	{ "fx_major", "fx_major", -ENOEXEC,
-	  "plugin \"fx_major\" (", "): built for SDK 2.2, oprofiled provides 1.2 - rebuild the plugin against SDK 1.x", true },
-	{ "fx_minor", "fx_minor", -ENOEXEC, "built for SDK 1.3, oprofiled provides 1.2",
-	  "use an oprofiled with SDK >= 1.3, or rebuild the plugin against SDK 1.2", true },
+	  "plugin \"fx_major\" (", "): built for SDK 2.3, oprofiled provides 1.3 - rebuild the plugin against SDK 1.x", true },
+	{ "fx_minor", "fx_minor", -ENOEXEC, "built for SDK 1.4, oprofiled provides 1.3",
+	  "use an oprofiled with SDK >= 1.4, or rebuild the plugin against SDK 1.3", true },
 	{ "fx_small", "fx_small", -ENOEXEC, "descriptor size is 64 bytes", "needs at least 104", true },
 	{ "fx_reserved", "fx_reserved", -ENOEXEC, "reserved slot 2 is not zero (found 0x1)",
 	  "rebuild", false },
@@ -613,7 +613,7 @@ static const struct refusal refusals[] = {
 	{ "fx_nodesc", "fx_nodesc", -ENOEXEC, "does not export the descriptor \"oprofile_ext_v1\"",
 	  "OP_EXT_DEFINE", true },
 	{ "fx_noinit", "fx_noinit", -ENOEXEC, "descriptor has no ext_init", NULL, false },
-	{ "fx_flags", "fx_flags", -ENOEXEC, "descriptor flags 0x80000000 unknown to SDK 1.2", NULL, true },
+	{ "fx_flags", "fx_flags", -ENOEXEC, "descriptor flags 0x80000000 unknown to SDK 1.3", NULL, true },
 	{ NULL, "nosuch", -ENOENT, "plugin \"nosuch\" (", "no plugin of that name", true },
 	{ NULL, "../fx_all", -EINVAL, "invalid plugin name", "no '/', '.' or '..'", true },
 	{ NULL, "a/b", -EINVAL, "invalid plugin name", NULL, true },
@@ -903,7 +903,7 @@ static void test_echo_to_stderr(void **state)
 	assert_true(n > 0);
 	buf[n] = '\0';
 	assert_contains(buf, "oprofiled: plugin \"fx_major\" (");
-	assert_contains(buf, "built for SDK 2.2, oprofiled provides 1.2");
+	assert_contains(buf, "built for SDK 2.3, oprofiled provides 1.3");
 	assert_contains(buf, "fx_fail: error: failing on purpose after 9 registrations\n");
 	assert_contains(buf, "ext_init failed with -5");
 	assert_null(strstr(buf, "nosuch"));
@@ -1207,11 +1207,11 @@ static void test_stripped_section_headers(void **state)
 		int rc;
 		const char *msg;
 	} cases[] = {
-		{ "fx_major", -ENOEXEC, "): built for SDK 2.2, oprofiled provides 1.2 - rebuild the plugin against SDK 1.x" },
-		{ "fx_major_sysv", -ENOEXEC, "): built for SDK 2.2, oprofiled provides 1.2" },
-		{ "fx_minor", -ENOEXEC, "built for SDK 1.3, oprofiled provides 1.2" },
+		{ "fx_major", -ENOEXEC, "): built for SDK 2.3, oprofiled provides 1.3 - rebuild the plugin against SDK 1.x" },
+		{ "fx_major_sysv", -ENOEXEC, "): built for SDK 2.3, oprofiled provides 1.3" },
+		{ "fx_minor", -ENOEXEC, "built for SDK 1.4, oprofiled provides 1.3" },
 		{ "fx_small", -ENOEXEC, "descriptor size is 64 bytes" },
-		{ "fx_flags", -ENOEXEC, "descriptor flags 0x80000000 unknown to SDK 1.2" },
+		{ "fx_flags", -ENOEXEC, "descriptor flags 0x80000000 unknown to SDK 1.3" },
 		{ "fx_nodesc", -ENOEXEC, "does not export the descriptor \"oprofile_ext_v1\"" },
 		{ "fx_mark", 0, NULL },
 		{ "fx_mark_sysv", 0, NULL },
@@ -1291,7 +1291,7 @@ static void test_swap_race(void **state)
 		} else {
 			refused++;
 			assert_int_equal(rc, -ENOEXEC);
-			assert_contains(log_text(&lb), "built for SDK 2.2");
+			assert_contains(log_text(&lb), "built for SDK 2.3");
 		}
 		log_reset(&lb);
 		assert_int_equal(ext_list_plugins(dir, lb.f), 0);
@@ -1330,8 +1330,8 @@ static void test_nodelete_fd_name(void **state)
 	}
 	log_reset(&lb);
 	assert_int_equal(ext_list_plugins(dir, lb.f), 0);
-	assert_contains(log_text(&lb), "  fx_all       1.2.3    SDK 1.2");
-	assert_contains(log_text(&lb), "  fx_nodel     1.0      SDK 1.2");
+	assert_contains(log_text(&lb), "  fx_all       1.2.3    SDK 1.3");
+	assert_contains(log_text(&lb), "  fx_nodel     1.0      SDK 1.3");
 	log_close(&lb);
 }
 
@@ -1465,10 +1465,10 @@ static void test_list_plugins(void **state)
 	write_file(path, "not a plugin\n");
 	log_open(&lb);
 	assert_int_equal(ext_list_plugins(dir, lb.f), 0);
-	assert_contains(log_text(&lb), "(oprofiled SDK 1.2):\n");
-	assert_contains(log_text(&lb), "  fx_all       1.2.3    SDK 1.2  fixture: one registration of every kind\n");
+	assert_contains(log_text(&lb), "(oprofiled SDK 1.3):\n");
+	assert_contains(log_text(&lb), "  fx_all       1.2.3    SDK 1.3  fixture: one registration of every kind\n");
 	assert_contains(log_text(&lb), "  fx_old       1.0      SDK 1.0  fixture: a v1.0 plugin with short payloads\n");
-	assert_contains(log_text(&lb), "  fx_major     REFUSED: built for SDK 2.2, oprofiled provides 1.2");
+	assert_contains(log_text(&lb), "  fx_major     REFUSED: built for SDK 2.3, oprofiled provides 1.3");
 	assert_contains(log_text(&lb), "  fx_stem      REFUSED: descriptor name is \"something_else\"");
 	assert_null(strstr(log_text(&lb), "README"));
 	/* sorted by name */

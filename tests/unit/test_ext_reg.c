@@ -179,7 +179,7 @@ static const struct reg_case cases[] = {
 	  .msg = "register_escape: description size is 0, less than its size member - set "
 		 ".size = sizeof(struct op_escape_desc)" },
 	{ "escape size big", K_ESCAPE, ESC(.size = 4096), .rc = -EINVAL,
-	  .msg = "register_escape: description size is 4096, but struct op_escape_desc of SDK 1.2 "
+	  .msg = "register_escape: description size is 4096, but struct op_escape_desc of SDK 1.3 "
 		 "has 32 bytes - set .size = sizeof(struct op_escape_desc)" },
 	{ "sfile outside init", K_SFILE, SFILE(), .outside_init = true, .rc = -EPERM,
 	  .msg = "register_sfile_handlers called outside ext_init - register everything from ext_init" },
@@ -193,7 +193,7 @@ static const struct reg_case cases[] = {
 	{ "model outside init", K_MODEL, MODEL(), .outside_init = true, .rc = -EPERM,
 	  .msg = "register_model called outside ext_init - register everything from ext_init" },
 	{ "model size big", K_MODEL, MODEL(.size = 1000), .rc = -EINVAL,
-	  .msg = "register_model: description size is 1000, but struct op_model_desc of SDK 1.2 "
+	  .msg = "register_model: description size is 1000, but struct op_model_desc of SDK 1.3 "
 		 "has 56 bytes - set .size = sizeof(struct op_model_desc)" },
 	{ "source NULL", K_SOURCE, SRC(), .null_payload = true, .rc = -EINVAL,
 	  .msg = "register_source with a NULL description" },
@@ -211,7 +211,7 @@ static const struct reg_case cases[] = {
 	{ "counter NULL", K_COUNTER, CTR(), .null_payload = true, .rc = -EINVAL,
 	  .msg = "register_counter with a NULL description" },
 	{ "counter size big", K_COUNTER, CTR(.size = 33), .rc = -EINVAL,
-	  .msg = "register_counter: description size is 33, but struct op_counter_desc of SDK 1.2 "
+	  .msg = "register_counter: description size is 33, but struct op_counter_desc of SDK 1.3 "
 		 "has 32 bytes - set .size = sizeof(struct op_counter_desc)" },
 	{ "stats NULL", K_STATS, STATS(), .null_payload = true, .rc = -EINVAL,
 	  .msg = "register_stats with a NULL description" },
@@ -225,7 +225,7 @@ static const struct reg_case cases[] = {
 	  .msg = "set_user_data: description size is 0, less than its size member - set "
 		 ".size = sizeof(struct op_user_data)" },
 	{ "user data size big", K_UDATA, UDATA(.size = 25), .rc = -EINVAL,
-	  .msg = "set_user_data: description size is 25, but struct op_user_data of SDK 1.2 "
+	  .msg = "set_user_data: description size is 25, but struct op_user_data of SDK 1.3 "
 		 "has 24 bytes - set .size = sizeof(struct op_user_data)" },
 
 	/* names: NULL, empty, too long, bad characters (counters: file names) */

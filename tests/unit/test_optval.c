@@ -67,12 +67,15 @@ static void test_separate(void **state)
 		{ "thread,cpu", OP_SEP_THREAD | OP_SEP_CPU, NULL },
 		{ "all", OP_SEP_ALL, NULL },
 		{ "none,cpu", OP_SEP_CPU, NULL },
-		{ "bogus", 0, "unknown --separate value \"bogus\" - allowed: none,lib,kernel,thread,cpu,all" },
-		{ "lib,bogus", 0, "unknown --separate value \"bogus\" - allowed: none,lib,kernel,thread,cpu,all" },
-		{ "", 0, "empty --separate value - expected a comma list of none,lib,kernel,thread,cpu,all" },
+		/* issue 20: needs the cgroup plugin (checked at start-up), not part of all */
+		{ "cgroup", OP_SEP_CGROUP, NULL },
+		{ "all,cgroup", OP_SEP_ALL | OP_SEP_CGROUP, NULL },
+		{ "bogus", 0, "unknown --separate value \"bogus\" - allowed: none,lib,kernel,thread,cpu,all,cgroup" },
+		{ "lib,bogus", 0, "unknown --separate value \"bogus\" - allowed: none,lib,kernel,thread,cpu,all,cgroup" },
+		{ "", 0, "empty --separate value - expected a comma list of none,lib,kernel,thread,cpu,all,cgroup" },
 		{ "lib,", 0, "trailing ',' in --separate value \"lib,\"" },
-		{ ",lib", 0, "unknown --separate value \"\" - allowed: none,lib,kernel,thread,cpu,all" },
-		{ "LIB", 0, "unknown --separate value \"LIB\" - allowed: none,lib,kernel,thread,cpu,all" },
+		{ ",lib", 0, "unknown --separate value \"\" - allowed: none,lib,kernel,thread,cpu,all,cgroup" },
+		{ "LIB", 0, "unknown --separate value \"LIB\" - allowed: none,lib,kernel,thread,cpu,all,cgroup" },
 	};
 
 	(void)state;
