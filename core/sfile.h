@@ -41,8 +41,9 @@ struct sfile_key {
 	int32_t tgid, tid, cpu; /* -1 when not separated */
 	int32_t anon_tgid;      /* owner of an anon region, else -1 */
 	int32_t in_kernel;
+	/* issue 20: the process's split key with --separate=cgroup, else 0 (in what was padding) */
+	op_cookie_t split;
 	uint64_t anon_start, anon_end;
-	op_cookie_t split; /* issue 20: the process's split key with --separate=cgroup, else 0 */
 };
 
 struct op_sample_file {
@@ -154,8 +155,9 @@ static inline uint32_t sfile_key_hash(const struct sfile_key *k)
 	h ^= k->cookie + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
 	h ^= ((uint64_t)(uint32_t)k->tgid << 32 | (uint32_t)k->tid) + (h << 6) + (h >> 2);
 	h ^= ((uint64_t)(uint32_t)k->cpu << 32 | (uint32_t)k->anon_tgid) + (h << 6) + (h >> 2);
-	h ^= k->anon_start + (uint64_t)k->in_kernel + (h << 6) + (h >> 2);
-	h ^= k->anon_end + ((uint64_t)k->split << 32) + (h << 6) + (h >> 2);
+	h ^= k->anon_start + ((uint64_t)k->split << 32 | (uint32_t)k->in_kernel) + (h << 6) +
+	     (h >> 2);
+	h ^= k->anon_end + (h << 6) + (h >> 2);
 	return (uint32_t)(h ^ (h >> 32));
 }
 
