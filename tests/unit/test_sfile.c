@@ -106,6 +106,53 @@ static void test_keys_per_separate(void **state)
 	}
 }
 
+/* --- issue 20: per-process split key --- */
+/*
+ * the split key keeps processes of two cgroups apart only with
+ * --separate=cgroup, names the set ({cgroup}/KEY.../), and a view of an
+ * older SDK (smaller size) has none
+ */
+static void test_split_key(void **state)
+{
+	static const unsigned seps[] = { OP_SEP_LIB, OP_SEP_LIB | OP_SEP_CGROUP };
+	char name[PATH_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		bool on = seps[i] & OP_SEP_CGROUP;
+		struct cfx *f = cfx_new(seps[i], 64);
+		op_cookie_t hot = cfx_ck(f, "/bin/hot", OP_IMAGE_USER);
+		op_cookie_t libc = cfx_ck(f, "/lib/libc.so.6", OP_IMAGE_USER);
+		op_cookie_t ka = cfx_ck(f, "/system.slice/a.service", OP_IMAGE_ANON);
+		op_cookie_t kb = cfx_ck(f, "/", OP_IMAGE_ANON);
+		struct op_trans_view none = view(hot, libc, 100, 100, 0, 0), a, b, old;
+		struct op_sfile *s0, *sa, *sb;
+
+		a = b = none;
+		a.split = ka;
+		b.split = kb;
+		s0 = sfile_find(&f->sft, &none);
+		sa = sfile_find(&f->sft, &a);
+		sb = sfile_find(&f->sft, &b);
+		assert_non_null(s0);
+		assert_true((sa != s0) == on);
+		assert_true((sb != sa) == on);
+		old = a;
+		old.size = offsetof(struct op_trans_view, split);
+		assert_ptr_equal(sfile_find(&f->sft, &old), s0);
+		assert_true(sfile_name(&f->sft, sa, 0, NULL, name, sizeof(name)) > 0);
+		assert_string_equal(name, on ? "{cgroup}/system.slice/a.service/{root}/bin/hot/{dep}/"
+					       "{root}/lib/libc.so.6/TIMER.0.0.all.all.all" :
+					       "{root}/bin/hot/{dep}/{root}/lib/libc.so.6/TIMER.0.0.all.all.all");
+		assert_true(sfile_name(&f->sft, sb, 0, NULL, name, sizeof(name)) > 0);
+		if (on)
+			assert_string_equal(name, "{cgroup}/{root}/bin/hot/{dep}/{root}/lib/libc.so.6/"
+						  "TIMER.0.0.all.all.all");
+		assert_int_equal(sfile_log(&f->sft, sa, 0, 0x42, 1), 0);
+		cfx_free(f);
+	}
+}
+
 /* a tiny bound: sets are evicted, files re-opened later keep their counts */
 static void test_lru(void **state)
 {
@@ -696,6 +743,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_per_separate),
+		cmocka_unit_test(test_split_key), /* issue 20 */
 		cmocka_unit_test(test_lru),
 		cmocka_unit_test(test_emfile),
 		cmocka_unit_test(test_plugin_handlers),
