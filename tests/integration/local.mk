@@ -289,3 +289,11 @@ if BUILD_PUSH_PLUGIN
 TESTS += tests/integration/push.sh tests/integration/push_spool.sh tests/integration/push_stall.sh
 endif
 # net_util.sh builds the pprof CLI where opexport.sh does (tests/pprof): clean-opexport removes it
+
+# --- issue 19: stack samples carry pid/tid/cpu (stack table version 3 context, live) ---
+dist_check_SCRIPTS += tests/integration/opexport_ctx.sh
+if BUILD_REPORT
+if BUILD_EXPORT
+TESTS += tests/integration/opexport_ctx.sh
+endif
+endif
