@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,19 +155,32 @@ static void event_type(const struct op_profile *p, char *name, size_t len, const
 
 /*
  * Where the packed profile goes: protobuf-c's pack_to_buffer appends field
- * by field; the bytes gather in a stage and go to deflate in 64 KiB steps,
+ * by field; the bytes gather in a stage and go to deflate a stage at a time,
  * so the bare protobuf is never held whole (nor sized first: packing a
- * message whole walks it once more for its size).
+ * message whole walks it once more for its size). Threaded, a second thread
+ * deflates one stage while the packer fills the other: deflate took 45 %
+ * of the encoding (1.27 M-sample session, level 5), so the two overlap.
  */
+#define PBOUT_STAGE (256u * 1024u)
+
 struct pbout {
 	ProtobufCBuffer base;
 	z_stream z;
 	bool gz;
-	int err;
-	uint8_t *buf; /* the output */
+	int err;      /* the deflating side's */
+	uint8_t *buf; /* the output (the deflating side's until it is done) */
 	size_t len, cap;
+	uint8_t *stage[2]; /* the packer fills stage[cur] */
+	unsigned cur;
 	size_t nstage;
-	uint8_t stage[65536];
+	/* threaded: the job the deflating thread takes */
+	bool threaded, busy;
+	pthread_t thr;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	const uint8_t *job;
+	size_t job_len;
+	bool job_fin;
 };
 
 static int pbout_room(struct pbout *o, size_t more)
@@ -220,19 +234,76 @@ static void pbout_put(struct pbout *o, const uint8_t *in, size_t len, bool fin)
 	} while (o->z.avail_in || (fin && zr != Z_STREAM_END) || !o->z.avail_out);
 }
 
+/* the deflating thread: one job at a time until the last */
+static void *pbout_worker(void *arg)
+{
+	struct pbout *o = arg;
+	bool fin = false;
+
+	pthread_mutex_lock(&o->mu);
+	while (!fin) {
+		while (!o->busy)
+			pthread_cond_wait(&o->cv, &o->mu);
+		fin = o->job_fin;
+		pthread_mutex_unlock(&o->mu);
+		pbout_put(o, o->job, o->job_len, fin);
+		pthread_mutex_lock(&o->mu);
+		o->busy = false;
+		pthread_cond_broadcast(&o->cv);
+	}
+	pthread_mutex_unlock(&o->mu);
+	return NULL;
+}
+
+/* threaded: until the deflating thread is done with its job */
+static void pbout_wait(struct pbout *o)
+{
+	pthread_mutex_lock(&o->mu);
+	while (o->busy)
+		pthread_cond_wait(&o->cv, &o->mu);
+	pthread_mutex_unlock(&o->mu);
+}
+
+/* @len bytes at @in to be deflated: handed to the thread (after its last job), or here */
+static void pbout_submit(struct pbout *o, const uint8_t *in, size_t len, bool fin)
+{
+	if (!o->threaded) {
+		pbout_put(o, in, len, fin);
+		return;
+	}
+	pthread_mutex_lock(&o->mu);
+	while (o->busy)
+		pthread_cond_wait(&o->cv, &o->mu);
+	o->job = in;
+	o->job_len = len;
+	o->job_fin = fin;
+	o->busy = true;
+	pthread_cond_broadcast(&o->cv);
+	pthread_mutex_unlock(&o->mu);
+}
+
+/* the stage filled so far to deflate; the packer goes on in the other one */
+static void pbout_flush(struct pbout *o, bool fin)
+{
+	pbout_submit(o, o->stage[o->cur], o->nstage, fin);
+	o->cur ^= 1;
+	o->nstage = 0;
+}
+
 static void pbout_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
 	struct pbout *o = (struct pbout *)b;
 
-	if (o->nstage + len > sizeof(o->stage)) {
-		pbout_put(o, o->stage, o->nstage, false);
-		o->nstage = 0;
-	}
-	if (len > sizeof(o->stage)) {
-		pbout_put(o, data, len, false);
+	if (o->nstage + len > PBOUT_STAGE)
+		pbout_flush(o, false);
+	if (len > PBOUT_STAGE) {
+		/* protobuf-c's bytes live only during this call */
+		pbout_submit(o, data, len, false);
+		if (o->threaded)
+			pbout_wait(o);
 		return;
 	}
-	memcpy(o->stage + o->nstage, data, len);
+	memcpy(o->stage[o->cur] + o->nstage, data, len);
 	o->nstage += len;
 }
 
@@ -243,24 +314,47 @@ static void pbout_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
  */
 #define PPROF_GZIP_LEVEL 5
 
-/* @msg packed into *@buf (malloc'd), gzip'd unless @bare. 0, -ENOMEM, -EIO. */
-static int pack_out(const ProtobufCMessage *msg, bool bare, uint8_t **buf, size_t *len)
+/*
+ * @msg packed into *@buf (malloc'd), gzip'd unless @bare, deflated on a
+ * second thread when @threaded (and one can be started). 0, -ENOMEM, -EIO.
+ */
+static int pack_out(const ProtobufCMessage *msg, bool bare, bool threaded, uint8_t **buf,
+		    size_t *len)
 {
 	struct pbout *o = calloc(1, sizeof(*o));
-	int ret;
+	int ret = 0;
 
 	if (!o)
 		return -ENOMEM;
 	o->base.append = pbout_append;
 	o->gz = !bare;
+	o->stage[0] = malloc(PBOUT_STAGE);
+	o->stage[1] = malloc(PBOUT_STAGE);
+	if (!o->stage[0] || !o->stage[1])
+		ret = -ENOMEM;
 	/* 16 + 15: a gzip wrapper, as pprof and every fleet store expect */
-	if (o->gz && deflateInit2(&o->z, PPROF_GZIP_LEVEL, Z_DEFLATED, 16 + 15, 8,
-				  Z_DEFAULT_STRATEGY) != Z_OK) {
+	else if (o->gz && deflateInit2(&o->z, PPROF_GZIP_LEVEL, Z_DEFLATED, 16 + 15, 8,
+				       Z_DEFAULT_STRATEGY) != Z_OK)
+		ret = -EIO;
+	if (ret) {
+		free(o->stage[0]);
+		free(o->stage[1]);
 		free(o);
-		return -EIO;
+		return ret;
+	}
+	if (threaded && o->gz) {
+		pthread_mutex_init(&o->mu, NULL);
+		pthread_cond_init(&o->cv, NULL);
+		/* no thread to be had: deflate here */
+		o->threaded = !pthread_create(&o->thr, NULL, pbout_worker, o);
 	}
 	protobuf_c_message_pack_to_buffer(msg, &o->base);
-	pbout_put(o, o->stage, o->nstage, true);
+	pbout_flush(o, true);
+	if (o->threaded) {
+		pthread_join(o->thr, NULL);
+		pthread_mutex_destroy(&o->mu);
+		pthread_cond_destroy(&o->cv);
+	}
 	if (o->gz)
 		deflateEnd(&o->z);
 	ret = o->err;
@@ -272,6 +366,8 @@ static int pack_out(const ProtobufCMessage *msg, bool bare, uint8_t **buf, size_
 		*buf = o->buf;
 		*len = o->len;
 	}
+	free(o->stage[0]);
+	free(o->stage[1]);
 	free(o);
 	return ret;
 }
@@ -661,7 +757,7 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	prof.n_string_table = st.n;
 	prof.string_table = st.v;
 
-	ret = pack_out(&prof.base, o && o->no_gzip, buf, len);
+	ret = pack_out(&prof.base, o && o->no_gzip, o && o->threaded, buf, len);
 out:
 	free(maps);
 	free(mapp);

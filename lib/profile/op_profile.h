@@ -228,6 +228,11 @@ uint64_t op_profile_loc_addr(const struct op_profile *p, const struct op_profile
 
 struct op_pprof_opts {
 	bool no_gzip; /* the bare protobuf (tests; pprof wants it gzip'd) */
+	/*
+	 * deflate on a second thread while protobuf-c packs (opexport: the two
+	 * overlap on a multi-core machine); the daemon's plugins encode on one
+	 */
+	bool threaded;
 };
 
 /*
