@@ -16,9 +16,7 @@ D=$OP_BUILDDIR/core/oprofiled
 R=$OP_BUILDDIR/tools/opreport/opreport
 X=$OP_BUILDDIR/tools/opexport
 CG=$OP_BUILDDIR/tests/integration/cg_tree
-PROTO=$OP_SRCDIR/lib/profile/profile.proto
 W=$OP_BUILDDIR/tests/opexport_ctx.tmp
-PPROF=$OP_BUILDDIR/tests/pprof
 if [ ! -x "$D" ] || [ ! -x "$X" ]; then
 	echo "opexport_ctx: SKIP: $D or $X is not built (configure found no libbfd, protobuf-c or zlib)"
 	exit 77
@@ -35,17 +33,11 @@ fail=0 npass=0
 ok() { npass=$((npass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
-# upstream pprof, built offline as opexport.sh builds it (kept in the build tree)
-if [ ! -x "$PPROF" ]; then
-	if ! command -v go >/dev/null 2>&1 || [ ! -d /usr/share/gocode/src/github.com/google/pprof ]; then
-		echo "opexport_ctx: SKIP: no Go toolchain or pprof sources (Debian golang-go and"
-		echo "golang-github-google-pprof-dev, which tools/install-deps.sh installs)"
-		exit 77
-	fi
-	GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$OP_BUILDDIR/tests/gocache HOME=$W \
-		go build -o "$PPROF.$$" github.com/google/pprof >"$W/go.log" 2>&1 && mv "$PPROF.$$" "$PPROF" ||
-		{ echo "opexport_ctx: building pprof failed:"; cat "$W/go.log"; exit 1; }
-fi
+# upstream pprof, built offline where opexport.sh and the network tests keep it
+B=$OP_BUILDDIR S=$OP_SRCDIR
+# shellcheck source=tests/integration/net_util.sh
+. "$OP_SRCDIR/tests/integration/net_util.sh"
+net_pprof || exit 1
 pp() { HOME=$W "$PPROF" "$@"; }
 
 profile() { # $1 = session dir, $2 = daemon options; two cg_tree processes at once

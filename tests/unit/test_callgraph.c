@@ -714,12 +714,39 @@ static void test_table_args(void **state)
 }
 
 /* a daemon restarted on the same session (--append) continues the table */
+/*
+ * a daemon started again on the session of @f (its plugin state gone, the
+ * table on disk): @args, the same images, one sample of @chain seen with @t
+ */
+static void fx_reopen_sample(struct fx *f, const char *args, const struct op_trans_view *t,
+			     const uint64_t *chain, uint32_t n)
+{
+	struct mock_host *mh2 = mock_host_new();
+	struct op_perf_sample s = { .size = sizeof(s),
+				    .cpumode = OP_CPUMODE_USER,
+				    .pid = 42,
+				    .nr_callchain = n,
+				    .callchain = chain };
+	const struct mock_reg_escape *e;
+
+	mh2->map_pc_fn = fx_map;
+	memcpy(mh2->mappings, f->mh->mappings, sizeof(mh2->mappings));
+	mh2->nr_mappings = f->mh->nr_mappings;
+	assert_int_equal(mh2->host.cookie_intern(mock_host_ctx(mh2), "/usr/bin/app", false), f->app);
+	mock_host_set_session_dir(mh2, f->dir);
+	assert_int_equal(mock_host_init(mh2, &oprofile_ext_v1, args), 0);
+	e = mock_host_escape(mh2, "callgraph-chain");
+	assert_int_equal(mh2->hooks[0].desc.on_sample(mh2->hooks[0].priv, &s, mock_host_emitter(mh2)),
+			 0);
+	assert_int_equal(e->desc.handler(e->priv, t, mh2->emits[0].args, mh2->emits[0].nargs), 0);
+	mock_host_free(mh2);
+}
+
 static void test_stack_table_reopen(void **state)
 {
 	struct fx *f = fx_new("depth=4", true);
 	const uint64_t a[] = { OP_CONTEXT_USER, APP_START + 0x20, APP_START + 0x10 };
 	struct op_trans_view t = fx_view(f, f->app, 0);
-	struct mock_host *mh2;
 	struct tab tb;
 
 	(void)state;
@@ -727,29 +754,7 @@ static void test_stack_table_reopen(void **state)
 	assert_int_equal(fx_trans(f, &t), 0);
 	mock_host_deinit(f->mh);
 
-	mh2 = mock_host_new();
-	mh2->map_pc_fn = fx_map;
-	memcpy(mh2->mappings, f->mh->mappings, sizeof(mh2->mappings));
-	mh2->nr_mappings = f->mh->nr_mappings;
-	assert_int_equal(mh2->host.cookie_intern(mock_host_ctx(mh2), "/usr/bin/app", false), f->app);
-	mock_host_set_session_dir(mh2, f->dir);
-	assert_int_equal(mock_host_init(mh2, &oprofile_ext_v1, "depth=4"), 0);
-	{
-		struct op_perf_sample s = { .size = sizeof(s),
-					    .cpumode = OP_CPUMODE_USER,
-					    .pid = 42,
-					    .nr_callchain = 3,
-					    .callchain = a };
-		const struct mock_reg_escape *e = mock_host_escape(mh2, "callgraph-chain");
-
-		assert_int_equal(mh2->hooks[0].desc.on_sample(mh2->hooks[0].priv, &s,
-							      mock_host_emitter(mh2)),
-				 0);
-		assert_int_equal(e->desc.handler(e->priv, &t, mh2->emits[0].args,
-						 mh2->emits[0].nargs),
-				 0);
-	}
-	mock_host_free(mh2);
+	fx_reopen_sample(f, "depth=4", &t, a, 3);
 	tab_open(f, &tb);
 	assert_int_equal(tb.h->stacks_used, 1);
 	assert_int_equal(tb.h->images_used, 1); /* the image was found again, not added twice */
@@ -770,7 +775,6 @@ static void test_stack_context(void **state)
 	const uint64_t a[] = { OP_CONTEXT_USER, APP_START + 0x20, APP_START + 0x10 };
 	struct op_trans_view t = fx_view(f, f->app, 0);
 	const struct cgs_node *s, *fr[CGS_MAX_DEPTH + 1], *root;
-	struct mock_host *mh2;
 	char path[256];
 	uint32_t two = CGS_VERSION2;
 	struct tab tb;
@@ -818,29 +822,7 @@ static void test_stack_context(void **state)
 	assert_int_equal(pwrite(fd, &two, sizeof(two), offsetof(struct cgs_header2, version)),
 			 sizeof(two));
 	close(fd);
-	mh2 = mock_host_new();
-	mh2->map_pc_fn = fx_map;
-	memcpy(mh2->mappings, f->mh->mappings, sizeof(mh2->mappings));
-	mh2->nr_mappings = f->mh->nr_mappings;
-	assert_int_equal(mh2->host.cookie_intern(mock_host_ctx(mh2), "/usr/bin/app", false), f->app);
-	mock_host_set_session_dir(mh2, f->dir);
-	assert_int_equal(mock_host_init(mh2, &oprofile_ext_v1, "depth=4,context=thread"), 0);
-	{
-		struct op_perf_sample ps = { .size = sizeof(ps),
-					     .cpumode = OP_CPUMODE_USER,
-					     .pid = 42,
-					     .nr_callchain = 3,
-					     .callchain = a };
-		const struct mock_reg_escape *e = mock_host_escape(mh2, "callgraph-chain");
-
-		assert_int_equal(mh2->hooks[0].desc.on_sample(mh2->hooks[0].priv, &ps,
-							      mock_host_emitter(mh2)),
-				 0);
-		assert_int_equal(e->desc.handler(e->priv, &t, mh2->emits[0].args,
-						 mh2->emits[0].nargs),
-				 0);
-	}
-	mock_host_free(mh2);
+	fx_reopen_sample(f, "depth=4,context=thread", &t, a, 3);
 	tab_open(f, &tb); /* version 3 again */
 	assert_int_equal(tb.h->stacks_used, 3);
 	/* the new stack's context: thread 42/44, no cpu */
