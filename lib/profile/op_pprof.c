@@ -314,12 +314,61 @@ static void pbout_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
  */
 #define PPROF_GZIP_LEVEL 5
 
+/* @m packed whole (protobuf-c) into @o's stream, through the scratch buffer *@tmp */
+static void pack_part(const ProtobufCMessage *m, struct pbout *o, uint8_t **tmp, size_t *cap)
+{
+	size_t n = protobuf_c_message_get_packed_size(m);
+
+	if (n > *cap) {
+		uint8_t *t = realloc(*tmp, n);
+
+		if (!t) {
+			o->err = -ENOMEM;
+			return;
+		}
+		*tmp = t;
+		*cap = n;
+	}
+	if (protobuf_c_message_pack(m, *tmp) != n) {
+		o->err = -EIO;
+		return;
+	}
+	pbout_append(&o->base, n, *tmp);
+}
+
+#define PACK_CHUNK 4096u /* samples per packed piece */
+
+/*
+ * @p into @o's stream in pieces, each a Profile message packed whole by
+ * protobuf-c: everything but the samples, then the samples PACK_CHUNK at a
+ * time. A message's repeated fields may come in any number of pieces, so
+ * the concatenation is the profile. (pack_to_buffer of the whole, one call
+ * per field, took 40 % longer.)
+ */
+static void pack_profile(const PProfile *p, struct pbout *o)
+{
+	PProfile part = *p;
+	uint8_t *tmp = NULL;
+	size_t cap = 0;
+
+	part.n_sample = 0;
+	part.sample = NULL;
+	pack_part(&part.base, o, &tmp, &cap);
+	for (size_t i = 0; i < p->n_sample && !o->err; i += PACK_CHUNK) {
+		PProfile c = PERFTOOLS__PROFILES__PROFILE__INIT;
+
+		c.n_sample = p->n_sample - i < PACK_CHUNK ? p->n_sample - i : PACK_CHUNK;
+		c.sample = p->sample + i;
+		pack_part(&c.base, o, &tmp, &cap);
+	}
+	free(tmp);
+}
+
 /*
  * @msg packed into *@buf (malloc'd), gzip'd unless @bare, deflated on a
  * second thread when @threaded (and one can be started). 0, -ENOMEM, -EIO.
  */
-static int pack_out(const ProtobufCMessage *msg, bool bare, bool threaded, uint8_t **buf,
-		    size_t *len)
+static int pack_out(const PProfile *msg, bool bare, bool threaded, uint8_t **buf, size_t *len)
 {
 	struct pbout *o = calloc(1, sizeof(*o));
 	int ret = 0;
@@ -348,7 +397,7 @@ static int pack_out(const ProtobufCMessage *msg, bool bare, bool threaded, uint8
 		/* no thread to be had: deflate here */
 		o->threaded = !pthread_create(&o->thr, NULL, pbout_worker, o);
 	}
-	protobuf_c_message_pack_to_buffer(msg, &o->base);
+	pack_profile(msg, o);
 	pbout_flush(o, true);
 	if (o->threaded) {
 		pthread_join(o->thr, NULL);
@@ -757,7 +806,7 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	prof.n_string_table = st.n;
 	prof.string_table = st.v;
 
-	ret = pack_out(&prof.base, o && o->no_gzip, o && o->threaded, buf, len);
+	ret = pack_out(&prof, o && o->no_gzip, o && o->threaded, buf, len);
 out:
 	free(maps);
 	free(mapp);
