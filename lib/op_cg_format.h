@@ -43,10 +43,11 @@
  * context nodes (image = CGS_CTX_IMAGE | (cpu + 1), key = (uint32_t)tgid |
  * (uint64_t)(uint32_t)tid << 32, count 0), and the stack's frames hang
  * under those. A field that was not recorded is -1 (cpu: image low bits 0);
- * the plugin records only what the daemon's --separate keeps apart in the
- * flat sample files (thread: tgid and tid, cpu: cpu), so a session without
- * such a split writes no context node and its tree is as compact as version
- * 2's. Layout and header are version 2's; a version 2 table is continued as
+ * the plugin records what its context= argument names, which is to be what
+ * the daemon's --separate keeps apart in the flat sample files (thread:
+ * tgid and tid, cpu: cpu; operf passes both), and readers use only what the
+ * flat files split too. Without it no context node is written and the tree
+ * is as compact as version 2's. Layout and header are version 2's; a version 2 table is continued as
  * version 3 in place (--append), so its stacks stay.
  *
  * Version 1 (struct cgs_header, cgs_stack, cgs_frame below) held a fixed

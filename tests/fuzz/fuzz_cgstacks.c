@@ -10,7 +10,8 @@
  *   protoc-c --c_out=. -Ilib/profile lib/profile/profile.proto
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DOP_LIBFUZZER -D_GNU_SOURCE -I. \
  *     -Ilib -Ilib/profile lib/op_cg_read.c lib/op_mangle.c lib/odb.c lib/op_ksyms.c \
- *     lib/op_buildid.c lib/op_header.c lib/profile/op_profile.c lib/profile/op_profile_load.c \
+ *     lib/op_buildid.c lib/op_header.c lib/op_cgroups.c lib/profile/op_profile.c \
+ *     lib/profile/op_profile_load.c \
  *     lib/profile/op_pprof.c profile.pb-c.c tests/fuzz/fuzz_cgstacks.c \
  *     -lprotobuf-c -lz -o fuzz_cgstacks
  * Otherwise a TAP regression runner over tests/fuzz/corpus/cgstacks (make check).
