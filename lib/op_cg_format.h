@@ -46,9 +46,10 @@
  * the plugin records what its context= argument names, which is to be what
  * the daemon's --separate keeps apart in the flat sample files (thread:
  * tgid and tid, cpu: cpu; operf passes both), and readers use only what the
- * flat files split too. Without it no context node is written and the tree
- * is as compact as version 2's. Layout and header are version 2's; a version 2 table is continued as
- * version 3 in place (--append), so its stacks stay.
+ * flat files split too. Without it no context node is written and the
+ * table stays version 2 (older readers read it). Layout and header are
+ * version 2's: a version 2 table continued (--append) with a context
+ * becomes version 3 in place, its stacks kept.
  *
  * Version 1 (struct cgs_header, cgs_stack, cgs_frame below) held a fixed
  * hash table of stacks with their frames in a pool; opreport still reads it.
@@ -59,8 +60,8 @@
 #include <stdint.h>
 
 #define CGS_MAGIC "OPCGSTK" /* 8 bytes with the NUL */
-#define CGS_VERSION 3u      /* what the plugin writes */
-#define CGS_VERSION2 2u     /* still read (and continued as version 3) */
+#define CGS_VERSION 3u      /* what the plugin writes when stacks have a context */
+#define CGS_VERSION2 2u     /* what it writes without (and continues as version 3) */
 #define CGS_VERSION1 1u     /* still read */
 #define CGS_MAX_DEPTH 255u  /* frames of one stack a reader accepts */
 

@@ -671,7 +671,8 @@ static void cg_stacks_open(struct cg_state *st)
 			goto out_err;
 		cg_table_point(st, m, len);
 		h = st->hdr;
-		h->version = CGS_VERSION;
+		/* version 2 while no stack has a context: older readers still read it */
+		h->version = st->ctx_thread || st->ctx_cpu ? CGS_VERSION : CGS_VERSION2;
 		h->header_size = sizeof(*h);
 		h->images_max = CG_IMAGES_MAX;
 		h->strings_size = CG_STRINGS_SIZE;
@@ -691,8 +692,9 @@ static void cg_stacks_open(struct cg_state *st)
 		st->strings_used = hc.strings_used;
 		st->stacks_used = hc.stacks_used;
 		st->hdr->budget = st->budget;
-		/* a version 2 table goes on as version 3: its nodes mean the same */
-		st->hdr->version = CGS_VERSION;
+		/* a version 2 table goes on as version 3 once stacks get a context */
+		if (st->ctx_thread || st->ctx_cpu)
+			st->hdr->version = CGS_VERSION;
 		cg_relearn_images(st);
 	}
 	st->nodes_off = l.nodes_off;
