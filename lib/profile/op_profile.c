@@ -50,14 +50,16 @@ static uint32_t *ph_find(struct ph *t, uint64_t h, bool (*eq)(const void *arg, u
 	return &t->slot[i];
 }
 
-/* room for one more id; @rehash(@arg, id) gives each id's hash again. 0 or -ENOMEM. */
-static int ph_reserve(struct ph *t, uint64_t (*rehash)(const void *arg, uint32_t id),
-		      const void *arg)
+/* room for @more more ids; @rehash(@arg, id) gives each id's hash again. 0 or -ENOMEM. */
+static int ph_reserve_n(struct ph *t, size_t more, uint64_t (*rehash)(const void *arg, uint32_t id),
+			const void *arg)
 {
 	uint32_t *old = t->slot;
-	size_t ocap = t->cap, ncap = t->cap ? t->cap * 2 : 1024;
+	size_t ocap = t->cap, ncap = t->cap ? t->cap : 1024;
 
-	if (t->cap && (t->n + 1) * 4 < t->cap * 3)
+	while ((t->n + more) * 4 >= ncap * 3)
+		ncap *= 2;
+	if (ncap == t->cap)
 		return 0;
 	t->slot = calloc(ncap, sizeof(*t->slot));
 	if (!t->slot) {
@@ -77,6 +79,12 @@ static int ph_reserve(struct ph *t, uint64_t (*rehash)(const void *arg, uint32_t
 	}
 	free(old);
 	return 0;
+}
+
+static int ph_reserve(struct ph *t, uint64_t (*rehash)(const void *arg, uint32_t id),
+		      const void *arg)
+{
+	return ph_reserve_n(t, 1, rehash, arg);
 }
 
 static void *op_grow(void *v, size_t *cap, size_t need, size_t size)
@@ -662,6 +670,11 @@ int op_profile_finish(struct op_profile *p)
 			e->count += s->count;
 		}
 	}
+	/* the flat samples' room at once, not a doubling at a time */
+	if (ph_reserve_n(&pv->samples, pv->nflat, sample_rehash, p) ||
+	    OP_GROW(p->samples, p->capsamples, p->nsamples + pv->nflat) ||
+	    OP_GROW(p->locpool, p->cappool, p->npool + pv->nflat))
+		ret = -ENOMEM;
 	for (size_t i = 0; i < pv->nflat && !ret; i++) {
 		struct op_profile_flat *f = &pv->flat[i];
 		uint64_t c = f->count;
