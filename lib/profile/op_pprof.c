@@ -396,6 +396,10 @@ static int pack_out(const PProfile *msg, bool bare, bool threaded, uint8_t **buf
 		pthread_cond_init(&o->cv, NULL);
 		/* no thread to be had: deflate here */
 		o->threaded = !pthread_create(&o->thr, NULL, pbout_worker, o);
+		if (!o->threaded) {
+			pthread_mutex_destroy(&o->mu);
+			pthread_cond_destroy(&o->cv);
+		}
 	}
 	pack_profile(msg, o);
 	pbout_flush(o, true);
