@@ -165,6 +165,9 @@ void op_profile_kernel_start(struct op_profile *p, int fd)
 		line[strcspn(line, "\n")] = '\0';
 		if (!op_ksyms_parse_line(line, &k))
 			op_ksyms_text_add(&t, &k);
+		/* _text is the start whatever follows (the third line of 122,000) */
+		if (t.has_text)
+			break;
 	}
 	fclose(f);
 	if (!op_ksyms_text_start(&t, &p->kernel_start))
