@@ -233,6 +233,21 @@ out:
 	return ret;
 }
 
+/* name_locations as op_pprof_opts.name_fn: on the encoder's thread of its own */
+struct namer_args {
+	struct op_profile *prof;
+	struct rpt_profile *rp;
+	struct rpt_opts *ro;
+	const struct xopts *x;
+};
+
+static int name_locations_cb(void *arg)
+{
+	struct namer_args *a = arg;
+
+	return name_locations(a->prof, a->rp, a->ro, a->x);
+}
+
 /* ------------------------------------------------------------ speedscope */
 
 static const char *base_of(const char *path)
@@ -389,18 +404,25 @@ static int export(const struct xopts *x, struct rpt_profile *rp, struct rpt_opts
 		goto out;
 	}
 	ret = load(prof, rp, ro);
-	if (!ret)
-		ret = name_locations(prof, rp, ro, x);
 	if (ret)
 		goto out;
 	if (x->fmt == XF_PPROF) {
-		/* deflate beside the packing: two cores finish sooner */
-		const struct op_pprof_opts po = { .threaded = true };
+		/*
+		 * the symbols are loaded while the samples are packed, and deflate
+		 * runs beside the packing: on several cores the three overlap
+		 */
+		struct namer_args na = { prof, rp, ro, x };
+		const struct op_pprof_opts po = { .threaded = true,
+						  .name_fn = name_locations_cb,
+						  .name_arg = &na };
 
 		ret = op_pprof_encode(prof, &po, &buf, &len);
 		if (!ret)
 			ret = write_out(x, buf, len, &out);
 	} else {
+		ret = name_locations(prof, rp, ro, x);
+		if (ret)
+			goto out;
 		ret = write_out(x, NULL, 0, &out);
 		if (!ret)
 			ret = write_speedscope(out, prof, rp->samples_dir);

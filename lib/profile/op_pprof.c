@@ -181,6 +181,8 @@ struct pbout {
 	const uint8_t *job;
 	size_t job_len;
 	bool job_fin;
+	uint8_t *tmp; /* pack_part's scratch */
+	size_t tmpcap;
 };
 
 static int pbout_room(struct pbout *o, size_t more)
@@ -314,82 +316,73 @@ static void pbout_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
  */
 #define PPROF_GZIP_LEVEL 5
 
-/* @m packed whole (protobuf-c) into @o's stream, through the scratch buffer *@tmp */
-static void pack_part(const ProtobufCMessage *m, struct pbout *o, uint8_t **tmp, size_t *cap)
+/* @m packed whole (protobuf-c) into @o's stream, through @o's scratch buffer */
+static void pack_part(const ProtobufCMessage *m, struct pbout *o)
 {
 	size_t n = protobuf_c_message_get_packed_size(m);
 
-	if (n > *cap) {
-		uint8_t *t = realloc(*tmp, n);
+	if (o->err)
+		return;
+	if (n > o->tmpcap) {
+		uint8_t *t = realloc(o->tmp, n);
 
 		if (!t) {
 			o->err = -ENOMEM;
 			return;
 		}
-		*tmp = t;
-		*cap = n;
+		o->tmp = t;
+		o->tmpcap = n;
 	}
-	if (protobuf_c_message_pack(m, *tmp) != n) {
+	if (protobuf_c_message_pack(m, o->tmp) != n) {
 		o->err = -EIO;
 		return;
 	}
-	pbout_append(&o->base, n, *tmp);
+	pbout_append(&o->base, n, o->tmp);
 }
 
 #define PACK_CHUNK 4096u /* samples per packed piece */
 
 /*
- * @p into @o's stream in pieces, each a Profile message packed whole by
- * protobuf-c: everything but the samples, then the samples PACK_CHUNK at a
- * time. A message's repeated fields may come in any number of pieces, so
- * the concatenation is the profile. (pack_to_buffer of the whole, one call
- * per field, took 40 % longer.)
+ * The samples @v[0..@n) into @o's stream, PACK_CHUNK to a Profile message
+ * packed whole by protobuf-c. A message's fields may come in any order and
+ * its repeated fields in any number of pieces, so the samples, then a
+ * message of everything else, are the profile. (pack_to_buffer of the
+ * whole, one call per field, took 40 % longer.)
  */
-static void pack_profile(const PProfile *p, struct pbout *o)
+static void pack_samples(PSample **v, size_t n, struct pbout *o)
 {
-	PProfile part = *p;
-	uint8_t *tmp = NULL;
-	size_t cap = 0;
-
-	part.n_sample = 0;
-	part.sample = NULL;
-	pack_part(&part.base, o, &tmp, &cap);
-	for (size_t i = 0; i < p->n_sample && !o->err; i += PACK_CHUNK) {
+	for (size_t i = 0; i < n && !o->err; i += PACK_CHUNK) {
 		PProfile c = PERFTOOLS__PROFILES__PROFILE__INIT;
 
-		c.n_sample = p->n_sample - i < PACK_CHUNK ? p->n_sample - i : PACK_CHUNK;
-		c.sample = p->sample + i;
-		pack_part(&c.base, o, &tmp, &cap);
+		c.n_sample = n - i < PACK_CHUNK ? n - i : PACK_CHUNK;
+		c.sample = v + i;
+		pack_part(&c.base, o);
 	}
-	free(tmp);
 }
 
 /*
- * @msg packed into *@buf (malloc'd), gzip'd unless @bare, deflated on a
- * second thread when @threaded (and one can be started). 0, -ENOMEM, -EIO.
+ * A stream for a packed profile, gzip'd unless @bare, deflated on a second
+ * thread when @threaded (and one can be started). NULL on ENOMEM or a zlib
+ * failure (*@err says which).
  */
-static int pack_out(const PProfile *msg, bool bare, bool threaded, uint8_t **buf, size_t *len)
+static struct pbout *pbout_open(bool bare, bool threaded, int *err)
 {
 	struct pbout *o = calloc(1, sizeof(*o));
-	int ret = 0;
 
+	*err = -ENOMEM;
 	if (!o)
-		return -ENOMEM;
+		return NULL;
 	o->base.append = pbout_append;
 	o->gz = !bare;
 	o->stage[0] = malloc(PBOUT_STAGE);
 	o->stage[1] = malloc(PBOUT_STAGE);
 	if (!o->stage[0] || !o->stage[1])
-		ret = -ENOMEM;
+		goto fail;
 	/* 16 + 15: a gzip wrapper, as pprof and every fleet store expect */
-	else if (o->gz && deflateInit2(&o->z, PPROF_GZIP_LEVEL, Z_DEFLATED, 16 + 15, 8,
-				       Z_DEFAULT_STRATEGY) != Z_OK)
-		ret = -EIO;
-	if (ret) {
-		free(o->stage[0]);
-		free(o->stage[1]);
-		free(o);
-		return ret;
+	if (o->gz && deflateInit2(&o->z, PPROF_GZIP_LEVEL, Z_DEFLATED, 16 + 15, 8,
+				  Z_DEFAULT_STRATEGY) != Z_OK) {
+		*err = -EIO;
+		goto fail;
 	}
 	if (threaded && o->gz) {
 		pthread_mutex_init(&o->mu, NULL);
@@ -401,7 +394,20 @@ static int pack_out(const PProfile *msg, bool bare, bool threaded, uint8_t **buf
 			pthread_cond_destroy(&o->cv);
 		}
 	}
-	pack_profile(msg, o);
+	return o;
+fail:
+	free(o->stage[0]);
+	free(o->stage[1]);
+	free(o);
+	return NULL;
+}
+
+/*
+ * The end of @o's stream (freed): the bytes in *@buf (malloc'd), *@len of
+ * them, unless @ret or the stream failed. 0, @ret, -ENOMEM, -EIO.
+ */
+static int pbout_close(struct pbout *o, int ret, uint8_t **buf, size_t *len)
+{
 	pbout_flush(o, true);
 	if (o->threaded) {
 		pthread_join(o->thr, NULL);
@@ -410,7 +416,8 @@ static int pack_out(const PProfile *msg, bool bare, bool threaded, uint8_t **buf
 	}
 	if (o->gz)
 		deflateEnd(&o->z);
-	ret = o->err;
+	if (!ret)
+		ret = o->err;
 	if (!ret && !o->len && pbout_room(o, 1)) /* an empty message: still a buffer */
 		ret = -ENOMEM;
 	if (ret) {
@@ -421,6 +428,7 @@ static int pack_out(const PProfile *msg, bool bare, bool threaded, uint8_t **buf
 	}
 	free(o->stage[0]);
 	free(o->stage[1]);
+	free(o->tmp);
 	free(o);
 	return ret;
 }
@@ -590,6 +598,22 @@ static int sample_labels(struct labtab *lt, struct strtab *st, const struct op_p
 	return 0;
 }
 
+/* the locations named on a thread of their own (op_pprof_opts.name_fn) */
+struct namer {
+	int (*fn)(void *arg);
+	void *arg;
+	int ret;
+	pthread_t thr;
+};
+
+static void *namer_run(void *arg)
+{
+	struct namer *n = arg;
+
+	n->ret = n->fn(n->arg);
+	return NULL;
+}
+
 int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, uint8_t **buf,
 		    size_t *len)
 {
@@ -609,6 +633,9 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	uint64_t *locids = NULL;
 	int64_t *values = NULL;
 	size_t nlab_per = 0, nlab = 0, nruns = 0;
+	struct namer namer = { 0 };
+	struct pbout *out = NULL;
+	bool named = false;
 	char evname[80];
 	const char *unit;
 	int ret = -ENOMEM;
@@ -664,37 +691,6 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	/* pprof takes the first mapping for the profile's main binary: the busiest program */
 	for (uint32_t i = 0, next = 2; i < p->nmaps; i++)
 		newmap[i + 1] = i + 1 == newmap[0] ? 1 : next++;
-	for (size_t i = 0; i < p->nmaps; i++) {
-		const struct op_profile_mapping *m = &p->maps[i];
-		PMapping *pm = &maps[newmap[i + 1] - 1];
-		char hex[sizeof(m->build_id)];
-
-		*pm = (PMapping)PERFTOOLS__PROFILES__MAPPING__INIT;
-		pm->id = newmap[i + 1];
-		if (m->have_text) {
-			pm->memory_start = m->text_vaddr;
-			pm->memory_limit = m->text_vaddr + m->text_size;
-			pm->file_offset = m->text_off;
-		} else if (m->kind == OP_IMAGE_ANON) {
-			pm->memory_start = m->anon_start;
-			pm->memory_limit = m->anon_end + 1;
-		} else {
-			pm->memory_start = m->is_kernel ? p->kernel_start : 0;
-			pm->memory_limit = pm->memory_start + m->max_key + 1;
-		}
-		pm->filename = str_intern(&st, m->path, false);
-		hex_buildid(m->build_id, hex, sizeof(hex));
-		pm->build_id = str_intern(&st, hex, true);
-		pm->has_functions = m->has_functions;
-		pm->has_filenames = m->has_lines;
-		pm->has_line_numbers = m->has_lines;
-		if (pm->filename < 0 || pm->build_id < 0)
-			goto out;
-		mapp[pm->id - 1] = pm;
-	}
-	prof.n_mapping = p->nmaps;
-	prof.mapping = mapp;
-
 	/* locations at ELF virtual addresses; a named one has one line */
 	locs = calloc(p->nlocs + 1, sizeof(*locs));
 	locp = calloc(p->nlocs + 1, sizeof(*locp));
@@ -720,40 +716,6 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 		qsort_r(locorder, p->nlocs, sizeof(*locorder), loc_order, (void *)p);
 	for (size_t r = 0; r < p->nlocs; r++)
 		newid[locorder[r] + 1] = (uint32_t)r + 1;
-	for (size_t r = 0; r < p->nlocs; r++) {
-		const size_t i = r;
-		const struct op_profile_loc *l = &p->locs[locorder[r]];
-		PLocation *pl = &locs[i];
-
-		*pl = (PLocation)PERFTOOLS__PROFILES__LOCATION__INIT;
-		pl->id = i + 1;
-		pl->mapping_id = newmap[l->mapping];
-		pl->address = op_profile_loc_addr(p, l);
-		if (l->func) {
-			int64_t name = str_intern(&st, l->func, false);
-			int64_t file = str_intern(&st, l->file, false);
-
-			if (name < 0 || file < 0)
-				goto out;
-			lines[i] = (PLine)PERFTOOLS__PROFILES__LINE__INIT;
-			lines[i].function_id = fn_id(&ft, name, file);
-			lines[i].line = l->line;
-			linep[i] = &lines[i];
-			pl->n_line = 1;
-			pl->line = &linep[i];
-		}
-		locp[i] = pl;
-	}
-	prof.n_location = p->nlocs;
-	prof.location = locp;
-	fnp = calloc(ft.n + 1, sizeof(*fnp));
-	if (!fnp)
-		goto out;
-	for (size_t i = 0; i < ft.n; i++)
-		fnp[i] = &ft.v[i];
-	prof.n_function = ft.n;
-	prof.function = fnp;
-
 	/* samples: values samples and samples * period; labels per sample then --label pairs */
 	nlab_per = NLABEL_KEYS + p->nlabels;
 	samples = calloc(p->nsamples + 1, sizeof(*samples));
@@ -805,13 +767,102 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 		ps->label = ps->n_label ? &labelp[nlab] : NULL;
 		nlab += ps->n_label;
 	}
-	prof.n_sample = p->nsamples;
-	prof.sample = samplep;
+
+	/*
+	 * The samples first: they need no names, so the locations are named
+	 * (o->name_fn, libbfd in opexport) on a thread of their own meanwhile;
+	 * then everything else, in a message of its own
+	 */
+	out = pbout_open(o && o->no_gzip, o && o->threaded, &ret);
+	if (!out)
+		goto out;
+	if (o && o->name_fn) {
+		namer.fn = o->name_fn;
+		namer.arg = o->name_arg;
+		/* no thread to be had: named here, before */
+		named = !pthread_create(&namer.thr, NULL, namer_run, &namer);
+		if (!named)
+			namer_run(&namer);
+	}
+	pack_samples(samplep, p->nsamples, out);
+	if (named)
+		pthread_join(namer.thr, NULL);
+	ret = namer.ret;
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct op_profile_mapping *m = &p->maps[i];
+		PMapping *pm = &maps[newmap[i + 1] - 1];
+		char hex[sizeof(m->build_id)];
+
+		*pm = (PMapping)PERFTOOLS__PROFILES__MAPPING__INIT;
+		pm->id = newmap[i + 1];
+		if (m->have_text) {
+			pm->memory_start = m->text_vaddr;
+			pm->memory_limit = m->text_vaddr + m->text_size;
+			pm->file_offset = m->text_off;
+		} else if (m->kind == OP_IMAGE_ANON) {
+			pm->memory_start = m->anon_start;
+			pm->memory_limit = m->anon_end + 1;
+		} else {
+			pm->memory_start = m->is_kernel ? p->kernel_start : 0;
+			pm->memory_limit = pm->memory_start + m->max_key + 1;
+		}
+		pm->filename = str_intern(&st, m->path, false);
+		hex_buildid(m->build_id, hex, sizeof(hex));
+		pm->build_id = str_intern(&st, hex, true);
+		pm->has_functions = m->has_functions;
+		pm->has_filenames = m->has_lines;
+		pm->has_line_numbers = m->has_lines;
+		if (pm->filename < 0 || pm->build_id < 0)
+			goto out;
+		mapp[pm->id - 1] = pm;
+	}
+	prof.n_mapping = p->nmaps;
+	prof.mapping = mapp;
+
+	for (size_t r = 0; r < p->nlocs; r++) {
+		const size_t i = r;
+		const struct op_profile_loc *l = &p->locs[locorder[r]];
+		PLocation *pl = &locs[i];
+
+		*pl = (PLocation)PERFTOOLS__PROFILES__LOCATION__INIT;
+		pl->id = i + 1;
+		pl->mapping_id = newmap[l->mapping];
+		pl->address = op_profile_loc_addr(p, l);
+		if (l->func) {
+			int64_t name = str_intern(&st, l->func, false);
+			int64_t file = str_intern(&st, l->file, false);
+
+			if (name < 0 || file < 0)
+				goto out;
+			lines[i] = (PLine)PERFTOOLS__PROFILES__LINE__INIT;
+			lines[i].function_id = fn_id(&ft, name, file);
+			lines[i].line = l->line;
+			linep[i] = &lines[i];
+			pl->n_line = 1;
+			pl->line = &linep[i];
+		}
+		locp[i] = pl;
+	}
+	prof.n_location = p->nlocs;
+	prof.location = locp;
+	fnp = calloc(ft.n + 1, sizeof(*fnp));
+	if (!fnp)
+		goto out;
+	for (size_t i = 0; i < ft.n; i++)
+		fnp[i] = &ft.v[i];
+	prof.n_function = ft.n;
+	prof.function = fnp;
+
 	prof.n_string_table = st.n;
 	prof.string_table = st.v;
-
-	ret = pack_out(&prof, o && o->no_gzip, o && o->threaded, buf, len);
+	pack_part(&prof.base, out);
+	ret = 0;
 out:
+	if (out)
+		ret = pbout_close(out, ret, buf, len);
 	free(maps);
 	free(mapp);
 	free(locs);

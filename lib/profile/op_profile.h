@@ -233,6 +233,15 @@ struct op_pprof_opts {
 	 * overlap on a multi-core machine); the daemon's plugins encode on one
 	 */
 	bool threaded;
+	/*
+	 * NULL, or what names the locations (op_profile_name_loc), called with
+	 * @name_arg on a thread of its own while the samples are packed (they
+	 * need no names); meanwhile it may change nothing of the profile but
+	 * the locations' names and the mappings' has_functions/has_lines. Its
+	 * nonzero return (-errno) ends the encoding with it.
+	 */
+	int (*name_fn)(void *name_arg);
+	void *name_arg;
 };
 
 /*
