@@ -392,6 +392,52 @@ static void test_encode_threaded(void **state)
 	op_profile_free(p);
 }
 
+/* op_pprof_opts.name_fn: names the locations during the encoding; its failure ends it */
+static int namer_ok(void *arg)
+{
+	struct op_profile *p = arg;
+
+	return op_profile_name_loc(p, 1, "named_late", "late.c", 12);
+}
+
+static int namer_fails(void *arg)
+{
+	(void)arg;
+	return -ENOMEM;
+}
+
+static void test_encode_namer(void **state)
+{
+	struct op_profile *p = stack_profile();
+	struct op_pprof_opts o = { .no_gzip = true, .name_fn = namer_ok, .name_arg = p };
+	Perftools__Profiles__Profile *pp;
+	bool found = false;
+	uint8_t *raw = NULL;
+	size_t raw_len = 0;
+
+	(void)state;
+	assert_null(p->locs[0].func);
+	assert_int_equal(op_pprof_encode(p, &o, &raw, &raw_len), 0);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
+	assert_non_null(pp);
+	/* the name given meanwhile is the function's, and its mapping has functions */
+	for (size_t i = 0; i < pp->n_function; i++)
+		found |= !strcmp(pp->string_table[pp->function[i]->name], "named_late") &&
+			 !strcmp(pp->string_table[pp->function[i]->filename], "late.c");
+	assert_true(found);
+	assert_true(pp->mapping[0]->has_functions);
+	assert_int_equal(pp->n_sample, p->nsamples);
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	o.name_fn = namer_fails;
+	o.threaded = true;
+	o.no_gzip = false;
+	raw = NULL;
+	assert_int_equal(op_pprof_encode(p, &o, &raw, &raw_len), -ENOMEM);
+	assert_null(raw);
+	op_profile_free(p);
+}
+
 /* a hardware event: its own name with unit count, and the event's period */
 static void test_encode_event(void **state)
 {
@@ -742,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_encode_event),
 		cmocka_unit_test(test_encode_threaded),
+		cmocka_unit_test(test_encode_namer),
 		cmocka_unit_test_setup_teardown(test_load, sess_setup, sess_teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_labels, sess_setup, sess_teardown),
 	};
