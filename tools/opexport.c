@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -467,6 +468,13 @@ int main(int argc, char **argv)
 	char err[2048] = "", cwd[PATH_MAX];
 	int c, ret = 1;
 
+	/*
+	 * one malloc arena: the symbol loader's and deflate's threads would each
+	 * get their own, which took the peak RSS of a 24,000-file export from
+	 * 240 to 280 MB; while the loader allocates, the packer and deflate
+	 * hardly do, so they seldom wait for the arena
+	 */
+	mallopt(M_ARENA_MAX, 1);
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = 0;
 	while ((c = getopt_long(argc, argv, "o:gp:R:D:h?", longopts, NULL)) != -1) {
