@@ -197,15 +197,33 @@ static const char *pstr(const Perftools__Profiles__Profile *pp, int64_t i)
 	return pp->string_table[i];
 }
 
+/* @gz (@gz_len bytes) is a gzip stream of exactly the @raw_len bytes at @raw */
+static void assert_gunzips_to(const uint8_t *gz, size_t gz_len, const uint8_t *raw, size_t raw_len)
+{
+	uint8_t *back = malloc(raw_len + 1);
+	z_stream z = { 0 };
+
+	assert_true(gz_len > 18 && gz[0] == 0x1f && gz[1] == 0x8b);
+	assert_non_null(back);
+	assert_int_equal(inflateInit2(&z, 16 + 15), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)gz_len;
+	z.next_out = back;
+	z.avail_out = (uInt)raw_len + 1;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(z.total_out, raw_len);
+	inflateEnd(&z);
+	assert_memory_equal(back, raw, raw_len);
+	free(back);
+}
+
 static void test_encode(void **state)
 {
 	struct op_profile *p = stack_profile();
 	const struct op_pprof_opts raw_opts = { .no_gzip = true };
 	Perftools__Profiles__Profile *pp;
-	uint8_t *raw, *gz, *back;
+	uint8_t *raw, *gz;
 	size_t raw_len, gz_len;
-	uLongf back_len;
-	z_stream z = { 0 };
 	uint64_t total = 0;
 
 	(void)state;
@@ -298,20 +316,7 @@ static void test_encode(void **state)
 
 	/* the default output is the same bytes in a gzip wrapper */
 	assert_int_equal(op_pprof_encode(p, NULL, &gz, &gz_len), 0);
-	assert_true(gz_len > 18 && gz[0] == 0x1f && gz[1] == 0x8b);
-	back = malloc(raw_len + 1);
-	assert_non_null(back);
-	assert_int_equal(inflateInit2(&z, 16 + 15), Z_OK);
-	z.next_in = gz;
-	z.avail_in = (uInt)gz_len;
-	z.next_out = back;
-	z.avail_out = (uInt)raw_len + 1;
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	back_len = z.total_out;
-	inflateEnd(&z);
-	assert_int_equal(back_len, raw_len);
-	assert_memory_equal(back, raw, raw_len);
-	free(back);
+	assert_gunzips_to(gz, gz_len, raw, raw_len);
 	free(gz);
 	free(raw);
 	op_profile_free(p);
@@ -329,9 +334,8 @@ static void test_encode_threaded(void **state)
 	struct op_image_name n = { .kind = OP_IMAGE_USER, .path = "/usr/bin/big" };
 	struct op_profile *p = op_profile_new();
 	Perftools__Profiles__Profile *pp;
-	uint8_t *raw, *gz, *back;
+	uint8_t *raw, *gz;
 	size_t raw_len, gz_len;
-	z_stream z = { 0 };
 	uint32_t map;
 
 	(void)state;
@@ -353,18 +357,7 @@ static void test_encode_threaded(void **state)
 	assert_int_equal(op_pprof_encode(p, &raw_opts, &raw, &raw_len), 0);
 	assert_true(raw_len > 4 * 256 * 1024); /* several stages */
 	assert_int_equal(op_pprof_encode(p, &thr, &gz, &gz_len), 0);
-	assert_true(gz_len > 18 && gz[0] == 0x1f && gz[1] == 0x8b);
-	back = malloc(raw_len + 1);
-	assert_non_null(back);
-	assert_int_equal(inflateInit2(&z, 16 + 15), Z_OK);
-	z.next_in = gz;
-	z.avail_in = (uInt)gz_len;
-	z.next_out = back;
-	z.avail_out = (uInt)raw_len + 1;
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	assert_int_equal(z.total_out, raw_len);
-	inflateEnd(&z);
-	assert_memory_equal(back, raw, raw_len);
+	assert_gunzips_to(gz, gz_len, raw, raw_len);
 	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
 	assert_non_null(pp);
 	assert_int_equal(pp->n_sample, 120000);
@@ -386,7 +379,6 @@ static void test_encode_threaded(void **state)
 		assert_int_equal(s->value[0], (int64_t)(1 + i % 7));
 	}
 	perftools__profiles__profile__free_unpacked(pp, NULL);
-	free(back);
 	free(gz);
 	free(raw);
 	op_profile_free(p);
