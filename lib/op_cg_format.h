@@ -38,6 +38,19 @@
  * image index <= images_used. When the budget is spent, samples whose
  * stack needs a new node are counted in overflow_samples.
  *
+ * Version 3 (written since issue 19) is version 2 plus a context level:
+ * a root whose key has CGS_STACK_CONTEXT set has exactly one child level of
+ * context nodes (image = CGS_CTX_IMAGE | (cpu + 1), key = (uint32_t)tgid |
+ * (uint64_t)(uint32_t)tid << 32, count 0), and the stack's frames hang
+ * under those. A field that was not recorded is -1 (cpu: image low bits 0);
+ * the plugin records what its context= argument names, which is to be what
+ * the daemon's --separate keeps apart in the flat sample files (thread:
+ * tgid and tid, cpu: cpu; operf passes both), and readers use only what the
+ * flat files split too. Without it no context node is written and the
+ * table stays version 2 (older readers read it). Layout and header are
+ * version 2's: a version 2 table continued (--append) with a context
+ * becomes version 3 in place, its stacks kept.
+ *
  * Version 1 (struct cgs_header, cgs_stack, cgs_frame below) held a fixed
  * hash table of stacks with their frames in a pool; opreport still reads it.
  */
@@ -47,13 +60,18 @@
 #include <stdint.h>
 
 #define CGS_MAGIC "OPCGSTK" /* 8 bytes with the NUL */
-#define CGS_VERSION 2u      /* what the plugin writes */
+#define CGS_VERSION 3u      /* what the plugin writes when stacks have a context */
+#define CGS_VERSION2 2u     /* what it writes without (and continues as version 3) */
 #define CGS_VERSION1 1u     /* still read */
 #define CGS_MAX_DEPTH 255u  /* frames of one stack a reader accepts */
 
 enum cgs_image_kind { CGS_IMG_USER = 0, CGS_IMG_KERNEL = 1, CGS_IMG_ANON = 2 };
 
 #define CGS_STACK_TRUNCATED 1u /* the chain was deeper than the configured depth */
+#define CGS_STACK_CONTEXT 2u   /* version 3: the root's children are context nodes */
+
+/* version 3: a context node's image: this bit | (cpu + 1), low bits 0: no cpu */
+#define CGS_CTX_IMAGE 0x80000000u
 
 struct cgs_image {
 	uint32_t name_off;   /* into the strings area */
@@ -64,10 +82,10 @@ struct cgs_image {
 	uint64_t anon_end;
 };
 
-/* version 2 */
+/* versions 2 and 3 */
 struct cgs_header2 {
 	char magic[8];
-	uint32_t version;     /* 2 */
+	uint32_t version;     /* 2 or 3 */
 	uint32_t header_size; /* sizeof(struct cgs_header2) */
 	uint32_t images_max, images_used;
 	uint32_t strings_size, strings_used;
@@ -82,10 +100,10 @@ struct cgs_header2 {
 };
 
 struct cgs_node {
-	uint64_t key;    /* frame: key in its image; root: counter | flags << 32 */
+	uint64_t key; /* frame: key in its image; root: counter | flags << 32; context: tgid | tid << 32 */
 	uint64_t count;  /* samples whose stack ends here */
 	uint32_t parent; /* caller (or root) node index + 1; 0: this is a root */
-	uint32_t image;  /* image index + 1; root: the application's */
+	uint32_t image; /* image index + 1; root: the application's; context: CGS_CTX_IMAGE | (cpu + 1) */
 };
 
 /* version 1 */

@@ -1,7 +1,9 @@
 /*
  * op_cg_read.c - the whole-stack table read and visited (op_cg_read.h):
- * version 2's node tree walked from each counted node up to its root,
- * version 1's hash table of stacks with their frames in a pool.
+ * versions 2 and 3's node tree walked from each counted node up to its root
+ * (version 3's context node, under a root that says it has one, giving the
+ * stack's tgid, tid and cpu), version 1's hash table of stacks with their
+ * frames in a pool.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -112,17 +114,25 @@ static int cgs_v1(const char *base, size_t size, const struct op_cgs_visitor *v,
 			v->bad(v->arg, "a stack's frames lie outside the frame pool");
 			continue;
 		}
-		ret = v->stack(v->arg, s->app, s->flags & CGS_STACK_TRUNCATED, s->count,
-			       &frames[s->frame_off], s->depth);
+		ret = v->stack(v->arg,
+			       &(struct op_cgs_stack){ .app = s->app,
+						       .truncated = s->flags & CGS_STACK_TRUNCATED,
+						       .count = s->count,
+						       .tgid = -1,
+						       .tid = -1,
+						       .cpu = -1,
+						       .fr = &frames[s->frame_off],
+						       .depth = s->depth });
 	}
 	return ret;
 }
 
-static int cgs_v2(const char *base, size_t size, const struct op_cgs_visitor *v,
+/* versions 2 and 3 (@version) */
+static int cgs_v2(const char *base, size_t size, uint32_t version, const struct op_cgs_visitor *v,
 		  struct op_cgs_info *info)
 {
 	const struct cgs_header2 *h = (const void *)base;
-	struct cgs_frame fr[CGS_MAX_DEPTH];
+	struct cgs_frame fr[CGS_MAX_DEPTH + 1]; /* the frames and a context node */
 	const struct cgs_node *nodes;
 	struct cgs_layout2 l;
 	uint64_t nnodes;
@@ -130,7 +140,7 @@ static int cgs_v2(const char *base, size_t size, const struct op_cgs_visitor *v,
 	int ret;
 
 	if (size < sizeof(*h) || h->header_size != sizeof(*h)) {
-		v->bad(v->arg, "not a version 2 stack table (bad header size)");
+		v->bad(v->arg, "not a version 2 or 3 stack table (bad header size)");
 		return 0;
 	}
 	cgs_layout2(h->images_max, h->strings_size, &l);
@@ -155,24 +165,54 @@ static int cgs_v2(const char *base, size_t size, const struct op_cgs_visitor *v,
 			 h->strings_size);
 	nodes = (const void *)(base + l.nodes_off);
 	for (uint64_t i = 0; i < nnodes && !ret; i++) {
-		uint64_t k = i;
+		struct op_cgs_stack st = { .tgid = -1, .tid = -1, .cpu = -1, .fr = fr };
+		uint64_t k = i, rflags;
 		uint32_t depth = 0;
+		bool ctx_bad = false;
 
 		if (!nodes[i].count || !nodes[i].parent)
 			continue;
 		/* parents come first: each step goes down, so the walk ends */
-		while (nodes[k].parent && depth < CGS_MAX_DEPTH && nodes[k].parent - 1 < k) {
+		while (nodes[k].parent && depth < CGS_MAX_DEPTH + 1 && nodes[k].parent - 1 < k) {
+			/* only version 3 has context nodes, and only right under a root */
+			if (nodes[k].image & CGS_CTX_IMAGE)
+				ctx_bad |=
+					version < CGS_VERSION || nodes[nodes[k].parent - 1].parent;
 			fr[depth].image = nodes[k].image;
 			fr[depth].reserved = 0;
 			fr[depth++].key = nodes[k].key;
 			k = nodes[k].parent - 1;
 		}
+		rflags = nodes[k].key >> 32;
 		if (nodes[k].parent || nodes[k].image > nimg) {
 			v->bad(v->arg, "a stack's nodes do not lead back to a root");
 			continue;
 		}
-		ret = v->stack(v->arg, nodes[k].image, (nodes[k].key >> 32) & CGS_STACK_TRUNCATED,
-			       nodes[i].count, fr, depth);
+		if (rflags & CGS_STACK_CONTEXT) {
+			const struct cgs_frame *c = depth ? &fr[depth - 1] : NULL;
+
+			/* the context, then at least one frame */
+			if (!c || !(c->image & CGS_CTX_IMAGE) || depth < 2 || ctx_bad) {
+				v->bad(v->arg, "a stack's context node is missing or misplaced");
+				continue;
+			}
+			st.tgid = (int32_t)(uint32_t)c->key;
+			st.tid = (int32_t)(uint32_t)(c->key >> 32);
+			st.cpu = (int32_t)(c->image & ~CGS_CTX_IMAGE) - 1;
+			depth--;
+		} else if (ctx_bad || (depth && (fr[depth - 1].image & CGS_CTX_IMAGE))) {
+			v->bad(v->arg, "a context node under a root without one");
+			continue;
+		}
+		if (depth > CGS_MAX_DEPTH) {
+			v->bad(v->arg, "a stack is deeper than a reader accepts");
+			continue;
+		}
+		st.app = nodes[k].image;
+		st.truncated = rflags & CGS_STACK_TRUNCATED;
+		st.count = nodes[i].count;
+		st.depth = depth;
+		ret = v->stack(v->arg, &st);
 	}
 	return ret;
 }
@@ -201,8 +241,8 @@ int op_cgs_read(int fd, const struct op_cgs_visitor *v, struct op_cgs_info *info
 		goto out;
 	}
 	info->version = h->version;
-	if (h->version == CGS_VERSION)
-		ret = cgs_v2(base, size, v, info);
+	if (h->version == CGS_VERSION || h->version == CGS_VERSION2)
+		ret = cgs_v2(base, size, h->version, v, info);
 	else if (h->version == CGS_VERSION1)
 		ret = cgs_v1(base, size, v, info);
 	else

@@ -1,6 +1,6 @@
 /*
  * op_cg_read.h - the one reader of the call-graph plugin's whole-stack table
- * (op_cg_format.h, versions 1 and 2) for opreport and libopprofile: the file
+ * (op_cg_format.h, versions 1 to 3) for opreport, optop and libopprofile: the file
  * read whole with pread (the daemon may grow or cut it meanwhile), then its
  * images and stacks handed to a visitor, every index bounded by what the
  * file holds. SPDX-License-Identifier: MIT
@@ -15,6 +15,22 @@
 #include "op_cg_format.h"
 #include "op_mangle.h"
 
+/* one stack of the table */
+struct op_cgs_stack {
+	uint32_t app; /* application image index + 1, 0 = unknown, <= the number of images */
+	bool truncated;
+	uint64_t count; /* samples */
+	/* version 3's context: what --separate recorded, -1 where nothing was */
+	int32_t tgid, tid, cpu;
+	/*
+	 * @depth frames leaf first: a frame's image index + 1 (0: mapped to no
+	 * image; above the number of images: none either) and key as the table
+	 * stores them
+	 */
+	const struct cgs_frame *fr;
+	uint32_t depth;
+};
+
 struct op_cgs_visitor {
 	/*
 	 * Image @i (0-based; frames and stacks name it as @i + 1) of the table,
@@ -22,14 +38,8 @@ struct op_cgs_visitor {
 	 * to bad() instead and its frames then name no image. Nonzero stops.
 	 */
 	int (*image)(void *arg, uint32_t i, const struct op_image_name *n);
-	/*
-	 * One stack: @count samples of the application image @app (index + 1,
-	 * 0 = unknown, <= the number of images), @depth frames leaf first, a
-	 * frame's image index + 1 (0: mapped to no image; above the number of
-	 * images: none either) and key as the table stores them. Nonzero stops.
-	 */
-	int (*stack)(void *arg, uint32_t app, bool truncated, uint64_t count,
-		     const struct cgs_frame *fr, uint32_t depth);
+	/* One stack (@s and its frames valid during the call). Nonzero stops. */
+	int (*stack)(void *arg, const struct op_cgs_stack *s);
 	/* An entry or the whole table is left out: why (one phrase). */
 	void (*bad)(void *arg, const char *why);
 	void *arg;

@@ -190,7 +190,11 @@ int main(int argc, char **argv)
 	fe_argv_addf(&a, "--session-dir=%s", session_dir);
 	if (events)
 		fe_argv_addf(&a, "--events=%s", events);
-	if (callgraph)
+	/* the stacks' context as the flat files are split (the plugin cannot see --separate) */
+	if (callgraph && (sep_thread || sep_cpu))
+		fe_argv_addf(&a, "--ext-feature=callgraph:context=%s",
+			     sep_thread ? (sep_cpu ? "thread+cpu" : "thread") : "cpu");
+	else if (callgraph)
 		fe_argv_add(&a, "--ext-feature=callgraph");
 	if (append)
 		fe_argv_add(&a, "--append");

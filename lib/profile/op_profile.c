@@ -50,14 +50,16 @@ static uint32_t *ph_find(struct ph *t, uint64_t h, bool (*eq)(const void *arg, u
 	return &t->slot[i];
 }
 
-/* room for one more id; @rehash(@arg, id) gives each id's hash again. 0 or -ENOMEM. */
-static int ph_reserve(struct ph *t, uint64_t (*rehash)(const void *arg, uint32_t id),
-		      const void *arg)
+/* room for @more more ids; @rehash(@arg, id) gives each id's hash again. 0 or -ENOMEM. */
+static int ph_reserve_n(struct ph *t, size_t more, uint64_t (*rehash)(const void *arg, uint32_t id),
+			const void *arg)
 {
 	uint32_t *old = t->slot;
-	size_t ocap = t->cap, ncap = t->cap ? t->cap * 2 : 1024;
+	size_t ocap = t->cap, ncap = t->cap ? t->cap : 1024;
 
-	if (t->cap && (t->n + 1) * 4 < t->cap * 3)
+	while ((t->n + more) * 4 >= ncap * 3)
+		ncap *= 2;
+	if (ncap == t->cap)
 		return 0;
 	t->slot = calloc(ncap, sizeof(*t->slot));
 	if (!t->slot) {
@@ -77,6 +79,12 @@ static int ph_reserve(struct ph *t, uint64_t (*rehash)(const void *arg, uint32_t
 	}
 	free(old);
 	return 0;
+}
+
+static int ph_reserve(struct ph *t, uint64_t (*rehash)(const void *arg, uint32_t id),
+		      const void *arg)
+{
+	return ph_reserve_n(t, 1, rehash, arg);
 }
 
 static void *op_grow(void *v, size_t *cap, size_t need, size_t size)
@@ -477,6 +485,7 @@ int op_profile_add_odb(struct op_profile *p, odb_t *db, const struct op_parsed_n
 		       const char *file, char *err, size_t err_len)
 {
 	const struct opd_header *h = odb_header(db);
+	struct op_profile_priv *pv = p->priv;
 	struct op_profile_labels lab = { pn->tgid, pn->tid, pn->cpu, 0, 0 };
 	const struct odb_node *nodes;
 	uint32_t map;
@@ -507,6 +516,8 @@ int op_profile_add_odb(struct op_profile *p, odb_t *db, const struct op_parsed_n
 		if (!lab.comm)
 			return -ENOMEM;
 	}
+	pv->flat_thread |= pn->tgid >= 0 || pn->tid >= 0;
+	pv->flat_cpu |= pn->cpu >= 0;
 	nodes = odb_nodes(db, &n);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t loc;
@@ -601,37 +612,111 @@ uint64_t op_profile_loc_addr(const struct op_profile *p, const struct op_profile
 	return loc->key;
 }
 
+/* the stack samples ending at a location with given labels, while flat ones are matched */
+struct leaf_ent {
+	uint32_t loc; /* 0: empty */
+	int32_t pid, tid, cpu;
+	uint64_t count;
+};
+
+struct leaf_tab {
+	struct leaf_ent *v;
+	size_t mask;
+};
+
+static struct leaf_ent *leaf_find(struct leaf_tab *t, uint32_t loc,
+				  const struct op_profile_labels *l)
+{
+	uint64_t h =
+		ph_mix(ph_mix(ph_mix(ph_mix(0x5bd1e995, loc), (uint32_t)l->pid), (uint32_t)l->tid),
+		       (uint32_t)l->cpu);
+	size_t i = (size_t)h & t->mask;
+
+	while (t->v[i].loc && !(t->v[i].loc == loc && t->v[i].pid == l->pid &&
+				t->v[i].tid == l->tid && t->v[i].cpu == l->cpu))
+		i = (i + 1) & t->mask;
+	return &t->v[i];
+}
+
+static bool has_context(const struct op_profile_labels *l)
+{
+	return l->pid >= 0 || l->tid >= 0 || l->cpu >= 0;
+}
+
+/* @take of *@have, at most: what is taken off @c */
+static uint64_t take_from(uint64_t *have, uint64_t c)
+{
+	uint64_t t = c < *have ? c : *have;
+
+	*have -= t;
+	return c - t;
+}
+
 int op_profile_finish(struct op_profile *p)
 {
 	struct op_profile_priv *pv = p->priv;
+	struct leaf_tab ctx = { 0 };
 	uint64_t *leaf = NULL;
 	int ret = 0;
 
 	for (size_t i = 0; i < p->nmaps; i++)
 		if (!p->maps[i].build_id[0] && !p->maps[i].have_text)
 			read_binary(&p->maps[i], pv->root);
-	/* what the stacks end in is in the flat files too: keep only the rest */
+	/*
+	 * What the stacks end in is in the flat files too: keep only the rest.
+	 * A stack with a context (pid/tid/cpu labels) is taken off the flat
+	 * samples with the same labels, so each thread keeps its own count; one
+	 * without is taken off whichever flat samples of its leaf come first.
+	 */
 	if (p->stack_samples) {
+		size_t cap = 16;
+
+		while (cap < 2 * p->nsamples + 2)
+			cap *= 2;
 		leaf = calloc(p->nlocs + 1, sizeof(*leaf));
-		if (!leaf)
+		ctx.v = calloc(cap, sizeof(*ctx.v));
+		ctx.mask = cap - 1;
+		if (!leaf || !ctx.v) {
+			free(leaf);
+			free(ctx.v);
 			return -ENOMEM;
-		for (size_t i = 0; i < p->nsamples; i++)
-			leaf[p->locpool[p->samples[i].loc_off]] += p->samples[i].count;
+		}
+		for (size_t i = 0; i < p->nsamples; i++) {
+			const struct op_profile_sample *s = &p->samples[i];
+			uint32_t loc = p->locpool[s->loc_off];
+			struct leaf_ent *e;
+
+			if (!has_context(&s->lab)) {
+				leaf[loc] += s->count;
+				continue;
+			}
+			e = leaf_find(&ctx, loc, &s->lab);
+			if (!e->loc)
+				*e = (struct leaf_ent){ loc, s->lab.pid, s->lab.tid, s->lab.cpu, 0 };
+			e->count += s->count;
+		}
 	}
+	/* the flat samples' room at once, not a doubling at a time */
+	if (ph_reserve_n(&pv->samples, pv->nflat, sample_rehash, p) ||
+	    OP_GROW(p->samples, p->capsamples, p->nsamples + pv->nflat) ||
+	    OP_GROW(p->locpool, p->cappool, p->npool + pv->nflat))
+		ret = -ENOMEM;
 	for (size_t i = 0; i < pv->nflat && !ret; i++) {
 		struct op_profile_flat *f = &pv->flat[i];
 		uint64_t c = f->count;
 
 		if (leaf) {
-			uint64_t take = c < leaf[f->loc] ? c : leaf[f->loc];
+			struct leaf_ent *e = leaf_find(&ctx, f->loc, &f->lab);
 
-			leaf[f->loc] -= take;
-			c -= take;
+			if (e->loc)
+				c = take_from(&e->count, c);
+			c = take_from(&leaf[f->loc], c);
 		}
 		if (c)
 			ret = add_sample(p, &f->loc, 1, &f->lab, c);
 	}
 	free(leaf);
+	free(ctx.v);
 	free(pv->flat);
 	pv->flat = NULL;
 	pv->nflat = pv->capflat = 0;

@@ -162,10 +162,12 @@ typedef bool (*op_profile_want_image_fn)(void *arg, const struct op_image_name *
 
 /*
  * The whole stacks of the call-graph stack table read from @fd (closed;
- * op_cg_format.h, versions 1 and 2), named @path in warnings. A stack is
+ * op_cg_format.h, versions 1 to 3), named @path in warnings. A stack is
  * kept when @want (NULL: all) wants one of its images. Entries that do not
  * hold together are skipped with one warning. Binaries are read at
- * @root + path (@root NULL: "").  0 or -ENOMEM.
+ * @root + path (@root NULL: ""). Called after the sample files were added:
+ * a stack's context (version 3) becomes its pid/tid and cpu labels where
+ * the flat files were split by thread and by cpu too. 0 or -ENOMEM.
  */
 int op_profile_add_stacks(struct op_profile *p, int fd, const char *path, const char *root,
 			  op_profile_want_image_fn want, void *arg);
@@ -234,6 +236,20 @@ uint64_t op_profile_loc_addr(const struct op_profile *p, const struct op_profile
 
 struct op_pprof_opts {
 	bool no_gzip; /* the bare protobuf (tests; pprof wants it gzip'd) */
+	/*
+	 * deflate on a second thread while protobuf-c packs (opexport: the two
+	 * overlap on a multi-core machine); the daemon's plugins encode on one
+	 */
+	bool threaded;
+	/*
+	 * NULL, or what names the locations (op_profile_name_loc), called with
+	 * @name_arg on a thread of its own while the samples are packed (they
+	 * need no names); meanwhile it may change nothing of the profile but
+	 * the locations' names and the mappings' has_functions/has_lines. Its
+	 * nonzero return (-errno) ends the encoding with it.
+	 */
+	int (*name_fn)(void *name_arg);
+	void *name_arg;
 };
 
 /*

@@ -28,6 +28,8 @@ struct op_profile_priv {
 	op_profile_warn_fn warn;
 	void *warn_arg;
 	char *root; /* prefix of binaries' paths (op_profile_load, op_profile_add_stacks) */
+	/* a flat sample file of a thread (--separate=thread), of a cpu, was read */
+	bool flat_thread, flat_cpu;
 };
 
 void op_profile_warnf(struct op_profile *p, const char *fmt, ...)

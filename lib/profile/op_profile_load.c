@@ -72,16 +72,23 @@ static int stk_image(void *arg, uint32_t i, const struct op_image_name *n)
 	return 0;
 }
 
-/* one stack, @depth frames leaf first; kept when one of its images is wanted */
-static int stk_take(void *arg, uint32_t app, bool truncated, uint64_t count,
-		    const struct cgs_frame *fr, uint32_t depth)
+/*
+ * one stack, its frames leaf first; kept when one of its images is wanted.
+ * Its pid/tid/cpu labels (version 3's context) where the flat sample files
+ * have them too: the labels of a stack sample are those of the flat
+ * samples it is subtracted from (op_profile_finish).
+ */
+static int stk_take(void *arg, const struct op_cgs_stack *st)
 {
 	struct stk *s = arg;
+	struct op_profile_priv *pv = s->p->priv;
 	uint32_t locs[CGS_MAX_DEPTH];
 	struct op_profile_labels lab = { -1, -1, -1, 0, 0 };
+	const struct cgs_frame *fr = st->fr;
+	uint32_t app = st->app, depth = st->depth;
 	bool wanted;
 
-	(void)truncated; /* pprof has no mark for it: the outer callers are just missing */
+	/* pprof has no mark for a truncated stack: the outer callers are just missing */
 	if (stk_map(s))
 		return -ENOMEM;
 	/* no filter: every stack, also those whose image entries were bad */
@@ -92,6 +99,12 @@ static int stk_take(void *arg, uint32_t app, bool truncated, uint64_t count,
 		return 0;
 	if (app && app <= s->nimg)
 		lab.comm = s->map[app];
+	if (pv->flat_thread) {
+		lab.pid = st->tgid;
+		lab.tid = st->tid;
+	}
+	if (pv->flat_cpu)
+		lab.cpu = st->cpu;
 	for (uint32_t j = 0; j < depth; j++) {
 		uint32_t map = fr[j].image <= s->nimg ? s->map[fr[j].image] : 0;
 		/* callers' keys are return addresses: the call is the instruction before */
@@ -110,7 +123,7 @@ static int stk_take(void *arg, uint32_t app, bool truncated, uint64_t count,
 		if (!locs[j])
 			return -ENOMEM;
 	}
-	return op_profile_add(s->p, locs, depth, &lab, count, false);
+	return op_profile_add(s->p, locs, depth, &lab, st->count, false);
 }
 
 int op_profile_add_stacks(struct op_profile *p, int fd, const char *path, const char *root,
@@ -152,6 +165,9 @@ void op_profile_kernel_start(struct op_profile *p, int fd)
 		line[strcspn(line, "\n")] = '\0';
 		if (!op_ksyms_parse_line(line, &k))
 			op_ksyms_text_add(&t, &k);
+		/* _text is the start whatever follows (the third line of 122,000) */
+		if (t.has_text)
+			break;
 	}
 	fclose(f);
 	if (!op_ksyms_text_start(&t, &p->kernel_start))

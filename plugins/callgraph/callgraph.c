@@ -27,8 +27,16 @@
  * lazily by the kernel and the old one's slots move into it 8 per new node,
  * so no step costs more than a few milliseconds.
  *
- * Arguments: --ext-feature=callgraph[:depth=N][,max_mb=N]; config
- * plugins.callgraph.depth / .max_mb (arguments win). stacks=N / frames=N
+ * Each stack's context (version 3): with context=thread, context=cpu or
+ * context=thread+cpu, a node under the root holds the sample's tgid/tid
+ * and/or cpu, so exports label stack samples with pid/tid/cpu as the flat
+ * files are split. Give it the daemon's --separate: the SDK tells a plugin
+ * nothing of the split, and readers keep only what the flat files also
+ * record. Without it (the default) no context node is written.
+ *
+ * Arguments: --ext-feature=callgraph[:depth=N][,max_mb=N][,context=WHAT];
+ * config plugins.callgraph.depth / .max_mb / .context (arguments win).
+ * stacks=N / frames=N
  * (.max_stacks / .max_frames) sized the fixed table of version 1: still
  * checked, then ignored with a warning.
  */
@@ -98,7 +106,8 @@ struct cg_state {
 	op_ext_t *ctx;
 	const struct op_host *host;
 	uint32_t depth;
-	uint64_t budget; /* bytes the stack table file may grow to */
+	uint64_t budget;          /* bytes the stack table file may grow to */
+	bool ctx_thread, ctx_cpu; /* context= : what each stack's context node holds */
 	uint32_t code;
 
 	/* trans side */
@@ -377,13 +386,17 @@ static void cg_stacks_check(struct cg_state *st)
 	}
 }
 
-/* a version 2 table of this plugin's layout, its counts within the @size bytes of the file */
+/*
+ * a version 2 or 3 table of this plugin's layout, its counts within the
+ * @size bytes of the file (version 2 is version 3 without context nodes)
+ */
 static bool cg_header_fits(const struct cgs_header2 *h, uint64_t size)
 {
 	struct cgs_layout2 l;
 
 	cgs_layout2(CG_IMAGES_MAX, CG_STRINGS_SIZE, &l);
-	return !memcmp(h->magic, CGS_MAGIC, 8) && h->version == CGS_VERSION &&
+	return !memcmp(h->magic, CGS_MAGIC, 8) &&
+	       (h->version == CGS_VERSION || h->version == CGS_VERSION2) &&
 	       h->header_size == sizeof(*h) && h->images_max == CG_IMAGES_MAX &&
 	       h->strings_size == CG_STRINGS_SIZE && h->images_off == l.images_off &&
 	       h->strings_off == l.strings_off && h->nodes_off == l.nodes_off &&
@@ -631,9 +644,9 @@ static void cg_stacks_open(struct cg_state *st)
 		if (!cg_header_fits(&hc, len)) {
 			/* a version 1 table, another layout or a damaged file: start over */
 			st->host->log(st->ctx, OP_LOG_INFO,
-				      "%s is not a version %u stack table of this plugin: starting a "
-				      "new one",
-				      path, CGS_VERSION);
+				      "%s is not a version %u or %u stack table of this plugin: "
+				      "starting a new one",
+				      path, CGS_VERSION2, CGS_VERSION);
 			munmap(m, len);
 			st->map = NULL;
 			fresh = true;
@@ -658,7 +671,8 @@ static void cg_stacks_open(struct cg_state *st)
 			goto out_err;
 		cg_table_point(st, m, len);
 		h = st->hdr;
-		h->version = CGS_VERSION;
+		/* version 2 while no stack has a context: older readers still read it */
+		h->version = st->ctx_thread || st->ctx_cpu ? CGS_VERSION : CGS_VERSION2;
 		h->header_size = sizeof(*h);
 		h->images_max = CG_IMAGES_MAX;
 		h->strings_size = CG_STRINGS_SIZE;
@@ -678,6 +692,9 @@ static void cg_stacks_open(struct cg_state *st)
 		st->strings_used = hc.strings_used;
 		st->stacks_used = hc.stacks_used;
 		st->hdr->budget = st->budget;
+		/* a version 2 table goes on as version 3 once stacks get a context */
+		if (st->ctx_thread || st->ctx_cpu)
+			st->hdr->version = CGS_VERSION;
 		cg_relearn_images(st);
 	}
 	st->nodes_off = l.nodes_off;
@@ -851,8 +868,19 @@ static void cg_stack_add(struct cg_state *st, const struct op_trans_view *t,
 		st->sframes[i].image = cg_image_index(st, &fr[i], t->tgid);
 		st->sframes[i].key = fr[i].key;
 	}
-	/* from the stack's root (event, application) out to the leaf */
-	cur = cg_node_get(st, 0, app_idx, counter | (uint64_t)flags << 32, n);
+	/* from the stack's root (event, application), its context, out to the leaf */
+	if (st->ctx_thread || st->ctx_cpu) {
+		int32_t tgid = st->ctx_thread ? t->tgid : -1, tid = st->ctx_thread ? t->tid : -1;
+		uint32_t cpu1 = st->ctx_cpu && t->cpu >= 0 ? (uint32_t)t->cpu + 1 : 0;
+
+		flags |= CGS_STACK_CONTEXT;
+		cur = cg_node_get(st, 0, app_idx, counter | (uint64_t)flags << 32, n + 1);
+		if (cur)
+			cur = cg_node_get(st, cur, CGS_CTX_IMAGE | (cpu1 & ~CGS_CTX_IMAGE),
+					  (uint32_t)tgid | (uint64_t)(uint32_t)tid << 32, n);
+	} else {
+		cur = cg_node_get(st, 0, app_idx, counter | (uint64_t)flags << 32, n);
+	}
 	for (i = n; cur && i-- > 0;)
 		cur = cg_node_get(st, cur, st->sframes[i].image, st->sframes[i].key, i);
 	if (!cur) {
@@ -1058,9 +1086,37 @@ static bool cg_parse_u32(const char *s, uint32_t *out)
 	return true;
 }
 
+/* context=thread|cpu|thread+cpu|none (what --separate splits). 0 or -EINVAL (logged). */
+static int cg_set_context(struct cg_state *st, const char *val, const char *where)
+{
+	static const struct {
+		const char *name;
+		bool thread, cpu;
+	} ctx[] = { { "none", false, false },
+		    { "thread", true, false },
+		    { "cpu", false, true },
+		    { "thread+cpu", true, true },
+		    { "cpu+thread", true, true } };
+
+	for (size_t i = 0; i < sizeof(ctx) / sizeof(ctx[0]); i++) {
+		if (!strcmp(val, ctx[i].name)) {
+			st->ctx_thread = ctx[i].thread;
+			st->ctx_cpu = ctx[i].cpu;
+			return 0;
+		}
+	}
+	st->host->log(st->ctx, OP_LOG_ERR,
+		      "bad context '%s' in %s: expected none, thread, cpu or thread+cpu (as the "
+		      "daemon's --separate splits the sample files)",
+		      val, where);
+	return -EINVAL;
+}
+
 static int cg_set(struct cg_state *st, const char *key, uint64_t v, bool ok, const char *text,
 		  const char *where)
 {
+	if (!strcmp(key, "context"))
+		return cg_set_context(st, text, where);
 	if (!strcmp(key, "depth")) {
 		if (!ok || v < 1 || v > CG_MAX_DEPTH) {
 			st->host->log(st->ctx, OP_LOG_ERR,
@@ -1100,8 +1156,9 @@ static int cg_set(struct cg_state *st, const char *key, uint64_t v, bool ok, con
 			      where, st->budget >> 20);
 	} else {
 		st->host->log(st->ctx, OP_LOG_ERR,
-			      "unknown argument '%s' in %s: expected depth=N or max_mb=N", key,
-			      where);
+			      "unknown argument '%s' in %s: expected depth=N, max_mb=N or "
+			      "context=thread|cpu|thread+cpu",
+			      key, where);
 		return -EINVAL;
 	}
 	return 0;
@@ -1111,11 +1168,17 @@ static int cg_read_config(struct cg_state *st)
 {
 	static const char *const keys[] = { "depth", "max_mb", "max_stacks", "max_frames" };
 	char text[32], where[64];
+	const char *ctx;
 	bool found;
 	int64_t v;
 	size_t i;
 	int rc;
 
+	rc = pu_config_string(st->host, st->ctx, "context", &ctx, &found);
+	if (!rc && found)
+		rc = cg_set_context(st, ctx, "config plugins.callgraph.context");
+	if (rc)
+		return rc;
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		rc = pu_config_int64(st->host, st->ctx, keys[i], &v, &found);
 		if (rc)
@@ -1141,7 +1204,7 @@ static int cg_parse_args(struct cg_state *st, const char *args)
 	if (strlen(args) >= sizeof(buf)) {
 		st->host->log(st->ctx, OP_LOG_ERR,
 			      "arguments too long in --ext-feature=callgraph:... (%zu bytes, at "
-			      "most %zu): expected depth=N,max_mb=N",
+			      "most %zu): expected depth=N,max_mb=N,context=WHAT",
 			      strlen(args), sizeof(buf) - 1);
 		return -EINVAL;
 	}
@@ -1221,8 +1284,10 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		goto out_reg;
 	host->log(ctx, OP_LOG_INFO,
 		  "call graphs: chains up to %u frames, stack table up to %" PRIu64
-		  " MiB per session",
-		  st->depth, st->budget >> 20);
+		  " MiB per session, stack context: %s",
+		  st->depth, st->budget >> 20,
+		  st->ctx_thread ? (st->ctx_cpu ? "thread+cpu" : "thread") :
+				   (st->ctx_cpu ? "cpu" : "none"));
 	return 0;
 
 out_reg:

@@ -5,7 +5,9 @@
 # `perf record -a -e cpu-clock -c 100000` records the same seconds; the
 # stream oprofiled recorded is replayed --append until the session holds
 # >= 1 M samples (each replay adds the same samples again: same files, the
-# counts grow). Then, median of RUNS with peak RSS (/usr/bin/time):
+# counts grow). Then, median of RUNS with CPU (user+sys: opexport deflates
+# on a second thread) and peak RSS (/usr/bin/time), and 2 RUNS + 1 pairs of
+# opexport and opreport -l run alternately (the median of their ratios):
 # opexport --format=pprof (with symbols, and --no-symbols) beside opreport -l
 # --merge=all (one column: the sample files differ in tid, tgid and cpu) on
 # the same session, and perf's own route to folded stacks and pprof-like
@@ -36,21 +38,22 @@ PERIOD=100000 # ns of cpu-clock: 10 kHz per CPU. Never more (2-core VM).
 sh "$(dirname "$0")/images_workload.sh" "$W" || exit 1
 
 med() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-measure() { # LABEL CMD...: RUNS runs, one row (median wall, max RSS, output bytes)
+measure() { # LABEL CMD...: RUNS runs, one row (median wall, median CPU user+sys, max RSS, output bytes)
 	label=$1; shift
-	: >"$W/walls"; : >"$W/rss"
+	: >"$W/walls"; : >"$W/rss"; : >"$W/cpus"
 	i=0
 	while [ $i -lt "$runs" ]; do
-		/usr/bin/time -f '%e %M' -o "$W/time" "$@" >"$W/out" 2>"$W/err" ||
+		/usr/bin/time -f '%e %M %U %S' -o "$W/time" "$@" >"$W/out" 2>"$W/err" ||
 			{ echo "bench_export: $label failed:"; head -5 "$W/err"; }
-		read -r wall rss <"$W/time"
+		read -r wall rss usr sys <"$W/time"
 		echo "$wall" >>"$W/walls"; echo "$rss" >>"$W/rss"
+		awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.2f\n", u + s }' >>"$W/cpus"
 		i=$((i + 1))
 	done
-	m=$(med <"$W/walls")
-	echo "$label $m $(sort -n "$W/rss" | tail -1)" >>"$W/medians"
-	printf '%-44s %8s %8s %8s %10s %12s\n' "$label" "$m" "$(sort -n "$W/walls" | head -1)" \
-		"$(sort -n "$W/walls" | tail -1)" "$(sort -n "$W/rss" | tail -1)" "$(wc -c <"$W/out")"
+	m=$(med <"$W/walls") c=$(med <"$W/cpus")
+	echo "$label $m $c $(sort -n "$W/rss" | tail -1)" >>"$W/medians"
+	printf '%-44s %8s %8s %8s %8s %10s %12s\n' "$label" "$m" "$(sort -n "$W/walls" | head -1)" \
+		"$(sort -n "$W/walls" | tail -1)" "$c" "$(sort -n "$W/rss" | tail -1)" "$(wc -c <"$W/out")"
 }
 op_samples() { "$R" --session-dir="$1" --merge=all 2>/dev/null | awk '/^ *[0-9]+ +[0-9.]+ / { s += $1 } END { print s + 0 }'; }
 
@@ -97,18 +100,32 @@ echo "session: $n samples ($n1 recorded x $k), $nfiles sample files, $(du -sk "$
 echo
 echo "== load average before timing: $(cut -d' ' -f1-3 /proc/loadavg); $runs runs each"
 : >"$W/medians"
-printf '%-44s %8s %8s %8s %10s %12s\n' "" "med s" "min s" "max s" "maxRSS KiB" "out bytes"
+printf '%-44s %8s %8s %8s %8s %10s %12s\n' "" "med s" "min s" "max s" "cpu s" "maxRSS KiB" "out bytes"
 measure "opexport --format=pprof" "$X" --session-dir="$W/s" --format=pprof
 measure "opexport --format=pprof --no-symbols" "$X" --session-dir="$W/s" --format=pprof --no-symbols
 measure "opexport --format=pprof -g (lines)" "$X" --session-dir="$W/s" --format=pprof -g
 measure "opreport -l" "$R" --session-dir="$W/s" -l --merge=all
 measure "opexport --format=speedscope" "$X" --session-dir="$W/s" --format=speedscope
 measure "perf script (same seconds, $psamples samples)" perf script -i "$W/perf.data"
+# the two alternately (other load on the machine hits both alike): the median ratio of pairs
+: >"$W/pairs"
+i=0
+while [ $i -lt $((runs * 2 + 1)) ]; do
+	/usr/bin/time -f '%e %U %S' -o "$W/tx" "$X" --session-dir="$W/s" --format=pprof >/dev/null 2>&1
+	/usr/bin/time -f '%e %U %S' -o "$W/tr" "$R" --session-dir="$W/s" -l --merge=all >/dev/null 2>&1
+	paste -d' ' "$W/tx" "$W/tr" >>"$W/pairs"
+	i=$((i + 1))
+done
+pw=$(awk '$4 > 0 { print $1 / $4 }' "$W/pairs" | med)
+pc=$(awk '$5 + $6 > 0 { print ($2 + $3) / ($5 + $6) }' "$W/pairs" | med)
+pw=${pw:-0} pc=${pc:-0}
 echo
-get() { awk -v l="$1" '{ k = $0; sub(/ [^ ]* [^ ]*$/, "", k); if (k == l) print $(NF - 1) }' "$W/medians"; }
-getr() { awk -v l="$1" '{ k = $0; sub(/ [^ ]* [^ ]*$/, "", k); if (k == l) print $NF }' "$W/medians"; }
+get() { awk -v l="$1" '{ k = $0; sub(/ [^ ]* [^ ]* [^ ]*$/, "", k); if (k == l) print $(NF - 2) }' "$W/medians"; }
+getc() { awk -v l="$1" '{ k = $0; sub(/ [^ ]* [^ ]* [^ ]*$/, "", k); if (k == l) print $(NF - 1) }' "$W/medians"; }
+getr() { awk -v l="$1" '{ k = $0; sub(/ [^ ]* [^ ]* [^ ]*$/, "", k); if (k == l) print $NF }' "$W/medians"; }
 awk -v x="$(get 'opexport --format=pprof')" -v r="$(get 'opreport -l')" \
     -v xm="$(getr 'opexport --format=pprof')" -v rm="$(getr 'opreport -l')" \
+    -v xc="$(getc 'opexport --format=pprof')" -v rc="$(getc 'opreport -l')" \
     -v xn="$(get 'opexport --format=pprof --no-symbols')" \
     -v pb="$(wc -c <"$W/rec.pb.gz")" -v pn="$(wc -c <"$W/rec-nosym.pb.gz")" \
     -v db="$(wc -c <"$W/def.pb.gz")" -v dn="$(wc -c <"$W/def-nosym.pb.gz")" \
@@ -116,6 +133,8 @@ awk -v x="$(get 'opexport --format=pprof')" -v r="$(get 'opreport -l')" \
     -v n1="$n1" -v ps="$psamples" 'BEGIN {
 	printf "RESULT export time: opexport pprof %.2f s, --no-symbols %.2f s, opreport -l %.2f s: opexport/opreport = %.2f (%d samples, %d files)\n",
 		x, xn, r, (r > 0 ? x / r : 0), n, f
+	printf "RESULT export cpu (user+sys; opexport deflates on a second thread): opexport %.2f s, opreport -l %.2f s: %.2f\n", xc, rc, (rc > 0 ? xc / rc : 0)
+	printf "RESULT export alternating (%d pairs, median of the ratios): opexport/opreport -l wall %.2f, cpu %.2f\n", '"$((runs * 2 + 1))"', '"$pw"', '"$pc"'
 	printf "RESULT export rss: opexport %d KiB, opreport -l %d KiB: %.2f\n", xm, rm, (rm > 0 ? xm / rm : 0)
 	printf "RESULT export size (the %s s recorded): perf.data %d B, gzip %d B\n", "'"$secs"'", pd, pz
 	printf "RESULT export size --separate=thread,cpu: pprof %d B (--no-symbols %d B): perf.data/pprof = %.0fx, perf.data.gz/pprof = %.1fx\n",

@@ -10,7 +10,8 @@
  *   protoc-c --c_out=. -Ilib/profile lib/profile/profile.proto
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DOP_LIBFUZZER -D_GNU_SOURCE -I. \
  *     -Ilib -Ilib/profile lib/op_cg_read.c lib/op_mangle.c lib/odb.c lib/op_ksyms.c \
- *     lib/op_buildid.c lib/op_header.c lib/profile/op_profile.c lib/profile/op_profile_load.c \
+ *     lib/op_buildid.c lib/op_header.c lib/op_cgroups.c lib/profile/op_profile.c \
+ *     lib/profile/op_profile_load.c \
  *     lib/profile/op_pprof.c profile.pb-c.c tests/fuzz/fuzz_cgstacks.c \
  *     -lprotobuf-c -lz -o fuzz_cgstacks
  * Otherwise a TAP regression runner over tests/fuzz/corpus/cgstacks (make check).
@@ -53,24 +54,29 @@ static int v_image(void *arg, uint32_t i, const struct op_image_name *n)
 	return 0;
 }
 
-static int v_stack(void *arg, uint32_t app, bool truncated, uint64_t count,
-		   const struct cgs_frame *fr, uint32_t depth)
+static int v_stack(void *arg, const struct op_cgs_stack *st)
 {
 	struct seen *s = arg;
 	volatile uint64_t touch = 0;
 
-	(void)truncated;
-	if (app > s->info->nimages)
+	if (st->app > s->info->nimages)
 		bad = "stack of an application beyond the images";
-	if (depth > CGS_MAX_DEPTH)
+	if (st->depth > CGS_MAX_DEPTH)
 		bad = "stack deeper than a reader accepts";
-	if (!count)
+	if (!st->count)
 		bad = "stack without samples";
-	for (uint32_t j = 0; j < depth; j++) /* every frame readable (ASan) */
-		touch += fr[j].key + fr[j].image;
+	/* version 3's context: what the node held, or -1; never a frame */
+	if (st->tgid < -1 || st->tid < -1 || st->cpu < -1 ||
+	    (s->info->version < 3 && (st->tgid != -1 || st->tid != -1 || st->cpu != -1)))
+		bad = "a context that is not one";
+	for (uint32_t j = 0; j < st->depth; j++) { /* every frame readable (ASan) */
+		touch += st->fr[j].key + st->fr[j].image;
+		if (st->fr[j].image & CGS_CTX_IMAGE)
+			bad = "a context node handed out as a frame";
+	}
 	(void)touch;
 	s->stacks++;
-	s->samples += count;
+	s->samples += st->count;
 	return 0;
 }
 

@@ -60,7 +60,7 @@ cgstacks)
 	protoc-c --c_out="$out" -I"$top/lib/profile" "$top/lib/profile/profile.proto"
 	incs="-I$build $incs -I$top/lib/profile -I$out"
 	srcs="$out/profile.pb-c.c"
-	for f in op_cg_read op_mangle odb op_header op_ksyms op_buildid profile/op_profile \
+	for f in op_cg_read op_mangle odb op_header op_ksyms op_buildid op_cgroups profile/op_profile \
 		profile/op_profile_load profile/op_pprof; do srcs="$srcs $top/lib/$f.c"; done
 	libs="-lprotobuf-c -lz" ;;
 *) echo "run-fuzz: unknown target '$target' (targets: $targets)" >&2; exit 1 ;;

@@ -295,3 +295,11 @@ dist_check_SCRIPTS += tests/integration/cgroup_split.sh tests/integration/cgroup
 if BUILD_REPORT
 TESTS += tests/integration/cgroup_split.sh tests/integration/cgroup_reuse.sh
 endif
+
+# --- issue 19: stack samples carry pid/tid/cpu (stack table version 3 context, live) ---
+dist_check_SCRIPTS += tests/integration/opexport_ctx.sh
+if BUILD_REPORT
+if BUILD_EXPORT
+TESTS += tests/integration/opexport_ctx.sh
+endif
+endif

@@ -451,3 +451,12 @@ tests_unit_test_push_spool_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/pus
 tests_unit_test_push_spool_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_push_spool_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
+# --- issue 19: the stack table reader's version 3 context nodes (lib/op_cg_read) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_cg_read
+TESTS += tests/unit/test_cg_read
+SANITIZER_TESTS += tests/unit/test_cg_read
+tests_unit_test_cg_read_SOURCES = tests/unit/test_cg_read.c
+tests_unit_test_cg_read_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_cg_read_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+endif

@@ -78,17 +78,21 @@ static struct fx *fx_new(const char *args, bool with_session)
 	f->lib = f->mh->host.cookie_intern(mock_host_ctx(f->mh), "/usr/lib/libc.so.6", false);
 	f->kern = f->mh->host.cookie_intern(mock_host_ctx(f->mh), "vmlinux", true);
 	f->anon = f->mh->host.cookie_intern(mock_host_ctx(f->mh), "[heap]", false);
-	m = (struct mock_mapping){ .start = APP_START, .end = APP_START + 0x100000,
+	m = (struct mock_mapping){ .start = APP_START,
+				   .end = APP_START + 0x100000,
 				   .cookie = f->app };
 	mock_host_add_mapping(f->mh, &m);
-	m = (struct mock_mapping){ .start = LIB_START, .end = LIB_START + 0x100000,
-				   .pgoff = LIB_PGOFF, .cookie = f->lib };
+	m = (struct mock_mapping){
+		.start = LIB_START, .end = LIB_START + 0x100000, .pgoff = LIB_PGOFF, .cookie = f->lib
+	};
 	mock_host_add_mapping(f->mh, &m);
-	m = (struct mock_mapping){ .start = K_START, .end = K_START + 0x1000000, .cookie = f->kern,
-				   .in_kernel = 1 };
+	m = (struct mock_mapping){
+		.start = K_START, .end = K_START + 0x1000000, .cookie = f->kern, .in_kernel = 1
+	};
 	mock_host_add_mapping(f->mh, &m);
-	m = (struct mock_mapping){ .start = ANON_START, .end = ANON_START + 0x10000,
-				   .cookie = f->anon, .anon = true };
+	m = (struct mock_mapping){
+		.start = ANON_START, .end = ANON_START + 0x10000, .cookie = f->anon, .anon = true
+	};
 	mock_host_add_mapping(f->mh, &m);
 	if (with_session) {
 		snprintf(f->dir, sizeof(f->dir), "/tmp/test_callgraph.XXXXXX");
@@ -125,7 +129,7 @@ static void fx_sample(struct fx *f, uint16_t cpumode, const uint64_t *chain, siz
 	s.nr_callchain = n;
 	s.callchain = chain;
 	assert_int_equal(f->mh->hooks[0].desc.on_sample(f->mh->hooks[0].priv, &s,
-							  mock_host_emitter(f->mh)),
+							mock_host_emitter(f->mh)),
 			 0);
 }
 
@@ -205,8 +209,9 @@ static void test_registrations(void **state)
 
 static void test_bad_args(void **state)
 {
-	static const char *const bad[] = { "depth=0", "depth=x", "depth=100000", "foo=1",
-					   "stacks=1000", "frames=3", "depth=-1" };
+	static const char *const bad[] = { "depth=0",  "depth=x",     "depth=100000",
+					   "foo=1",    "stacks=1000", "frames=3",
+					   "depth=-1", "context=tid", "context=" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -233,8 +238,8 @@ static void test_chain_markers_and_arcs(void **state)
 {
 	struct fx *f = fx_new("depth=16", false);
 	const uint64_t chain[] = {
-		OP_CONTEXT_KERNEL, K_START + 0x100, K_START + 0x2000,
-		OP_CONTEXT_USER,   LIB_START + 0x50, APP_START + 0x1234, APP_START + 0x1100,
+		OP_CONTEXT_KERNEL, K_START + 0x100,    K_START + 0x2000,   OP_CONTEXT_USER,
+		LIB_START + 0x50,  APP_START + 0x1234, APP_START + 0x1100,
 	};
 	struct op_trans_view t = fx_view(f, f->kern, 1);
 	const struct mock_emit_rec *r;
@@ -245,13 +250,13 @@ static void test_chain_markers_and_arcs(void **state)
 	assert_int_equal(f->mh->nr_emits, 1);
 	r = &f->mh->emits[0];
 	assert_int_equal(r->nargs, 1 + 5 * 2);
-	assert_int_equal(r->args[0], 5);                      /* 5 frames, not truncated */
-	assert_int_equal(r->args[1] & 0xffffffffu, f->kern);  /* leaf: kernel */
+	assert_int_equal(r->args[0], 5);                     /* 5 frames, not truncated */
+	assert_int_equal(r->args[1] & 0xffffffffu, f->kern); /* leaf: kernel */
 	assert_true(r->args[1] & (UINT64_C(1) << 32));
 	assert_int_equal(r->args[2], 0x100);
-	assert_int_equal(r->args[5] & 0xffffffffu, f->lib);   /* user part after the marker */
+	assert_int_equal(r->args[5] & 0xffffffffu, f->lib); /* user part after the marker */
 	assert_false(r->args[5] & (UINT64_C(1) << 32));
-	assert_int_equal(r->args[6], 0x50 + LIB_PGOFF);       /* file offset */
+	assert_int_equal(r->args[6], 0x50 + LIB_PGOFF); /* file offset */
 	assert_int_equal(fx_stat(f, "frames_walked"), 5);
 	assert_int_equal(fx_stat(f, "frames_unmapped"), 0);
 	assert_int_equal(fx_stat(f, "samples_with_chain"), 1);
@@ -284,7 +289,8 @@ static void test_chain_markers_and_arcs(void **state)
 	fx_sample(f, OP_CPUMODE_KERNEL, chain, 7);
 	assert_int_equal(fx_trans(f, &t), 0);
 	assert_int_equal(f->mh->nr_files, 4);
-	assert_int_equal(mock_file_count(fx_file(f, f->app, f->app), (UINT64_C(0x1100) << 32) | 0x1234),
+	assert_int_equal(mock_file_count(fx_file(f, f->app, f->app),
+					 (UINT64_C(0x1100) << 32) | 0x1234),
 			 2);
 
 	/* a closed set drops the cache: the next arc asks the host again */
@@ -330,7 +336,8 @@ static void test_arc_key_truncation_and_anon(void **state)
 		assert_int_equal(e->desc.handler(e->priv, &t, rec, 5), 0);
 		sf = fx_file(f, f->app, f->app);
 		assert_non_null(sf);
-		assert_int_equal(mock_file_count(sf, (UINT64_C(0xabcdef012) << 32) | 0x23456789u), 1);
+		assert_int_equal(mock_file_count(sf, (UINT64_C(0xabcdef012) << 32) | 0x23456789u),
+				 1);
 	}
 	fx_free(f);
 }
@@ -338,8 +345,8 @@ static void test_arc_key_truncation_and_anon(void **state)
 static void test_truncation(void **state)
 {
 	struct fx *f = fx_new("depth=3", false);
-	const uint64_t chain[] = { OP_CONTEXT_USER,    APP_START + 1, APP_START + 2,
-				   APP_START + 3,      APP_START + 4 };
+	const uint64_t chain[] = { OP_CONTEXT_USER, APP_START + 1, APP_START + 2, APP_START + 3,
+				   APP_START + 4 };
 	const uint64_t exact[] = { OP_CONTEXT_USER, APP_START + 1, APP_START + 2, APP_START + 3 };
 
 	(void)state;
@@ -359,8 +366,9 @@ static void test_unmapped_frames(void **state)
 {
 	struct fx *f = fx_new("", false);
 	/* a user pc in no mapping, and a kernel pc under the user marker */
-	const uint64_t chain[] = { OP_CONTEXT_USER, APP_START + 0x10, UINT64_C(0x1000),
-				   APP_START + 0x20, K_START + 5, OP_CONTEXT_GUEST, UINT64_C(0x5000) };
+	const uint64_t chain[] = { OP_CONTEXT_USER,  APP_START + 0x10, UINT64_C(0x1000),
+				   APP_START + 0x20, K_START + 5,      OP_CONTEXT_GUEST,
+				   UINT64_C(0x5000) };
 	struct op_trans_view t = fx_view(f, f->app, 0);
 
 	(void)state;
@@ -389,7 +397,7 @@ static void test_no_chain_and_bad_records(void **state)
 
 	(void)state;
 	assert_int_equal(f->mh->hooks[0].desc.on_sample(f->mh->hooks[0].priv, &s,
-							  mock_host_emitter(f->mh)),
+							mock_host_emitter(f->mh)),
 			 0);
 	fx_sample(f, OP_CPUMODE_USER, markers_only, 2);
 	assert_int_equal(f->mh->nr_emits, 0);
@@ -440,7 +448,8 @@ static void tab_open(const struct fx *f, struct tab *t)
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH, f->dir);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH,
+		 f->dir);
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
 	assert_int_equal(fstat(fd, &st), 0);
@@ -450,7 +459,8 @@ static void tab_open(const struct fx *f, struct tab *t)
 	assert_true(t->base != MAP_FAILED);
 	t->h = t->base;
 	assert_memory_equal(t->h->magic, CGS_MAGIC, 8);
-	assert_int_equal(t->h->version, CGS_VERSION);
+	/* version 3 once a stack has a context, else 2 */
+	assert_true(t->h->version == CGS_VERSION || t->h->version == CGS_VERSION2);
 	cgs_layout2(t->h->images_max, t->h->strings_size, &l);
 	assert_int_equal(t->h->nodes_off, l.nodes_off);
 	assert_true(l.nodes_off + (uint64_t)t->h->nodes_max * sizeof(struct cgs_node) <= t->len);
@@ -490,10 +500,11 @@ static const struct cgs_node *tab_find(const struct tab *t, uint32_t depth, uint
 static void test_stack_table(void **state)
 {
 	struct fx *f = fx_new("depth=4", true);
-	const uint64_t a[] = { OP_CONTEXT_USER, LIB_START + 0x50, APP_START + 0x20, APP_START + 0x10 };
+	const uint64_t a[] = { OP_CONTEXT_USER, LIB_START + 0x50, APP_START + 0x20,
+			       APP_START + 0x10 };
 	const uint64_t b[] = { OP_CONTEXT_USER, APP_START + 0x30, APP_START + 0x10 };
-	const uint64_t deep[] = { OP_CONTEXT_USER, APP_START + 0x40, APP_START + 0x41, APP_START + 0x42,
-				  APP_START + 0x43, APP_START + 0x44 };
+	const uint64_t deep[] = { OP_CONTEXT_USER,  APP_START + 0x40, APP_START + 0x41,
+				  APP_START + 0x42, APP_START + 0x43, APP_START + 0x44 };
 	struct op_trans_view t = fx_view(f, f->lib, 0);
 	const struct cgs_node *s, *fr[CGS_MAX_DEPTH + 1], *root;
 	struct tab tb;
@@ -511,6 +522,7 @@ static void test_stack_table(void **state)
 
 	/* readable while the plugin still runs: what a crash would leave */
 	tab_open(f, &tb);
+	assert_int_equal(tb.h->version, CGS_VERSION2); /* no context: older readers read it */
 	assert_int_equal(tb.h->stacks_used, 3);
 	assert_int_equal(tb.h->total_samples, 5);
 	assert_int_equal(tb.h->overflow_samples, 0);
@@ -530,7 +542,7 @@ static void test_stack_table(void **state)
 		assert_string_equal(tb.strs + ai->name_off, "/usr/bin/app");
 		assert_int_equal(fr[1]->key, 0x20);
 		assert_int_equal(fr[2]->key, 0x10);
-		assert_int_equal(fr[1]->count, 0); /* only leaves count */
+		assert_int_equal(fr[1]->count, 0);           /* only leaves count */
 		assert_int_equal(root->image, fr[1]->image); /* the application */
 		assert_int_equal(root->key, 0);              /* counter 0, not cut */
 	}
@@ -613,7 +625,8 @@ static void test_stack_table_grows(void **state)
 	f = fx_new("depth=4", true);
 	for (uint64_t k = 0; k < 1000; k++)
 		tab_add_leaf(f, 0x1000 + k);
-	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH, f->dir);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH,
+		 f->dir);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, l.nodes_off + 65536 * sizeof(struct cgs_node));
 	mock_host_deinit(f->mh);
@@ -643,11 +656,13 @@ static void test_stack_table_scribbled(void **state)
 	(void)state;
 	for (uint64_t k = 0; k < 10; k++)
 		tab_add_leaf(f, 0x1000 + k);
-	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH, f->dir);
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH,
+		 f->dir);
 	fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
 	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
-		assert_int_equal(pwrite(fd, &junk, sizeof(junk), (off_t)offs[i]), (ssize_t)sizeof(junk));
+		assert_int_equal(pwrite(fd, &junk, sizeof(junk), (off_t)offs[i]),
+				 (ssize_t)sizeof(junk));
 	close(fd);
 	for (uint64_t k = 10; k < 20; k++)
 		tab_add_leaf(f, 0x1000 + k);
@@ -684,7 +699,8 @@ static void test_table_args(void **state)
 		mock_host_free(mh);
 	}
 	mh = mock_host_new();
-	assert_int_equal(mock_host_init(mh, &oprofile_ext_v1, "stacks=1024,frames=4096,max_mb=64"), 0);
+	assert_int_equal(mock_host_init(mh, &oprofile_ext_v1, "stacks=1024,frames=4096,max_mb=64"),
+			 0);
 	assert_int_equal(mock_host_log_count(mh, OP_LOG_WARN, "is ignored"), 2);
 	assert_true(mock_host_log_contains(mh, OP_LOG_INFO, "stack table up to 64 MiB"));
 	mock_host_free(mh);
@@ -700,12 +716,39 @@ static void test_table_args(void **state)
 }
 
 /* a daemon restarted on the same session (--append) continues the table */
+/*
+ * a daemon started again on the session of @f (its plugin state gone, the
+ * table on disk): @args, the same images, one sample of @chain seen with @t
+ */
+static void fx_reopen_sample(struct fx *f, const char *args, const struct op_trans_view *t,
+			     const uint64_t *chain, uint32_t n)
+{
+	struct mock_host *mh2 = mock_host_new();
+	struct op_perf_sample s = { .size = sizeof(s),
+				    .cpumode = OP_CPUMODE_USER,
+				    .pid = 42,
+				    .nr_callchain = n,
+				    .callchain = chain };
+	const struct mock_reg_escape *e;
+
+	mh2->map_pc_fn = fx_map;
+	memcpy(mh2->mappings, f->mh->mappings, sizeof(mh2->mappings));
+	mh2->nr_mappings = f->mh->nr_mappings;
+	assert_int_equal(mh2->host.cookie_intern(mock_host_ctx(mh2), "/usr/bin/app", false), f->app);
+	mock_host_set_session_dir(mh2, f->dir);
+	assert_int_equal(mock_host_init(mh2, &oprofile_ext_v1, args), 0);
+	e = mock_host_escape(mh2, "callgraph-chain");
+	assert_int_equal(mh2->hooks[0].desc.on_sample(mh2->hooks[0].priv, &s, mock_host_emitter(mh2)),
+			 0);
+	assert_int_equal(e->desc.handler(e->priv, t, mh2->emits[0].args, mh2->emits[0].nargs), 0);
+	mock_host_free(mh2);
+}
+
 static void test_stack_table_reopen(void **state)
 {
 	struct fx *f = fx_new("depth=4", true);
 	const uint64_t a[] = { OP_CONTEXT_USER, APP_START + 0x20, APP_START + 0x10 };
 	struct op_trans_view t = fx_view(f, f->app, 0);
-	struct mock_host *mh2;
 	struct tab tb;
 
 	(void)state;
@@ -713,25 +756,7 @@ static void test_stack_table_reopen(void **state)
 	assert_int_equal(fx_trans(f, &t), 0);
 	mock_host_deinit(f->mh);
 
-	mh2 = mock_host_new();
-	mh2->map_pc_fn = fx_map;
-	memcpy(mh2->mappings, f->mh->mappings, sizeof(mh2->mappings));
-	mh2->nr_mappings = f->mh->nr_mappings;
-	assert_int_equal(mh2->host.cookie_intern(mock_host_ctx(mh2), "/usr/bin/app", false), f->app);
-	mock_host_set_session_dir(mh2, f->dir);
-	assert_int_equal(mock_host_init(mh2, &oprofile_ext_v1, "depth=4"), 0);
-	{
-		struct op_perf_sample s = { .size = sizeof(s), .cpumode = OP_CPUMODE_USER,
-					    .pid = 42, .nr_callchain = 3, .callchain = a };
-		const struct mock_reg_escape *e = mock_host_escape(mh2, "callgraph-chain");
-
-		assert_int_equal(mh2->hooks[0].desc.on_sample(mh2->hooks[0].priv, &s,
-							       mock_host_emitter(mh2)),
-				 0);
-		assert_int_equal(e->desc.handler(e->priv, &t, mh2->emits[0].args, mh2->emits[0].nargs),
-				 0);
-	}
-	mock_host_free(mh2);
+	fx_reopen_sample(f, "depth=4", &t, a, 3);
 	tab_open(f, &tb);
 	assert_int_equal(tb.h->stacks_used, 1);
 	assert_int_equal(tb.h->images_used, 1); /* the image was found again, not added twice */
@@ -741,6 +766,80 @@ static void test_stack_table_reopen(void **state)
 }
 
 /* a session reset removes the table: the plugin starts a new one; a failed open is retried */
+/*
+ * context=thread+cpu: a context node (tgid/tid, cpu + 1) under the root of
+ * each stack; the reader hands it out as the stack's context; a version 2
+ * table is continued as version 3 with its stacks kept
+ */
+static void test_stack_context(void **state)
+{
+	struct fx *f = fx_new("depth=4,context=thread+cpu", true);
+	const uint64_t a[] = { OP_CONTEXT_USER, APP_START + 0x20, APP_START + 0x10 };
+	struct op_trans_view t = fx_view(f, f->app, 0);
+	const struct cgs_node *s, *fr[CGS_MAX_DEPTH + 1], *root;
+	char path[256];
+	uint32_t two = CGS_VERSION2;
+	struct tab tb;
+	int fd;
+
+	(void)state;
+	assert_true(mock_host_log_contains(f->mh, OP_LOG_INFO, "stack context: thread+cpu"));
+	t.tid = 43;
+	t.cpu = 1;
+	for (int i = 0; i < 2; i++) {
+		fx_sample(f, OP_CPUMODE_USER, a, 3);
+		assert_int_equal(fx_trans(f, &t), 0);
+	}
+	t.tid = 44;
+	t.cpu = 0;
+	fx_sample(f, OP_CPUMODE_USER, a, 3);
+	assert_int_equal(fx_trans(f, &t), 0);
+	tab_open(f, &tb);
+	assert_int_equal(tb.h->version, CGS_VERSION);
+	/* one root, two context nodes, two frames under each */
+	assert_int_equal(tb.h->nodes_used, 1 + 2 * 3);
+	assert_int_equal(tb.h->stacks_used, 2);
+	for (int k = 0; k < 2; k++) {
+		s = tab_find(&tb, 3, 0x20);
+		assert_non_null(s);
+		s = NULL;
+		for (uint32_t i = 0; i < tb.h->nodes_used; i++)
+			if (tb.nodes[i].count == (k ? 1u : 2u))
+				s = &tb.nodes[i];
+		assert_non_null(s);
+		assert_int_equal(tab_frames(&tb, (uint32_t)(s - tb.nodes), fr, &root), 3);
+		assert_int_equal(root->key >> 32, CGS_STACK_CONTEXT);
+		assert_int_equal(fr[2]->image, CGS_CTX_IMAGE | (k ? 1u : 2u));
+		assert_int_equal(fr[2]->key, 42 | (uint64_t)(k ? 44 : 43) << 32);
+		assert_int_equal(fr[2]->count, 0);
+		assert_int_equal(fr[0]->key, 0x20);
+	}
+	munmap(tb.base, tb.len);
+	mock_host_deinit(f->mh);
+
+	/* an older daemon's table (version 2), continued with context=thread: one table */
+	snprintf(path, sizeof(path), "%s/" OP_SESSION_CURRENT_PATH "/" OP_SESSION_CG_STACKS_PATH,
+		 f->dir);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &two, sizeof(two), offsetof(struct cgs_header2, version)),
+			 sizeof(two));
+	close(fd);
+	fx_reopen_sample(f, "depth=4,context=thread", &t, a, 3);
+	tab_open(f, &tb);
+	assert_int_equal(tb.h->version, CGS_VERSION); /* version 3 again */
+	assert_int_equal(tb.h->stacks_used, 3);
+	/* the new stack's context: thread 42/44, no cpu */
+	s = NULL;
+	for (uint32_t i = 0; i < tb.h->nodes_used; i++)
+		if ((tb.nodes[i].image & CGS_CTX_IMAGE) && tb.nodes[i].image == CGS_CTX_IMAGE)
+			s = &tb.nodes[i];
+	assert_non_null(s);
+	assert_int_equal(s->key, 42 | (uint64_t)44 << 32);
+	munmap(tb.base, tb.len);
+	fx_free(f);
+}
+
 static void test_stack_table_reset(void **state)
 {
 	struct fx *f = fx_new("depth=4", true);
@@ -805,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_table_args),
 		cmocka_unit_test(test_stack_table_reopen),
 		cmocka_unit_test(test_stack_table_reset),
+		cmocka_unit_test(test_stack_context),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

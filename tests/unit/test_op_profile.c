@@ -197,15 +197,33 @@ static const char *pstr(const Perftools__Profiles__Profile *pp, int64_t i)
 	return pp->string_table[i];
 }
 
+/* @gz (@gz_len bytes) is a gzip stream of exactly the @raw_len bytes at @raw */
+static void assert_gunzips_to(const uint8_t *gz, size_t gz_len, const uint8_t *raw, size_t raw_len)
+{
+	uint8_t *back = malloc(raw_len + 1);
+	z_stream z = { 0 };
+
+	assert_true(gz_len > 18 && gz[0] == 0x1f && gz[1] == 0x8b);
+	assert_non_null(back);
+	assert_int_equal(inflateInit2(&z, 16 + 15), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)gz_len;
+	z.next_out = back;
+	z.avail_out = (uInt)raw_len + 1;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(z.total_out, raw_len);
+	inflateEnd(&z);
+	assert_memory_equal(back, raw, raw_len);
+	free(back);
+}
+
 static void test_encode(void **state)
 {
 	struct op_profile *p = stack_profile();
 	const struct op_pprof_opts raw_opts = { .no_gzip = true };
 	Perftools__Profiles__Profile *pp;
-	uint8_t *raw, *gz, *back;
+	uint8_t *raw, *gz;
 	size_t raw_len, gz_len;
-	uLongf back_len;
-	z_stream z = { 0 };
 	uint64_t total = 0;
 
 	(void)state;
@@ -298,22 +316,117 @@ static void test_encode(void **state)
 
 	/* the default output is the same bytes in a gzip wrapper */
 	assert_int_equal(op_pprof_encode(p, NULL, &gz, &gz_len), 0);
-	assert_true(gz_len > 18 && gz[0] == 0x1f && gz[1] == 0x8b);
-	back = malloc(raw_len + 1);
-	assert_non_null(back);
-	assert_int_equal(inflateInit2(&z, 16 + 15), Z_OK);
-	z.next_in = gz;
-	z.avail_in = (uInt)gz_len;
-	z.next_out = back;
-	z.avail_out = (uInt)raw_len + 1;
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	back_len = z.total_out;
-	inflateEnd(&z);
-	assert_int_equal(back_len, raw_len);
-	assert_memory_equal(back, raw, raw_len);
-	free(back);
+	assert_gunzips_to(gz, gz_len, raw, raw_len);
 	free(gz);
 	free(raw);
+	op_profile_free(p);
+}
+
+/*
+ * threaded: deflated on a second thread a stage at a time (a profile of
+ * many stages), the same bytes as the bare protobuf once inflated; runs of
+ * samples with the same labels share one label array, and every sample
+ * still reads back with its own labels
+ */
+static void test_encode_threaded(void **state)
+{
+	const struct op_pprof_opts raw_opts = { .no_gzip = true }, thr = { .threaded = true };
+	struct op_image_name n = { .kind = OP_IMAGE_USER, .path = "/usr/bin/big" };
+	struct op_profile *p = op_profile_new();
+	Perftools__Profiles__Profile *pp;
+	uint8_t *raw, *gz;
+	size_t raw_len, gz_len;
+	uint32_t map;
+
+	(void)state;
+	assert_non_null(p);
+	snprintf(p->event, sizeof(p->event), "TIMER");
+	p->period = 100000;
+	p->timer = true;
+	map = op_profile_mapping(p, &n, false, NULL);
+	assert_true(map > 0);
+	for (uint32_t i = 0; i < 120000; i++) {
+		/* 3 samples per thread, 40,000 threads */
+		struct op_profile_labels lab = { (int32_t)(i / 3), (int32_t)(i / 3),
+						 (int32_t)(i / 3) & 1, map };
+		uint32_t loc = op_profile_location(p, map, 0x1000 + (i % 5000) * 4);
+
+		assert_true(loc > 0);
+		assert_int_equal(op_profile_add(p, &loc, 1, &lab, 1 + i % 7, false), 0);
+	}
+	assert_int_equal(op_pprof_encode(p, &raw_opts, &raw, &raw_len), 0);
+	assert_true(raw_len > 4 * 256 * 1024); /* several stages */
+	assert_int_equal(op_pprof_encode(p, &thr, &gz, &gz_len), 0);
+	assert_gunzips_to(gz, gz_len, raw, raw_len);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
+	assert_non_null(pp);
+	assert_int_equal(pp->n_sample, 120000);
+	for (size_t i = 0; i < pp->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pp->sample[i];
+		long pid = -1, tid = -2;
+
+		for (size_t k = 0; k < s->n_label; k++) {
+			const char *key = pp->string_table[s->label[k]->key];
+
+			if (!strcmp(key, "pid"))
+				pid = atol(pp->string_table[s->label[k]->str]);
+			else if (!strcmp(key, "tid"))
+				tid = atol(pp->string_table[s->label[k]->str]);
+		}
+		/* in the model's order: sample i is the i-th added */
+		assert_int_equal(pid, (long)(i / 3));
+		assert_int_equal(tid, pid);
+		assert_int_equal(s->value[0], (int64_t)(1 + i % 7));
+	}
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(gz);
+	free(raw);
+	op_profile_free(p);
+}
+
+/* op_pprof_opts.name_fn: names the locations during the encoding; its failure ends it */
+static int namer_ok(void *arg)
+{
+	struct op_profile *p = arg;
+
+	return op_profile_name_loc(p, 1, "named_late", "late.c", 12);
+}
+
+static int namer_fails(void *arg)
+{
+	(void)arg;
+	return -ENOMEM;
+}
+
+static void test_encode_namer(void **state)
+{
+	struct op_profile *p = stack_profile();
+	struct op_pprof_opts o = { .no_gzip = true, .name_fn = namer_ok, .name_arg = p };
+	Perftools__Profiles__Profile *pp;
+	bool found = false;
+	uint8_t *raw = NULL;
+	size_t raw_len = 0;
+
+	(void)state;
+	assert_null(p->locs[0].func);
+	assert_int_equal(op_pprof_encode(p, &o, &raw, &raw_len), 0);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
+	assert_non_null(pp);
+	/* the name given meanwhile is the function's, and its mapping has functions */
+	for (size_t i = 0; i < pp->n_function; i++)
+		found |= !strcmp(pp->string_table[pp->function[i]->name], "named_late") &&
+			 !strcmp(pp->string_table[pp->function[i]->filename], "late.c");
+	assert_true(found);
+	assert_true(pp->mapping[0]->has_functions);
+	assert_int_equal(pp->n_sample, p->nsamples);
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	o.name_fn = namer_fails;
+	o.threaded = true;
+	o.no_gzip = false;
+	raw = NULL;
+	assert_int_equal(op_pprof_encode(p, &o, &raw, &raw_len), -ENOMEM);
+	assert_null(raw);
 	op_profile_free(p);
 }
 
@@ -666,6 +779,8 @@ int main(void)
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_encode_event),
+		cmocka_unit_test(test_encode_threaded),
+		cmocka_unit_test(test_encode_namer),
 		cmocka_unit_test_setup_teardown(test_load, sess_setup, sess_teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_labels, sess_setup, sess_teardown),
 	};

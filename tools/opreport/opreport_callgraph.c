@@ -438,14 +438,15 @@ static int cgr_read_image(void *arg, uint32_t i, const struct op_image_name *in)
 	return r->map[i + 1] ? 0 : -ENOMEM;
 }
 
-static int cgr_read_stack(void *arg, uint32_t app, bool truncated, uint64_t count,
-			  const struct cgs_frame *fr, uint32_t depth)
+/* a stack; its context (version 3) is not shown: opreport -c sums every thread and CPU */
+static int cgr_read_stack(void *arg, const struct op_cgs_stack *s)
 {
 	struct cgr_read *r = arg;
 
 	if (cgr_read_map(r))
 		return -ENOMEM;
-	return cgr_take_stack(r->g, r->map, r->nimg, app, truncated, count, fr, depth);
+	return cgr_take_stack(r->g, r->map, r->nimg, s->app, s->truncated, s->count, s->fr,
+			      s->depth);
 }
 
 static int cgr_load_stacks(struct cgr *g)
