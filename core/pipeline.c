@@ -195,8 +195,14 @@ void pipeline_drain(struct pipeline *p)
 
 void pipeline_sync_files(struct pipeline *p)
 {
-	if (p->files_open)
-		sfile_sync_all(&p->sfiles);
+	if (!p->files_open)
+		return;
+	sfile_sync_all(&p->sfiles);
+	/*
+	 * the sample path looks its sets up again, which marks them used for
+	 * the next sync (sfile_sync_all syncs only those)
+	 */
+	trans_forget_sfile(&p->trans);
 }
 
 void pipeline_print_stats(struct pipeline *p, const char *why)

@@ -59,6 +59,7 @@ static void sfile_lru_unlink(struct op_sfile *sf)
 
 static void sfile_lru_touch(struct sfile_table *tab, struct op_sfile *sf)
 {
+	sf->used_sync = tab->sync_gen;
 	sfile_lru_unlink(sf);
 	sf->lru_prev = tab->lru.lru_prev;
 	sf->lru_next = &tab->lru;
@@ -71,6 +72,8 @@ static inline void sfile_touch(struct sfile_table *tab, struct op_sfile *sf)
 {
 	if (tab->lru.lru_prev != sf)
 		sfile_lru_touch(tab, sf);
+	else
+		sf->used_sync = tab->sync_gen;
 }
 
 /* ------------------------------------------------------------------ */
@@ -331,6 +334,15 @@ static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_
 	return sf;
 }
 
+/*
+ * Only the sets looked up since the last sync can have new samples (the
+ * caller makes the sample path look its sets up again after each sync:
+ * trans_forget_sfile), and every look-up moves its set to the recent end of
+ * the LRU list: they are the run at that end stamped with this sync's
+ * generation. A fleet host keeps thousands of sets open, most of them of
+ * processes long gone: one msync each every sync_interval was most of the
+ * periodic work (issue 20).
+ */
 void sfile_sync_all(struct sfile_table *tab)
 {
 	const struct ext_registry *reg = tab->reg;
@@ -338,7 +350,8 @@ void sfile_sync_all(struct sfile_table *tab)
 	struct op_sample_file *f;
 	size_t i;
 
-	for (sf = tab->lru.lru_next; sf != &tab->lru; sf = sf->lru_next) {
+	for (sf = tab->lru.lru_prev; sf != &tab->lru && sf->used_sync == tab->sync_gen;
+	     sf = sf->lru_prev) {
 		for (i = 0; reg && i < reg->nr_sfile; i++) {
 			const struct ext_sfile_handlers *h = &reg->sfile[i];
 
@@ -354,4 +367,5 @@ void sfile_sync_all(struct sfile_table *tab)
 		for (f = sf->pfiles; f; f = f->next)
 			odb_sync(&f->db);
 	}
+	tab->sync_gen++;
 }

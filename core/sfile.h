@@ -68,6 +68,7 @@ struct op_sfile {
 	uint64_t vfailed[EXT_MAX_COUNTERS / 64];
 	int32_t tgid_hint; /* a process of this set (names callee anon regions) */
 	struct sfile_table *tab;
+	uint32_t used_sync; /* tab->sync_gen when last looked up: sfile_sync_all */
 };
 
 struct sfile_config {
@@ -110,6 +111,7 @@ struct sfile_table {
 	struct sfile_recent recent[SFILE_RECENT];
 	uint64_t recent_gen; /* gen the recent entries are valid for */
 	bool no_openat2;     /* openat2() refused (ENOSYS, EPERM): walk components */
+	uint32_t sync_gen;   /* bumped by each sfile_sync_all */
 	/* euid 0 (sfile_init): a sample file, and its directory, must be root-owned
 	 * and not writable by group or other, the file with one link - one fstat
 	 * each per open, never per sample */
@@ -212,7 +214,11 @@ int sfile_file_add(struct op_sample_file *f, uint64_t key, uint32_t count);
 int sfile_file_sync(struct op_sample_file *f);
 void sfile_file_close(struct op_sample_file *f);
 
-/* msync every open file and call plugins' sync handlers. */
+/*
+ * msync the open files of every set looked up since the last call and call
+ * plugins' sync handlers for them; the caller drops its cached set pointers
+ * after it (trans_forget_sfile) so that the next samples look theirs up.
+ */
 void sfile_sync_all(struct sfile_table *tab);
 /* Close and forget every set (SIGHUP, exit). */
 void sfile_close_all(struct sfile_table *tab);
