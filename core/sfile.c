@@ -218,6 +218,8 @@ void sfile_close_all(struct sfile_table *tab)
 		while (tab->buckets[i])
 			sfile_destroy(tab, tab->buckets[i]);
 	tab->pinned = NULL;
+	/* samples/current may be set aside next (rotation): no fd into it stays */
+	sfile_dirs_close(tab);
 }
 
 void sfile_free(struct sfile_table *tab)

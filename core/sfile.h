@@ -87,6 +87,8 @@ struct sfile_config {
  * for it, new processes of an image use the set of the one before.
  */
 #define SFILE_RECENT 128
+/* directory fds kept open by the sample-file table (direct-mapped) */
+#define SFILE_DIRS 16
 struct sfile_recent {
 	struct sfile_key key;
 	uint32_t hash;
@@ -111,7 +113,15 @@ struct sfile_table {
 	struct sfile_recent recent[SFILE_RECENT];
 	uint64_t recent_gen; /* gen the recent entries are valid for */
 	bool no_openat2;     /* openat2() refused (ENOSYS, EPERM): walk components */
-	uint32_t sync_gen;   /* bumped by each sfile_sync_all */
+	/* directories of sample files opened lately (sfile_open.c): each new
+	 * process of an image makes its files in the same few directories */
+	struct sfile_dir {
+		char *path; /* below samples/current; NULL: free slot */
+		size_t len;
+		uint32_t hash;
+		int fd;
+	} dirs[SFILE_DIRS];
+	uint32_t sync_gen; /* bumped by each sfile_sync_all */
 	/* euid 0 (sfile_init): a sample file, and its directory, must be root-owned
 	 * and not writable by group or other, the file with one link - one fstat
 	 * each per open, never per sample */

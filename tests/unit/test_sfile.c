@@ -333,6 +333,62 @@ static void test_sync_only_used(void **state)
 	cfx_free(f);
 }
 
+/*
+ * The directories kept open (sfile_open.c, issue 20): a new process of an
+ * image makes its files in the directory the previous one used; one removed
+ * under the daemon is walked and made anew; after sfile_close_all (what a
+ * rotation does before samples/current is set aside) no file lands in the
+ * old directory.
+ */
+static void test_kept_dirs(void **state)
+{
+	static const char dir[] = "{root}/bin/app/{dep}/{root}/bin/app";
+	struct cfx *f = cfx_new(OP_SEP_THREAD, 64);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	struct op_trans_view a = view(app, app, 5, 5, 0, 0), b = view(app, app, 6, 6, 0, 0);
+	struct op_trans_view c = view(app, app, 7, 7, 0, 0), d = view(app, app, 8, 8, 0, 0);
+	char path[2 * PATH_MAX], old[PATH_MAX + 16];
+	uint32_t val;
+	int fd;
+
+	(void)state;
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &a), 0, 0x10, 1), 0);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &b), 0, 0x10, 2), 0);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.6.6.all", 0x10,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 2);
+	/* the kept directory removed (its files first): the next file makes it again */
+	snprintf(path, sizeof(path), "%s/TIMER.0.0.5.5.all", dir);
+	assert_int_equal(unlinkat(f->current_fd, path, 0), 0);
+	snprintf(path, sizeof(path), "%s/TIMER.0.0.6.6.all", dir);
+	assert_int_equal(unlinkat(f->current_fd, path, 0), 0);
+	assert_int_equal(unlinkat(f->current_fd, dir, AT_REMOVEDIR), 0);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &c), 0, 0x20, 3), 0);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.7.7.all", 0x20,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 3);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	/* a rotation: everything closed, samples/current set aside and made anew */
+	sfile_close_all(&f->sft);
+	snprintf(old, sizeof(old), "%s/samples/old", f->root);
+	assert_int_equal(rename(f->current, old), 0);
+	assert_int_equal(mkdir(f->current, 0755), 0);
+	fd = open(f->current, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(dup2(fd, f->current_fd), f->current_fd);
+	close(fd);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &d), 0, 0x30, 4), 0);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.8.8.all", 0x30,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 4);
+	snprintf(path, sizeof(path), "%s/%s/TIMER.0.0.8.8.all", old, dir);
+	assert_int_equal(access(path, F_OK), -1);
+	cfx_free(f);
+}
+
 /* count regular files below @dir; fail on any symlink */
 static long walk(int dfd, const char *name)
 {
@@ -755,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_emfile),
 		cmocka_unit_test(test_plugin_handlers),
 		cmocka_unit_test(test_sync_only_used),
+		cmocka_unit_test(test_kept_dirs),
 		cmocka_unit_test(test_hostile_paths),
 		cmocka_unit_test(test_planted_symlink),
 		cmocka_unit_test(test_changed_under_writer),
