@@ -5,19 +5,25 @@
 #   bench_fleet.sh [SECONDS=60] [WARMUP=20] [RATES="99 19"]
 # Both CPUs are kept busy (one spinning shell per online CPU). For each rate,
 # oprofiled with conf/fleet.conf (call graphs, cgroup labels, thread split;
-# --frequency=RATE, no rotation during the window) and then perf record -F
-# RATE -a -g run system-wide; after WARMUP seconds (start-up and the
-# kallsyms pass excluded) the time on CPU of every thread of the profiler
-# is summed from /proc/PID/task/*/schedstat (nanoseconds: utime+stime in
-# /proc/PID/stat counts 10 ms ticks, too coarse for 0.01 % of a CPU), and
-# again SECONDS later: CPU per cent of one CPU in steady state, nanoseconds
-# per sample (samples from the session's counters, and perf's from perf
-# report --stats), voluntary context switches (wake-ups) per second of all
-# threads, RSS at the end. Then, for oprofiled only, strace -c -f counts its
-# system calls over STRACE seconds (default 10; 0 skips it) after the
-# window (strace slows the traced process, so not during it); the count
-# does not depend on the machine's load. Last an idle check: the daemon's
-# wake-ups per second while profiling a sleeping command (no samples).
+# --frequency=RATE, no rotation during the window), with ALT="options" a
+# second oprofiled with those options added (e.g. ALT=--separate=lib,kernel;
+# ALT_OPD=PATH runs another build's oprofiled as the second one, ALT_NAME
+# labels its row: a before/after comparison under the same load),
+# and perf record -F RATE -a -g run system-wide AT THE SAME TIME: the host's
+# other work (process churn on a shared machine costs the daemon most: new
+# sample files, side-band records) is the same for all of them. After
+# WARMUP seconds (start-up and the kallsyms pass excluded) the time on CPU
+# of every thread of each profiler is summed from /proc/PID/task/*/schedstat
+# (nanoseconds: utime+stime in /proc/PID/stat counts 10 ms ticks, too coarse
+# for 0.01 % of a CPU), and again SECONDS later: CPU per cent of one CPU in
+# steady state, nanoseconds per sample (oprofiled's samples counted by its
+# session over the window, perf's from perf report --stats pro rata),
+# voluntary context switches (wake-ups) per second of all threads, RSS at
+# the end, and the host's new processes a second (/proc/stat). Then strace
+# -c -f counts each oprofiled's system calls over STRACE seconds (default
+# 10; 0 skips it), after the window (strace slows the traced process). Last
+# an idle check: the daemon's wake-ups per second while profiling a
+# sleeping command (no samples).
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -48,19 +54,6 @@ wait_for() {
 	i=0
 	while ! grep -q "$2" "$1" 2> /dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 }
-# $1 pid: CPU ns and wake-ups over the window after the warm-up; sets
-# d_ns, d_vcs, d_rss
-window() {
-	sleep "$WARM"
-	a=$(cpu_ns "$1")
-	va=$(vcs "$1")
-	sleep "$SECS"
-	b=$(cpu_ns "$1")
-	vb=$(vcs "$1")
-	d_ns=$((b - a))
-	d_vcs=$((vb - va))
-	d_rss=$(rss "$1")
-}
 pct() { awk -v t="$1" -v s="$SECS" 'BEGIN { printf "%.4f", t / 1e9 / s * 100 }'; }
 ns_per() { awk -v t="$1" -v n="$2" 'BEGIN { if (n > 0) printf "%.0f", t / n; else print "-" }'; }
 per_s() { awk -v d="$1" -v s="$SECS" 'BEGIN { printf "%.2f", d / s }'; }
@@ -76,39 +69,66 @@ for c in $(seq "$ncpu"); do
 	sh -c 'while :; do :; done' &
 	spin="$spin $!"
 done
-echo "bench_fleet: $ncpu CPUs busy, window $SECS s after $WARM s of warm-up"
-printf "%-6s %-26s %8s %8s %9s %9s %9s %8s\n" rate profiler "cpu %" samples "ns/sample" "wakeups/s" \
+echo "bench_fleet: $ncpu CPUs busy, window $SECS s after $WARM s of warm-up; the profilers run side by side"
+printf "%-6s %-30s %8s %8s %9s %9s %9s %8s\n" rate profiler "cpu %" samples "ns/sample" "wakeups/s" \
 	"syscall/s" "RSS KiB"
+now_s() { date +%s.%N; }
+# a sessions's sample count (a dump first: the counters are written at dumps)
+nsamples() {
+	"$OPC" --session-dir="$1" --dump > /dev/null 2>&1
+	cat "$1/samples/current/stats/total_samples" 2> /dev/null || echo 0
+}
+row() { # rate name ns samples vcs syscalls rss
+	printf "%-6s %-30s %8s %8s %9s %9s %9s %8s\n" "$1" "$2" "$(pct $3)" "$4" "$(ns_per $3 $4)" \
+		"$(per_s $5)" "$6" "$7"
+}
 for r in $RATES; do
-	# oprofiled at fleet defaults
+	# oprofiled at fleet defaults, (ALT) a second one with other options,
+	# and perf record at the same rate with call graphs, all at once: the
+	# host's process churn (other work on a shared machine) is the same
+	# for all of them
 	"$OPD" --config="$CONF" --session-dir="$T/s$r" --frequency="$r" --rotate=0 > "$T/o$r" 2>&1 &
-	p=$!
-	wait_for "$T/s$r/samples/oprofiled.log" "profiling started"
-	"$OPC" --session-dir="$T/s$r" --dump > /dev/null 2>&1
-	n0=$(cat "$T/s$r/samples/current/stats/total_samples" 2> /dev/null || echo 0)
-	window $p
-	"$OPC" --session-dir="$T/s$r" --dump > /dev/null 2>&1
-	n1=$(cat "$T/s$r/samples/current/stats/total_samples" 2> /dev/null || echo 0)
-	sc=$(sys_per_s $p)
-	kill -TERM $p
-	wait $p
-	# the counters count from the start: the warm-up's share is removed pro rata
-	n=$(awk -v a="$n0" -v b="$n1" -v w="$WARM" -v s="$SECS" 'BEGIN { printf "%d", (b - a) * s / (w + s) }')
-	[ "$n" -gt 0 ] || n=$((r * ncpu * SECS))
-	printf "%-6s %-26s %8s %8s %9s %9s %9s %8s\n" "$r" "oprofiled (fleet.conf)" "$(pct $d_ns)" "$n" \
-		"$(ns_per $d_ns $n)" "$(per_s $d_vcs)" "$sc" "$d_rss"
-	od=$d_ns
-	# perf record at the same rate, call graphs too
+	po=$!
+	pa=
+	if [ -n "${ALT:-}${ALT_OPD:-}" ]; then
+		# shellcheck disable=SC2086
+		"${ALT_OPD:-$OPD}" --config="$CONF" --session-dir="$T/a$r" --frequency="$r" --rotate=0 $ALT \
+			> "$T/oa$r" 2>&1 &
+		pa=$!
+	fi
+	t0=$(now_s)
 	perf record -F "$r" -a -g -o "$T/perf$r.data" > "$T/p$r" 2>&1 &
-	p=$!
-	window $p
-	kill -INT $p
-	wait $p
+	pp=$!
+	wait_for "$T/s$r/samples/oprofiled.log" "profiling started"
+	[ -z "$pa" ] || wait_for "$T/a$r/samples/oprofiled.log" "profiling started"
+	sleep "$WARM"
+	n0=$(nsamples "$T/s$r")
+	[ -z "$pa" ] || na0=$(nsamples "$T/a$r")
+	f0=$(awk '/^processes/ { print $2 }' /proc/stat)
+	o0=$(cpu_ns $po) ov0=$(vcs $po) p0=$(cpu_ns $pp) pv0=$(vcs $pp)
+	[ -z "$pa" ] || { a0=$(cpu_ns $pa); av0=$(vcs $pa); }
+	sleep "$SECS"
+	o1=$(cpu_ns $po) ov1=$(vcs $po) p1=$(cpu_ns $pp) pv1=$(vcs $pp)
+	[ -z "$pa" ] || { a1=$(cpu_ns $pa); av1=$(vcs $pa); }
+	f1=$(awk '/^processes/ { print $2 }' /proc/stat)
+	n1=$(nsamples "$T/s$r")
+	[ -z "$pa" ] || na1=$(nsamples "$T/a$r")
+	sc=$(sys_per_s $po)
+	[ -z "$pa" ] || sca=$(sys_per_s $pa)
+	row "$r" "oprofiled (fleet.conf)" $((o1 - o0)) $((n1 - n0)) $((ov1 - ov0)) "$sc" "$(rss $po)"
+	[ -z "$pa" ] || row "$r" "${ALT_NAME:-oprofiled ${ALT:-}}" $((a1 - a0)) $((na1 - na0)) $((av1 - av0)) "$sca" "$(rss $pa)"
+	prss=$(rss $pp)
+	kill -INT $pp
+	wait $pp
+	t1=$(now_s)
+	# perf's samples of its whole run, pro rata for the window
 	n=$(perf report -i "$T/perf$r.data" --stats 2> /dev/null | awk '/SAMPLE events:/ { print $3; exit }')
-	n=$(awk -v n="${n:-0}" -v w="$WARM" -v s="$SECS" 'BEGIN { printf "%d", n * s / (w + s) }')
-	printf "%-6s %-26s %8s %8s %9s %9s %9s %8s\n" "$r" "perf record -F $r -a -g" "$(pct $d_ns)" "$n" \
-		"$(ns_per $d_ns $n)" "$(per_s $d_vcs)" - "$d_rss"
-	awk -v o="$od" -v p="$d_ns" -v r="$r" 'BEGIN { if (p > 0) printf "%-6s oprofiled / perf record CPU: %.2f\n", r, o / p; else printf "%-6s perf record used no measurable CPU\n", r }'
+	n=$(awk -v n="${n:-0}" -v a="$t0" -v b="$t1" -v s="$SECS" 'BEGIN { printf "%d", n * s / (b - a) }')
+	row "$r" "perf record -F $r -a -g" $((p1 - p0)) "$n" $((pv1 - pv0)) - "$prss"
+	kill -TERM $po $pa
+	wait $po $pa
+	awk -v o=$((o1 - o0)) -v p=$((p1 - p0)) -v r="$r" 'BEGIN { if (p > 0) printf "%-6s oprofiled / perf record CPU: %.2f\n", r, o / p; else printf "%-6s perf record used no measurable CPU\n", r }'
+	echo "       host: $(per_s $((f1 - f0))) new processes a second during the window"
 	echo "       bytes on disk: oprofiled $(du -sk "$T/s$r" | cut -f1) KiB (of it kallsyms $(($(stat -c %s "$T/s$r/samples/current/stats/kallsyms" 2> /dev/null || echo 0) / 1024)) KiB), perf.data $(($(stat -c %s "$T/perf$r.data") / 1024)) KiB"
 done
 for p in $spin; do kill $p 2> /dev/null; done
