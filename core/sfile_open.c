@@ -231,19 +231,21 @@ out_err:
 /* Directories kept open                                               */
 /* ------------------------------------------------------------------ */
 
+static void sfile_dir_drop(struct sfile_dir *d)
+{
+	if (!d || !d->path)
+		return;
+	close(d->fd);
+	free(d->path);
+	d->path = NULL;
+}
+
 void sfile_dirs_close(struct sfile_table *tab)
 {
 	size_t i;
 
-	for (i = 0; i < SFILE_DIRS; i++) {
-		struct sfile_dir *d = &tab->dirs[i];
-
-		if (!d->path)
-			continue;
-		close(d->fd);
-		free(d->path);
-		d->path = NULL;
-	}
+	for (i = 0; i < SFILE_DIRS; i++)
+		sfile_dir_drop(&tab->dirs[i]);
 }
 
 static uint32_t sfile_dir_hash(const char *s, size_t n)
@@ -266,15 +268,6 @@ static struct sfile_dir *sfile_dir_slot(struct sfile_table *tab, const char *nam
 	*len = (size_t)(last - name);
 	*hash = sfile_dir_hash(name, *len);
 	return &tab->dirs[*hash % SFILE_DIRS];
-}
-
-static void sfile_dir_drop(struct sfile_dir *d)
-{
-	if (!d || !d->path)
-		return;
-	close(d->fd);
-	free(d->path);
-	d->path = NULL;
 }
 
 /*
