@@ -238,6 +238,16 @@ static int sh_sync(void *priv, op_sfile_t *sf, void *sf_priv)
 	return 0;
 }
 
+/* the sh_* handlers as a plugin's, in slot 3 */
+static void use_handlers(struct cfx *f)
+{
+	f->reg.sfile[0].ops = (struct op_sfile_ops){ .size = sizeof(struct op_sfile_ops),
+						      .create = sh_create, .close = sh_close,
+						      .sync = sh_sync };
+	f->reg.sfile[0].slot = 3;
+	f->reg.nr_sfile = 1;
+}
+
 static void test_plugin_handlers(void **state)
 {
 	struct cfx *f = cfx_new(OP_SEP_LIB, 64);
@@ -251,11 +261,7 @@ static void test_plugin_handlers(void **state)
 	uint32_t val;
 
 	(void)state;
-	f->reg.sfile[0].ops = (struct op_sfile_ops){ .size = sizeof(struct op_sfile_ops),
-						      .create = sh_create, .close = sh_close,
-						      .sync = sh_sync };
-	f->reg.sfile[0].slot = 3;
-	f->reg.nr_sfile = 1;
+	use_handlers(f);
 	sf = sfile_find(&f->sft, &v);
 	assert_int_equal(h_create, 1);
 	assert_ptr_equal(sf->slot[3], &slot_token);
@@ -293,11 +299,7 @@ static void test_sync_only_used(void **state)
 	uint32_t val;
 
 	(void)state;
-	f->reg.sfile[0].ops = (struct op_sfile_ops){ .size = sizeof(struct op_sfile_ops),
-						      .create = sh_create, .close = sh_close,
-						      .sync = sh_sync };
-	f->reg.sfile[0].slot = 3;
-	f->reg.nr_sfile = 1;
+	use_handlers(f);
 	h_sync = 0;
 	sa = sfile_find(&f->sft, &a);
 	sb = sfile_find(&f->sft, &b);
