@@ -210,6 +210,57 @@ unsigned sfile_evict(struct sfile_table *tab, unsigned target, const struct op_s
 	return nr;
 }
 
+/*
+ * With --separate=thread every process has its own sets: on a host that
+ * starts processes all the time the sets of those that exited would stay
+ * open (mapped: the daemon's RSS) until the LRU pushes them out. The
+ * exited threads go into a small open-addressed table by tid, then one pass
+ * over the sets; called once a round, only when threads exited.
+ */
+unsigned sfile_close_exited(struct sfile_table *tab, const struct task_exited *ex, size_t n)
+{
+	struct task_exited *slot = tab->exit_slots;
+	struct op_sfile *sf, *next;
+	unsigned closed = 0;
+	size_t i;
+
+	if (!n || !tab->buckets)
+		return 0;
+	if (n > SFILE_EXIT_SLOTS / 2)
+		n = SFILE_EXIT_SLOTS / 2;
+	/* tid 0 (idle) never exits: 0 marks a free slot */
+	memset(slot, 0, sizeof(tab->exit_slots));
+	for (i = 0; i < n; i++) {
+		uint32_t h = ((uint32_t)ex[i].tid * 2654435761u) >> 20;
+
+		if (ex[i].tid <= 0)
+			continue;
+		while (slot[h % SFILE_EXIT_SLOTS].tid && slot[h % SFILE_EXIT_SLOTS].tid != ex[i].tid)
+			h++;
+		slot[h % SFILE_EXIT_SLOTS] = ex[i];
+	}
+	for (sf = tab->lru.lru_next; sf != &tab->lru; sf = next) {
+		const struct sfile_key *k = &sf->key;
+		int32_t tid = k->tid >= 0 ? k->tid : k->anon_tgid;
+		uint32_t h = ((uint32_t)tid * 2654435761u) >> 20;
+
+		next = sf->lru_next;
+		if (tid <= 0 || sf == tab->pinned)
+			continue;
+		while (slot[h % SFILE_EXIT_SLOTS].tid && slot[h % SFILE_EXIT_SLOTS].tid != tid)
+			h++;
+		if (slot[h % SFILE_EXIT_SLOTS].tid != tid)
+			continue;
+		/* the thread of a split set; else an anon set, whose process went */
+		if (k->tid >= 0 ? slot[h % SFILE_EXIT_SLOTS].pid != k->tgid :
+				  slot[h % SFILE_EXIT_SLOTS].pid != tid)
+			continue;
+		sfile_destroy(tab, sf);
+		closed++;
+	}
+	return closed;
+}
+
 void sfile_close_all(struct sfile_table *tab)
 {
 	uint32_t i;

@@ -26,6 +26,7 @@
 #include "odb.h"
 #include "options.h"
 #include "stats.h"
+#include "task.h"
 
 /* A core event as it appears in file names and headers. */
 struct sfile_event {
@@ -89,6 +90,8 @@ struct sfile_config {
 #define SFILE_RECENT 128
 /* directory fds kept open by the sample-file table (direct-mapped) */
 #define SFILE_DIRS 16
+/* sfile_close_exited's table of exited threads (twice the most it takes) */
+#define SFILE_EXIT_SLOTS 4096
 struct sfile_recent {
 	struct sfile_key key;
 	uint32_t hash;
@@ -122,6 +125,8 @@ struct sfile_table {
 		int fd;
 	} dirs[SFILE_DIRS];
 	uint32_t sync_gen; /* bumped by each sfile_sync_all */
+	/* scratch of sfile_close_exited: exited threads by tid */
+	struct task_exited exit_slots[SFILE_EXIT_SLOTS];
 	/* euid 0 (sfile_init): a sample file, and its directory, must be root-owned
 	 * and not writable by group or other, the file with one link - one fstat
 	 * each per open, never per sample */
@@ -230,6 +235,14 @@ void sfile_file_close(struct op_sample_file *f);
  * after it (trans_forget_sfile) so that the next samples look theirs up.
  */
 void sfile_sync_all(struct sfile_table *tab);
+/*
+ * Close and forget the sets no sample can come to any more: those of the
+ * threads @ex[0..n) (--separate=thread) and the anon-region sets of the
+ * processes among them (pid == tid) whose mappings went with them. The
+ * caller drops its cached set pointers first (trans_forget_sfile). Returns
+ * the number of sets closed.
+ */
+unsigned sfile_close_exited(struct sfile_table *tab, const struct task_exited *ex, size_t n);
 /* Close and forget every set (SIGHUP, exit). */
 void sfile_close_all(struct sfile_table *tab);
 /*

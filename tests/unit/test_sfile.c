@@ -391,6 +391,55 @@ static void test_kept_dirs(void **state)
 	cfx_free(f);
 }
 
+/*
+ * The sets of threads that exited are closed (issue 20: a host starting
+ * processes all the time kept them all mapped until the LRU pushed them
+ * out): only those of the exited threads, anon sets of an exited process
+ * too, their counts stay in the files, and a late sample of the same
+ * thread opens its file again and adds to it.
+ */
+static void test_close_exited(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_THREAD, 64);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	op_cookie_t anon = cfx_ck(f, "anon", OP_IMAGE_ANON);
+	struct op_trans_view a = view(app, app, 5, 5, 0, 0), b = view(app, app, 5, 6, 0, 0);
+	struct op_trans_view c = view(app, app, 7, 7, 0, 0), d = view(app, anon, 7, 7, 0, 0);
+	struct task_exited ex[] = { { 5, 6 }, { 7, 7 }, { 9, 9 } };
+	uint32_t val;
+
+	(void)state;
+	d.anon_start = 0x1000;
+	d.anon_end = 0x2000;
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &a), 0, 0x10, 1), 0);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &b), 0, 0x10, 2), 0);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &c), 0, 0x10, 3), 0);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &d), 0, 0x10, 4), 0);
+	assert_int_equal(f->sft.nr_sfiles, 4);
+	assert_int_equal(f->sft.nr_open, 4);
+	assert_int_equal(sfile_close_exited(&f->sft, ex, 3), 3);
+	assert_int_equal(f->sft.nr_sfiles, 1); /* thread 5 of process 5 is alive */
+	assert_int_equal(f->sft.nr_open, 1);
+	assert_int_equal(sfile_close_exited(&f->sft, ex, 3), 0);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.5.6.all", 0x10,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 2);
+	/* a late sample: the file opens again and adds */
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &b), 0, 0x10, 5), 0);
+	sfile_close_all(&f->sft);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.5.6.all", 0x10,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 7);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.7.7.all", 0x10,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 3);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	cfx_free(f);
+}
+
 /* count regular files below @dir; fail on any symlink */
 static long walk(int dfd, const char *name)
 {
@@ -814,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_plugin_handlers),
 		cmocka_unit_test(test_sync_only_used),
 		cmocka_unit_test(test_kept_dirs),
+		cmocka_unit_test(test_close_exited),
 		cmocka_unit_test(test_hostile_paths),
 		cmocka_unit_test(test_planted_symlink),
 		cmocka_unit_test(test_changed_under_writer),
