@@ -269,22 +269,27 @@ static void perf_reap_child(struct perf_session *s)
 }
 
 /*
- * The next wait, from what the round just read: a round that found little
- * (under 1/64 of the rings, e.g. 16 KiB of two 512 KiB rings; nothing when
- * idle) doubles it up to PERF_IDLE_MAX_MS, one that found more than 1/16
- * halves it down to the drain interval. Records held back by the merge
- * watermark wait for the next round, at most PERF_IDLE_MAX_MS later (a
- * signal or control request wakes the poll, whose round drains the rings
- * first). At fleet rates (99 Hz per CPU) the daemon so wakes about once a
- * second, while a busy 10 kHz session keeps draining every interval.
+ * The next wait, from what the round just read: a round that found under
+ * 1/16 of the rings (e.g. 32 KiB of two 256 KiB rings; nothing when idle)
+ * doubles it up to PERF_IDLE_MAX_MS, one that found more than 1/4 (the
+ * rings half way to their wake-up watermark) halves it down to the drain
+ * interval; in between it stays. Records held back by the merge watermark
+ * wait for the next round, at most PERF_IDLE_MAX_MS later (a signal or
+ * control request wakes the poll, whose round drains the rings first). At
+ * fleet rates (99 Hz per CPU, call chains and the side-band of a busy
+ * host's process churn: ~120 KB/s on 2 CPUs) the daemon so wakes about
+ * once a second (issue 20: with 1/64 and 1/16, and 64 KiB rings, it woke
+ * 6-7 times a second), while a busy 10 kHz session keeps draining every
+ * interval; the kernel wakes the poll at half a ring whatever the wait, so
+ * none is lost.
  */
 static void perf_adapt_wait(struct perf_session *s, uint64_t got)
 {
 	unsigned lo = s->cfg.drain_ms, w = s->wait_ms;
 
-	if (got < s->ring_bytes / 64) {
+	if (got < s->ring_bytes / 16) {
 		w = w >= PERF_IDLE_MAX_MS / 2 ? PERF_IDLE_MAX_MS : w * 2;
-	} else if (got > s->ring_bytes / 16) {
+	} else if (got > s->ring_bytes / 4) {
 		w /= 2;
 	}
 	if (w < lo)

@@ -193,12 +193,27 @@ void pipeline_drain(struct pipeline *p)
 {
 	evb_flush(&p->w);
 	sync_round_end(&p->sync);
+	/*
+	 * every sample of the threads that exited in this round is in the
+	 * files now (the EXIT record comes after them): their sets close
+	 */
+	if (p->sync.nr_exited && p->files_open) {
+		trans_forget_sfile(&p->trans);
+		sfile_close_exited(&p->sfiles, p->sync.exited, p->sync.nr_exited);
+	}
+	p->sync.nr_exited = 0;
 }
 
 void pipeline_sync_files(struct pipeline *p)
 {
-	if (p->files_open)
-		sfile_sync_all(&p->sfiles);
+	if (!p->files_open)
+		return;
+	sfile_sync_all(&p->sfiles);
+	/*
+	 * the sample path looks its sets up again, which marks them used for
+	 * the next sync (sfile_sync_all syncs only those)
+	 */
+	trans_forget_sfile(&p->trans);
 }
 
 void pipeline_print_stats(struct pipeline *p, const char *why)

@@ -59,6 +59,7 @@ static void sfile_lru_unlink(struct op_sfile *sf)
 
 static void sfile_lru_touch(struct sfile_table *tab, struct op_sfile *sf)
 {
+	sf->used_sync = tab->sync_gen;
 	sfile_lru_unlink(sf);
 	sf->lru_prev = tab->lru.lru_prev;
 	sf->lru_next = &tab->lru;
@@ -71,6 +72,8 @@ static inline void sfile_touch(struct sfile_table *tab, struct op_sfile *sf)
 {
 	if (tab->lru.lru_prev != sf)
 		sfile_lru_touch(tab, sf);
+	else
+		sf->used_sync = tab->sync_gen;
 }
 
 /* ------------------------------------------------------------------ */
@@ -211,6 +214,57 @@ unsigned sfile_evict(struct sfile_table *tab, unsigned target, const struct op_s
 	return nr;
 }
 
+/*
+ * With --separate=thread every process has its own sets: on a host that
+ * starts processes all the time the sets of those that exited would stay
+ * open (mapped: the daemon's RSS) until the LRU pushes them out. The
+ * exited threads go into a small open-addressed table by tid, then one pass
+ * over the sets; called once a round, only when threads exited.
+ */
+unsigned sfile_close_exited(struct sfile_table *tab, const struct task_exited *ex, size_t n)
+{
+	struct task_exited *slot = tab->exit_slots;
+	struct op_sfile *sf, *next;
+	unsigned closed = 0;
+	size_t i;
+
+	if (!n || !tab->buckets)
+		return 0;
+	if (n > SFILE_EXIT_SLOTS / 2)
+		n = SFILE_EXIT_SLOTS / 2;
+	/* tid 0 (idle) never exits: 0 marks a free slot */
+	memset(slot, 0, sizeof(tab->exit_slots));
+	for (i = 0; i < n; i++) {
+		uint32_t h = ((uint32_t)ex[i].tid * 2654435761u) >> 20;
+
+		if (ex[i].tid <= 0)
+			continue;
+		while (slot[h % SFILE_EXIT_SLOTS].tid && slot[h % SFILE_EXIT_SLOTS].tid != ex[i].tid)
+			h++;
+		slot[h % SFILE_EXIT_SLOTS] = ex[i];
+	}
+	for (sf = tab->lru.lru_next; sf != &tab->lru; sf = next) {
+		const struct sfile_key *k = &sf->key;
+		int32_t tid = k->tid >= 0 ? k->tid : k->anon_tgid;
+		uint32_t h = ((uint32_t)tid * 2654435761u) >> 20;
+
+		next = sf->lru_next;
+		if (tid <= 0 || sf == tab->pinned)
+			continue;
+		while (slot[h % SFILE_EXIT_SLOTS].tid && slot[h % SFILE_EXIT_SLOTS].tid != tid)
+			h++;
+		if (slot[h % SFILE_EXIT_SLOTS].tid != tid)
+			continue;
+		/* the thread of a split set; else an anon set, whose process went */
+		if (k->tid >= 0 ? slot[h % SFILE_EXIT_SLOTS].pid != k->tgid :
+				  slot[h % SFILE_EXIT_SLOTS].pid != tid)
+			continue;
+		sfile_destroy(tab, sf);
+		closed++;
+	}
+	return closed;
+}
+
 void sfile_close_all(struct sfile_table *tab)
 {
 	uint32_t i;
@@ -219,6 +273,8 @@ void sfile_close_all(struct sfile_table *tab)
 		while (tab->buckets[i])
 			sfile_destroy(tab, tab->buckets[i]);
 	tab->pinned = NULL;
+	/* samples/current may be set aside next (rotation): no fd into it stays */
+	sfile_dirs_close(tab);
 }
 
 void sfile_free(struct sfile_table *tab)
@@ -335,6 +391,15 @@ static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_
 	return sf;
 }
 
+/*
+ * Only the sets looked up since the last sync can have new samples (the
+ * caller makes the sample path look its sets up again after each sync:
+ * trans_forget_sfile), and every look-up moves its set to the recent end of
+ * the LRU list: they are the run at that end stamped with this sync's
+ * generation. A fleet host keeps thousands of sets open, most of them of
+ * processes long gone: one msync each every sync_interval was most of the
+ * periodic work (issue 20).
+ */
 void sfile_sync_all(struct sfile_table *tab)
 {
 	const struct ext_registry *reg = tab->reg;
@@ -342,7 +407,8 @@ void sfile_sync_all(struct sfile_table *tab)
 	struct op_sample_file *f;
 	size_t i;
 
-	for (sf = tab->lru.lru_next; sf != &tab->lru; sf = sf->lru_next) {
+	for (sf = tab->lru.lru_prev; sf != &tab->lru && sf->used_sync == tab->sync_gen;
+	     sf = sf->lru_prev) {
 		for (i = 0; reg && i < reg->nr_sfile; i++) {
 			const struct ext_sfile_handlers *h = &reg->sfile[i];
 
@@ -358,4 +424,5 @@ void sfile_sync_all(struct sfile_table *tab)
 		for (f = sf->pfiles; f; f = f->next)
 			odb_sync(&f->db);
 	}
+	tab->sync_gen++;
 }

@@ -26,6 +26,7 @@
 #include "odb.h"
 #include "options.h"
 #include "stats.h"
+#include "task.h"
 
 /* A core event as it appears in file names and headers. */
 struct sfile_event {
@@ -70,6 +71,7 @@ struct op_sfile {
 	uint64_t vfailed[EXT_MAX_COUNTERS / 64];
 	int32_t tgid_hint; /* a process of this set (names callee anon regions) */
 	struct sfile_table *tab;
+	uint32_t used_sync; /* tab->sync_gen when last looked up: sfile_sync_all */
 };
 
 struct sfile_config {
@@ -88,6 +90,10 @@ struct sfile_config {
  * for it, new processes of an image use the set of the one before.
  */
 #define SFILE_RECENT 128
+/* directory fds kept open by the sample-file table (direct-mapped) */
+#define SFILE_DIRS 16
+/* sfile_close_exited's table of exited threads (twice the most it takes) */
+#define SFILE_EXIT_SLOTS 4096
 struct sfile_recent {
 	struct sfile_key key;
 	uint32_t hash;
@@ -112,6 +118,17 @@ struct sfile_table {
 	struct sfile_recent recent[SFILE_RECENT];
 	uint64_t recent_gen; /* gen the recent entries are valid for */
 	bool no_openat2;     /* openat2() refused (ENOSYS, EPERM): walk components */
+	/* directories of sample files opened lately (sfile_open.c): each new
+	 * process of an image makes its files in the same few directories */
+	struct sfile_dir {
+		char *path; /* below samples/current; NULL: free slot */
+		size_t len;
+		uint32_t hash;
+		int fd;
+	} dirs[SFILE_DIRS];
+	uint32_t sync_gen; /* bumped by each sfile_sync_all */
+	/* scratch of sfile_close_exited: exited threads by tid */
+	struct task_exited exit_slots[SFILE_EXIT_SLOTS];
 	/* euid 0 (sfile_init): a sample file, and its directory, must be root-owned
 	 * and not writable by group or other, the file with one link - one fstat
 	 * each per open, never per sample */
@@ -215,8 +232,20 @@ int sfile_file_add(struct op_sample_file *f, uint64_t key, uint32_t count);
 int sfile_file_sync(struct op_sample_file *f);
 void sfile_file_close(struct op_sample_file *f);
 
-/* msync every open file and call plugins' sync handlers. */
+/*
+ * msync the open files of every set looked up since the last call and call
+ * plugins' sync handlers for them; the caller drops its cached set pointers
+ * after it (trans_forget_sfile) so that the next samples look theirs up.
+ */
 void sfile_sync_all(struct sfile_table *tab);
+/*
+ * Close and forget the sets no sample can come to any more: those of the
+ * threads @ex[0..n) (--separate=thread) and the anon-region sets of the
+ * processes among them (pid == tid) whose mappings went with them. The
+ * caller drops its cached set pointers first (trans_forget_sfile). Returns
+ * the number of sets closed.
+ */
+unsigned sfile_close_exited(struct sfile_table *tab, const struct task_exited *ex, size_t n);
 /* Close and forget every set (SIGHUP, exit). */
 void sfile_close_all(struct sfile_table *tab);
 /*

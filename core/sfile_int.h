@@ -27,4 +27,7 @@ unsigned sfile_evict(struct sfile_table *tab, unsigned target, const struct op_s
 int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint32_t counter,
 		   const struct op_file_spec *spec);
 
+/* Close the directories sfile_open_odb keeps open (rotation, SIGHUP, EMFILE). */
+void sfile_dirs_close(struct sfile_table *tab);
+
 #endif /* OP_CORE_SFILE_INT_H */

@@ -232,16 +232,106 @@ out_err:
 	return nfd;
 }
 
+/* ------------------------------------------------------------------ */
+/* Directories kept open                                               */
+/* ------------------------------------------------------------------ */
+
+static void sfile_dir_drop(struct sfile_dir *d)
+{
+	if (!d || !d->path)
+		return;
+	close(d->fd);
+	free(d->path);
+	d->path = NULL;
+}
+
+void sfile_dirs_close(struct sfile_table *tab)
+{
+	size_t i;
+
+	for (i = 0; i < SFILE_DIRS; i++)
+		sfile_dir_drop(&tab->dirs[i]);
+}
+
+static uint32_t sfile_dir_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* the slot of @name's directory (the part before its last '/'), NULL without one */
+static struct sfile_dir *sfile_dir_slot(struct sfile_table *tab, const char *name, size_t *len,
+					uint32_t *hash)
+{
+	const char *last = strrchr(name, '/');
+
+	if (!last || last == name)
+		return NULL;
+	*len = (size_t)(last - name);
+	*hash = sfile_dir_hash(name, *len);
+	return &tab->dirs[*hash % SFILE_DIRS];
+}
+
+/*
+ * The directory of sample file @name, open, with its base name in *base:
+ * from the directories kept open when it is one of them (*kept set: the
+ * caller must not close it), else walked and created (sfile_mkdirs) and, as
+ * root, checked (@dir_ok), then kept in place of the slot's previous one.
+ * A new process of an image makes its files in the directories the
+ * previous one used: this saves the walk (openat2 of a long path), the
+ * directory's fstat and its close per file (issue 20: process churn).
+ */
+static int sfile_dir_open(struct sfile_table *tab, char *name, char **base, bool *kept,
+			  int (*dir_ok)(int dfd, char *err, size_t len), char *err, size_t err_len)
+{
+	size_t len = 0;
+	uint32_t h = 0;
+	struct sfile_dir *d = sfile_dir_slot(tab, name, &len, &h);
+	int dfd, rc;
+
+	*kept = false;
+	if (d && d->path && d->hash == h && d->len == len && !memcmp(d->path, name, len)) {
+		*base = name + len + 1;
+		*kept = true;
+		return d->fd;
+	}
+	dfd = sfile_mkdirs(tab, name, base);
+	if (dfd < 0)
+		return dfd;
+	rc = tab->strict ? dir_ok(dfd, err, err_len) : 0;
+	if (rc) {
+		if (dfd != tab->cfg.current_dirfd)
+			close(dfd);
+		return rc;
+	}
+	if (!d || dfd == tab->cfg.current_dirfd)
+		return dfd;
+	sfile_dir_drop(d);
+	d->path = strndup(name, len);
+	if (!d->path)
+		return dfd; /* not kept: the caller closes it */
+	d->len = len;
+	d->hash = h;
+	d->fd = dfd;
+	*kept = true;
+	return dfd;
+}
+
 static const char sfile_advice[] =
 	"a root oprofiled writes only root-owned sample files that group and other cannot "
 	"write - remove it";
 
-/*
- * Root: sample file @base below @dfd may be opened (it does not exist yet,
- * or is a trusted one in a trusted directory). The directory is root's and
- * no one else may write it: what fstatat sees is what odb_open opens.
- */
-static int sfile_trusted_entry(int dfd, const char *base, char *err, size_t len)
+static void sfile_advise(int rc, char *err, size_t len)
+{
+	if (rc && strlen(err) + 2 < len)
+		snprintf(err + strlen(err), len - strlen(err), ": %s", sfile_advice);
+}
+
+/* Root: the directory of sample files @dfd is root's and no one else may write it. */
+static int sfile_trusted_dir(int dfd, char *err, size_t len)
 {
 	struct stat st;
 	int rc;
@@ -249,14 +339,24 @@ static int sfile_trusted_entry(int dfd, const char *base, char *err, size_t len)
 	if (fstat(dfd, &st))
 		return -errno;
 	rc = session_trusted(&st, "its directory", err, len);
-	if (rc)
-		goto out_advise;
+	sfile_advise(rc, err, len);
+	return rc;
+}
+
+/*
+ * Root: sample file @base below the trusted directory @dfd may be opened
+ * (it does not exist yet, or is a trusted one): no one else may write the
+ * directory, so what fstatat sees is what odb_open opens.
+ */
+static int sfile_trusted_entry(int dfd, const char *base, char *err, size_t len)
+{
+	struct stat st;
+	int rc;
+
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? 0 : -errno;
 	rc = session_trusted(&st, "it", err, len);
-out_advise:
-	if (rc && strlen(err) + 2 < len)
-		snprintf(err + strlen(err), len - strlen(err), ": %s", sfile_advice);
+	sfile_advise(rc, err, len);
 	return rc;
 }
 
@@ -311,6 +411,7 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 	uint32_t event, um;
 	uint64_t count;
 	char *base = NULL;
+	bool kept = false, dir_retried = false;
 	int rc, dfd, tries;
 
 	err[0] = 0;
@@ -332,9 +433,9 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 	if (tab->nr_open >= tab->cfg.max_open_files)
 		sfile_evict(tab, tab->cfg.max_open_files, sf);
 	for (tries = 0;; tries++) {
-		dfd = sfile_mkdirs(tab, name, &base);
+		err[0] = 0;
+		dfd = sfile_dir_open(tab, name, &base, &kept, sfile_trusted_dir, err, sizeof(err));
 		if (dfd >= 0) {
-			err[0] = 0;
 			rc = tab->strict ? sfile_trusted_entry(dfd, base, err, sizeof(err)) : 0;
 			if (!rc)
 				rc = odb_open(db, dfd, base, ODB_RDWR, err, sizeof(err));
@@ -343,13 +444,23 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 				if (rc)
 					odb_close(db);
 			}
-			if (dfd != tab->cfg.current_dirfd)
+			if (rc && kept) {
+				/* a kept directory removed or replaced since: walk anew, once */
+				sfile_dirs_close(tab);
+				if (rc == -ENOENT && !dir_retried) {
+					dir_retried = true;
+					tries--;
+					continue;
+				}
+			} else if (!kept && dfd != tab->cfg.current_dirfd) {
 				close(dfd);
+			}
 		} else {
 			rc = dfd;
 		}
 		if ((rc == -EMFILE || rc == -ENFILE) && tries < 2 && tab->nr_open > 0) {
 			tab->stats->v[STAT_EMFILE_RETRIES]++;
+			sfile_dirs_close(tab);
 			sfile_evict(tab, tab->nr_open / 2, sf);
 			continue;
 		}

@@ -840,6 +840,11 @@ static void sync_task_record(struct sync_ctx *s, const struct op_record *r)
 	case OP_REC_EXIT:
 		sync_pid_changed(s, r->task.pid);
 		s->stats->v[STAT_EXIT]++;
+		if (s->nr_exited < SYNC_MAX_EXITED) {
+			s->exited[s->nr_exited].pid = (int32_t)r->task.pid;
+			s->exited[s->nr_exited].tid = (int32_t)r->task.tid;
+			s->nr_exited++;
+		}
 		/* per thread: the process goes when its last known thread does */
 		t = task_find(&s->tasks, r->task.pid);
 		if (t && !t->dead) {

@@ -22,6 +22,8 @@
 /* buckets of per-pid generations (struct sync_ctx.pid_gen), a power of two */
 #define SYNC_PID_GENS 1024
 
+#define SYNC_MAX_EXITED 1024
+
 struct sync_ctx {
 	struct task_table tasks;
 	struct cookie_table *cookies;
@@ -88,6 +90,15 @@ struct sync_ctx {
 	bool have_kcache;
 	/* --- issue 20: per-process split key --- */
 	bool split_on; /* --separate=cgroup: keep the plugin's keys with the processes */
+
+	/*
+	 * Threads whose EXIT record came since the owner last took them
+	 * (pipeline_drain closes their sample-file sets); past
+	 * SYNC_MAX_EXITED in one round the rest are not noted (their sets age
+	 * out of the LRU instead).
+	 */
+	struct task_exited exited[SYNC_MAX_EXITED];
+	unsigned nr_exited;
 };
 
 /* the generation a mapping or task cached for @pid was valid in */

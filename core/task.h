@@ -76,4 +76,9 @@ void task_exit(struct task_table *tt, struct task *t);
 /* Free processes that exited before the current round of records. */
 void task_reap(struct task_table *tt);
 
+/* a thread whose EXIT record came (sync notes them, sfile closes their sets) */
+struct task_exited {
+	int32_t pid, tid;
+};
+
 #endif /* OP_CORE_TASK_H */

@@ -285,6 +285,16 @@ static int sh_sync(void *priv, op_sfile_t *sf, void *sf_priv)
 	return 0;
 }
 
+/* the sh_* handlers as a plugin's, in slot 3 */
+static void use_handlers(struct cfx *f)
+{
+	f->reg.sfile[0].ops = (struct op_sfile_ops){ .size = sizeof(struct op_sfile_ops),
+						      .create = sh_create, .close = sh_close,
+						      .sync = sh_sync };
+	f->reg.sfile[0].slot = 3;
+	f->reg.nr_sfile = 1;
+}
+
 static void test_plugin_handlers(void **state)
 {
 	struct cfx *f = cfx_new(OP_SEP_LIB, 64);
@@ -298,11 +308,7 @@ static void test_plugin_handlers(void **state)
 	uint32_t val;
 
 	(void)state;
-	f->reg.sfile[0].ops = (struct op_sfile_ops){ .size = sizeof(struct op_sfile_ops),
-						      .create = sh_create, .close = sh_close,
-						      .sync = sh_sync };
-	f->reg.sfile[0].slot = 3;
-	f->reg.nr_sfile = 1;
+	use_handlers(f);
 	sf = sfile_find(&f->sft, &v);
 	assert_int_equal(h_create, 1);
 	assert_ptr_equal(sf->slot[3], &slot_token);
@@ -322,6 +328,162 @@ static void test_plugin_handlers(void **state)
 				  0x0000123400005678ull, &val, NULL),
 			 1);
 	assert_int_equal(val, 2);
+	cfx_free(f);
+}
+
+/*
+ * sfile_sync_all syncs only the sets looked up since the last sync (issue
+ * 20: not every open file every sync_interval): counted through a plugin's
+ * sync handler, which is called once per synced set.
+ */
+static void test_sync_only_used(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_THREAD, 64);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	struct op_trans_view a = view(app, app, 5, 5, 0, 0), b = view(app, app, 6, 6, 0, 0);
+	struct op_trans_view c = view(app, app, 7, 7, 0, 0);
+	struct op_sfile *sa, *sb, *sc;
+	uint32_t val;
+
+	(void)state;
+	use_handlers(f);
+	h_sync = 0;
+	sa = sfile_find(&f->sft, &a);
+	sb = sfile_find(&f->sft, &b);
+	sc = sfile_find(&f->sft, &c);
+	assert_true(sa && sb && sc && sa != sb && sb != sc);
+	assert_int_equal(sfile_log(&f->sft, sa, 0, 0x10, 1), 0);
+	assert_int_equal(sfile_log(&f->sft, sb, 0, 0x20, 1), 0);
+	assert_int_equal(sfile_log(&f->sft, sc, 0, 0x30, 1), 0);
+	sfile_sync_all(&f->sft);
+	assert_int_equal(h_sync, 3); /* all three are new */
+	sfile_sync_all(&f->sft);
+	assert_int_equal(h_sync, 3); /* none looked up since */
+	/* b used again (the least recent one: moves to the recent end), then a
+	 * looked up through the recent cache while already the most recent */
+	assert_ptr_equal(sfile_lookup(&f->sft, &b), sb);
+	assert_int_equal(sfile_log(&f->sft, sb, 0, 0x20, 2), 0);
+	sfile_sync_all(&f->sft);
+	assert_int_equal(h_sync, 4);
+	assert_ptr_equal(sfile_lookup(&f->sft, &b), sb);
+	assert_ptr_equal(sfile_lookup(&f->sft, &b), sb);
+	sfile_sync_all(&f->sft);
+	assert_int_equal(h_sync, 5); /* stamped though it did not move */
+	assert_ptr_equal(sfile_find(&f->sft, &a), sa);
+	assert_ptr_equal(sfile_find(&f->sft, &c), sc);
+	sfile_sync_all(&f->sft);
+	assert_int_equal(h_sync, 7);
+	/* a skipped sync loses nothing: the counts are in the files */
+	sfile_close_all(&f->sft);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.6.6.all", 0x20,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 3);
+	cfx_free(f);
+}
+
+/*
+ * The directories kept open (sfile_open.c, issue 20): a new process of an
+ * image makes its files in the directory the previous one used; one removed
+ * under the daemon is walked and made anew; after sfile_close_all (what a
+ * rotation does before samples/current is set aside) no file lands in the
+ * old directory.
+ */
+static void test_kept_dirs(void **state)
+{
+	static const char dir[] = "{root}/bin/app/{dep}/{root}/bin/app";
+	struct cfx *f = cfx_new(OP_SEP_THREAD, 64);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	struct op_trans_view a = view(app, app, 5, 5, 0, 0), b = view(app, app, 6, 6, 0, 0);
+	struct op_trans_view c = view(app, app, 7, 7, 0, 0), d = view(app, app, 8, 8, 0, 0);
+	char path[2 * PATH_MAX], old[PATH_MAX + 16];
+	uint32_t val;
+	int fd;
+
+	(void)state;
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &a), 0, 0x10, 1), 0);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &b), 0, 0x10, 2), 0);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.6.6.all", 0x10,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 2);
+	/* the kept directory removed (its files first): the next file makes it again */
+	snprintf(path, sizeof(path), "%s/TIMER.0.0.5.5.all", dir);
+	assert_int_equal(unlinkat(f->current_fd, path, 0), 0);
+	snprintf(path, sizeof(path), "%s/TIMER.0.0.6.6.all", dir);
+	assert_int_equal(unlinkat(f->current_fd, path, 0), 0);
+	assert_int_equal(unlinkat(f->current_fd, dir, AT_REMOVEDIR), 0);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &c), 0, 0x20, 3), 0);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.7.7.all", 0x20,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 3);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	/* a rotation: everything closed, samples/current set aside and made anew */
+	sfile_close_all(&f->sft);
+	snprintf(old, sizeof(old), "%s/samples/old", f->root);
+	assert_int_equal(rename(f->current, old), 0);
+	assert_int_equal(mkdir(f->current, 0755), 0);
+	fd = open(f->current, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(dup2(fd, f->current_fd), f->current_fd);
+	close(fd);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &d), 0, 0x30, 4), 0);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.8.8.all", 0x30,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 4);
+	snprintf(path, sizeof(path), "%s/%s/TIMER.0.0.8.8.all", old, dir);
+	assert_int_equal(access(path, F_OK), -1);
+	cfx_free(f);
+}
+
+/*
+ * The sets of threads that exited are closed (issue 20: a host starting
+ * processes all the time kept them all mapped until the LRU pushed them
+ * out): only those of the exited threads, anon sets of an exited process
+ * too, their counts stay in the files, and a late sample of the same
+ * thread opens its file again and adds to it.
+ */
+static void test_close_exited(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_THREAD, 64);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	op_cookie_t anon = cfx_ck(f, "anon", OP_IMAGE_ANON);
+	struct op_trans_view a = view(app, app, 5, 5, 0, 0), b = view(app, app, 5, 6, 0, 0);
+	struct op_trans_view c = view(app, app, 7, 7, 0, 0), d = view(app, anon, 7, 7, 0, 0);
+	struct task_exited ex[] = { { 5, 6 }, { 7, 7 }, { 9, 9 } };
+	uint32_t val;
+
+	(void)state;
+	d.anon_start = 0x1000;
+	d.anon_end = 0x2000;
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &a), 0, 0x10, 1), 0);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &b), 0, 0x10, 2), 0);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &c), 0, 0x10, 3), 0);
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &d), 0, 0x10, 4), 0);
+	assert_int_equal(f->sft.nr_sfiles, 4);
+	assert_int_equal(f->sft.nr_open, 4);
+	assert_int_equal(sfile_close_exited(&f->sft, ex, 3), 3);
+	assert_int_equal(f->sft.nr_sfiles, 1); /* thread 5 of process 5 is alive */
+	assert_int_equal(f->sft.nr_open, 1);
+	assert_int_equal(sfile_close_exited(&f->sft, ex, 3), 0);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.5.6.all", 0x10,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 2);
+	/* a late sample: the file opens again and adds */
+	assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &b), 0, 0x10, 5), 0);
+	sfile_close_all(&f->sft);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.5.6.all", 0x10,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 7);
+	assert_int_equal(cfx_read(f, "{root}/bin/app/{dep}/{root}/bin/app/TIMER.0.0.7.7.all", 0x10,
+				  &val, NULL),
+			 1);
+	assert_int_equal(val, 3);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
 	cfx_free(f);
 }
 
@@ -747,6 +909,9 @@ int main(void)
 		cmocka_unit_test(test_lru),
 		cmocka_unit_test(test_emfile),
 		cmocka_unit_test(test_plugin_handlers),
+		cmocka_unit_test(test_sync_only_used),
+		cmocka_unit_test(test_kept_dirs),
+		cmocka_unit_test(test_close_exited),
 		cmocka_unit_test(test_hostile_paths),
 		cmocka_unit_test(test_planted_symlink),
 		cmocka_unit_test(test_changed_under_writer),
