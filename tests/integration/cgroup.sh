@@ -82,7 +82,7 @@ awk 'NR > 1 && (NF != 5 || $2 !~ /^[0-9]+$/ || $3 !~ /^\//) { bad++ } END { exit
 
 # opreport cgroup: each workload under its own cgroup only
 "$OPR" --session-dir="$W/s" session:first "cgroup:$PA" > ra 2> ra.err || { echo "FAIL: opreport cgroup:$PA"; cat ra.err; fail=1; }
-"$OPR" --session-dir="$W/s" session:first "cgroup:/optest-b.*" > rb 2> rb.err || { echo "FAIL: opreport cgroup:/optest-b.*"; cat rb.err; fail=1; }
+"$OPR" --session-dir="$W/s" session:first "cgroup:/optest-b.$$*" > rb 2> rb.err || { echo "FAIL: opreport cgroup:/optest-b.$$*"; cat rb.err; fail=1; }
 head -12 ra
 # the hot binary is the top image of both, and of nothing else here
 sa=$(awk '$3 == "hot" { print $1; exit }' ra)

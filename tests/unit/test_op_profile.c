@@ -348,7 +348,7 @@ static void test_encode_threaded(void **state)
 	for (uint32_t i = 0; i < 120000; i++) {
 		/* 3 samples per thread, 40,000 threads */
 		struct op_profile_labels lab = { (int32_t)(i / 3), (int32_t)(i / 3),
-						 (int32_t)(i / 3) & 1, map };
+						 (int32_t)(i / 3) & 1, map, 0 };
 		uint32_t loc = op_profile_location(p, map, 0x1000 + (i % 5000) * 4);
 
 		assert_true(loc > 0);
