@@ -14,7 +14,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <openssl/evp.h>
+#include <nettle/base64.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -492,16 +492,21 @@ static char *pu_pyroscope_url(struct pu_state *st, CURL *c, const struct spool_e
 static char *pu_parca_body(struct pu_state *st, const void *buf, size_t len)
 {
 	json_t *labels, *root;
-	unsigned char *b64;
+	char *b64;
 	char *out = NULL;
 	unsigned i;
 
 	if (len > INT32_MAX / 2)
 		return NULL;
-	b64 = malloc(4 * ((len + 2) / 3) + 1);
+	b64 = malloc(BASE64_ENCODE_RAW_LENGTH(len) + 1);
 	if (!b64)
 		return NULL;
-	EVP_EncodeBlock(b64, buf, (int)len);
+	/*
+	 * nettle's: GnuTLS (libcurl's TLS, libmicrohttpd's) is built on it, so
+	 * it is in the daemon anyway; one line, no newlines, as JSON wants
+	 */
+	base64_encode_raw(b64, len, buf);
+	b64[BASE64_ENCODE_RAW_LENGTH(len)] = 0;
 	labels = json_array();
 	json_array_append_new(labels,
 			      json_pack("{s:s,s:s}", "name", "__name__", "value", "process_cpu"));
@@ -511,7 +516,7 @@ static char *pu_parca_body(struct pu_state *st, const void *buf, size_t len)
 		json_array_append_new(labels, json_pack("{s:s,s:s}", "name", st->label_key[i],
 							"value", st->label_val[i]));
 	root = json_pack("{s:[{s:{s:o},s:[{s:s}]}],s:b}", "series", "labels", "labels", labels,
-			 "samples", "rawProfile", (const char *)b64, "normalized", 1);
+			 "samples", "rawProfile", b64, "normalized", 1);
 	free(b64);
 	if (root) {
 		out = json_dumps(root, JSON_COMPACT);
@@ -1021,8 +1026,11 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	}
 	/*
 	 * Once, on the daemon's thread, before any thread of ours exists. TLS
-	 * only for an https store: initialising OpenSSL costs megabytes of RSS
-	 * that a plain http store (loopback, a local agent) never needs.
+	 * only for an https store: initialising the TLS library costs RSS that a
+	 * plain http store (loopback, a local agent) never needs. Built against
+	 * libcurl's GnuTLS flavour (configure warns otherwise), that library is
+	 * the one libmicrohttpd (the pprof plugin) already brings: one TLS stack
+	 * in the daemon, not two.
 	 */
 	if (curl_global_init(strncasecmp(st->url, "https:", 6) ? CURL_GLOBAL_NOTHING :
 								 CURL_GLOBAL_DEFAULT)) {
