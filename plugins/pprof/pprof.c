@@ -34,8 +34,6 @@
  * has the same address, so the bound is per server, not per address.
  */
 #define PP_DEFAULT_MAX_CONN 16
-/* a connection thread reads and encodes one profile: no deep recursion */
-#define PP_THREAD_STACK (1u << 20)
 #define PP_MAX_MAX_CONN 64
 /* a request (line and headers) larger than this is refused by libmicrohttpd */
 #define PP_REQUEST_MEM (16 * 1024)
@@ -515,7 +513,7 @@ static int pp_start(void *priv)
 				   0, pp_accept, st, pp_handler, st, MHD_OPTION_EXTERNAL_LOGGER,
 				   pp_mhd_log, st, MHD_OPTION_LISTEN_SOCKET, st->lfd,
 				   MHD_OPTION_CONNECTION_LIMIT, st->max_conn,
-				   MHD_OPTION_THREAD_STACK_SIZE, (size_t)PP_THREAD_STACK,
+				   MHD_OPTION_THREAD_STACK_SIZE, (size_t)NP_THREAD_STACK,
 				   MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PP_REQUEST_MEM,
 				   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PP_IDLE_TIMEOUT_S,
 				   MHD_OPTION_END);
