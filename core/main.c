@@ -172,7 +172,13 @@ static enum main_action main_signals(struct daemon *d)
 			act = MAIN_STOP;
 			break;
 		case SIGUSR1:
-			pipeline_dump(d->pipe);
+			/*
+			 * a signal the daemon sent itself comes from a plugin's
+			 * thread (np_session_dump: a pull, a push interval): the
+			 * files and stats/ as always, no statistics block in the
+			 * log; opcontrol --dump and kill -USR1 still print it
+			 */
+			pipeline_dump(d->pipe, si.ssi_pid != (uint32_t)getpid());
 			break;
 		case SIGHUP:
 			pipeline_close_files(d->pipe);
@@ -535,7 +541,7 @@ int main(int argc, char **argv)
 
 		log_info(&d->log, "profiling stopped %s", ctime(&t));
 	}
-	pipeline_dump(d->pipe); /* what is left lands, the stats of the whole run */
+	pipeline_dump(d->pipe, true); /* what is left lands, the stats of the whole run */
 	pipeline_session_event(d->pipe, OP_SESSION_STOP, NULL);
 
 out:

@@ -293,7 +293,10 @@ int np_session_dump(struct np_session *s, unsigned timeout_ms)
 	pthread_mutex_lock(&s->lock);
 	seen = s->dumps;
 	pthread_mutex_unlock(&s->lock);
-	/* the daemon takes SIGUSR1 on its signalfd: drain, sync, DUMP event */
+	/*
+	 * the daemon takes SIGUSR1 on its signalfd: drain, sync, DUMP event;
+	 * one it sent itself writes no statistics block to the log
+	 */
 	if (kill(getpid(), SIGUSR1))
 		return -errno;
 	np_deadline(&dl, timeout_ms);

@@ -128,7 +128,7 @@ int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)
 void np_session_stop(struct np_session *s);
 /*
  * From a plugin thread: ask the daemon for a dump (SIGUSR1, what opcontrol
- * --dump does) and wait up to @timeout_ms for the DUMP event that says the
+ * --dump does, but without the statistics block in the log) and wait up to @timeout_ms for the DUMP event that says the
  * files are current. 0, -ETIMEDOUT or -ECANCELED (the daemon stops).
  */
 int np_session_dump(struct np_session *s, unsigned timeout_ms);
