@@ -285,6 +285,13 @@ EXTRA_DIST += tests/integration/net_util.sh
 if BUILD_PPROF_PLUGIN
 TESTS += tests/integration/pprof_pull.sh
 endif
+# --- issue 20: /metrics (Prometheus text, parsed by python3-prometheus-client) and quiet plugin dumps ---
+dist_check_SCRIPTS += tests/integration/pprof_metrics.sh
+if BUILD_PPROF_PLUGIN
+if BUILD_PUSH_PLUGIN
+TESTS += tests/integration/pprof_metrics.sh
+endif
+endif
 if BUILD_PUSH_PLUGIN
 TESTS += tests/integration/push.sh tests/integration/push_spool.sh tests/integration/push_stall.sh
 endif
