@@ -21,8 +21,9 @@ pkgs="$pkgs libncurses-dev tmux"
 # and protoc --decode, and run the loopback receiver with python3, the requests with curl.
 # libcurl's GnuTLS flavour: libmicrohttpd brings GnuTLS already, one TLS stack in the daemon.
 # It conflicts with libcurl4-openssl-dev, which apt-get install replaces (removes) by itself;
-# python3-prometheus-client: the /metrics test parses the scrape with Prometheus' own parser ---
-pkgs="$pkgs libmicrohttpd-dev libcurl4-gnutls-dev libjansson-dev nettle-dev golang-go golang-github-google-pprof-dev protobuf-compiler curl python3-prometheus-client"
+# python3-prometheus-client: the /metrics test parses the scrape with Prometheus' own parser;
+# openssl (the CLI): push_tls.sh makes its receiver's certificate ---
+pkgs="$pkgs libmicrohttpd-dev libcurl4-gnutls-dev libjansson-dev nettle-dev golang-go golang-github-google-pprof-dev protobuf-compiler curl python3-prometheus-client openssl"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -67,6 +67,7 @@ struct pu_state {
 	unsigned nr_labels;
 	char *label_key[PU_MAX_LABELS], *label_val[PU_MAX_LABELS];
 	char *auth_file;
+	char *ca_file; /* https: the CAs to trust instead of the system's */
 	uint64_t spool_mb;
 	unsigned spool_files, timeout_s;
 
@@ -312,6 +313,11 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 			return pu_err(st, where, "\"%s\": expected an absolute path", val);
 		return pu_strdup(&st->auth_file, val);
 	}
+	if (!strcmp(key, "ca_file")) {
+		if (val[0] != '/')
+			return pu_err(st, where, "\"%s\": expected an absolute path", val);
+		return pu_strdup(&st->ca_file, val);
+	}
 	if (!strcmp(key, "spool_mb")) {
 		rc = pu_set_uint(st, val, where, 1, 4096, &v);
 		if (!rc)
@@ -332,7 +338,7 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 	}
 	return pu_err(st, where,
 		      "unknown setting \"%s\": expected url, protocol, interval, service, labels, "
-		      "auth_file, spool_mb, spool_files or timeout",
+		      "auth_file, ca_file, spool_mb, spool_files or timeout",
 		      key);
 }
 
@@ -340,7 +346,7 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 static int pu_read_config(struct pu_state *st)
 {
 	static const char *const strs[] = { "url",    "protocol",  "interval", "service",
-					    "labels", "auth_file", NULL };
+					    "labels", "auth_file", "ca_file",  NULL };
 	static const char *const ints[] = { "spool_mb", "spool_files", "timeout", NULL };
 
 	return np_read_config(st->host, st->ctx, "push", strs, ints, NULL, pu_set, st);
@@ -444,6 +450,28 @@ static int pu_read_auth(struct pu_state *st)
 		rc = -EINVAL;
 	}
 	return rc;
+}
+
+/*
+ * ca_file names whom the plugin believes to be the store: trusted like the
+ * configuration (root's when the daemon is root, nobody else may write
+ * it), and there at start, not a failure at each push later
+ */
+static int pu_check_ca(struct pu_state *st)
+{
+	struct op_trust t = op_trust_for(geteuid(), geteuid());
+	char why[512];
+	struct stat sb;
+	int fd;
+
+	fd = op_trust_open_path(&t, st->ca_file, O_RDONLY, S_IFREG, "CA file", &sb, why,
+				sizeof(why));
+	if (fd < 0) {
+		st->host->log(st->ctx, OP_LOG_ERR, "ca_file: %s", why);
+		return fd;
+	}
+	close(fd);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -595,6 +623,9 @@ static enum pu_result pu_send(struct pu_state *st, const struct spool_entry *e, 
 	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	/* the store's certificate is always verified: against ca_file, if given */
+	if (st->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, st->ca_file);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(c, CURLOPT_POST, 1L);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : buf);
@@ -836,6 +867,7 @@ static int pu_start(void *priv)
 {
 	struct pu_state *st = priv;
 	const char *sdir = st->host->session_dir ? st->host->session_dir(st->ctx) : NULL;
+	const char *tls;
 	char err[640];
 	int rc;
 
@@ -863,11 +895,14 @@ static int pu_start(void *priv)
 		snprintf(err, sizeof(err), "every %u s", st->interval_s);
 	else
 		snprintf(err, sizeof(err), "at each rotation");
+	tls = curl_version_info(CURLVERSION_NOW)->ssl_version;
 	st->host->log(st->ctx, OP_LOG_INFO,
-		      "pushing to %s (%s) %s, spool %s/%s up to %" PRIu64
+		      "pushing to %s (%s%s%s) %s, spool %s/%s up to %" PRIu64
 		      " MiB / %u files (%u waiting)",
-		      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca", err, sdir,
-		      PU_SPOOL_DIR, st->spool_mb, st->spool_files, st->spool.n);
+		      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca",
+		      strncasecmp(st->url, "https:", 6) || !tls ? "" : ", TLS: ",
+		      strncasecmp(st->url, "https:", 6) || !tls ? "" : tls, err, sdir, PU_SPOOL_DIR,
+		      st->spool_mb, st->spool_files, st->spool.n);
 	return 0;
 }
 
@@ -983,6 +1018,7 @@ static void pu_free(void *data)
 	free(st->url);
 	free(st->service);
 	free(st->auth_file);
+	free(st->ca_file);
 	pu_wipe(st->org_id);
 	pu_wipe(st->bearer);
 	pu_wipe(st->basic_user);
@@ -1021,6 +1057,11 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	}
 	if (st->auth_file) {
 		rc = pu_read_auth(st);
+		if (rc)
+			return rc;
+	}
+	if (st->ca_file) {
+		rc = pu_check_ca(st);
 		if (rc)
 			return rc;
 	}
