@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -208,6 +209,24 @@ static void pm_process(FILE *f)
 				  (uint64_t)pages_vm * (uint64_t)page);
 		}
 		fclose(sm);
+	}
+	/*
+	 * the heap's use, for the RSS budget: what is live and what malloc
+	 * keeps free (one arena, oprofiled's main(): a walk of its free lists,
+	 * which the sample path, never allocating, does not wait on)
+	 */
+	{
+		struct mallinfo2 mi = mallinfo2();
+
+		pm_metric(f, "oprofiled_malloc_in_use_bytes", "gauge",
+			  "Bytes malloc'd from the heap and not freed (mallinfo2 uordblks).",
+			  (uint64_t)mi.uordblks);
+		pm_metric(f, "oprofiled_malloc_mmap_bytes", "gauge",
+			  "Bytes of blocks malloc mapped on their own (mallinfo2 hblkhd).",
+			  (uint64_t)mi.hblkhd);
+		pm_metric(f, "oprofiled_malloc_free_bytes", "gauge",
+			  "Bytes freed but kept by malloc (mallinfo2 fordblks).",
+			  (uint64_t)mi.fordblks);
 	}
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		fprintf(f,

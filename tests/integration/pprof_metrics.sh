@@ -82,7 +82,8 @@ for name in ("oprofiled_samples_total", "oprofiled_lost_samples_total",
              "process_cpu_seconds_total"):
     need(name in a and a[name][0] == "counter", "%s is not a counter: %s" % (name, a.get(name)))
 for name in ("process_resident_memory_bytes", "oprofiled_open_sample_files",
-             "oprofiled_session_samples", "process_open_fds"):
+             "oprofiled_session_samples", "process_open_fds", "oprofiled_malloc_in_use_bytes",
+             "oprofiled_malloc_mmap_bytes", "oprofiled_malloc_free_bytes"):
     need(name in a and a[name][0] == "gauge", "%s is not a gauge: %s" % (name, a.get(name)))
 for name in ("oprofiled_plugin_push_sent", "oprofiled_plugin_push_failed",
              "oprofiled_plugin_push_dropped", "oprofiled_plugin_pprof_metrics"):
