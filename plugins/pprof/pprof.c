@@ -568,8 +568,14 @@ static int pp_start(void *priv)
 	sigfillset(&all);
 	/* libmicrohttpd's threads inherit this mask: the daemon's signals stay its own */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/*
+	 * poll(), not libmicrohttpd's default select(): the daemon holds a
+	 * descriptor per open sample file (max_open_files, 2048 by default),
+	 * and select() refused every connection whose descriptor was >= 1024
+	 * (FD_SETSIZE) - a pull reset on any busy host
+	 */
 	st->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-					   MHD_USE_ERROR_LOG,
+					   MHD_USE_POLL | MHD_USE_ERROR_LOG,
 				   0, pp_accept, st, pp_handler, st, MHD_OPTION_EXTERNAL_LOGGER,
 				   pp_mhd_log, st, MHD_OPTION_LISTEN_SOCKET, st->lfd,
 				   MHD_OPTION_CONNECTION_LIMIT, st->max_conn,

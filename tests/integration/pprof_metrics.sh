@@ -11,7 +11,9 @@
 #     away while two idle ones are open, served once they are gone);
 #   - pulls and push intervals write no statistics block to the log (the
 #     log grows by a bounded number of lines over 6 pulls and 3 pushes),
-#     while opcontrol --dump still writes one.
+#     while opcontrol --dump still writes one;
+#   - a daemon holding more than 1024 descriptors (its sample files) still
+#     serves (libmicrohttpd's select() refused such connections).
 # Loopback only, every wait bounded.
 # SPDX-License-Identifier: MIT
 set -u
@@ -150,6 +152,36 @@ b2=$(blocks)
 
 kill -TERM $dpid
 wait $dpid
+# (the final statistics count the scrapes: checked below, once the log is complete)
+
+# 5. a daemon holding more than FD_SETSIZE (1024) descriptors - one per
+# open sample file, up to max_open_files (2048) - still serves: 800 short
+# processes, each its own sample files (--separate=thread)
+P5=$(net_free_port)
+"$OPD" --session-dir="$W/s5" --events=TIMER:100000 --separate=thread,lib,kernel \
+	--ext-feature=pprof:listen=127.0.0.1:$P5 \
+	-- sh -c "i=0; while [ \$i -lt 800 ]; do $HOT 8; i=\$((i + 1)); done; sleep 30" \
+	> out5 2> err5 &
+d5=$!
+net_pids="$d5 $net_pids"
+fds() { ls "/proc/$d5/fd" 2> /dev/null | wc -l; }
+if net_wait 90 sh -c "[ \$(ls /proc/$d5/fd | wc -l) -gt 1100 ]"; then
+	n=$(fds)
+	bad5=0
+	for i in 1 2 3 4 5; do
+		c1=$(timeout 10 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P5/debug/pprof/")
+		c2=$(timeout 10 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P5/metrics")
+		[ "$c1$c2" = 200200 ] || bad5=$((bad5 + 1))
+	done
+	echo "note: with $n descriptors open, $((5 - bad5)) of 5 index+metrics pairs served"
+	[ $bad5 = 0 ] || { echo "FAIL: a daemon with $n descriptors turned pulls away"; grep FD_SETSIZE "$W/s5/samples/oprofiled.log" | head -3; fail=1; }
+else
+	echo "FAIL: the daemon never held more than 1100 descriptors (it has $(fds)): nothing was checked"
+	fail=1
+fi
+kill -TERM $d5
+wait $d5
+
 grep -q "pprof.*metrics: [1-9]" "$LOG" || grep -A20 -- "-- plugin pprof --" "$LOG" | grep -q "^metrics: [1-9]" ||
 	{ echo "FAIL: the final statistics do not count the scrapes"; fail=1; }
 [ $fail = 0 ] && echo "PASS: pprof_metrics"
