@@ -444,7 +444,7 @@ static void control_request(struct control *c, char *line, FILE *out)
 	if (!strcmp(line, "status") && !arg) {
 		control_status(c, out);
 	} else if (!strcmp(line, "dump") && !arg) {
-		pipeline_dump(c->t.pipe); /* what SIGUSR1 does */
+		pipeline_dump(c->t.pipe, true); /* what SIGUSR1 does */
 		fprintf(out, "ok\nsamples synced to %s/samples/current\n", c->sess->dir);
 	} else if (!strcmp(line, "stop") && !arg) {
 		control_log(c, "control: stop requested");

@@ -305,13 +305,14 @@ void pipeline_session_event(struct pipeline *p, uint32_t kind, const char *prev)
 	ext_session_event(p->loader, kind, dir, prev ? pdir : NULL);
 }
 
-void pipeline_dump(struct pipeline *p)
+void pipeline_dump(struct pipeline *p, bool print_stats)
 {
 	pipeline_drain(p);
 	pipeline_sync_files(p);
 	/* files first: the block in the log says the dump is complete */
 	pipeline_write_stats_files(p);
-	pipeline_print_stats(p, NULL);
+	if (print_stats)
+		pipeline_print_stats(p, NULL);
 	/* SDK 1.2: plugins complete the session (the JIT plugin its images) */
 	pipeline_session_event(p, OP_SESSION_DUMP, NULL);
 }

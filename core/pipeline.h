@@ -79,8 +79,13 @@ void pipeline_print_stats(struct pipeline *p, const char *why);
  * event the kernel throttled. 0 or -errno (logged).
  */
 int pipeline_write_stats_files(struct pipeline *p);
-/* SIGUSR1 and `opcontrol --dump`: drain, sync the files, print and write the stats. */
-void pipeline_dump(struct pipeline *p);
+/*
+ * SIGUSR1 and `opcontrol --dump`: drain, sync the files, write the stats
+ * and, with @print_stats, print them to the log. A dump a plugin asks for
+ * (pprof's pull, push's interval) prints nothing: a scraper pulling every
+ * few seconds would fill the log with statistics blocks.
+ */
+void pipeline_dump(struct pipeline *p, bool print_stats);
 /*
  * SDK 1.2: tell the plugins' session hooks @kind (enum op_session_event_kind)
  * with samples/current and, for OP_SESSION_ROTATED, samples/@prev.

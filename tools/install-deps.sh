@@ -16,10 +16,14 @@ pkgs="$pkgs golang-go golang-github-google-pprof-dev protobuf-compiler protobuf-
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 # --- issue 21: optop's curses view (libncurses-dev), its tmux-driven test (tmux) ---
 pkgs="$pkgs libncurses-dev tmux"
-# --- issue 20: pprof pull (libmicrohttpd), push (libcurl, jansson, libcrypto for base64); the
+# --- issue 20: pprof pull (libmicrohttpd), push (libcurl, jansson, nettle for base64); the
 # tests check profiles with the upstream pprof CLI (built offline from golang-github-google-pprof-dev)
-# and protoc --decode, and run the loopback receiver with python3, the requests with curl ---
-pkgs="$pkgs libmicrohttpd-dev libcurl4-openssl-dev libjansson-dev libssl-dev golang-go golang-github-google-pprof-dev protobuf-compiler curl"
+# and protoc --decode, and run the loopback receiver with python3, the requests with curl.
+# libcurl's GnuTLS flavour: libmicrohttpd brings GnuTLS already, one TLS stack in the daemon.
+# It conflicts with libcurl4-openssl-dev, which apt-get install replaces (removes) by itself;
+# python3-prometheus-client: the /metrics test parses the scrape with Prometheus' own parser;
+# openssl (the CLI): push_tls.sh makes its receiver's certificate ---
+pkgs="$pkgs libmicrohttpd-dev libcurl4-gnutls-dev libjansson-dev nettle-dev golang-go golang-github-google-pprof-dev protobuf-compiler curl python3-prometheus-client openssl"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

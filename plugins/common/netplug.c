@@ -99,12 +99,19 @@ int np_read_config(const struct op_host *h, op_ext_t *ctx, const char *plugin,
 int np_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {
 	sigset_t all, old;
+	pthread_attr_t attr;
 	int rc;
 
+	rc = pthread_attr_init(&attr);
+	if (rc)
+		return -rc;
+	/* not the 8 MiB default: see NP_THREAD_STACK */
+	pthread_attr_setstacksize(&attr, NP_THREAD_STACK);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(t, NULL, fn, arg);
+	rc = pthread_create(t, &attr, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
 	return -rc;
 }
 
@@ -286,7 +293,10 @@ int np_session_dump(struct np_session *s, unsigned timeout_ms)
 	pthread_mutex_lock(&s->lock);
 	seen = s->dumps;
 	pthread_mutex_unlock(&s->lock);
-	/* the daemon takes SIGUSR1 on its signalfd: drain, sync, DUMP event */
+	/*
+	 * the daemon takes SIGUSR1 on its signalfd: drain, sync, DUMP event;
+	 * one it sent itself writes no statistics block to the log
+	 */
 	if (kill(getpid(), SIGUSR1))
 		return -errno;
 	np_deadline(&dl, timeout_ms);

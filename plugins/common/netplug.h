@@ -54,6 +54,13 @@ int np_read_config(const struct op_host *h, op_ext_t *ctx, const char *plugin,
  * thread that left them unblocked would be killed by their default action.
  */
 int np_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
+/*
+ * The stack of every network-plugin thread (np_thread_start and
+ * libmicrohttpd's): what they run (a session walk 64 directories deep at
+ * most, the encoder, libcurl with TLS) needs tens of KiB; 256 KiB leaves
+ * room and bounds the address space a connection costs.
+ */
+#define NP_THREAD_STACK (256u * 1024)
 
 /* ------------------------------------------------------------------ */
 /* the session: hook, dumps, snapshots                                 */
@@ -121,7 +128,7 @@ int np_session_register(struct np_session *s, int (*start)(void *), void (*stop)
 void np_session_stop(struct np_session *s);
 /*
  * From a plugin thread: ask the daemon for a dump (SIGUSR1, what opcontrol
- * --dump does) and wait up to @timeout_ms for the DUMP event that says the
+ * --dump does, but without the statistics block in the log) and wait up to @timeout_ms for the DUMP event that says the
  * files are current. 0, -ETIMEDOUT or -ECANCELED (the daemon stops).
  */
 int np_session_dump(struct np_session *s, unsigned timeout_ms);

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "metrics.h"
 #include "netplug.h"
 #include "plugin_util.h"
 
@@ -34,8 +35,6 @@
  * has the same address, so the bound is per server, not per address.
  */
 #define PP_DEFAULT_MAX_CONN 16
-/* a connection thread reads and encodes one profile: no deep recursion */
-#define PP_THREAD_STACK (1u << 20)
 #define PP_MAX_MAX_CONN 64
 /* a request (line and headers) larger than this is refused by libmicrohttpd */
 #define PP_REQUEST_MEM (16 * 1024)
@@ -50,6 +49,13 @@
 #define PP_MAX_ACTIVE 2
 /* a client idle this long is dropped */
 #define PP_IDLE_TIMEOUT_S 10
+/*
+ * GET /metrics: the daemon answers a status request between two drain
+ * rounds (metrics.c); scrapes closer together than this share one answer,
+ * so that scrapers, however many, cost the daemon's thread one a second
+ */
+#define PP_METRICS_CACHE_MS 1000
+#define PP_METRICS_TIMEOUT_MS 3000
 
 struct pp_state {
 	op_ext_t *ctx;
@@ -73,6 +79,13 @@ struct pp_state {
 	atomic_uint_fast64_t requests, profiles, bytes, bad_requests, not_found, errors, refused,
 		busy;
 	atomic_uint active; /* profiles being built */
+	atomic_uint_fast64_t metrics, metrics_errors;
+
+	/* the last /metrics text and when it was made (monotonic ms) */
+	pthread_mutex_t metrics_lock;
+	char *metrics_text;
+	size_t metrics_len;
+	uint64_t metrics_ms;
 };
 
 /* ------------------------------------------------------------------ */
@@ -242,7 +255,10 @@ static const char pp_index[] = "<html><head><title>/debug/pprof/</title></head><
 			       "<p>oprofiled: system-wide CPU profile of the current session</p>\n"
 			       "<table><tr><td><a href=\"profile?seconds=30\">profile</a></td>"
 			       "<td>the samples of the next N seconds (?seconds=N), as a gzip'd "
-			       "profile.proto with build IDs and addresses</td></tr></table>\n"
+			       "profile.proto with build IDs and addresses</td></tr>\n"
+			       "<tr><td><a href=\"/metrics\">/metrics</a></td>"
+			       "<td>the daemon's statistics (opcontrol --status) in Prometheus' "
+			       "text format</td></tr></table>\n"
 			       "</body></html>\n";
 
 static enum MHD_Result pp_reply(struct MHD_Connection *c, unsigned status, const char *type,
@@ -317,6 +333,46 @@ static enum MHD_Result pp_profile(struct pp_state *st, struct MHD_Connection *c)
 	return pp_reply(c, MHD_HTTP_OK, "application/octet-stream", buf, len, MHD_RESPMEM_MUST_FREE);
 }
 
+static enum MHD_Result pp_metrics(struct pp_state *st, struct MHD_Connection *c)
+{
+	const char *sdir = st->host->session_dir ? st->host->session_dir(st->ctx) : NULL;
+	uint64_t now = np_now_mono_ns() / 1000000;
+	char err[256], *text = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (!sdir)
+		return pp_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no session directory\n");
+	pthread_mutex_lock(&st->metrics_lock);
+	if (!st->metrics_text || now - st->metrics_ms >= PP_METRICS_CACHE_MS) {
+		rc = pm_scrape(sdir, PP_METRICS_TIMEOUT_MS, &text, &len, err, sizeof(err));
+		if (!rc) {
+			free(st->metrics_text);
+			st->metrics_text = text;
+			st->metrics_len = len;
+			st->metrics_ms = np_now_mono_ns() / 1000000;
+		}
+	}
+	if (!rc) {
+		text = malloc(st->metrics_len ? st->metrics_len : 1);
+		if (text) {
+			memcpy(text, st->metrics_text, st->metrics_len);
+			len = st->metrics_len;
+		}
+	}
+	pthread_mutex_unlock(&st->metrics_lock);
+	if (rc) {
+		atomic_fetch_add(&st->metrics_errors, 1);
+		st->host->log(st->ctx, OP_LOG_WARN, "/metrics: %s", err);
+		return pp_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "cannot read the statistics\n");
+	}
+	if (!text)
+		return pp_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	atomic_fetch_add(&st->metrics, 1);
+	return pp_reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", text, len,
+			MHD_RESPMEM_MUST_FREE);
+}
+
 /* what the first call of a request decided, kept in *con_cls */
 static int pp_mark_get, pp_mark_symbol;
 
@@ -377,13 +433,15 @@ static enum MHD_Result pp_handler(void *cls, struct MHD_Connection *c, const cha
 		return pp_text(c, MHD_HTTP_OK, "num_symbols: 0\n");
 	if (!strcmp(url, "/debug/pprof/profile"))
 		return pp_profile(st, c);
+	if (!strcmp(url, "/metrics"))
+		return pp_metrics(st, c);
 	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof"))
 		return pp_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)pp_index,
 				sizeof(pp_index) - 1, MHD_RESPMEM_PERSISTENT);
 	atomic_fetch_add(&st->not_found, 1);
 	return pp_text(c, MHD_HTTP_NOT_FOUND,
-		       "not found: this server has /debug/pprof/, /debug/pprof/profile and "
-		       "/debug/pprof/symbol\n");
+		       "not found: this server has /debug/pprof/, /debug/pprof/profile, "
+		       "/debug/pprof/symbol and /metrics\n");
 }
 
 static void pp_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -510,12 +568,18 @@ static int pp_start(void *priv)
 	sigfillset(&all);
 	/* libmicrohttpd's threads inherit this mask: the daemon's signals stay its own */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/*
+	 * poll(), not libmicrohttpd's default select(): the daemon holds a
+	 * descriptor per open sample file (max_open_files, 2048 by default),
+	 * and select() refused every connection whose descriptor was >= 1024
+	 * (FD_SETSIZE) - a pull reset on any busy host
+	 */
 	st->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-					   MHD_USE_ERROR_LOG,
+					   MHD_USE_POLL | MHD_USE_ERROR_LOG,
 				   0, pp_accept, st, pp_handler, st, MHD_OPTION_EXTERNAL_LOGGER,
 				   pp_mhd_log, st, MHD_OPTION_LISTEN_SOCKET, st->lfd,
 				   MHD_OPTION_CONNECTION_LIMIT, st->max_conn,
-				   MHD_OPTION_THREAD_STACK_SIZE, (size_t)PP_THREAD_STACK,
+				   MHD_OPTION_THREAD_STACK_SIZE, (size_t)NP_THREAD_STACK,
 				   MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PP_REQUEST_MEM,
 				   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PP_IDLE_TIMEOUT_S,
 				   MHD_OPTION_END);
@@ -564,6 +628,8 @@ static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
 		sink->counter(sink, "errors", atomic_load(&st->errors));
 		sink->counter(sink, "refused", atomic_load(&st->refused));
 		sink->counter(sink, "busy", atomic_load(&st->busy));
+		sink->counter(sink, "metrics", atomic_load(&st->metrics));
+		sink->counter(sink, "metrics_errors", atomic_load(&st->metrics_errors));
 	}
 	if (sink->text) {
 		snprintf(line, sizeof(line),
@@ -587,6 +653,8 @@ static void pp_free(void *data)
 	if (st->lfd >= 0)
 		close(st->lfd);
 	np_session_fini(&st->sess);
+	pthread_mutex_destroy(&st->metrics_lock);
+	free(st->metrics_text);
 	free(st);
 }
 
@@ -599,6 +667,7 @@ static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	if (!st)
 		return rc;
 	st->lfd = -1;
+	pthread_mutex_init(&st->metrics_lock, NULL);
 	st->ctx = ctx;
 	st->host = host;
 	st->max_seconds = PP_DEFAULT_MAX_SECONDS;

@@ -10,11 +10,12 @@
 #include "config.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <openssl/evp.h>
+#include <nettle/base64.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ struct pu_state {
 	unsigned nr_labels;
 	char *label_key[PU_MAX_LABELS], *label_val[PU_MAX_LABELS];
 	char *auth_file;
+	char *ca_file; /* https: the CAs to trust instead of the system's */
 	uint64_t spool_mb;
 	unsigned spool_files, timeout_s;
 
@@ -312,6 +314,11 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 			return pu_err(st, where, "\"%s\": expected an absolute path", val);
 		return pu_strdup(&st->auth_file, val);
 	}
+	if (!strcmp(key, "ca_file")) {
+		if (val[0] != '/')
+			return pu_err(st, where, "\"%s\": expected an absolute path", val);
+		return pu_strdup(&st->ca_file, val);
+	}
 	if (!strcmp(key, "spool_mb")) {
 		rc = pu_set_uint(st, val, where, 1, 4096, &v);
 		if (!rc)
@@ -332,7 +339,7 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 	}
 	return pu_err(st, where,
 		      "unknown setting \"%s\": expected url, protocol, interval, service, labels, "
-		      "auth_file, spool_mb, spool_files or timeout",
+		      "auth_file, ca_file, spool_mb, spool_files or timeout",
 		      key);
 }
 
@@ -340,7 +347,7 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 static int pu_read_config(struct pu_state *st)
 {
 	static const char *const strs[] = { "url",    "protocol",  "interval", "service",
-					    "labels", "auth_file", NULL };
+					    "labels", "auth_file", "ca_file",  NULL };
 	static const char *const ints[] = { "spool_mb", "spool_files", "timeout", NULL };
 
 	return np_read_config(st->host, st->ctx, "push", strs, ints, NULL, pu_set, st);
@@ -446,6 +453,28 @@ static int pu_read_auth(struct pu_state *st)
 	return rc;
 }
 
+/*
+ * ca_file names whom the plugin believes to be the store: trusted like the
+ * configuration (root's when the daemon is root, nobody else may write
+ * it), and there at start, not a failure at each push later
+ */
+static int pu_check_ca(struct pu_state *st)
+{
+	struct op_trust t = op_trust_for(geteuid(), geteuid());
+	char why[512];
+	struct stat sb;
+	int fd;
+
+	fd = op_trust_open_path(&t, st->ca_file, O_RDONLY, S_IFREG, "CA file", &sb, why,
+				sizeof(why));
+	if (fd < 0) {
+		st->host->log(st->ctx, OP_LOG_ERR, "ca_file: %s", why);
+		return fd;
+	}
+	close(fd);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* requests                                                            */
 /* ------------------------------------------------------------------ */
@@ -492,16 +521,21 @@ static char *pu_pyroscope_url(struct pu_state *st, CURL *c, const struct spool_e
 static char *pu_parca_body(struct pu_state *st, const void *buf, size_t len)
 {
 	json_t *labels, *root;
-	unsigned char *b64;
+	char *b64;
 	char *out = NULL;
 	unsigned i;
 
 	if (len > INT32_MAX / 2)
 		return NULL;
-	b64 = malloc(4 * ((len + 2) / 3) + 1);
+	b64 = malloc(BASE64_ENCODE_RAW_LENGTH(len) + 1);
 	if (!b64)
 		return NULL;
-	EVP_EncodeBlock(b64, buf, (int)len);
+	/*
+	 * nettle's: GnuTLS (libcurl's TLS, libmicrohttpd's) is built on it, so
+	 * it is in the daemon anyway; one line, no newlines, as JSON wants
+	 */
+	base64_encode_raw(b64, len, buf);
+	b64[BASE64_ENCODE_RAW_LENGTH(len)] = 0;
 	labels = json_array();
 	json_array_append_new(labels,
 			      json_pack("{s:s,s:s}", "name", "__name__", "value", "process_cpu"));
@@ -511,7 +545,7 @@ static char *pu_parca_body(struct pu_state *st, const void *buf, size_t len)
 		json_array_append_new(labels, json_pack("{s:s,s:s}", "name", st->label_key[i],
 							"value", st->label_val[i]));
 	root = json_pack("{s:[{s:{s:o},s:[{s:s}]}],s:b}", "series", "labels", "labels", labels,
-			 "samples", "rawProfile", (const char *)b64, "normalized", 1);
+			 "samples", "rawProfile", b64, "normalized", 1);
 	free(b64);
 	if (root) {
 		out = json_dumps(root, JSON_COMPACT);
@@ -590,6 +624,9 @@ static enum pu_result pu_send(struct pu_state *st, const struct spool_entry *e, 
 	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	/* the store's certificate is always verified: against ca_file, if given */
+	if (st->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, st->ca_file);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(c, CURLOPT_POST, 1L);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : buf);
@@ -831,6 +868,7 @@ static int pu_start(void *priv)
 {
 	struct pu_state *st = priv;
 	const char *sdir = st->host->session_dir ? st->host->session_dir(st->ctx) : NULL;
+	const char *tls;
 	char err[640];
 	int rc;
 
@@ -858,11 +896,14 @@ static int pu_start(void *priv)
 		snprintf(err, sizeof(err), "every %u s", st->interval_s);
 	else
 		snprintf(err, sizeof(err), "at each rotation");
+	tls = curl_version_info(CURLVERSION_NOW)->ssl_version;
 	st->host->log(st->ctx, OP_LOG_INFO,
-		      "pushing to %s (%s) %s, spool %s/%s up to %" PRIu64
+		      "pushing to %s (%s%s%s) %s, spool %s/%s up to %" PRIu64
 		      " MiB / %u files (%u waiting)",
-		      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca", err, sdir,
-		      PU_SPOOL_DIR, st->spool_mb, st->spool_files, st->spool.n);
+		      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca",
+		      strncasecmp(st->url, "https:", 6) || !tls ? "" : ", TLS: ",
+		      strncasecmp(st->url, "https:", 6) || !tls ? "" : tls, err, sdir, PU_SPOOL_DIR,
+		      st->spool_mb, st->spool_files, st->spool.n);
 	return 0;
 }
 
@@ -978,6 +1019,7 @@ static void pu_free(void *data)
 	free(st->url);
 	free(st->service);
 	free(st->auth_file);
+	free(st->ca_file);
 	pu_wipe(st->org_id);
 	pu_wipe(st->bearer);
 	pu_wipe(st->basic_user);
@@ -985,6 +1027,31 @@ static void pu_free(void *data)
 	if (st->curl_inited)
 		curl_global_cleanup();
 	free(st);
+}
+
+/*
+ * libcurl's global init initialises libssh2 (for scp:// and sftp://),
+ * and libssh2 initialises OpenSSL's libcrypto, whatever TLS library
+ * libcurl itself uses: 1.4 MB of RSS (measured) for protocols this plugin
+ * never allows (CURLOPT_PROTOCOLS_STR is http,https). libssh2_init with
+ * LIBSSH2_INIT_NO_CRYPTO first, the documented way to keep libssh2 from
+ * initialising its crypto library, makes libcurl's later libssh2_init a
+ * no-op. Through the copy libcurl loaded (RTLD_NOLOAD): nothing to link,
+ * nothing done when libcurl was built without libssh2.
+ */
+#define PU_LIBSSH2_INIT_NO_CRYPTO 0x0001
+static void pu_no_ssh_crypto(void)
+{
+	void *h = dlopen("libssh2.so.1", RTLD_NOW | RTLD_NOLOAD);
+	int (*ssh_init)(int);
+
+	if (!h)
+		return;
+	*(void **)&ssh_init = dlsym(h, "libssh2_init");
+	if (ssh_init)
+		ssh_init(PU_LIBSSH2_INIT_NO_CRYPTO);
+	/* the library stays: libcurl holds it */
+	dlclose(h);
 }
 
 static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
@@ -1019,11 +1086,20 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		if (rc)
 			return rc;
 	}
+	if (st->ca_file) {
+		rc = pu_check_ca(st);
+		if (rc)
+			return rc;
+	}
 	/*
 	 * Once, on the daemon's thread, before any thread of ours exists. TLS
-	 * only for an https store: initialising OpenSSL costs megabytes of RSS
-	 * that a plain http store (loopback, a local agent) never needs.
+	 * only for an https store: initialising the TLS library costs RSS that a
+	 * plain http store (loopback, a local agent) never needs. Built against
+	 * libcurl's GnuTLS flavour (configure warns otherwise), that library is
+	 * the one libmicrohttpd (the pprof plugin) already brings: one TLS stack
+	 * in the daemon, not two.
 	 */
+	pu_no_ssh_crypto();
 	if (curl_global_init(strncasecmp(st->url, "https:", 6) ? CURL_GLOBAL_NOTHING :
 								 CURL_GLOBAL_DEFAULT)) {
 		host->log(ctx, OP_LOG_ERR, "libcurl did not initialise");

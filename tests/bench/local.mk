@@ -73,3 +73,4 @@ EXTRA_DIST += tests/bench/bench_optop.sh
 # --- end issue 21 ---
 # --- issue 20: daemon CPU/RSS with the pprof and push plugins, bytes pushed per host-hour vs perf.data ---
 EXTRA_DIST += tests/bench/bench_net.sh
+EXTRA_DIST += tests/bench/rss_breakdown.sh

@@ -285,6 +285,17 @@ EXTRA_DIST += tests/integration/net_util.sh
 if BUILD_PPROF_PLUGIN
 TESTS += tests/integration/pprof_pull.sh
 endif
+# --- issue 20: /metrics (Prometheus text, parsed by python3-prometheus-client) and quiet plugin
+# dumps; push to an https store (a TLS receiver with a certificate the test makes) ---
+dist_check_SCRIPTS += tests/integration/pprof_metrics.sh tests/integration/push_tls.sh
+if BUILD_PPROF_PLUGIN
+if BUILD_PUSH_PLUGIN
+TESTS += tests/integration/pprof_metrics.sh
+endif
+endif
+if BUILD_PUSH_PLUGIN
+TESTS += tests/integration/push_tls.sh
+endif
 if BUILD_PUSH_PLUGIN
 TESTS += tests/integration/push.sh tests/integration/push_spool.sh tests/integration/push_stall.sh
 endif

@@ -3,7 +3,9 @@
 # HTTP server that keeps every request it gets (request line, headers,
 # body) as numbered files in DIR and answers with STATUS; with --hang it
 # accepts connections and never answers (a stuck store).
+# With --tls CERT KEY it speaks HTTPS (the store of an https:// URL).
 # Usage: push_receiver.py --dir DIR --port-file FILE [--port N] [--status N] [--hang]
+#        [--tls CERT KEY]
 # The port it listens on (127.0.0.1 only) is written to FILE once it listens.
 # SPDX-License-Identifier: MIT
 import argparse
@@ -23,6 +25,7 @@ def main():
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--status", type=int, default=200)
     ap.add_argument("--hang", action="store_true")
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     a = ap.parse_args()
     os.makedirs(a.dir, exist_ok=True)
 
@@ -73,6 +76,11 @@ def main():
             pass
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", a.port), H)
+    if a.tls:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls[0], a.tls[1])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     write_port(a.port_file, srv.server_address[1])
     srv.serve_forever()
 

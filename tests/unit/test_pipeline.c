@@ -133,7 +133,7 @@ static void test_dump(void **state)
 	unsigned open, sets;
 
 	(void)state;
-	pipeline_dump(f->p);
+	pipeline_dump(f->p, true);
 	fflush(f->log.fp);
 	assert_non_null(strstr(f->text, "-- OProfile-ng Statistics --"));
 	assert_null(strstr(f->text, "the kernel dropped"));
@@ -145,7 +145,7 @@ static void test_dump(void **state)
 	pfx_throttle(f);
 	assert_int_equal(pipeline_stats(f->p)->v[STAT_LOST_RECORDS], 7);
 	assert_int_equal(pipeline_stats(f->p)->v[STAT_THROTTLE], 1);
-	pipeline_dump(f->p);
+	pipeline_dump(f->p, true);
 	fflush(f->log.fp);
 	/* the advice names the ring size given to pipeline_open_files */
 	assert_non_null(strstr(f->text, "oprofiled: the kernel dropped 7 records because a ring was "
@@ -193,7 +193,7 @@ static void test_sessions(void **state)
 	assert_int_equal(pfx_stat(f, "kept", "throttled/TIMER"), 1);
 	assert_int_equal(pfx_stat(f, "kept", "lost_samples_by_kernel"), 3);
 	pfx_lost(f, 2);
-	pipeline_dump(f->p);
+	pipeline_dump(f->p, true);
 	assert_int_equal(pfx_stat(f, "current", "total_samples"), 0);
 	assert_int_equal(pfx_stat(f, "current", "lost_samples_by_kernel"), 2);
 	assert_int_equal(pfx_stat(f, "current", "throttled/TIMER"), -1);
@@ -215,7 +215,7 @@ static void test_no_session(void **state)
 	assert_non_null(c.trans);
 	assert_non_null(c.emit);
 	assert_int_equal(pipeline_write_stats_files(p), 0);
-	pipeline_dump(p);
+	pipeline_dump(p, true);
 	pipeline_close_files(p);
 	pipeline_free_files(p);
 	pipeline_free(p);
