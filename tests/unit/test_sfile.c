@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 
@@ -576,6 +577,89 @@ static void test_changed_under_writer(void **state)
 }
 
 /*
+ * Two sets whose keys differ but whose names are the same file: a binary
+ * replaced while a process still runs the old one (the same path interned
+ * as deleted and not deleted), a user image seen with in_kernel 0 and 1
+ * (both "{root}/path"), a kernel image given by path and a user image of
+ * that path. Their samples, interleaved with new keys, must all be in the
+ * one file, whose chains stay whole: one writer per file.
+ */
+struct same_file_case {
+	const char *what;
+	const char *path2;
+	enum op_image_kind kind1, kind2;
+	bool deleted2;
+	int32_t in_kernel1, in_kernel2;
+};
+
+static void test_same_file_two_keys(void **state)
+{
+	static const struct same_file_case cases[] = {
+		{ "replaced binary", "/bin/up", OP_IMAGE_USER, OP_IMAGE_USER, true, 0, 0 },
+		{ "user image in kernel mode", "/bin/up", OP_IMAGE_USER, OP_IMAGE_USER, false, 0, 1 },
+		{ "kernel image by path", "/bin/up", OP_IMAGE_USER, OP_IMAGE_KERNEL, false, 0, 1 },
+	};
+	/* new keys per set: within the first 127 nodes, and growing the table 6 times */
+	static const unsigned sizes[] = { 40, 3000 };
+	unsigned nr_bad = 0;
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < 2 * sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct same_file_case *k = &cases[c / 2];
+		const unsigned nr = sizes[c % 2];
+		struct cfx *f = cfx_new(OP_SEP_NONE, 64);
+		op_cookie_t c1 = cfx_ck(f, "/bin/up", k->kind1);
+		op_cookie_t c2 = cookie_intern(&f->cookies, k->path2, strlen(k->path2), k->kind2,
+					       k->deleted2);
+		struct op_trans_view v1 = view(c1, c1, 10, 10, 0, k->in_kernel1);
+		struct op_trans_view v2 = view(c2, c2, 20, 20, 1, k->in_kernel2);
+		char n1[PATH_MAX], n2[PATH_MAX], err[256];
+		struct op_sfile *s1, *s2;
+		unsigned i, failed = 0;
+		bool bad = false;
+		odb_t db;
+
+		s1 = sfile_find(&f->sft, &v1);
+		s2 = sfile_find(&f->sft, &v2);
+		assert_non_null(s1);
+		assert_non_null(s2);
+		assert_true(sfile_name(&f->sft, s1, 0, NULL, n1, sizeof(n1)) > 0);
+		assert_true(sfile_name(&f->sft, s2, 0, NULL, n2, sizeof(n2)) > 0);
+		/* the premise: one name for both */
+		assert_string_equal(n1, n2);
+		for (i = 0; i < nr; i++) {
+			/* a few samples of each context in turn, as the rings deliver them */
+			failed += sfile_add_sample(&f->sft, s1, 0, 0x100000 + 2 * i) != 0;
+			failed += sfile_add_sample(&f->sft, s1, 0, 0x100000 + 2 * (i / 2)) != 0;
+			failed += sfile_add_sample(&f->sft, s2, 0, 0x100001 + 2 * i) != 0;
+			failed += sfile_add_sample(&f->sft, s2, 0, 0x100001 + 2 * (i / 2)) != 0;
+		}
+		sfile_close_all(&f->sft);
+		err[0] = 0;
+		if (odb_open(&db, f->current_fd, n1, ODB_RDONLY, err, sizeof(err)) ||
+		    odb_check(&db, err, sizeof(err)))
+			bad = true;
+		if (bad || failed || f->st.v[STAT_LOST_SAMPLEFILE])
+			print_error("%s, %u keys each: %u samples not recorded, %" PRIu64
+				    " counted lost; %s\n",
+				    k->what, nr, failed, f->st.v[STAT_LOST_SAMPLEFILE],
+				    bad ? err : "chains whole"),
+				nr_bad++;
+		odb_close(&db);
+		if (!bad && (cfx_read(f, n1, 0, NULL, NULL) != 2 * nr ||
+			     cfx_total(f, n1) != 4 * nr))
+			print_error("%s, %u keys each: %ld keys, %ld samples in the file, "
+				    "expected %u, %u\n",
+				    k->what, nr, cfx_read(f, n1, 0, NULL, NULL), cfx_total(f, n1),
+				    2 * nr, 4 * nr),
+				nr_bad++;
+		cfx_free(f);
+	}
+	assert_int_equal(nr_bad, 0);
+}
+
+/*
  * A binary whose path is too long once mangled into a sample-file name: its
  * samples are lost (lost_samplefile), and the log line names the binary (cut
  * in the middle, no raw control bytes) and says why.
@@ -704,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_changed_under_writer),
 		cmocka_unit_test(test_path_too_long),
 		cmocka_unit_test(test_root_refuses_others_files),
+		cmocka_unit_test(test_same_file_two_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
