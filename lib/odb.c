@@ -202,15 +202,21 @@ static int check_chains(const odb_t *db, uint32_t size, uint32_t cur, uint32_t *
 /*
  * A writer holds an OFD write lock on byte 0 while it has the file open, so
  * readers can tell a file being written (wait, excuse moving chains) from a
- * file at rest (report at once). Advisory only: I/O is not affected.
+ * file at rest (report at once), and a second writer is refused: two
+ * writers each trust their own size and current_size, so each overwrites
+ * the nodes the other added and links them from the wrong buckets (OFD
+ * locks conflict between two opens in one process too). Advisory: a process
+ * that writes without the lock is still caught by the bounds checks.
+ * Returns 0, -EBUSY when another writer holds the lock, or 0 when the
+ * filesystem has no locks (nothing to tell then).
  */
-static void writer_lock(int fd)
+static int writer_lock(int fd)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
 
-	if (fcntl(fd, F_OFD_SETLK, &fl)) {
-		/* another writer has it open: its business; readers still see a writer */
-	}
+	if (fcntl(fd, F_OFD_SETLK, &fl) && (errno == EAGAIN || errno == EACCES))
+		return -EBUSY;
+	return 0;
 }
 
 static bool writer_present(int fd)
@@ -529,8 +535,16 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 		     rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
 		goto out_close;
 	}
-	if (rw)
-		writer_lock(db->fd);
+	if (rw) {
+		rc = writer_lock(db->fd);
+		if (rc) {
+			fail(rc, err, err_len,
+			     "%s: already open for writing elsewhere (its writer lock is held): a "
+			     "second writer would corrupt its hash chains",
+			     path);
+			goto out_close;
+		}
+	}
 	for (waited = 0;;) {
 		if (fstat(db->fd, &st)) {
 			rc = fail(-errno, err, err_len, "%s: cannot stat: %s", path,

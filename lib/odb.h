@@ -98,7 +98,9 @@ typedef struct odb {
  *
  * ODB_RDWR checks the whole file like odb_check() before the first update;
  * chains that are not in the order writers make them (each index smaller
- * than the one before, see odb_update()) are relinked.
+ * than the one before, see odb_update()) are relinked. One writer at a
+ * time: while a writer (in this process or another) has the file open,
+ * ODB_RDWR gives -EBUSY and leaves the file alone.
  *
  * Returns 0 or -errno. On failure @err (if not NULL) holds a one-line message
  * "<path>: <defect>"; -EINVAL means the file is not a valid sample file.

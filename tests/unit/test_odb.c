@@ -694,6 +694,57 @@ static void write_at(struct fixture *f, const char *name, off_t off, const void 
 }
 
 /*
+ * One writer per file: a second ODB_RDWR open, in this process (another
+ * open file description) or in another process, is refused with -EBUSY and
+ * a message, and changes nothing; once the writer closes, it opens. Two
+ * writers each keep their own current_size, so each would overwrite the
+ * nodes the other adds.
+ */
+static void test_second_writer_refused(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char before[4096], after[4096];
+	char err[256];
+	size_t len;
+	odb_t w, w2;
+	pid_t pid;
+	int status;
+	uint32_t i;
+
+	assert_int_equal(odb_open(&w, f->dirfd, "one", ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&w));
+	for (i = 0; i < 50; i++)
+		assert_int_equal(odb_update(&w, 0x100 + i, 1), 0);
+	len = read_all(f, "one", before, sizeof(before));
+	err[0] = 0;
+	assert_int_equal(odb_open(&w2, f->dirfd, "one", ODB_RDWR, err, sizeof(err)), -EBUSY);
+	assert_non_null(strstr(err, "one: already open for writing elsewhere"));
+	assert_int_equal(w2.fd, -1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		odb_t c;
+
+		_exit(odb_open(&c, f->dirfd, "one", ODB_RDWR, NULL, 0) == -EBUSY ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* readers are not writers */
+	assert_int_equal(odb_open(&w2, f->dirfd, "one", ODB_RDONLY, err, sizeof(err)), 0);
+	odb_close(&w2);
+	assert_int_equal(read_all(f, "one", after, sizeof(after)), len);
+	assert_memory_equal(before, after, len);
+	/* the first writer still works, and hands over when it closes */
+	assert_int_equal(odb_update(&w, 0x100, 1), 0);
+	odb_close(&w);
+	assert_int_equal(odb_open(&w2, f->dirfd, "one", ODB_RDWR, err, sizeof(err)), 0);
+	assert_int_equal(odb_update(&w2, 0x100, 1), 0);
+	assert_int_equal(odb_check(&w2, err, sizeof(err)), 0);
+	assert_int_equal(w2.nodes[1].value, 3);
+	odb_close(&w2);
+}
+
+/*
  * Chains in another order than writers make them (the older node first) are
  * valid; a writer relinks them at open, since its bounds checks rely on the
  * order (each index below the one before).
@@ -1461,6 +1512,7 @@ int main(void)
 		cmocka_unit_test(test_reader_short_read),
 		cmocka_unit_test_setup_teardown(test_reader_truncate_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abi_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_writer_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
