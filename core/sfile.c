@@ -9,9 +9,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sfile.h"
@@ -161,11 +163,13 @@ static void sfile_close_files(struct sfile_table *tab, struct op_sfile *sf)
 	/* files a plugin opened and did not close in its close handler */
 	for (f = sf->pfiles; f; f = n) {
 		n = f->next;
-		tab->stats->v[STAT_ODB_SATURATED] += f->db.saturated;
+		if (f->db.fd >= 0) {
+			tab->stats->v[STAT_ODB_SATURATED] += f->db.saturated;
+			tab->nr_open--;
+			sf->nr_open--;
+		}
 		odb_close(&f->db);
 		free(f);
-		tab->nr_open--;
-		sf->nr_open--;
 	}
 	sf->pfiles = NULL;
 }
@@ -205,6 +209,62 @@ unsigned sfile_evict(struct sfile_table *tab, unsigned target, const struct op_s
 		nr++;
 	}
 	return nr;
+}
+
+/* @db is open on the file @st describes */
+static bool sfile_same_file(const odb_t *db, const struct stat *st)
+{
+	struct stat o;
+
+	return db->fd >= 0 && !fstat(db->fd, &o) && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
+/* close @db of @sf (still counted open) without freeing it: @sf may open it again */
+static void sfile_close_one(struct sfile_table *tab, struct op_sfile *sf, odb_t *db)
+{
+	tab->stats->v[STAT_ODB_SATURATED] += db->saturated;
+	odb_close(db);
+	tab->nr_open--;
+	sf->nr_open--;
+}
+
+/*
+ * Rare: only when an open found the file held. One fstat per open file of
+ * the table; no set is freed, so set pointers stay valid (no new epoch).
+ */
+bool sfile_hand_over(struct sfile_table *tab, int dfd, const char *base)
+{
+	struct op_sample_file *f;
+	struct op_sfile *sf;
+	struct stat st;
+	size_t i;
+
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW))
+		return false;
+	for (sf = tab->lru.lru_next; sf != &tab->lru; sf = sf->lru_next) {
+		for (i = 0; i < OP_MAX_EVENTS; i++) {
+			if (sfile_same_file(&sf->files[i], &st)) {
+				sfile_close_one(tab, sf, &sf->files[i]);
+				return true;
+			}
+		}
+		for (i = 0; i < EXT_MAX_COUNTERS; i++) {
+			if (sf->vfiles[i] && sfile_same_file(sf->vfiles[i], &st)) {
+				sfile_close_one(tab, sf, sf->vfiles[i]);
+				free(sf->vfiles[i]);
+				sf->vfiles[i] = NULL;
+				return true;
+			}
+		}
+		for (f = sf->pfiles; f; f = f->next) {
+			if (sfile_same_file(&f->db, &st)) {
+				/* the plugin keeps its pointer: sfile_file_add reopens */
+				sfile_close_one(tab, sf, &f->db);
+				return true;
+			}
+		}
+	}
+	return false;
 }
 
 void sfile_close_all(struct sfile_table *tab)

@@ -50,6 +50,9 @@ struct op_sample_file {
 	struct op_sfile *sf;
 	struct sfile_table *tab;
 	struct op_sample_file *next; /* in sf->pfiles */
+	/* changed under the daemon: not written again; fd < 0 without it: handed
+	 * over to another set of the same name, reopened on the next add */
+	bool gave_up;
 };
 
 struct op_sfile {
@@ -66,6 +69,9 @@ struct op_sfile {
 	 * made again (eviction, SIGHUP), so a failing path costs no syscall per sample */
 	uint32_t failed; /* core counters */
 	uint64_t vfailed[EXT_MAX_COUNTERS / 64];
+	/* of the failed ones, those given up as changed under the daemon (the loss's cause) */
+	uint32_t changed;
+	uint64_t vchanged[EXT_MAX_COUNTERS / 64];
 	int32_t tgid_hint; /* a process of this set (names callee anon regions) */
 	struct sfile_table *tab;
 };

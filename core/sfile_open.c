@@ -306,7 +306,7 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 	uint32_t event, um;
 	uint64_t count;
 	char *base = NULL;
-	int rc, dfd, tries;
+	int rc, dfd, tries, handovers;
 
 	err[0] = 0;
 	rc = sfile_name(tab, sf, counter, spec, name, sizeof(name));
@@ -326,7 +326,9 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 	}
 	if (tab->nr_open >= tab->cfg.max_open_files)
 		sfile_evict(tab, tab->cfg.max_open_files, sf);
-	for (tries = 0;; tries++) {
+	for (tries = 0, handovers = 0;;) {
+		bool handed = false;
+
 		dfd = sfile_mkdirs(tab, name, &base);
 		if (dfd >= 0) {
 			err[0] = 0;
@@ -338,12 +340,23 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 				if (rc)
 					odb_close(db);
 			}
+			/* another key of ours names this file: hand it over, never two writers */
+			if (rc == -EBUSY && handovers < 2)
+				handed = sfile_hand_over(tab, dfd, base);
 			if (dfd != tab->cfg.current_dirfd)
 				close(dfd);
 		} else {
 			rc = dfd;
 		}
-		if ((rc == -EMFILE || rc == -ENFILE) && tries < 2 && tab->nr_open > 0) {
+		if (handed) {
+			handovers++;
+			tab->stats->v[STAT_SFILE_HANDOVERS]++;
+			continue;
+		}
+		/* out of descriptors, or of mappings (mmap: ENOMEM at vm.max_map_count) */
+		if ((rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM) && tries < 2 &&
+		    tab->nr_open > 0) {
+			tries++;
 			tab->stats->v[STAT_EMFILE_RETRIES]++;
 			sfile_evict(tab, tab->nr_open / 2, sf);
 			continue;
@@ -403,15 +416,20 @@ static void sfile_give_up(struct sfile_table *tab, struct op_sfile *sf, odb_t *d
 		   "sample file %s changed by another process under the daemon (bad index in "
 		   "its hash chains): no longer written, its samples counted as lost",
 		   name);
+	tab->stats->v[STAT_ODB_SATURATED] += db->saturated;
 	odb_close(db);
 	db->fd = -1;
+	tab->nr_open--;
+	sf->nr_open--;
 	if (counter < OP_MAX_EVENTS) {
 		sf->failed |= 1u << counter;
+		sf->changed |= 1u << counter;
 	} else {
 		uint32_t idx = counter - EXT_COUNTER_BASE;
 
 		sf->vfiles[idx] = NULL;
 		sf->vfailed[idx / 64] |= 1ull << (idx % 64);
+		sf->vchanged[idx / 64] |= 1ull << (idx % 64);
 		free(db);
 	}
 }
@@ -426,25 +444,28 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 		db = &sf->files[counter];
 		if (db->fd < 0) {
 			if (sf->failed & (1u << counter)) {
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+				sfile_lost(tab, sf->changed & (1u << counter) ? STAT_LOST_SF_CHANGED :
+										STAT_LOST_SF_OPEN);
 				return -EIO;
 			}
 			rc = sfile_open_odb(tab, sf, db, counter, NULL);
 			if (rc) {
 				db->fd = -1;
 				sf->failed |= 1u << counter;
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+				sfile_lost(tab, STAT_LOST_SF_OPEN);
 				return rc;
 			}
 		}
 	} else if (counter >= EXT_COUNTER_BASE && tab->reg &&
 		   counter - EXT_COUNTER_BASE < tab->reg->nr_counters) {
 		uint32_t idx = counter - EXT_COUNTER_BASE;
+		uint64_t bit = 1ull << (idx % 64);
 
 		db = sf->vfiles[idx];
 		if (!db) {
-			if (sf->vfailed[idx / 64] & (1ull << (idx % 64))) {
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+			if (sf->vfailed[idx / 64] & bit) {
+				sfile_lost(tab, sf->vchanged[idx / 64] & bit ? STAT_LOST_SF_CHANGED :
+									       STAT_LOST_SF_OPEN);
 				return -EIO;
 			}
 			db = calloc(1, sizeof(*db));
@@ -455,8 +476,8 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 			rc = sfile_open_odb(tab, sf, db, counter, NULL);
 			if (rc) {
 				free(db);
-				sf->vfailed[idx / 64] |= 1ull << (idx % 64);
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+				sf->vfailed[idx / 64] |= bit;
+				sfile_lost(tab, STAT_LOST_SF_OPEN);
 				return rc;
 			}
 			sf->vfiles[idx] = db;
@@ -467,7 +488,8 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 	}
 	rc = odb_update(db, key, count);
 	if (rc) {
-		tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+		/* a file changed under us, or no room to grow (the file stays as it was) */
+		sfile_lost(tab, db->broken ? STAT_LOST_SF_CHANGED : STAT_LOST_SF_GROW);
 		if (db->broken)
 			sfile_give_up(tab, sf, db, counter);
 	}
