@@ -55,10 +55,28 @@ struct op_sample_file {
 	bool gave_up;
 };
 
+/*
+ * Another key whose files have the names of set @to (a binary replaced
+ * while a process runs the old one, a user image seen in kernel mode...):
+ * it uses @to, so that each file has one writer. Freed with @to.
+ */
+struct sfile_alias {
+	struct sfile_key key;
+	uint32_t hash;
+	struct op_sfile *to;
+	struct sfile_alias *hnext;   /* in the table's alias buckets */
+	struct sfile_alias *to_next; /* in to->aliases */
+};
+
 struct op_sfile {
 	struct sfile_key key;
 	uint32_t hash;
 	struct op_sfile *hnext;
+	/* the set's name (its file of one counter), in the table's name index */
+	char *ident;
+	uint32_t ident_hash;
+	struct op_sfile *inext;
+	struct sfile_alias *aliases;
 	struct op_sfile *lru_prev, *lru_next;
 	odb_t files[OP_MAX_EVENTS];      /* fd < 0: not open */
 	odb_t *vfiles[EXT_MAX_COUNTERS]; /* virtual counters, allocated on first use */
@@ -109,10 +127,12 @@ struct sfile_table {
 	struct op_sfile **buckets;
 	uint32_t nr_buckets;
 	uint32_t nr_sfiles;
-	unsigned nr_open;        /* open sample files, all sets */
-	struct op_sfile lru;     /* sentinel: lru.lru_next is the least recent */
-	struct op_sfile *pinned; /* the current set (sfile_pin): never evicted */
-	uint64_t gen;            /* bumped whenever a set is freed: sfile_epoch() */
+	struct op_sfile **ibuckets;    /* sets by name (ident_hash), nr_buckets of them */
+	struct sfile_alias **abuckets; /* aliases by key hash, nr_buckets of them */
+	unsigned nr_open;              /* open sample files, all sets */
+	struct op_sfile lru;           /* sentinel: lru.lru_next is the least recent */
+	struct op_sfile *pinned;       /* the current set (sfile_pin): never evicted */
+	uint64_t gen;                  /* bumped whenever a set is freed: sfile_epoch() */
 	struct sfile_recent recent[SFILE_RECENT];
 	uint64_t recent_gen; /* gen the recent entries are valid for */
 	bool no_openat2;     /* openat2() refused (ENOSYS, EPERM): walk components */

@@ -28,6 +28,10 @@ unsigned sfile_evict(struct sfile_table *tab, unsigned target, const struct op_s
 int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint32_t counter,
 		   const struct op_file_spec *spec);
 
+/* sfile_name() of the set @k would make (@tgid_hint: its process) */
+int sfile_key_name(const struct sfile_table *tab, const struct sfile_key *k, int32_t tgid_hint,
+		   uint32_t counter, const struct op_file_spec *spec, char *buf, size_t len);
+
 /*
  * odb_open() refused file @base below @dfd with -EBUSY: another writer has
  * it. If that writer is an open file of this table (two sets, or two files

@@ -83,7 +83,12 @@ static bool sfile_counter_event(const struct sfile_table *tab, uint32_t counter,
 int sfile_name(const struct sfile_table *tab, const struct op_sfile *sf, uint32_t counter,
 	       const struct op_file_spec *spec, char *buf, size_t len)
 {
-	const struct sfile_key *k = &sf->key;
+	return sfile_key_name(tab, &sf->key, sf->tgid_hint, counter, spec, buf, len);
+}
+
+int sfile_key_name(const struct sfile_table *tab, const struct sfile_key *k, int32_t tgid_hint,
+		   uint32_t counter, const struct op_file_spec *spec, char *buf, size_t len)
+{
 	struct op_mangle_args a;
 	uint32_t event, um;
 	int rc;
@@ -105,7 +110,7 @@ int sfile_name(const struct sfile_table *tab, const struct op_sfile *sf, uint32_
 	}
 	if (spec && spec->is_cg) {
 		a.is_cg = true;
-		rc = sfile_image(tab, spec->cg_to_cookie, spec->cg_to_is_kernel, sf->tgid_hint,
+		rc = sfile_image(tab, spec->cg_to_cookie, spec->cg_to_is_kernel, tgid_hint,
 				 spec->cg_to_anon_start, spec->cg_to_anon_end, &a.cg_to);
 		if (rc)
 			return rc;

@@ -72,6 +72,7 @@ static const struct {
 				NULL },
 	[STAT_LOST_SF_CHANGED] = { "Nr. sample file losses: changed by another process", NULL },
 	[STAT_SFILE_HANDOVERS] = { "Nr. sample files handed over between sets of one name", NULL },
+	[STAT_SFILE_ALIASES] = { "Nr. sample file set keys naming another set's files", NULL },
 };
 
 const char *stats_name(enum op_stat s)

@@ -72,6 +72,7 @@ enum op_stat {
 	STAT_LOST_SF_GROW,    /*   the file could not grow (disk full, RLIMIT_FSIZE) */
 	STAT_LOST_SF_CHANGED, /*   another process changed the file under the daemon */
 	STAT_SFILE_HANDOVERS, /* a file closed for another set that names the same file */
+	STAT_SFILE_ALIASES,   /* a new key whose files a set has: uses that set */
 	STAT_NR
 };
 

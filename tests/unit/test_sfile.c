@@ -626,8 +626,14 @@ static void test_same_file_two_keys(void **state)
 		assert_non_null(s2);
 		assert_true(sfile_name(&f->sft, s1, 0, NULL, n1, sizeof(n1)) > 0);
 		assert_true(sfile_name(&f->sft, s2, 0, NULL, n2, sizeof(n2)) > 0);
-		/* the premise: one name for both */
+		/* the premise: one name for both; so one set (the second key an alias) */
 		assert_string_equal(n1, n2);
+		assert_ptr_equal(s1, s2);
+		assert_int_equal(f->st.v[STAT_SFILE_ALIASES], 1);
+		assert_ptr_equal(sfile_find(&f->sft, &v2), s1);
+		assert_ptr_equal(sfile_lookup(&f->sft, &v2), s1);
+		assert_ptr_equal(sfile_lookup(&f->sft, &v1), s1);
+		assert_int_equal(f->st.v[STAT_SFILE_ALIASES], 1);
 		for (i = 0; i < nr; i++) {
 			/* a few samples of each context in turn, as the rings deliver them */
 			failed += sfile_add_sample(&f->sft, s1, 0, 0x100000 + 2 * i) != 0;
@@ -640,6 +646,8 @@ static void test_same_file_two_keys(void **state)
 		if (odb_open(&db, f->current_fd, n1, ODB_RDONLY, err, sizeof(err)) ||
 		    odb_check(&db, err, sizeof(err)))
 			bad = true;
+		/* one writer from the start: nothing to hand over */
+		assert_int_equal(f->st.v[STAT_SFILE_HANDOVERS], 0);
 		if (bad || failed || f->st.v[STAT_LOST_SAMPLEFILE])
 			print_error("%s, %u keys each: %u samples not recorded, %" PRIu64
 				    " counted lost; %s\n",
@@ -657,6 +665,59 @@ static void test_same_file_two_keys(void **state)
 		cfx_free(f);
 	}
 	assert_int_equal(nr_bad, 0);
+}
+
+/*
+ * The safety net under the aliases: two call-graph files of one set whose
+ * specs differ (callee seen in user and in kernel mode) but whose names are
+ * the same file. The file is handed over between them on each switch (one
+ * writer at a time); every arc is recorded and the chains stay whole. An
+ * eviction of the set in between changes nothing.
+ */
+static void test_same_file_handover(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB, 64);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	op_cookie_t lib = cfx_ck(f, "/lib/libx.so", OP_IMAGE_USER);
+	struct op_trans_view v = view(app, app, 5, 5, 0, 0);
+	struct op_file_spec sa = { .size = sizeof(sa), .is_cg = true, .cg_to_cookie = lib };
+	struct op_file_spec sb = sa;
+	struct op_sample_file *fa, *fb;
+	char na[PATH_MAX], nb[PATH_MAX], err[256];
+	struct op_sfile *sf;
+	unsigned i;
+	odb_t db;
+
+	(void)state;
+	sb.cg_to_is_kernel = 1;
+	sf = sfile_find(&f->sft, &v);
+	assert_non_null(sf);
+	sfile_pin(&f->sft, sf);
+	assert_true(sfile_name(&f->sft, sf, 0, &sa, na, sizeof(na)) > 0);
+	assert_true(sfile_name(&f->sft, sf, 0, &sb, nb, sizeof(nb)) > 0);
+	assert_string_equal(na, nb);
+	fa = sfile_open_spec(&f->sft, sf, &sa);
+	fb = sfile_open_spec(&f->sft, sf, &sb);
+	assert_non_null(fa);
+	assert_non_null(fb);
+	assert_ptr_not_equal(fa, fb);
+	for (i = 0; i < 600; i++) {
+		assert_int_equal(sfile_file_add(fa, 0x1000 + 2 * i, 1), 0);
+		assert_int_equal(sfile_file_add(fb, 0x1001 + 2 * i, 1), 0);
+		assert_int_equal(sfile_file_add(fb, 0x1001, 1), 0);
+		assert_true(f->sft.nr_open <= 1);
+	}
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	assert_true(f->st.v[STAT_SFILE_HANDOVERS] >= 1199);
+	sfile_close_all(&f->sft);
+	assert_int_equal(f->sft.nr_open, 0);
+	if (odb_open(&db, f->current_fd, na, ODB_RDONLY, err, sizeof(err)) ||
+	    odb_check(&db, err, sizeof(err)))
+		fail_msg("%s", err);
+	odb_close(&db);
+	assert_int_equal(cfx_read(f, na, 0x1001, NULL, NULL), 1200);
+	assert_int_equal(cfx_total(f, na), 1800);
+	cfx_free(f);
 }
 
 /*
@@ -789,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_path_too_long),
 		cmocka_unit_test(test_root_refuses_others_files),
 		cmocka_unit_test(test_same_file_two_keys),
+		cmocka_unit_test(test_same_file_handover),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
