@@ -50,6 +50,13 @@ __attribute__((format(printf, 4, 5))) static int fail(int rc, char *err, size_t 
  * progress, and tells the next writer that a previous one died mid-growth.
  */
 #define ODB_GROWING 1
+/*
+ * ODB_INSERTING while a writer adds a node (from before it writes the node
+ * to after it raises current_size): a writer that dies in between leaves
+ * the node linked but not committed, and the marker tells the next writer
+ * so (the same bytes without it are a corrupt file, refused).
+ */
+#define ODB_INSERTING 2
 
 static bool growing(const odb_t *db)
 {
@@ -417,6 +424,25 @@ static int repair_growth(odb_t *db)
 	return 0;
 }
 
+/*
+ * A writer died inside an insert: node @cur (== current_size) is written and
+ * linked at its bucket's head, but current_size was not raised (the commit,
+ * done last). Nothing of it was recorded: unlink it. True if the file shows
+ * exactly that (only the next writer may decide it: it holds the lock).
+ */
+static bool repair_insert(odb_t *db, uint32_t size, uint32_t cur)
+{
+	uint32_t b;
+
+	if (db->descr->padding[0] != ODB_INSERTING || cur >= size)
+		return false;
+	b = odb_hash(db->nodes[cur].key, size);
+	if (db->hash[b] != cur || db->nodes[cur].next >= cur)
+		return false;
+	db->hash[b] = db->nodes[cur].next;
+	return true;
+}
+
 /* how long a reader waits for a writer to finish growing the file */
 #define ODB_GROWTH_WAIT_MS 2000
 
@@ -638,8 +664,13 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 
 		/* the writer walks chains: they must be sound before the first update */
 		rc = check_chains(db, size, cur, &bad, &bucket, &descending, err, err_len);
+		if (rc == -EINVAL && repair_insert(db, size, cur))
+			rc = check_chains(db, size, cur, &bad, &bucket, &descending, err, err_len);
 		if (rc)
 			goto out_close;
+		/* a dead writer's insert marker, its node committed or unlinked: at rest again */
+		if (db->descr->padding[0] == ODB_INSERTING)
+			__atomic_store_n(&db->descr->padding[0], 0, __ATOMIC_RELEASE);
 		/* odb_update() needs the writers' order; files of other writers may differ */
 		if (!descending) {
 			__atomic_store_n(&db->descr->padding[0], ODB_GROWING, __ATOMIC_RELEASE);
@@ -767,6 +798,7 @@ static __attribute__((noinline)) int odb_insert(odb_t *db, odb_key_t key, odb_va
 	/* 1 <= i < size: node i and bucket b lie in the mapping, whatever the file says */
 	b = odb_hash(key, db->size);
 	node = &db->nodes[i];
+	__atomic_store_n(&db->descr->padding[0], ODB_INSERTING, __ATOMIC_RELEASE);
 	node->key = key;
 	node->value = n;
 	node->next = db->hash[b];
@@ -774,6 +806,7 @@ static __attribute__((noinline)) int odb_insert(odb_t *db, odb_key_t key, odb_va
 	db->cur = i + 1;
 	/* commit: a concurrent reader sees the node only once it is complete */
 	__atomic_store_n(&db->descr->current_size, i + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&db->descr->padding[0], 0, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -95,6 +95,11 @@ typedef struct odb {
  * A writer that dies while doubling the table leaves a marker (descriptor
  * padding[0] = 1; 0 at rest, as in OProfile's files): readers then refuse the
  * file, and the next ODB_RDWR open repairs it to the state before the growth.
+ * One that dies inside an insert, after linking the node and before raising
+ * current_size (the commit), leaves a bucket head one past the used nodes
+ * and padding[0] = 2 (set during each insert): readers refuse the file, the
+ * next ODB_RDWR open unlinks that node (its count was never committed). The
+ * same bytes without the marker are a corrupt file, refused.
  *
  * ODB_RDWR checks the whole file like odb_check() before the first update;
  * chains that are not in the order writers make them (each index smaller
