@@ -84,12 +84,17 @@ struct op_sfile {
 	void *slot[EXT_MAX_SFILE_SLOTS];
 	unsigned nr_open;
 	/* counters whose file could not be opened: not retried until the set is
-	 * made again (eviction, SIGHUP), so a failing path costs no syscall per sample */
+	 * made again (eviction, SIGHUP), so a failing path costs no syscall per
+	 * sample - but for want of resources (transient), after tab->retry_ms */
 	uint32_t failed; /* core counters */
 	uint64_t vfailed[EXT_MAX_COUNTERS / 64];
 	/* of the failed ones, those given up as changed under the daemon (the loss's cause) */
 	uint32_t changed;
 	uint64_t vchanged[EXT_MAX_COUNTERS / 64];
+	/* of the failed ones, those that failed for want of descriptors or memory
+	 * (EMFILE, ENFILE, ENOMEM, EBUSY): tried again after tab->retry_ms */
+	uint32_t transient;
+	uint64_t vtransient[EXT_MAX_COUNTERS / 64];
 	int32_t tgid_hint; /* a process of this set (names callee anon regions) */
 	struct sfile_table *tab;
 };
@@ -136,6 +141,7 @@ struct sfile_table {
 	struct sfile_recent recent[SFILE_RECENT];
 	uint64_t recent_gen; /* gen the recent entries are valid for */
 	bool no_openat2;     /* openat2() refused (ENOSYS, EPERM): walk components */
+	uint64_t retry_ms;   /* log_now_ms() after which transient open failures are retried */
 	/* euid 0 (sfile_init): a sample file, and its directory, must be root-owned
 	 * and not writable by group or other, the file with one link - one fstat
 	 * each per open, never per sample */

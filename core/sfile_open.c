@@ -439,6 +439,28 @@ static void sfile_give_up(struct sfile_table *tab, struct op_sfile *sf, odb_t *d
 	}
 }
 
+/* how long a set's file that could not be opened for want of resources waits */
+#define SFILE_RETRY_MS 100
+
+/* an open failed for want of descriptors or memory: worth trying again soon */
+static bool sfile_transient(struct sfile_table *tab, int rc)
+{
+	if (rc != -EMFILE && rc != -ENFILE && rc != -ENOMEM && rc != -EBUSY)
+		return false;
+	tab->retry_ms = log_now_ms() + SFILE_RETRY_MS;
+	return true;
+}
+
+/*
+ * A file of a set failed to open before: true if it failed for want of
+ * resources and the wait is over (then it is tried again: no syscall per
+ * sample meanwhile, one clock read); false: its sample is lost.
+ */
+static bool sfile_retry(const struct sfile_table *tab, bool transient)
+{
+	return transient && log_now_ms() >= tab->retry_ms;
+}
+
 int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, uint64_t key,
 	      uint32_t count)
 {
@@ -447,16 +469,22 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 
 	if (counter < OP_MAX_EVENTS && counter < tab->cfg.nr_events) {
 		db = &sf->files[counter];
+		const uint32_t bit = 1u << counter;
+
 		if (db->fd < 0) {
-			if (sf->failed & (1u << counter)) {
-				sfile_lost(tab, sf->changed & (1u << counter) ? STAT_LOST_SF_CHANGED :
-										STAT_LOST_SF_OPEN);
+			if ((sf->failed & bit) && !sfile_retry(tab, sf->transient & bit)) {
+				sfile_lost(tab, sf->changed & bit ? STAT_LOST_SF_CHANGED :
+								    STAT_LOST_SF_OPEN);
 				return -EIO;
 			}
+			sf->failed &= ~bit;
+			sf->transient &= ~bit;
 			rc = sfile_open_odb(tab, sf, db, counter, NULL);
 			if (rc) {
 				db->fd = -1;
-				sf->failed |= 1u << counter;
+				sf->failed |= bit;
+				if (sfile_transient(tab, rc))
+					sf->transient |= bit;
 				sfile_lost(tab, STAT_LOST_SF_OPEN);
 				return rc;
 			}
@@ -468,11 +496,14 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 
 		db = sf->vfiles[idx];
 		if (!db) {
-			if (sf->vfailed[idx / 64] & bit) {
+			if ((sf->vfailed[idx / 64] & bit) &&
+			    !sfile_retry(tab, sf->vtransient[idx / 64] & bit)) {
 				sfile_lost(tab, sf->vchanged[idx / 64] & bit ? STAT_LOST_SF_CHANGED :
 									       STAT_LOST_SF_OPEN);
 				return -EIO;
 			}
+			sf->vfailed[idx / 64] &= ~bit;
+			sf->vtransient[idx / 64] &= ~bit;
 			db = calloc(1, sizeof(*db));
 			if (!db) {
 				tab->stats->v[STAT_NO_MEMORY]++;
@@ -482,6 +513,8 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 			if (rc) {
 				free(db);
 				sf->vfailed[idx / 64] |= bit;
+				if (sfile_transient(tab, rc))
+					sf->vtransient[idx / 64] |= bit;
 				sfile_lost(tab, STAT_LOST_SF_OPEN);
 				return rc;
 			}

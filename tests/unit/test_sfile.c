@@ -208,6 +208,50 @@ static void test_emfile(void **state)
 	cfx_free(f);
 }
 
+/*
+ * Every descriptor taken by something else (no sample file to evict): a
+ * sample is counted lost (open failed), and its file is tried again once
+ * descriptors are back - after a short wait, not on every sample, and not
+ * only once the set is made again.
+ */
+static void test_emfile_transient(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB, 1000);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	struct op_trans_view v = view(app, app, 5, 5, 0, 0);
+	struct rlimit old, lim;
+	struct op_sfile *sf;
+	int fill[4096], nr_fill = 0, i;
+	char name[PATH_MAX];
+
+	(void)state;
+	sf = sfile_find(&f->sft, &v);
+	assert_non_null(sf);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 256;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	while (nr_fill < 4096 && (fill[nr_fill] = dup(0)) >= 0)
+		nr_fill++;
+	assert_int_equal(errno, EMFILE);
+	assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10, 1), -EMFILE);
+	for (i = 0; i < nr_fill; i++)
+		close(fill[i]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	/* within the wait: lost without trying (no syscall per sample) */
+	assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10, 1), -EIO);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 2);
+	assert_int_equal(f->st.v[STAT_LOST_SF_OPEN], 2);
+	usleep(150000);
+	assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10, 1), 0);
+	assert_int_equal(sfile_add_sample(&f->sft, sf, 0, 0x10), 0);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 2);
+	assert_true(sfile_name(&f->sft, sf, 0, NULL, name, sizeof(name)) > 0);
+	sfile_close_all(&f->sft);
+	assert_int_equal(cfx_total(f, name), 2);
+	cfx_free(f);
+}
+
 /* plugin per-sfile handlers and plugin files */
 static int h_create, h_close, h_sync;
 static int slot_token;
@@ -843,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_keys_per_separate),
 		cmocka_unit_test(test_lru),
 		cmocka_unit_test(test_emfile),
+		cmocka_unit_test(test_emfile_transient),
 		cmocka_unit_test(test_plugin_handlers),
 		cmocka_unit_test(test_hostile_paths),
 		cmocka_unit_test(test_planted_symlink),
