@@ -301,6 +301,30 @@ static void sfile_show_path(const char *path, char *out, size_t len)
 	out[o] = 0;
 }
 
+/* descriptors left to the rest of the daemon when sample files fill the limit */
+#define SFILE_FD_RESERVE 8
+
+/*
+ * The process ran out of descriptors with tab->nr_open sample files open:
+ * its limit is lower than --max-open-files assumed (cut under the daemon,
+ * or taken by others). Keep fewer files open from now on, so that the rest
+ * of the daemon (statistics files at a dump, /proc, the control socket)
+ * still finds descriptors, and sample files do not hit the limit again.
+ */
+static void sfile_fit_fd_limit(struct sfile_table *tab)
+{
+	unsigned max = tab->nr_open > 2 * SFILE_FD_RESERVE ? tab->nr_open - SFILE_FD_RESERVE :
+							     (tab->nr_open + 1) / 2;
+
+	if (!max || max >= tab->cfg.max_open_files)
+		return;
+	log_info(tab->log,
+		 "out of file descriptors with %u sample files open: keeping at most %u open "
+		 "(--max-open-files %u; raise RLIMIT_NOFILE to keep more)",
+		 tab->nr_open, max, tab->cfg.max_open_files);
+	tab->cfg.max_open_files = max;
+}
+
 int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint32_t counter,
 		   const struct op_file_spec *spec)
 {
@@ -361,6 +385,8 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 		/* out of descriptors, or of mappings (mmap: ENOMEM at vm.max_map_count) */
 		if ((rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM) && tries < 2 &&
 		    tab->nr_open > 0) {
+			if (rc == -EMFILE && tries == 0)
+				sfile_fit_fd_limit(tab);
 			tries++;
 			tab->stats->v[STAT_EMFILE_RETRIES]++;
 			sfile_evict(tab, tab->nr_open / 2, sf);
