@@ -289,3 +289,10 @@ if BUILD_PUSH_PLUGIN
 TESTS += tests/integration/push.sh tests/integration/push_spool.sh tests/integration/push_stall.sh
 endif
 # net_util.sh builds the pprof CLI where opexport.sh does (tests/pprof): clean-opexport removes it
+# --- hashbug: the daemon's sample files under churn, collisions, a cut fd budget, readers ---
+check_PROGRAMS += tests/integration/sf_wide
+tests_integration_sf_wide_SOURCES = tests/integration/sf_wide.c
+tests_integration_sf_wide_CFLAGS = $(AM_CFLAGS) -O1 -fno-inline
+dist_check_SCRIPTS += tests/integration/sfile_stress.sh
+TESTS += tests/integration/sfile_stress.sh
+# --- end hashbug ---
