@@ -314,6 +314,10 @@ int odb_check(const odb_t *db, char *err, size_t err_len)
 	rc = check_chains(db, size, cur, &bad, &bucket, NULL, err, err_len);
 	if (rc == -EINVAL && writer_active(db, size, cur, bad))
 		rc = 0;
+	else if (rc == -EINVAL && bad == cur && db->descr->padding[0] == ODB_INSERTING && err &&
+		 strlen(err) + 1 < err_len)
+		snprintf(err + strlen(err), err_len - strlen(err),
+			 ": a writer died inside an insert (a writer reopening it repairs it)");
 	return rc;
 }
 
