@@ -313,10 +313,9 @@ static void sfile_show_path(const char *path, char *out, size_t len)
  */
 static void sfile_fit_fd_limit(struct sfile_table *tab)
 {
-	unsigned max = tab->nr_open > 2 * SFILE_FD_RESERVE ? tab->nr_open - SFILE_FD_RESERVE :
-							     (tab->nr_open + 1) / 2;
+	unsigned max = tab->nr_open > SFILE_FD_RESERVE ? tab->nr_open - SFILE_FD_RESERVE : 1;
 
-	if (!max || max >= tab->cfg.max_open_files)
+	if (max >= tab->cfg.max_open_files)
 		return;
 	log_info(tab->log,
 		 "out of file descriptors with %u sample files open: keeping at most %u open "

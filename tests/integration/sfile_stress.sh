@@ -84,7 +84,7 @@ run() {
 	fi
 	# the descriptor budget: the rings, the log, the socket and a few files
 	nfd=$(ls /proc/"$dpid"/fd | wc -l)
-	prlimit --pid "$dpid" --nofile=$((nfd + 4)):$((nfd + 4)) ||
+	prlimit --pid "$dpid" --nofile=$((nfd + 12)):$((nfd + 12)) ||
 		{ bad "[$sep] prlimit on the daemon failed"; }
 	end=$(($(date +%s) + SECS))
 	# new processes of the new binary at the same path, one after another
@@ -96,7 +96,8 @@ run() {
 	# readers and dumps while it runs
 	n=0
 	while [ "$(date +%s)" -lt "$end" ]; do
-		"$OPC" --session-dir="$SD" --dump > /dev/null 2>&1 || bad "[$sep] --dump failed"
+		"$OPC" --session-dir="$SD" --dump > dump.out 2>&1 ||
+			{ bad "[$sep] --dump failed"; cat dump.out; }
 		"$OPR" --session-dir="$SD" > /dev/null 2>> "report_$tag.err"
 		"$DUMP" "$C" > /dev/null 2>&1
 		n=$((n + 1))
