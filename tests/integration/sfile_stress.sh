@@ -7,15 +7,16 @@
 #    name the same sample file; its code is wide (sf_wide: 4096
 #    functions), so both keep adding keys and growing the file;
 #  - process churn (sp_churn: short-lived children, many files) with
-#    --max-open-files=16, so sets are evicted and files reopened all the time;
+#    --max-open-files=32, so sets are evicted and files reopened all the time;
 #  - a descriptor budget cut under the running daemon (prlimit), so opens
 #    hit EMFILE and must be retried after closing files, never dropped;
 #  - dumps through the control socket and readers (opreport, sp_dump) in a
 #    loop while it runs.
 # Then every sample file must pass full validation (sp_dump: odb_check,
 # every chain walked, counts summed), no sample may be lost to a sample
-# file, and the files must hold exactly what the daemon counted. Run once
-# per --separate mode in SFSTRESS_SEPARATE (default "none thread,cpu"),
+# file, the files must hold exactly what the daemon counted (its last
+# statistics block), and every dump must have written stats/. Run once per
+# --separate mode in SFSTRESS_SEPARATE (default "none thread,cpu"),
 # SFSTRESS_SECONDS each (default 12; longer by hand). Needs root.
 # SPDX-License-Identifier: MIT
 set -u
@@ -70,7 +71,7 @@ run() {
 	grep -q "$W/bin/wide (deleted)" /proc/$old/maps ||
 		{ bad "[$sep] the old process does not map a deleted binary"; return; }
 	"$OPD" --system-wide --session-dir="$SD" --events=TIMER:500000 --separate="$sep" \
-		--max-open-files=16 --config= > "opd_$tag.out" 2> "opd_$tag.err" &
+		--max-open-files=32 --config= > "opd_$tag.out" 2> "opd_$tag.err" &
 	dpid=$!
 	i=0
 	while ! grep -q "profiling started" "$SD/samples/oprofiled.log" 2> /dev/null && [ $i -lt 100 ]; do
@@ -83,8 +84,10 @@ run() {
 		echo "FAIL: the daemon did not start"; cat "opd_$tag.err"; exit 1
 	fi
 	# the descriptor budget: the rings, the log, the socket and a few files
-	nfd=$(ls /proc/"$dpid"/fd | wc -l)
-	prlimit --pid "$dpid" --nofile=$((nfd + 12)):$((nfd + 12)) ||
+	# (the daemon's pid from its lock: $dpid may be libtool's wrapper)
+	rpid=$(cat "$SD/lock")
+	nfd=$(ls /proc/"$rpid"/fd | wc -l)
+	prlimit --pid "$rpid" --nofile=$((nfd + 12)):$((nfd + 12)) ||
 		{ bad "[$sep] prlimit on the daemon failed"; }
 	end=$(($(date +%s) + SECS))
 	# new processes of the new binary at the same path, one after another
@@ -113,13 +116,13 @@ run() {
 	LOG=$SD/samples/oprofiled.log
 	"$DUMP" "$C" > "files_$tag" ||
 		{ bad "[$sep] damaged sample files:"; grep BAD "files_$tag" | head -5; }
-	total=$(cat "$C/stats/total_samples")
-	lost=0
-	for f in "$C"/stats/lost_*; do
-		[ -f "$f" ] && case $f in *_by_kernel) ;; *) lost=$((lost + $(cat "$f"))) ;; esac
-	done
-	insf=0
-	[ -f "$C/stats/lost_samplefile" ] && insf=$(cat "$C/stats/lost_samplefile")
+	# the daemon's own counts, from its last statistics block (written at the stop)
+	total=$(stat_of "$LOG" "Nr. samples received")
+	insf=$(stat_of "$LOG" "Nr. samples lost: sample file open failure")
+	lost=$(sed -n '/-- OProfile-ng Statistics --/,$p' "$LOG" | awk -F': ' '
+		/^Nr\. samples lost by the kernel/ { next }
+		/^Nr\. (user )?samples lost/ || /^Nr\. lost samples/ { v[$1] = $2 }
+		END { for (k in v) s += v[k]; print s + 0 }')
 	files=$(awk '$1 == "TOTAL" { print $3 }' "files_$tag")
 	nfiles=$(awk '$1 == "TOTAL" { print $2 }' "files_$tag")
 	aliases=$(stat_of "$LOG" "Nr. sample file set keys naming another set's files")
@@ -135,6 +138,9 @@ $(grep -i "sample file" "$LOG" | grep -v "^Nr\." | head -5)"
 	[ "$files" -eq $((total - lost)) ] ||
 		bad "[$sep] the sample files hold $files samples, the daemon counted $total - $lost"
 	[ "$wide" -gt 500 ] || bad "[$sep] too few samples of the replaced binary: $wide"
+	# the sample files left descriptors to the rest: every dump wrote stats/
+	grep -q "cannot write the lost-sample counters" "$LOG" &&
+		bad "[$sep] a dump could not write stats/: $(grep -m1 "cannot write the lost" "$LOG")"
 	# the point of the exercise: the collisions and the descriptor budget happened
 	[ "${retries:-0}" -gt 0 ] || bad "[$sep] no open hit the descriptor budget"
 	case $sep in
