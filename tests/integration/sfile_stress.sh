@@ -121,7 +121,7 @@ run() {
 	insf=$(stat_of "$LOG" "Nr. samples lost: sample file open failure")
 	lost=$(sed -n '/-- OProfile-ng Statistics --/,$p' "$LOG" | awk -F': ' '
 		/^Nr\. samples lost by the kernel/ { next }
-		/^Nr\. (user )?samples lost/ || /^Nr\. lost samples/ { v[$1] = $2 }
+		/^Nr\. (user )?samples lost/ || /^Nr\. lost samples/ { v[$1 FS $2] = $NF }
 		END { for (k in v) s += v[k]; print s + 0 }')
 	files=$(awk '$1 == "TOTAL" { print $3 }' "files_$tag")
 	nfiles=$(awk '$1 == "TOTAL" { print $2 }' "files_$tag")
