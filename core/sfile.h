@@ -244,6 +244,12 @@ int sfile_file_add(struct op_sample_file *f, uint64_t key, uint32_t count);
 int sfile_file_sync(struct op_sample_file *f);
 void sfile_file_close(struct op_sample_file *f);
 
+/*
+ * Another part of the daemon ran out of descriptors (EMFILE): close half of
+ * the sample files (they reopen on their next sample) and keep fewer open
+ * from now on, as after an EMFILE of a sample file's own open.
+ */
+void sfile_yield_fds(struct sfile_table *tab);
 /* msync every open file and call plugins' sync handlers. */
 void sfile_sync_all(struct sfile_table *tab);
 /* Close and forget every set (SIGHUP, exit). */

@@ -324,6 +324,14 @@ static void sfile_fit_fd_limit(struct sfile_table *tab)
 	tab->cfg.max_open_files = max;
 }
 
+void sfile_yield_fds(struct sfile_table *tab)
+{
+	if (!tab->nr_open)
+		return;
+	sfile_fit_fd_limit(tab);
+	sfile_evict(tab, tab->nr_open / 2, NULL);
+}
+
 int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint32_t counter,
 		   const struct op_file_spec *spec)
 {

@@ -208,6 +208,26 @@ static void test_emfile(void **state)
 	/* the limit is lower than max_open_files assumed: fewer kept open from now on */
 	assert_true(f->sft.cfg.max_open_files < 4);
 	cfx_free(f);
+
+	/* another part of the daemon out of descriptors: the sample files give half back */
+	f = cfx_new(OP_SEP_LIB, 1000);
+	app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	for (i = 0; i < 30; i++) {
+		struct op_trans_view v;
+		struct op_sfile *sf;
+
+		snprintf(path, sizeof(path), "/lib/many%d.so", i);
+		v = view(app, cfx_ck(f, path, OP_IMAGE_USER), 5, 5, 0, 0);
+		sf = sfile_find(&f->sft, &v);
+		assert_non_null(sf);
+		assert_int_equal(sfile_log(&f->sft, sf, 0, 1, 1), 0);
+	}
+	assert_int_equal(f->sft.nr_open, 30);
+	sfile_yield_fds(&f->sft);
+	assert_true(f->sft.nr_open <= 15);
+	assert_int_equal(f->sft.cfg.max_open_files, 22);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	cfx_free(f);
 }
 
 /*
