@@ -279,11 +279,20 @@ int pipeline_write_stats_files(struct pipeline *p)
 		if (p->throttled & (1u << i))
 			names[n++] = p->event_names[i];
 	rc = stats_write_files(&p->stats, p->sess->current_fd, names);
+	if ((rc == -EMFILE || rc == -ENFILE) && p->files_open) {
+		/* sample files filled the descriptor limit: they give some back */
+		sfile_yield_fds(&p->sfiles);
+		rc = stats_write_files(&p->stats, p->sess->current_fd, names);
+	}
 	if (rc)
 		log_err(p->log,
 			"%s/samples/current/stats: cannot write the lost-sample counters: %s",
 			p->sess->dir, strerror(-rc));
 	rc2 = pipeline_write_buildids(p);
+	if ((rc2 == -EMFILE || rc2 == -ENFILE) && p->files_open) {
+		sfile_yield_fds(&p->sfiles);
+		rc2 = pipeline_write_buildids(p);
+	}
 	if (rc2)
 		log_err(p->log,
 			"%s/samples/current/stats/" OP_BUILDID_INDEX

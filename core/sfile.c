@@ -9,9 +9,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sfile.h"
@@ -99,8 +102,12 @@ int sfile_init(struct sfile_table *tab, const struct sfile_config *cfg, struct c
 	tab->strict = geteuid() == 0;
 	tab->nr_buckets = 2048;
 	tab->buckets = calloc(tab->nr_buckets, sizeof(*tab->buckets));
-	if (!tab->buckets)
+	tab->ibuckets = calloc(tab->nr_buckets, sizeof(*tab->ibuckets));
+	tab->abuckets = calloc(tab->nr_buckets, sizeof(*tab->abuckets));
+	if (!tab->buckets || !tab->ibuckets || !tab->abuckets) {
+		sfile_free(tab);
 		return -ENOMEM;
+	}
 	tab->lru.lru_next = tab->lru.lru_prev = &tab->lru;
 	return 0;
 }
@@ -168,18 +175,22 @@ static void sfile_close_files(struct sfile_table *tab, struct op_sfile *sf)
 	/* files a plugin opened and did not close in its close handler */
 	for (f = sf->pfiles; f; f = n) {
 		n = f->next;
-		tab->stats->v[STAT_ODB_SATURATED] += f->db.saturated;
+		if (f->db.fd >= 0) {
+			tab->stats->v[STAT_ODB_SATURATED] += f->db.saturated;
+			tab->nr_open--;
+			sf->nr_open--;
+		}
 		odb_close(&f->db);
 		free(f);
-		tab->nr_open--;
-		sf->nr_open--;
 	}
 	sf->pfiles = NULL;
 }
 
 static void sfile_destroy(struct sfile_table *tab, struct op_sfile *sf)
 {
-	struct op_sfile **pp = &tab->buckets[sf->hash & (tab->nr_buckets - 1)];
+	const uint32_t mask = tab->nr_buckets - 1;
+	struct op_sfile **pp = &tab->buckets[sf->hash & mask];
+	struct sfile_alias *a, **ap;
 
 	sfile_close_files(tab, sf);
 	sfile_lru_unlink(sf);
@@ -188,6 +199,23 @@ static void sfile_destroy(struct sfile_table *tab, struct op_sfile *sf)
 			*pp = sf->hnext;
 			break;
 		}
+	}
+	for (pp = &tab->ibuckets[sf->ident_hash & mask]; sf->ident && *pp; pp = &(*pp)->inext) {
+		if (*pp == sf) {
+			*pp = sf->inext;
+			break;
+		}
+	}
+	free(sf->ident);
+	while ((a = sf->aliases)) {
+		sf->aliases = a->to_next;
+		for (ap = &tab->abuckets[a->hash & mask]; *ap; ap = &(*ap)->hnext) {
+			if (*ap == a) {
+				*ap = a->hnext;
+				break;
+			}
+		}
+		free(a);
 	}
 	if (tab->pinned == sf)
 		tab->pinned = NULL;
@@ -265,6 +293,62 @@ unsigned sfile_close_exited(struct sfile_table *tab, const struct task_exited *e
 	return closed;
 }
 
+/* @db is open on the file @st describes */
+static bool sfile_same_file(const odb_t *db, const struct stat *st)
+{
+	struct stat o;
+
+	return db->fd >= 0 && !fstat(db->fd, &o) && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
+/* close @db of @sf (still counted open) without freeing it: @sf may open it again */
+static void sfile_close_one(struct sfile_table *tab, struct op_sfile *sf, odb_t *db)
+{
+	tab->stats->v[STAT_ODB_SATURATED] += db->saturated;
+	odb_close(db);
+	tab->nr_open--;
+	sf->nr_open--;
+}
+
+/*
+ * Rare: only when an open found the file held. One fstat per open file of
+ * the table; no set is freed, so set pointers stay valid (no new epoch).
+ */
+bool sfile_hand_over(struct sfile_table *tab, int dfd, const char *base)
+{
+	struct op_sample_file *f;
+	struct op_sfile *sf;
+	struct stat st;
+	size_t i;
+
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW))
+		return false;
+	for (sf = tab->lru.lru_next; sf != &tab->lru; sf = sf->lru_next) {
+		for (i = 0; i < OP_MAX_EVENTS; i++) {
+			if (sfile_same_file(&sf->files[i], &st)) {
+				sfile_close_one(tab, sf, &sf->files[i]);
+				return true;
+			}
+		}
+		for (i = 0; i < EXT_MAX_COUNTERS; i++) {
+			if (sf->vfiles[i] && sfile_same_file(sf->vfiles[i], &st)) {
+				sfile_close_one(tab, sf, sf->vfiles[i]);
+				free(sf->vfiles[i]);
+				sf->vfiles[i] = NULL;
+				return true;
+			}
+		}
+		for (f = sf->pfiles; f; f = f->next) {
+			if (sfile_same_file(&f->db, &st)) {
+				/* the plugin keeps its pointer: sfile_file_add reopens */
+				sfile_close_one(tab, sf, &f->db);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 void sfile_close_all(struct sfile_table *tab)
 {
 	uint32_t i;
@@ -281,11 +365,39 @@ void sfile_free(struct sfile_table *tab)
 {
 	sfile_close_all(tab);
 	free(tab->buckets);
+	free(tab->ibuckets);
+	free(tab->abuckets);
 	tab->buckets = NULL;
+	tab->ibuckets = NULL;
+	tab->abuckets = NULL;
 }
 
 static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_trans_view *t,
 				       const struct sfile_key *k, uint32_t h);
+
+/*
+ * The name of @k's file of one counter (the same counter for every set):
+ * two keys with the same one name the same files. FNV-1a of it in *@ih.
+ * False when it cannot be named (its opens fail and are counted anyway).
+ */
+static bool sfile_ident(const struct sfile_table *tab, const struct sfile_key *k, int32_t tgid,
+			char *buf, size_t len, uint32_t *ih)
+{
+	uint32_t counter = EXT_COUNTER_BASE;
+	uint64_t x = 0xcbf29ce484222325ull;
+	const char *c;
+
+	if (tab->cfg.nr_events)
+		counter = 0;
+	else if (!tab->reg || !tab->reg->nr_counters)
+		return false;
+	if (sfile_key_name(tab, k, tgid, counter, NULL, buf, len) <= 0)
+		return false;
+	for (c = buf; *c; c++)
+		x = (x ^ (unsigned char)*c) * 0x100000001b3ull;
+	*ih = (uint32_t)(x ^ (x >> 32));
+	return true;
+}
 
 struct op_sfile *sfile_lookup(struct sfile_table *tab, const struct op_trans_view *t)
 {
@@ -340,11 +452,43 @@ static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_
 	struct op_sfile *sf;
 	size_t i;
 
+	struct sfile_alias *a;
+	char ident[PATH_MAX];
+	uint32_t ih = 0;
+	bool named;
+
 	for (sf = tab->buckets[h & (tab->nr_buckets - 1)]; sf; sf = sf->hnext) {
 		if (sf->hash == h && sfile_key_eq(&sf->key, &key)) {
 			sfile_lru_touch(tab, sf);
 			return sf;
 		}
+	}
+	for (a = tab->abuckets[h & (tab->nr_buckets - 1)]; a; a = a->hnext) {
+		if (a->hash == h && sfile_key_eq(&a->key, &key)) {
+			sfile_lru_touch(tab, a->to);
+			return a->to;
+		}
+	}
+	/* a new key: if a set already has its names, the key becomes an alias of it */
+	named = sfile_ident(tab, &key, t->tgid, ident, sizeof(ident), &ih);
+	for (sf = named ? tab->ibuckets[ih & (tab->nr_buckets - 1)] : NULL; sf; sf = sf->inext) {
+		if (sf->ident_hash != ih || strcmp(sf->ident, ident))
+			continue;
+		a = calloc(1, sizeof(*a));
+		if (!a) {
+			tab->stats->v[STAT_NO_MEMORY]++;
+			return NULL;
+		}
+		a->key = key;
+		a->hash = h;
+		a->to = sf;
+		a->hnext = tab->abuckets[h & (tab->nr_buckets - 1)];
+		tab->abuckets[h & (tab->nr_buckets - 1)] = a;
+		a->to_next = sf->aliases;
+		sf->aliases = a;
+		tab->stats->v[STAT_SFILE_ALIASES]++;
+		sfile_lru_touch(tab, sf);
+		return sf;
 	}
 	/* bound the memory of sets that are not in use any more */
 	if (tab->nr_sfiles >= 4 * tab->cfg.max_open_files + 64) {
@@ -366,6 +510,11 @@ static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_
 	sf->hash = h;
 	sf->tab = tab;
 	sf->tgid_hint = t->tgid;
+	if (named && (sf->ident = strdup(ident))) {
+		sf->ident_hash = ih;
+		sf->inext = tab->ibuckets[ih & (tab->nr_buckets - 1)];
+		tab->ibuckets[ih & (tab->nr_buckets - 1)] = sf;
+	}
 	for (i = 0; i < OP_MAX_EVENTS; i++)
 		sf->files[i].fd = -1;
 	sf->hnext = tab->buckets[h & (tab->nr_buckets - 1)];

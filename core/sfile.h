@@ -53,12 +53,33 @@ struct op_sample_file {
 	struct op_sfile *sf;
 	struct sfile_table *tab;
 	struct op_sample_file *next; /* in sf->pfiles */
+	/* changed under the daemon: not written again; fd < 0 without it: handed
+	 * over to another set of the same name, reopened on the next add */
+	bool gave_up;
+};
+
+/*
+ * Another key whose files have the names of set @to (a binary replaced
+ * while a process runs the old one, a user image seen in kernel mode...):
+ * it uses @to, so that each file has one writer. Freed with @to.
+ */
+struct sfile_alias {
+	struct sfile_key key;
+	uint32_t hash;
+	struct op_sfile *to;
+	struct sfile_alias *hnext;   /* in the table's alias buckets */
+	struct sfile_alias *to_next; /* in to->aliases */
 };
 
 struct op_sfile {
 	struct sfile_key key;
 	uint32_t hash;
 	struct op_sfile *hnext;
+	/* the set's name (its file of one counter), in the table's name index */
+	char *ident;
+	uint32_t ident_hash;
+	struct op_sfile *inext;
+	struct sfile_alias *aliases;
 	struct op_sfile *lru_prev, *lru_next;
 	odb_t files[OP_MAX_EVENTS];      /* fd < 0: not open */
 	odb_t *vfiles[EXT_MAX_COUNTERS]; /* virtual counters, allocated on first use */
@@ -66,9 +87,17 @@ struct op_sfile {
 	void *slot[EXT_MAX_SFILE_SLOTS];
 	unsigned nr_open;
 	/* counters whose file could not be opened: not retried until the set is
-	 * made again (eviction, SIGHUP), so a failing path costs no syscall per sample */
+	 * made again (eviction, SIGHUP), so a failing path costs no syscall per
+	 * sample - but for want of resources (transient), after tab->retry_ms */
 	uint32_t failed; /* core counters */
 	uint64_t vfailed[EXT_MAX_COUNTERS / 64];
+	/* of the failed ones, those given up as changed under the daemon (the loss's cause) */
+	uint32_t changed;
+	uint64_t vchanged[EXT_MAX_COUNTERS / 64];
+	/* of the failed ones, those that failed for want of descriptors or memory
+	 * (EMFILE, ENFILE, ENOMEM, EBUSY): tried again after tab->retry_ms */
+	uint32_t transient;
+	uint64_t vtransient[EXT_MAX_COUNTERS / 64];
 	int32_t tgid_hint; /* a process of this set (names callee anon regions) */
 	struct sfile_table *tab;
 	uint32_t used_sync; /* tab->sync_gen when last looked up: sfile_sync_all */
@@ -111,10 +140,12 @@ struct sfile_table {
 	struct op_sfile **buckets;
 	uint32_t nr_buckets;
 	uint32_t nr_sfiles;
-	unsigned nr_open;        /* open sample files, all sets */
-	struct op_sfile lru;     /* sentinel: lru.lru_next is the least recent */
-	struct op_sfile *pinned; /* the current set (sfile_pin): never evicted */
-	uint64_t gen;            /* bumped whenever a set is freed: sfile_epoch() */
+	struct op_sfile **ibuckets;    /* sets by name (ident_hash), nr_buckets of them */
+	struct sfile_alias **abuckets; /* aliases by key hash, nr_buckets of them */
+	unsigned nr_open;              /* open sample files, all sets */
+	struct op_sfile lru;           /* sentinel: lru.lru_next is the least recent */
+	struct op_sfile *pinned;       /* the current set (sfile_pin): never evicted */
+	uint64_t gen;                  /* bumped whenever a set is freed: sfile_epoch() */
 	struct sfile_recent recent[SFILE_RECENT];
 	uint64_t recent_gen; /* gen the recent entries are valid for */
 	bool no_openat2;     /* openat2() refused (ENOSYS, EPERM): walk components */
@@ -129,6 +160,7 @@ struct sfile_table {
 	uint32_t sync_gen; /* bumped by each sfile_sync_all */
 	/* scratch of sfile_close_exited: exited threads by tid */
 	struct task_exited exit_slots[SFILE_EXIT_SLOTS];
+	uint64_t retry_ms;   /* log_now_ms() after which transient open failures are retried */
 	/* euid 0 (sfile_init): a sample file, and its directory, must be root-owned
 	 * and not writable by group or other, the file with one link - one fstat
 	 * each per open, never per sample */
@@ -232,6 +264,12 @@ int sfile_file_add(struct op_sample_file *f, uint64_t key, uint32_t count);
 int sfile_file_sync(struct op_sample_file *f);
 void sfile_file_close(struct op_sample_file *f);
 
+/*
+ * Another part of the daemon ran out of descriptors (EMFILE): close half of
+ * the sample files (they reopen on their next sample) and keep fewer open
+ * from now on, as after an EMFILE of a sample file's own open.
+ */
+void sfile_yield_fds(struct sfile_table *tab);
 /*
  * msync the open files of every set looked up since the last call and call
  * plugins' sync handlers for them; the caller drops its cached set pointers

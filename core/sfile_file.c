@@ -45,7 +45,7 @@ struct op_sample_file *sfile_open_spec(struct sfile_table *tab, struct op_sfile 
 	f->tab = tab;
 	if (sfile_open_odb(tab, sf, &f->db, spec.counter, &spec)) {
 		free(f);
-		tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+		sfile_lost(tab, STAT_LOST_SF_OPEN);
 		return NULL;
 	}
 	f->next = sf->pfiles;
@@ -55,25 +55,40 @@ struct op_sample_file *sfile_open_spec(struct sfile_table *tab, struct op_sfile 
 
 int sfile_file_add(struct op_sample_file *f, uint64_t key, uint32_t count)
 {
+	struct sfile_table *tab;
 	int rc;
 
 	if (!f)
 		return -EINVAL;
-	if (f->db.fd < 0) { /* given up: changed under the writer */
-		f->tab->stats->v[STAT_LOST_SAMPLEFILE]++;
-		return -EIO;
+	tab = f->tab;
+	if (f->db.fd < 0) {
+		if (f->gave_up) { /* changed under the writer */
+			sfile_lost(tab, STAT_LOST_SF_CHANGED);
+			return -EIO;
+		}
+		/* handed over to another set of the same name (sfile_hand_over) */
+		rc = sfile_open_odb(tab, f->sf, &f->db, f->spec.counter, &f->spec);
+		if (rc) {
+			f->db.fd = -1;
+			sfile_lost(tab, STAT_LOST_SF_OPEN);
+			return rc;
+		}
 	}
 	rc = odb_update(&f->db, key, count);
 	if (rc) {
-		f->tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+		sfile_lost(tab, f->db.broken ? STAT_LOST_SF_CHANGED : STAT_LOST_SF_GROW);
 		if (f->db.broken) {
-			sfile_logf(f->tab,
+			sfile_logf(tab,
 				   "sample file %s changed by another process under the daemon "
 				   "(bad index in its hash chains): no longer written, its "
 				   "samples counted as lost",
 				   f->db.path ? f->db.path : "?");
+			tab->stats->v[STAT_ODB_SATURATED] += f->db.saturated;
 			odb_close(&f->db);
 			f->db.fd = -1;
+			f->gave_up = true;
+			tab->nr_open--;
+			f->sf->nr_open--;
 		}
 	}
 	return rc;
@@ -96,9 +111,11 @@ void sfile_file_close(struct op_sample_file *f)
 			break;
 		}
 	}
-	f->tab->stats->v[STAT_ODB_SATURATED] += f->db.saturated;
+	if (f->db.fd >= 0) {
+		f->tab->stats->v[STAT_ODB_SATURATED] += f->db.saturated;
+		f->tab->nr_open--;
+		f->sf->nr_open--;
+	}
 	odb_close(&f->db);
-	f->tab->nr_open--;
-	f->sf->nr_open--;
 	free(f);
 }

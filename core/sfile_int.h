@@ -8,6 +8,7 @@
 #ifndef OP_CORE_SFILE_INT_H
 #define OP_CORE_SFILE_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sfile.h"
@@ -29,5 +30,26 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 
 /* Close the directories sfile_open_odb keeps open (rotation, SIGHUP, EMFILE). */
 void sfile_dirs_close(struct sfile_table *tab);
+
+/* sfile_name() of the set @k would make (@tgid_hint: its process) */
+int sfile_key_name(const struct sfile_table *tab, const struct sfile_key *k, int32_t tgid_hint,
+		   uint32_t counter, const struct op_file_spec *spec, char *buf, size_t len);
+
+/*
+ * odb_open() refused file @base below @dfd with -EBUSY: another writer has
+ * it. If that writer is an open file of this table (two sets, or two files
+ * of a set, whose keys differ but whose names are the same file), close it
+ * (its owner reopens it on its next sample) and return true: the caller
+ * opens it again. One writer per file, or each overwrites the nodes the
+ * other adds (broken chains, samples lost).
+ */
+bool sfile_hand_over(struct sfile_table *tab, int dfd, const char *base);
+
+/* a sample not recorded in a sample file, and why (@cause: STAT_LOST_SF_*) */
+static inline void sfile_lost(struct sfile_table *tab, enum op_stat cause)
+{
+	tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+	tab->stats->v[cause]++;
+}
 
 #endif /* OP_CORE_SFILE_INT_H */

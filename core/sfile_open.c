@@ -83,7 +83,12 @@ static bool sfile_counter_event(const struct sfile_table *tab, uint32_t counter,
 int sfile_name(const struct sfile_table *tab, const struct op_sfile *sf, uint32_t counter,
 	       const struct op_file_spec *spec, char *buf, size_t len)
 {
-	const struct sfile_key *k = &sf->key;
+	return sfile_key_name(tab, &sf->key, sf->tgid_hint, counter, spec, buf, len);
+}
+
+int sfile_key_name(const struct sfile_table *tab, const struct sfile_key *k, int32_t tgid_hint,
+		   uint32_t counter, const struct op_file_spec *spec, char *buf, size_t len)
+{
 	struct op_mangle_args a;
 	uint32_t event, um;
 	int rc;
@@ -105,7 +110,7 @@ int sfile_name(const struct sfile_table *tab, const struct op_sfile *sf, uint32_
 	}
 	if (spec && spec->is_cg) {
 		a.is_cg = true;
-		rc = sfile_image(tab, spec->cg_to_cookie, spec->cg_to_is_kernel, sf->tgid_hint,
+		rc = sfile_image(tab, spec->cg_to_cookie, spec->cg_to_is_kernel, tgid_hint,
 				 spec->cg_to_anon_start, spec->cg_to_anon_end, &a.cg_to);
 		if (rc)
 			return rc;
@@ -401,6 +406,37 @@ static void sfile_show_path(const char *path, char *out, size_t len)
 	out[o] = 0;
 }
 
+/* descriptors left to the rest of the daemon when sample files fill the limit */
+#define SFILE_FD_RESERVE 8
+
+/*
+ * The process ran out of descriptors with tab->nr_open sample files open:
+ * its limit is lower than --max-open-files assumed (cut under the daemon,
+ * or taken by others). Keep fewer files open from now on, so that the rest
+ * of the daemon (statistics files at a dump, /proc, the control socket)
+ * still finds descriptors, and sample files do not hit the limit again.
+ */
+static void sfile_fit_fd_limit(struct sfile_table *tab)
+{
+	unsigned max = tab->nr_open > SFILE_FD_RESERVE ? tab->nr_open - SFILE_FD_RESERVE : 1;
+
+	if (max >= tab->cfg.max_open_files)
+		return;
+	log_info(tab->log,
+		 "out of file descriptors with %u sample files open: keeping at most %u open "
+		 "(--max-open-files %u; raise RLIMIT_NOFILE to keep more)",
+		 tab->nr_open, max, tab->cfg.max_open_files);
+	tab->cfg.max_open_files = max;
+}
+
+void sfile_yield_fds(struct sfile_table *tab)
+{
+	if (!tab->nr_open)
+		return;
+	sfile_fit_fd_limit(tab);
+	sfile_evict(tab, tab->nr_open / 2, NULL);
+}
+
 int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint32_t counter,
 		   const struct op_file_spec *spec)
 {
@@ -412,7 +448,7 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 	uint64_t count;
 	char *base = NULL;
 	bool kept = false, dir_retried = false;
-	int rc, dfd, tries;
+	int rc, dfd, tries, handovers;
 
 	err[0] = 0;
 	rc = sfile_name(tab, sf, counter, spec, name, sizeof(name));
@@ -432,7 +468,9 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 	}
 	if (tab->nr_open >= tab->cfg.max_open_files)
 		sfile_evict(tab, tab->cfg.max_open_files, sf);
-	for (tries = 0;; tries++) {
+	for (tries = 0, handovers = 0;;) {
+		bool handed = false;
+
 		err[0] = 0;
 		dfd = sfile_dir_open(tab, name, &base, &kept, sfile_trusted_dir, err, sizeof(err));
 		if (dfd >= 0) {
@@ -444,12 +482,14 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 				if (rc)
 					odb_close(db);
 			}
-			if (rc && kept) {
+			/* another key of ours names this file: hand it over, never two writers */
+			if (rc == -EBUSY && handovers < 2)
+				handed = sfile_hand_over(tab, dfd, base);
+			if (rc && !handed && kept) {
 				/* a kept directory removed or replaced since: walk anew, once */
 				sfile_dirs_close(tab);
 				if (rc == -ENOENT && !dir_retried) {
 					dir_retried = true;
-					tries--;
 					continue;
 				}
 			} else if (!kept && dfd != tab->cfg.current_dirfd) {
@@ -458,7 +498,17 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 		} else {
 			rc = dfd;
 		}
-		if ((rc == -EMFILE || rc == -ENFILE) && tries < 2 && tab->nr_open > 0) {
+		if (handed) {
+			handovers++;
+			tab->stats->v[STAT_SFILE_HANDOVERS]++;
+			continue;
+		}
+		/* out of descriptors, or of mappings (mmap: ENOMEM at vm.max_map_count) */
+		if ((rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM) && tries < 2 &&
+		    tab->nr_open > 0) {
+			if (rc == -EMFILE && tries == 0)
+				sfile_fit_fd_limit(tab);
+			tries++;
 			tab->stats->v[STAT_EMFILE_RETRIES]++;
 			sfile_dirs_close(tab);
 			sfile_evict(tab, tab->nr_open / 2, sf);
@@ -519,17 +569,44 @@ static void sfile_give_up(struct sfile_table *tab, struct op_sfile *sf, odb_t *d
 		   "sample file %s changed by another process under the daemon (bad index in "
 		   "its hash chains): no longer written, its samples counted as lost",
 		   name);
+	tab->stats->v[STAT_ODB_SATURATED] += db->saturated;
 	odb_close(db);
 	db->fd = -1;
+	tab->nr_open--;
+	sf->nr_open--;
 	if (counter < OP_MAX_EVENTS) {
 		sf->failed |= 1u << counter;
+		sf->changed |= 1u << counter;
 	} else {
 		uint32_t idx = counter - EXT_COUNTER_BASE;
 
 		sf->vfiles[idx] = NULL;
 		sf->vfailed[idx / 64] |= 1ull << (idx % 64);
+		sf->vchanged[idx / 64] |= 1ull << (idx % 64);
 		free(db);
 	}
+}
+
+/* how long a set's file that could not be opened for want of resources waits */
+#define SFILE_RETRY_MS 100
+
+/* an open failed for want of descriptors or memory: worth trying again soon */
+static bool sfile_transient(struct sfile_table *tab, int rc)
+{
+	if (rc != -EMFILE && rc != -ENFILE && rc != -ENOMEM && rc != -EBUSY)
+		return false;
+	tab->retry_ms = log_now_ms() + SFILE_RETRY_MS;
+	return true;
+}
+
+/*
+ * A file of a set failed to open before: true if it failed for want of
+ * resources and the wait is over (then it is tried again: no syscall per
+ * sample meanwhile, one clock read); false: its sample is lost.
+ */
+static bool sfile_retry(const struct sfile_table *tab, bool transient)
+{
+	return transient && log_now_ms() >= tab->retry_ms;
 }
 
 int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, uint64_t key,
@@ -540,29 +617,41 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 
 	if (counter < OP_MAX_EVENTS && counter < tab->cfg.nr_events) {
 		db = &sf->files[counter];
+		const uint32_t bit = 1u << counter;
+
 		if (db->fd < 0) {
-			if (sf->failed & (1u << counter)) {
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+			if ((sf->failed & bit) && !sfile_retry(tab, sf->transient & bit)) {
+				sfile_lost(tab, sf->changed & bit ? STAT_LOST_SF_CHANGED :
+								    STAT_LOST_SF_OPEN);
 				return -EIO;
 			}
+			sf->failed &= ~bit;
+			sf->transient &= ~bit;
 			rc = sfile_open_odb(tab, sf, db, counter, NULL);
 			if (rc) {
 				db->fd = -1;
-				sf->failed |= 1u << counter;
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+				sf->failed |= bit;
+				if (sfile_transient(tab, rc))
+					sf->transient |= bit;
+				sfile_lost(tab, STAT_LOST_SF_OPEN);
 				return rc;
 			}
 		}
 	} else if (counter >= EXT_COUNTER_BASE && tab->reg &&
 		   counter - EXT_COUNTER_BASE < tab->reg->nr_counters) {
 		uint32_t idx = counter - EXT_COUNTER_BASE;
+		uint64_t bit = 1ull << (idx % 64);
 
 		db = sf->vfiles[idx];
 		if (!db) {
-			if (sf->vfailed[idx / 64] & (1ull << (idx % 64))) {
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+			if ((sf->vfailed[idx / 64] & bit) &&
+			    !sfile_retry(tab, sf->vtransient[idx / 64] & bit)) {
+				sfile_lost(tab, sf->vchanged[idx / 64] & bit ? STAT_LOST_SF_CHANGED :
+									       STAT_LOST_SF_OPEN);
 				return -EIO;
 			}
+			sf->vfailed[idx / 64] &= ~bit;
+			sf->vtransient[idx / 64] &= ~bit;
 			db = calloc(1, sizeof(*db));
 			if (!db) {
 				tab->stats->v[STAT_NO_MEMORY]++;
@@ -571,8 +660,10 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 			rc = sfile_open_odb(tab, sf, db, counter, NULL);
 			if (rc) {
 				free(db);
-				sf->vfailed[idx / 64] |= 1ull << (idx % 64);
-				tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+				sf->vfailed[idx / 64] |= bit;
+				if (sfile_transient(tab, rc))
+					sf->vtransient[idx / 64] |= bit;
+				sfile_lost(tab, STAT_LOST_SF_OPEN);
 				return rc;
 			}
 			sf->vfiles[idx] = db;
@@ -583,7 +674,8 @@ int sfile_log(struct sfile_table *tab, struct op_sfile *sf, uint32_t counter, ui
 	}
 	rc = odb_update(db, key, count);
 	if (rc) {
-		tab->stats->v[STAT_LOST_SAMPLEFILE]++;
+		/* a file changed under us, or no room to grow (the file stays as it was) */
+		sfile_lost(tab, db->broken ? STAT_LOST_SF_CHANGED : STAT_LOST_SF_GROW);
 		if (db->broken)
 			sfile_give_up(tab, sf, db, counter);
 	}

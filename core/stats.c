@@ -65,6 +65,14 @@ static const struct {
 	[STAT_EMFILE_RETRIES] = { "Nr. open retries after EMFILE/ENFILE", NULL },
 	[STAT_ODB_SATURATED] = { "Nr. sample counts saturated", NULL },
 	[STAT_BAD_PATH] = { "Nr. sample file names refused (unsafe path)", NULL },
+	/* the causes of "sample file open failure" (a name refused is STAT_BAD_PATH) */
+	[STAT_LOST_SF_OPEN] = { "Nr. sample file losses: open failed (reason in the log)", NULL },
+	[STAT_LOST_SF_GROW] = { "Nr. sample file losses: could not grow (disk full, file size "
+				"limit)",
+				NULL },
+	[STAT_LOST_SF_CHANGED] = { "Nr. sample file losses: changed by another process", NULL },
+	[STAT_SFILE_HANDOVERS] = { "Nr. sample files handed over between sets of one name", NULL },
+	[STAT_SFILE_ALIASES] = { "Nr. sample file set keys naming another set's files", NULL },
 };
 
 const char *stats_name(enum op_stat s)

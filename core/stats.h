@@ -67,6 +67,12 @@ enum op_stat {
 	STAT_EMFILE_RETRIES,
 	STAT_ODB_SATURATED,
 	STAT_BAD_PATH, /* a file name that would escape the session dir */
+	/* which cause STAT_LOST_SAMPLEFILE's samples had (the rest: no name) */
+	STAT_LOST_SF_OPEN,    /*   the file could not be opened or created */
+	STAT_LOST_SF_GROW,    /*   the file could not grow (disk full, RLIMIT_FSIZE) */
+	STAT_LOST_SF_CHANGED, /*   another process changed the file under the daemon */
+	STAT_SFILE_HANDOVERS, /* a file closed for another set that names the same file */
+	STAT_SFILE_ALIASES,   /* a new key whose files a set has: uses that set */
 	STAT_NR
 };
 

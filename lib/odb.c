@@ -50,6 +50,13 @@ __attribute__((format(printf, 4, 5))) static int fail(int rc, char *err, size_t 
  * progress, and tells the next writer that a previous one died mid-growth.
  */
 #define ODB_GROWING 1
+/*
+ * ODB_INSERTING while a writer adds a node (from before it writes the node
+ * to after it raises current_size): a writer that dies in between leaves
+ * the node linked but not committed, and the marker tells the next writer
+ * so (the same bytes without it are a corrupt file, refused).
+ */
+#define ODB_INSERTING 2
 
 static bool growing(const odb_t *db)
 {
@@ -202,15 +209,21 @@ static int check_chains(const odb_t *db, uint32_t size, uint32_t cur, uint32_t *
 /*
  * A writer holds an OFD write lock on byte 0 while it has the file open, so
  * readers can tell a file being written (wait, excuse moving chains) from a
- * file at rest (report at once). Advisory only: I/O is not affected.
+ * file at rest (report at once), and a second writer is refused: two
+ * writers each trust their own size and current_size, so each overwrites
+ * the nodes the other added and links them from the wrong buckets (OFD
+ * locks conflict between two opens in one process too). Advisory: a process
+ * that writes without the lock is still caught by the bounds checks.
+ * Returns 0, -EBUSY when another writer holds the lock, or 0 when the
+ * filesystem has no locks (nothing to tell then).
  */
-static void writer_lock(int fd)
+static int writer_lock(int fd)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
 
-	if (fcntl(fd, F_OFD_SETLK, &fl)) {
-		/* another writer has it open: its business; readers still see a writer */
-	}
+	if (fcntl(fd, F_OFD_SETLK, &fl) && (errno == EAGAIN || errno == EACCES))
+		return -EBUSY;
+	return 0;
 }
 
 static bool writer_present(int fd)
@@ -301,6 +314,10 @@ int odb_check(const odb_t *db, char *err, size_t err_len)
 	rc = check_chains(db, size, cur, &bad, &bucket, NULL, err, err_len);
 	if (rc == -EINVAL && writer_active(db, size, cur, bad))
 		rc = 0;
+	else if (rc == -EINVAL && bad == cur && db->descr->padding[0] == ODB_INSERTING && err &&
+		 strlen(err) + 1 < err_len)
+		snprintf(err + strlen(err), err_len - strlen(err),
+			 ": a writer died inside an insert (a writer reopening it repairs it)");
 	return rc;
 }
 
@@ -409,6 +426,25 @@ static int repair_growth(odb_t *db)
 	rebuild_hash(db, size, cur);
 	__atomic_store_n(&db->descr->padding[0], 0, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/*
+ * A writer died inside an insert: node @cur (== current_size) is written and
+ * linked at its bucket's head, but current_size was not raised (the commit,
+ * done last). Nothing of it was recorded: unlink it. True if the file shows
+ * exactly that (only the next writer may decide it: it holds the lock).
+ */
+static bool repair_insert(odb_t *db, uint32_t size, uint32_t cur)
+{
+	uint32_t b;
+
+	if (db->descr->padding[0] != ODB_INSERTING || cur >= size)
+		return false;
+	b = odb_hash(db->nodes[cur].key, size);
+	if (db->hash[b] != cur || db->nodes[cur].next >= cur)
+		return false;
+	db->hash[b] = db->nodes[cur].next;
+	return true;
 }
 
 /* how long a reader waits for a writer to finish growing the file */
@@ -529,8 +565,16 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 		     rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
 		goto out_close;
 	}
-	if (rw)
-		writer_lock(db->fd);
+	if (rw) {
+		rc = writer_lock(db->fd);
+		if (rc) {
+			fail(rc, err, err_len,
+			     "%s: already open for writing elsewhere (its writer lock is held): a "
+			     "second writer would corrupt its hash chains",
+			     path);
+			goto out_close;
+		}
+	}
 	for (waited = 0;;) {
 		if (fstat(db->fd, &st)) {
 			rc = fail(-errno, err, err_len, "%s: cannot stat: %s", path,
@@ -624,8 +668,13 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 
 		/* the writer walks chains: they must be sound before the first update */
 		rc = check_chains(db, size, cur, &bad, &bucket, &descending, err, err_len);
+		if (rc == -EINVAL && repair_insert(db, size, cur))
+			rc = check_chains(db, size, cur, &bad, &bucket, &descending, err, err_len);
 		if (rc)
 			goto out_close;
+		/* a dead writer's insert marker, its node committed or unlinked: at rest again */
+		if (db->descr->padding[0] == ODB_INSERTING)
+			__atomic_store_n(&db->descr->padding[0], 0, __ATOMIC_RELEASE);
 		/* odb_update() needs the writers' order; files of other writers may differ */
 		if (!descending) {
 			__atomic_store_n(&db->descr->padding[0], ODB_GROWING, __ATOMIC_RELEASE);
@@ -753,6 +802,7 @@ static __attribute__((noinline)) int odb_insert(odb_t *db, odb_key_t key, odb_va
 	/* 1 <= i < size: node i and bucket b lie in the mapping, whatever the file says */
 	b = odb_hash(key, db->size);
 	node = &db->nodes[i];
+	__atomic_store_n(&db->descr->padding[0], ODB_INSERTING, __ATOMIC_RELEASE);
 	node->key = key;
 	node->value = n;
 	node->next = db->hash[b];
@@ -760,6 +810,7 @@ static __attribute__((noinline)) int odb_insert(odb_t *db, odb_key_t key, odb_va
 	db->cur = i + 1;
 	/* commit: a concurrent reader sees the node only once it is complete */
 	__atomic_store_n(&db->descr->current_size, i + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&db->descr->padding[0], 0, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -95,10 +95,17 @@ typedef struct odb {
  * A writer that dies while doubling the table leaves a marker (descriptor
  * padding[0] = 1; 0 at rest, as in OProfile's files): readers then refuse the
  * file, and the next ODB_RDWR open repairs it to the state before the growth.
+ * One that dies inside an insert, after linking the node and before raising
+ * current_size (the commit), leaves a bucket head one past the used nodes
+ * and padding[0] = 2 (set during each insert): readers refuse the file, the
+ * next ODB_RDWR open unlinks that node (its count was never committed). The
+ * same bytes without the marker are a corrupt file, refused.
  *
  * ODB_RDWR checks the whole file like odb_check() before the first update;
  * chains that are not in the order writers make them (each index smaller
- * than the one before, see odb_update()) are relinked.
+ * than the one before, see odb_update()) are relinked. One writer at a
+ * time: while a writer (in this process or another) has the file open,
+ * ODB_RDWR gives -EBUSY and leaves the file alone.
  *
  * Returns 0 or -errno. On failure @err (if not NULL) holds a one-line message
  * "<path>: <defect>"; -EINVAL means the file is not a valid sample file.

@@ -314,3 +314,10 @@ if BUILD_EXPORT
 TESTS += tests/integration/opexport_ctx.sh
 endif
 endif
+# --- hashbug: the daemon's sample files under churn, collisions, a cut fd budget, readers ---
+check_PROGRAMS += tests/integration/sf_wide
+tests_integration_sf_wide_SOURCES = tests/integration/sf_wide.c
+tests_integration_sf_wide_CFLAGS = $(AM_CFLAGS) -O1 -fno-inline
+dist_check_SCRIPTS += tests/integration/sfile_stress.sh
+TESTS += tests/integration/sfile_stress.sh
+# --- end hashbug ---

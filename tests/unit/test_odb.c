@@ -694,6 +694,128 @@ static void write_at(struct fixture *f, const char *name, off_t off, const void 
 }
 
 /*
+ * A writer killed inside an insert, after it linked the node at its bucket
+ * head and before it raised current_size (its insert marker still set):
+ * readers refuse the file (a head past the used nodes), the next writer
+ * unlinks the uncommitted node and every committed count is intact. The
+ * same bytes without the marker are refused by the writer too.
+ */
+static void test_insert_crash_repair(void **state)
+{
+	static unsigned char before[ODB_FILE_SIZE(128)], after[ODB_FILE_SIZE(128)];
+	struct fixture *f = *state;
+	const struct odb_node *nodes;
+	uint32_t cur, b, *hash;
+	struct odb_node *n;
+	char err[256];
+	size_t count, i;
+	odb_t db;
+	unsigned char *m;
+	int fd;
+
+	assert_int_equal(odb_open(&db, f->dirfd, "half", ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&db));
+	for (i = 0; i < 50; i++)
+		assert_int_equal(odb_update(&db, 0x700 + i, (uint32_t)i + 1), 0);
+	odb_close(&db);
+	/* the dead writer's half insert, as odb_insert() leaves it before the commit */
+	fd = openat(f->dirfd, "half", O_RDWR);
+	assert_true(fd >= 0);
+	m = mmap(NULL, ODB_FILE_SIZE(128), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(m != MAP_FAILED);
+	cur = ((struct odb_descr *)(m + ODB_DESCR_OFFSET))->current_size;
+	assert_int_equal(cur, 51);
+	n = (struct odb_node *)(m + ODB_NODE_OFFSET) + cur;
+	hash = (uint32_t *)(m + ODB_NODE_OFFSET + 128 * sizeof(struct odb_node));
+	b = odb_hash(0x701, 128); /* a key already in: a chain of one or more */
+	n->key = 0x701 + 128 * 256; /* another key of that bucket */
+	assert_int_equal(odb_hash(n->key, 128), b);
+	n->value = 1;
+	n->next = hash[b];
+	hash[b] = cur;
+	assert_int_equal(read_all(f, "half", before, sizeof(before)), ODB_FILE_SIZE(128));
+	/* without the insert marker, the same bytes are a corrupt file: refused, left alone */
+	assert_int_equal(odb_open(&db, f->dirfd, "half", ODB_RDWR, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "out of range"));
+	assert_int_equal(read_all(f, "half", after, sizeof(after)), ODB_FILE_SIZE(128));
+	assert_memory_equal(before, after, ODB_FILE_SIZE(128));
+	((struct odb_descr *)(m + ODB_DESCR_OFFSET))->padding[0] = 2;
+	munmap(m, ODB_FILE_SIZE(128));
+	close(fd);
+	assert_int_equal(odb_open(&db, f->dirfd, "half", ODB_RDONLY, err, sizeof(err)), 0);
+	assert_int_equal(odb_check(&db, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "out of range (used nodes 50): a writer died inside an insert"));
+	odb_close(&db);
+	assert_int_equal(odb_open(&db, f->dirfd, "half", ODB_RDWR, err, sizeof(err)), 0);
+	assert_int_equal(db.descr->padding[0], 0);
+	assert_int_equal(odb_check(&db, err, sizeof(err)), 0);
+	assert_int_equal(odb_update(&db, 0x701 + 128 * 256, 5), 0);
+	odb_close(&db);
+	assert_int_equal(odb_open(&db, f->dirfd, "half", ODB_RDONLY, err, sizeof(err)), 0);
+	assert_int_equal(odb_check(&db, err, sizeof(err)), 0);
+	nodes = odb_nodes(&db, &count);
+	assert_int_equal(count, 51);
+	for (i = 0; i < 50; i++) {
+		assert_int_equal(nodes[i].key, 0x700 + i);
+		assert_int_equal(nodes[i].value, i + 1);
+	}
+	assert_int_equal(nodes[50].key, 0x701 + 128 * 256);
+	assert_int_equal(nodes[50].value, 5);
+	odb_close(&db);
+}
+
+/*
+ * One writer per file: a second ODB_RDWR open, in this process (another
+ * open file description) or in another process, is refused with -EBUSY and
+ * a message, and changes nothing; once the writer closes, it opens. Two
+ * writers each keep their own current_size, so each would overwrite the
+ * nodes the other adds.
+ */
+static void test_second_writer_refused(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char before[4096], after[4096];
+	char err[256];
+	size_t len;
+	odb_t w, w2;
+	pid_t pid;
+	int status;
+	uint32_t i;
+
+	assert_int_equal(odb_open(&w, f->dirfd, "one", ODB_RDWR, err, sizeof(err)), 0);
+	op_header_init(odb_header(&w));
+	for (i = 0; i < 50; i++)
+		assert_int_equal(odb_update(&w, 0x100 + i, 1), 0);
+	len = read_all(f, "one", before, sizeof(before));
+	err[0] = 0;
+	assert_int_equal(odb_open(&w2, f->dirfd, "one", ODB_RDWR, err, sizeof(err)), -EBUSY);
+	assert_non_null(strstr(err, "one: already open for writing elsewhere"));
+	assert_int_equal(w2.fd, -1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		odb_t c;
+
+		_exit(odb_open(&c, f->dirfd, "one", ODB_RDWR, NULL, 0) == -EBUSY ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* readers are not writers */
+	assert_int_equal(odb_open(&w2, f->dirfd, "one", ODB_RDONLY, err, sizeof(err)), 0);
+	odb_close(&w2);
+	assert_int_equal(read_all(f, "one", after, sizeof(after)), len);
+	assert_memory_equal(before, after, len);
+	/* the first writer still works, and hands over when it closes */
+	assert_int_equal(odb_update(&w, 0x100, 1), 0);
+	odb_close(&w);
+	assert_int_equal(odb_open(&w2, f->dirfd, "one", ODB_RDWR, err, sizeof(err)), 0);
+	assert_int_equal(odb_update(&w2, 0x100, 1), 0);
+	assert_int_equal(odb_check(&w2, err, sizeof(err)), 0);
+	assert_int_equal(w2.nodes[1].value, 3);
+	odb_close(&w2);
+}
+
+/*
  * Chains in another order than writers make them (the older node first) are
  * valid; a writer relinks them at open, since its bounds checks rely on the
  * order (each index below the one before).
@@ -1461,6 +1583,8 @@ int main(void)
 		cmocka_unit_test(test_reader_short_read),
 		cmocka_unit_test_setup_teardown(test_reader_truncate_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abi_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_writer_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_insert_crash_repair, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 
@@ -251,6 +252,72 @@ static void test_emfile(void **state)
 	assert_true(f->st.v[STAT_EMFILE_RETRIES] > 0);
 	assert_true(f->st.v[STAT_SFILE_EVICTIONS] > 0);
 	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	/* the limit is lower than max_open_files assumed: fewer kept open from now on */
+	assert_true(f->sft.cfg.max_open_files < 4);
+	cfx_free(f);
+
+	/* another part of the daemon out of descriptors: the sample files give half back */
+	f = cfx_new(OP_SEP_LIB, 1000);
+	app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	for (i = 0; i < 30; i++) {
+		struct op_trans_view v;
+		struct op_sfile *sf;
+
+		snprintf(path, sizeof(path), "/lib/many%d.so", i);
+		v = view(app, cfx_ck(f, path, OP_IMAGE_USER), 5, 5, 0, 0);
+		sf = sfile_find(&f->sft, &v);
+		assert_non_null(sf);
+		assert_int_equal(sfile_log(&f->sft, sf, 0, 1, 1), 0);
+	}
+	assert_int_equal(f->sft.nr_open, 30);
+	sfile_yield_fds(&f->sft);
+	assert_true(f->sft.nr_open <= 15);
+	assert_int_equal(f->sft.cfg.max_open_files, 22);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	cfx_free(f);
+}
+
+/*
+ * Every descriptor taken by something else (no sample file to evict): a
+ * sample is counted lost (open failed), and its file is tried again once
+ * descriptors are back - after a short wait, not on every sample, and not
+ * only once the set is made again.
+ */
+static void test_emfile_transient(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB, 1000);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	struct op_trans_view v = view(app, app, 5, 5, 0, 0);
+	struct rlimit old, lim;
+	struct op_sfile *sf;
+	int fill[4096], nr_fill = 0, i;
+	char name[PATH_MAX];
+
+	(void)state;
+	sf = sfile_find(&f->sft, &v);
+	assert_non_null(sf);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 256;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	while (nr_fill < 4096 && (fill[nr_fill] = dup(0)) >= 0)
+		nr_fill++;
+	assert_int_equal(errno, EMFILE);
+	assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10, 1), -EMFILE);
+	for (i = 0; i < nr_fill; i++)
+		close(fill[i]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	/* within the wait: lost without trying (no syscall per sample) */
+	assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10, 1), -EIO);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 2);
+	assert_int_equal(f->st.v[STAT_LOST_SF_OPEN], 2);
+	usleep(150000);
+	assert_int_equal(sfile_log(&f->sft, sf, 0, 0x10, 1), 0);
+	assert_int_equal(sfile_add_sample(&f->sft, sf, 0, 0x10), 0);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 2);
+	assert_true(sfile_name(&f->sft, sf, 0, NULL, name, sizeof(name)) > 0);
+	sfile_close_all(&f->sft);
+	assert_int_equal(cfx_total(f, name), 2);
 	cfx_free(f);
 }
 
@@ -785,6 +852,150 @@ static void test_changed_under_writer(void **state)
 }
 
 /*
+ * Two sets whose keys differ but whose names are the same file: a binary
+ * replaced while a process still runs the old one (the same path interned
+ * as deleted and not deleted), a user image seen with in_kernel 0 and 1
+ * (both "{root}/path"), a kernel image given by path and a user image of
+ * that path. Their samples, interleaved with new keys, must all be in the
+ * one file, whose chains stay whole: one writer per file.
+ */
+struct same_file_case {
+	const char *what;
+	const char *path2;
+	enum op_image_kind kind1, kind2;
+	bool deleted2;
+	int32_t in_kernel1, in_kernel2;
+};
+
+static void test_same_file_two_keys(void **state)
+{
+	static const struct same_file_case cases[] = {
+		{ "replaced binary", "/bin/up", OP_IMAGE_USER, OP_IMAGE_USER, true, 0, 0 },
+		{ "user image in kernel mode", "/bin/up", OP_IMAGE_USER, OP_IMAGE_USER, false, 0, 1 },
+		{ "kernel image by path", "/bin/up", OP_IMAGE_USER, OP_IMAGE_KERNEL, false, 0, 1 },
+	};
+	/* new keys per set: within the first 127 nodes, and growing the table 6 times */
+	static const unsigned sizes[] = { 40, 3000 };
+	unsigned nr_bad = 0;
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < 2 * sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct same_file_case *k = &cases[c / 2];
+		const unsigned nr = sizes[c % 2];
+		struct cfx *f = cfx_new(OP_SEP_NONE, 64);
+		op_cookie_t c1 = cfx_ck(f, "/bin/up", k->kind1);
+		op_cookie_t c2 = cookie_intern(&f->cookies, k->path2, strlen(k->path2), k->kind2,
+					       k->deleted2);
+		struct op_trans_view v1 = view(c1, c1, 10, 10, 0, k->in_kernel1);
+		struct op_trans_view v2 = view(c2, c2, 20, 20, 1, k->in_kernel2);
+		char n1[PATH_MAX], n2[PATH_MAX], err[256];
+		struct op_sfile *s1, *s2;
+		unsigned i, failed = 0;
+		bool bad = false;
+		odb_t db;
+
+		s1 = sfile_find(&f->sft, &v1);
+		s2 = sfile_find(&f->sft, &v2);
+		assert_non_null(s1);
+		assert_non_null(s2);
+		assert_true(sfile_name(&f->sft, s1, 0, NULL, n1, sizeof(n1)) > 0);
+		assert_true(sfile_name(&f->sft, s2, 0, NULL, n2, sizeof(n2)) > 0);
+		/* the premise: one name for both; so one set (the second key an alias) */
+		assert_string_equal(n1, n2);
+		assert_ptr_equal(s1, s2);
+		assert_int_equal(f->st.v[STAT_SFILE_ALIASES], 1);
+		assert_ptr_equal(sfile_find(&f->sft, &v2), s1);
+		assert_ptr_equal(sfile_lookup(&f->sft, &v2), s1);
+		assert_ptr_equal(sfile_lookup(&f->sft, &v1), s1);
+		assert_int_equal(f->st.v[STAT_SFILE_ALIASES], 1);
+		for (i = 0; i < nr; i++) {
+			/* a few samples of each context in turn, as the rings deliver them */
+			failed += sfile_add_sample(&f->sft, s1, 0, 0x100000 + 2 * i) != 0;
+			failed += sfile_add_sample(&f->sft, s1, 0, 0x100000 + 2 * (i / 2)) != 0;
+			failed += sfile_add_sample(&f->sft, s2, 0, 0x100001 + 2 * i) != 0;
+			failed += sfile_add_sample(&f->sft, s2, 0, 0x100001 + 2 * (i / 2)) != 0;
+		}
+		sfile_close_all(&f->sft);
+		err[0] = 0;
+		if (odb_open(&db, f->current_fd, n1, ODB_RDONLY, err, sizeof(err)) ||
+		    odb_check(&db, err, sizeof(err)))
+			bad = true;
+		/* one writer from the start: nothing to hand over */
+		assert_int_equal(f->st.v[STAT_SFILE_HANDOVERS], 0);
+		if (bad || failed || f->st.v[STAT_LOST_SAMPLEFILE])
+			print_error("%s, %u keys each: %u samples not recorded, %" PRIu64
+				    " counted lost; %s\n",
+				    k->what, nr, failed, f->st.v[STAT_LOST_SAMPLEFILE],
+				    bad ? err : "chains whole"),
+				nr_bad++;
+		odb_close(&db);
+		if (!bad && (cfx_read(f, n1, 0, NULL, NULL) != 2 * nr ||
+			     cfx_total(f, n1) != 4 * nr))
+			print_error("%s, %u keys each: %ld keys, %ld samples in the file, "
+				    "expected %u, %u\n",
+				    k->what, nr, cfx_read(f, n1, 0, NULL, NULL), cfx_total(f, n1),
+				    2 * nr, 4 * nr),
+				nr_bad++;
+		cfx_free(f);
+	}
+	assert_int_equal(nr_bad, 0);
+}
+
+/*
+ * The safety net under the aliases: two call-graph files of one set whose
+ * specs differ (callee seen in user and in kernel mode) but whose names are
+ * the same file. The file is handed over between them on each switch (one
+ * writer at a time); every arc is recorded and the chains stay whole. An
+ * eviction of the set in between changes nothing.
+ */
+static void test_same_file_handover(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB, 64);
+	op_cookie_t app = cfx_ck(f, "/bin/app", OP_IMAGE_USER);
+	op_cookie_t lib = cfx_ck(f, "/lib/libx.so", OP_IMAGE_USER);
+	struct op_trans_view v = view(app, app, 5, 5, 0, 0);
+	struct op_file_spec sa = { .size = sizeof(sa), .is_cg = true, .cg_to_cookie = lib };
+	struct op_file_spec sb = sa;
+	struct op_sample_file *fa, *fb;
+	char na[PATH_MAX], nb[PATH_MAX], err[256];
+	struct op_sfile *sf;
+	unsigned i;
+	odb_t db;
+
+	(void)state;
+	sb.cg_to_is_kernel = 1;
+	sf = sfile_find(&f->sft, &v);
+	assert_non_null(sf);
+	sfile_pin(&f->sft, sf);
+	assert_true(sfile_name(&f->sft, sf, 0, &sa, na, sizeof(na)) > 0);
+	assert_true(sfile_name(&f->sft, sf, 0, &sb, nb, sizeof(nb)) > 0);
+	assert_string_equal(na, nb);
+	fa = sfile_open_spec(&f->sft, sf, &sa);
+	fb = sfile_open_spec(&f->sft, sf, &sb);
+	assert_non_null(fa);
+	assert_non_null(fb);
+	assert_ptr_not_equal(fa, fb);
+	for (i = 0; i < 600; i++) {
+		assert_int_equal(sfile_file_add(fa, 0x1000 + 2 * i, 1), 0);
+		assert_int_equal(sfile_file_add(fb, 0x1001 + 2 * i, 1), 0);
+		assert_int_equal(sfile_file_add(fb, 0x1001, 1), 0);
+		assert_true(f->sft.nr_open <= 1);
+	}
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	assert_true(f->st.v[STAT_SFILE_HANDOVERS] >= 1199);
+	sfile_close_all(&f->sft);
+	assert_int_equal(f->sft.nr_open, 0);
+	if (odb_open(&db, f->current_fd, na, ODB_RDONLY, err, sizeof(err)) ||
+	    odb_check(&db, err, sizeof(err)))
+		fail_msg("%s", err);
+	odb_close(&db);
+	assert_int_equal(cfx_read(f, na, 0x1001, NULL, NULL), 1200);
+	assert_int_equal(cfx_total(f, na), 1800);
+	cfx_free(f);
+}
+
+/*
  * A binary whose path is too long once mangled into a sample-file name: its
  * samples are lost (lost_samplefile), and the log line names the binary (cut
  * in the middle, no raw control bytes) and says why.
@@ -908,6 +1119,7 @@ int main(void)
 		cmocka_unit_test(test_split_key), /* issue 20 */
 		cmocka_unit_test(test_lru),
 		cmocka_unit_test(test_emfile),
+		cmocka_unit_test(test_emfile_transient),
 		cmocka_unit_test(test_plugin_handlers),
 		cmocka_unit_test(test_sync_only_used),
 		cmocka_unit_test(test_kept_dirs),
@@ -917,6 +1129,8 @@ int main(void)
 		cmocka_unit_test(test_changed_under_writer),
 		cmocka_unit_test(test_path_too_long),
 		cmocka_unit_test(test_root_refuses_others_files),
+		cmocka_unit_test(test_same_file_two_keys),
+		cmocka_unit_test(test_same_file_handover),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
