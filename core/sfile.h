@@ -160,7 +160,7 @@ struct sfile_table {
 	uint32_t sync_gen; /* bumped by each sfile_sync_all */
 	/* scratch of sfile_close_exited: exited threads by tid */
 	struct task_exited exit_slots[SFILE_EXIT_SLOTS];
-	uint64_t retry_ms;   /* log_now_ms() after which transient open failures are retried */
+	uint64_t retry_ms; /* log_now_ms() after which transient open failures are retried */
 	/* euid 0 (sfile_init): a sample file, and its directory, must be root-owned
 	 * and not writable by group or other, the file with one link - one fstat
 	 * each per open, never per sample */

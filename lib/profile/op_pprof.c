@@ -580,9 +580,8 @@ static bool labels_same(const struct op_profile_labels *a, const struct op_profi
 static int sample_labels(struct labtab *lt, struct strtab *st, const struct op_profile *p,
 			 const struct op_profile_labels *lab, PLabel *glab, PLabel **out, size_t *n)
 {
-	const struct op_cgroup_entry *cg = lab->cgroup ?
-						   &p->splits.v[lab->cgroup - 1] :
-						   op_cgroup_index_find(&p->cgroups, lab->pid);
+	const struct op_cgroup_entry *cg = lab->cgroup ? &p->splits.v[lab->cgroup - 1] :
+							 op_cgroup_index_find(&p->cgroups, lab->pid);
 	const int32_t cgi = !cg         ? -1 :
 			    lab->cgroup ? (int32_t)(p->cgroups.n + lab->cgroup - 1) :
 					  (int32_t)(cg - p->cgroups.v);
