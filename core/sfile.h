@@ -158,6 +158,7 @@ struct sfile_table {
 		int fd;
 	} dirs[SFILE_DIRS];
 	uint32_t sync_gen; /* bumped by each sfile_sync_all */
+	bool fd_short;     /* an EMFILE was seen: no directory is kept open any more */
 	/* scratch of sfile_close_exited: exited threads by tid */
 	struct task_exited exit_slots[SFILE_EXIT_SLOTS];
 	uint64_t retry_ms; /* log_now_ms() after which transient open failures are retried */

@@ -312,7 +312,8 @@ static int sfile_dir_open(struct sfile_table *tab, char *name, char **base, bool
 			close(dfd);
 		return rc;
 	}
-	if (!d || dfd == tab->cfg.current_dirfd)
+	/* short of descriptors (an EMFILE was seen): every one goes to sample files */
+	if (!d || dfd == tab->cfg.current_dirfd || tab->fd_short)
 		return dfd;
 	sfile_dir_drop(d);
 	d->path = strndup(name, len);
@@ -420,6 +421,8 @@ static void sfile_fit_fd_limit(struct sfile_table *tab)
 {
 	unsigned max = tab->nr_open > SFILE_FD_RESERVE ? tab->nr_open - SFILE_FD_RESERVE : 1;
 
+	tab->fd_short = true;
+	sfile_dirs_close(tab);
 	if (max >= tab->cfg.max_open_files)
 		return;
 	log_info(tab->log,
