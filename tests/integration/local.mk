@@ -314,3 +314,7 @@ if BUILD_EXPORT
 TESTS += tests/integration/opexport_ctx.sh
 endif
 endif
+
+# --- issue 20: cgroup index lines buffered, complete at every dump/save/stop ---
+dist_check_SCRIPTS += tests/integration/cgroup_flush.sh
+TESTS += tests/integration/cgroup_flush.sh
