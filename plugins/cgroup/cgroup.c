@@ -35,6 +35,17 @@
  * The index is created below the session with O_NOFOLLOW and checked with
  * fstat before a byte is written. A pid reused between the record and the
  * read (its start time after the record's time) is skipped and counted.
+ *
+ * Cost per new process (issue 20, a host starting ~20 a second): a fork
+ * costs no system call (its line is the parent's, buffered); an exec
+ * costs openat/read/close of /proc/PID/cgroup (one openat if the process
+ * is gone already). The index lines are buffered (CG_BUF_SIZE) and written
+ * in one write() when the buffer fills, when the oldest line is
+ * CG_FLUSH_NS old (checked at the next process event, by the event's
+ * time: no clock read), and at every dump, statistics print (a rotation
+ * prints them before it moves the session), rotation and stop: the index
+ * on disk is complete whenever a consumer reads it (the exports, pull and
+ * push take a dump first).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,6 +75,10 @@
 _Static_assert(OP_CGROUP_PATH_MAX <= OP_SPLIT_KEY_MAX, "a cgroup path fits a split key");
 /* a pid whose process started this long after the record is another process */
 #define CG_REUSE_SLACK_NS UINT64_C(1000000000)
+/* the index lines waiting for one write(): ~900 lines of a typical 71 bytes */
+#define CG_BUF_SIZE 65536
+/* a line waits at most this long (perf clock) once another process event comes */
+#define CG_FLUSH_NS UINT64_C(10000000000)
 
 struct cg_proc {
 	struct cg_proc *next;
@@ -77,7 +92,8 @@ struct cg_state {
 	op_ext_t *ctx;
 	const struct op_host *host;
 	const char *proc_root;
-	bool real_proc; /* proc_root is /proc: check procfs, not owners */
+	bool real_proc; /* proc_root is /proc: checked procfs once, not owners */
+	int proc_fd;    /* proc_root, opened once: every /proc read is relative to it */
 	uint64_t boot_minus_mono_ns;
 	uint64_t ns_per_tick;
 	unsigned max_procs;
@@ -87,8 +103,13 @@ struct cg_state {
 	unsigned nr_procs;
 	struct op_cgroup_entry ent; /* scratch: too large for the stack of a hook */
 	char line[CG_LINE_MAX];
+	/* index lines not yet written (for samples/current's index) */
+	size_t buf_len;
+	uint64_t buf_since; /* perf time of the first buffered line's event; 0: unknown */
+	char buf[CG_BUF_SIZE];
 	/* stats */
 	uint64_t reads, inherited, written, carried, gone, reused, bad, unremembered, write_errors;
+	uint64_t flushes; /* write() calls of buffered lines */
 	/* --- issue 20: per-process split key --- */
 	bool split; /* SDK 1.3: we provide --separate=cgroup */
 	uint64_t split_errors;
@@ -195,45 +216,130 @@ static int cg_current(struct cg_state *st)
 	return st->fd;
 }
 
-static void cg_write(struct cg_state *st, const char *line, size_t len)
+/* the buffered lines into the index (the open one: at a rotation still the old session's) */
+static void cg_flush(struct cg_state *st)
 {
-	if (cg_current(st) < 0)
+	size_t off = 0, lines = 0;
+	ssize_t n;
+
+	if (!st->buf_len)
 		return;
-	if (write(st->fd, line, len) != (ssize_t)len)
+	for (n = 0; (size_t)n < st->buf_len; n++)
+		lines += st->buf[n] == '\n';
+	if (cg_current(st) >= 0) {
+		st->flushes++;
+		while (off < st->buf_len) {
+			n = write(st->fd, st->buf + off, st->buf_len - off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		if (off == st->buf_len)
+			st->written += lines;
+		else
+			st->write_errors += lines;
+	}
+	st->buf_len = 0;
+	st->buf_since = 0;
+}
+
+/* a line for samples/current's index, buffered; @now: its event's perf time (0: unknown) */
+static void cg_write(struct cg_state *st, const char *line, size_t len, uint64_t now)
+{
+	if (st->buf_len + len > sizeof(st->buf))
+		cg_flush(st);
+	if (len > sizeof(st->buf)) { /* cannot be: CG_LINE_MAX is smaller */
 		st->write_errors++;
-	else
-		st->written++;
+		return;
+	}
+	if (!st->buf_len)
+		st->buf_since = now;
+	memcpy(st->buf + st->buf_len, line, len);
+	st->buf_len += len;
+	if (now && st->buf_since && now - st->buf_since >= CG_FLUSH_NS)
+		cg_flush(st);
 }
 
 /* ------------------------------------------------------------------ */
 /* /proc                                                               */
 /* ------------------------------------------------------------------ */
 
-/* read <proc_root>/<pid>/<name> (a regular procfs file, or root's) into @buf; bytes or -errno */
+/*
+ * read <proc_root>/<pid>/<name> into @buf; bytes or -errno.
+ *
+ * On the real /proc the file is not checked per read (that was fstat and
+ * fstatfs for every exec): cg_open_proc() checked once that st->proc_fd is
+ * a procfs, and the lookup starts at that fd with O_NOFOLLOW, so the file
+ * is procfs's unless something is mounted over /proc/PID/NAME in the
+ * daemon's mount namespace, which only root can do (a process's own mount
+ * namespace is not the daemon's). procfs's PID/NAME files are regular
+ * files; O_NONBLOCK still keeps a FIFO from blocking us. Another root
+ * (tests) is checked per file as before: root's, regular, not writable by
+ * others.
+ *
+ * One read: /proc/PID/cgroup and stat are seq_files, whose read() fills
+ * the buffer up to its size or the end of the file, as a regular file's
+ * does; so a short read is the end (a read that fills the buffer reads on).
+ */
 static ssize_t cg_read_proc(struct cg_state *st, uint32_t pid, const char *name, char *buf,
 			    size_t len)
 {
-	char path[4200];
-	struct statfs sfs;
+	char path[64];
 	struct stat sb;
 	ssize_t n, got = 0;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%" PRIu32 "/%s", st->proc_root, pid, name);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%" PRIu32 "/%s", pid, name);
+	fd = openat(st->proc_fd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
-	    (st->real_proc ? fstatfs(fd, &sfs) || sfs.f_type != CG_PROC_SUPER_MAGIC :
-			     sb.st_uid != 0 || (sb.st_mode & (S_IWGRP | S_IWOTH)))) {
+	if (!st->real_proc && (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != 0 ||
+			       (sb.st_mode & (S_IWGRP | S_IWOTH)))) {
 		close(fd);
 		return -EPERM;
 	}
-	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
+	while ((size_t)got < len - 1) {
+		size_t want = len - 1 - (size_t)got;
+
+		n = read(fd, buf + got, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
 		got += n;
+		if ((size_t)n < want)
+			break; /* the end: see above */
+	}
 	close(fd);
 	buf[got] = '\0';
 	return got;
+}
+
+/* st->proc_fd: the proc root opened once; the real /proc must be a procfs */
+static int cg_open_proc(struct cg_state *st)
+{
+	struct statfs sfs;
+	struct stat sb;
+
+	st->proc_fd = open(st->proc_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (st->proc_fd < 0) {
+		int e = errno;
+
+		st->host->log(st->ctx, OP_LOG_ERR, "%s: cannot open the proc root: %s",
+			      st->proc_root, strerror(e));
+		return -e;
+	}
+	if (st->real_proc ? fstatfs(st->proc_fd, &sfs) || sfs.f_type != CG_PROC_SUPER_MAGIC :
+			    fstat(st->proc_fd, &sb) || sb.st_uid != 0 ||
+				    (sb.st_mode & (S_IWGRP | S_IWOTH))) {
+		st->host->log(st->ctx, OP_LOG_ERR, "%s: not %s: the cgroup plugin does not read it",
+			      st->proc_root,
+			      st->real_proc ? "a procfs" : "root's and written only by root");
+		return -EPERM;
+	}
+	return 0;
 }
 
 /* field 22 of /proc/PID/stat (clock ticks after boot) in ns; -errno */
@@ -272,14 +378,14 @@ static int cg_start_ns(struct cg_state *st, uint32_t pid, uint64_t *ns)
 /* ------------------------------------------------------------------ */
 
 /* st->line (@len bytes) as @tgid's: written and remembered unless the index has it */
-static void cg_record(struct cg_state *st, uint32_t tgid, uint64_t start, size_t len)
+static void cg_record(struct cg_state *st, uint32_t tgid, uint64_t start, size_t len, uint64_t now)
 {
 	struct cg_proc **pp = cg_slot(st, tgid), *p;
 
 	if (*pp && (*pp)->start_ns == start && (*pp)->len == len &&
 	    !memcmp((*pp)->line, st->line, len))
 		return; /* an exec in the same cgroup: the index has it */
-	cg_write(st, st->line, len);
+	cg_write(st, st->line, len, now);
 	if (*pp)
 		cg_forget(st, tgid);
 	if (st->nr_procs >= st->max_procs) {
@@ -354,7 +460,7 @@ static void cg_learn(struct cg_state *st, const struct op_proc_event *e)
 		st->bad++;
 		return;
 	}
-	cg_record(st, e->pid, start, (size_t)len);
+	cg_record(st, e->pid, start, (size_t)len, e->time);
 }
 
 /*
@@ -391,7 +497,7 @@ static void cg_fork(struct cg_state *st, const struct op_proc_event *e)
 		return;
 	}
 	st->inherited++;
-	cg_record(st, e->pid, start, (size_t)n);
+	cg_record(st, e->pid, start, (size_t)n, e->time);
 }
 
 static int cg_on_proc(void *priv, const struct op_proc_event *e)
@@ -422,8 +528,20 @@ static int cg_on_proc(void *priv, const struct op_proc_event *e)
 static int cg_on_session(void *priv, const struct op_session_event *e)
 {
 	struct cg_state *st = priv;
+	uint64_t written;
 	size_t i;
 
+	/*
+	 * every line so far into the index of the session it belongs to: at a
+	 * rotation the old one's (the open fd follows the moved file; not open
+	 * yet, all lines were buffered: open it under its new name)
+	 */
+	if (e->kind == OP_SESSION_ROTATED && st->buf_len && st->fd < 0 && !st->open_failed &&
+	    e->prev_dir) {
+		st->fd = cg_open_index(st, e->prev_dir);
+		st->open_failed = st->fd < 0;
+	}
+	cg_flush(st);
 	if (e->kind == OP_SESSION_ROTATED || e->kind == OP_SESSION_STOP) {
 		if (st->fd >= 0)
 			close(st->fd);
@@ -433,6 +551,7 @@ static int cg_on_session(void *priv, const struct op_session_event *e)
 	if (e->kind != OP_SESSION_ROTATED || !e->dir)
 		return 0;
 	/* the new session's index starts with every live process */
+	written = st->written;
 	st->fd = cg_open_index(st, e->dir);
 	if (st->fd < 0) {
 		st->open_failed = true;
@@ -442,12 +561,13 @@ static int cg_on_session(void *priv, const struct op_session_event *e)
 		struct cg_proc *p;
 
 		for (p = st->buckets[i]; p; p = p->next) {
-			if (write(st->fd, p->line, p->len) != (ssize_t)p->len)
-				st->write_errors++;
-			else
-				st->carried++;
+			cg_write(st, p->line, p->len, 0);
+			st->carried++;
 		}
 	}
+	cg_flush(st);
+	/* lines_written counts new processes' lines (the buffer held only carried ones) */
+	st->written = written;
 	return 0;
 }
 
@@ -456,6 +576,11 @@ static void cg_print_stats(void *priv, const struct op_stats_sink *sink)
 	struct cg_state *st = priv;
 	char line[200];
 
+	/*
+	 * the daemon prints statistics at dumps and before a rotation moves
+	 * samples/current: the index there is complete then
+	 */
+	cg_flush(st);
 	snprintf(line, sizeof(line),
 		 "%u processes remembered, %" PRIu64 " index lines written (+%" PRIu64
 		 " carried into rotated sessions)",
@@ -473,6 +598,7 @@ static void cg_print_stats(void *priv, const struct op_stats_sink *sink)
 	sink->counter(sink, "unreadable", st->bad);
 	sink->counter(sink, "not_remembered", st->unremembered);
 	sink->counter(sink, "write_errors", st->write_errors);
+	sink->counter(sink, "index_writes", st->flushes);
 	sink->counter(sink, "split_key_errors", st->split_errors); /* issue 20 */
 }
 
@@ -488,8 +614,11 @@ static void cg_free(void *data)
 
 	if (!st)
 		return;
+	cg_flush(st); /* a plugin unloaded without STOP: nothing seen is lost */
 	if (st->fd >= 0)
 		close(st->fd);
+	if (st->proc_fd >= 0)
+		close(st->proc_fd);
 	for (i = 0; i < CG_BUCKETS; i++) {
 		while (st->buckets[i]) {
 			struct cg_proc *p = st->buckets[i];
@@ -561,6 +690,7 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	if (!st)
 		return -ENOMEM;
 	st->fd = -1;
+	st->proc_fd = -1;
 	st->ctx = ctx;
 	st->host = host;
 	st->max_procs = CG_DEFAULT_MAX_PROCS;
@@ -573,6 +703,8 @@ static int cg_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	/* /proc's start times count from boot (suspend included), perf's clock does not */
 	st->boot_minus_mono_ns = cg_clock(CLOCK_BOOTTIME) - cg_clock(CLOCK_MONOTONIC);
 	rc = cg_parse(st, args);
+	if (!rc)
+		rc = cg_open_proc(st);
 	if (rc)
 		return rc;
 	rc = host->register_proc_hook(ctx, &ph, st);

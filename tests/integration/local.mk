@@ -321,3 +321,7 @@ tests_integration_sf_wide_CFLAGS = $(AM_CFLAGS) -O1 -fno-inline
 dist_check_SCRIPTS += tests/integration/sfile_stress.sh
 TESTS += tests/integration/sfile_stress.sh
 # --- end hashbug ---
+
+# --- issue 20: cgroup index lines buffered, complete at every dump/save/stop ---
+dist_check_SCRIPTS += tests/integration/cgroup_flush.sh
+TESTS += tests/integration/cgroup_flush.sh
