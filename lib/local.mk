@@ -7,7 +7,10 @@ lib_libopng_la_SOURCES = \
 # 3:0:0: struct op_event_spec gained freq_hz mid-struct (incompatible); op_jit_*,
 #        op_jitelf_*, op_buildid_*, op_cgroups_*, op_ksyms_store_*, op_cgs_read added
 #        (issues 18, 19, 20)
-lib_libopng_la_LDFLAGS = -version-info 3:0:0 -no-undefined
+# 4:0:0: op_parsed_name, op_mangle_args, op_cgroup_entry/_index grew (the
+#        --separate=cgroup split key, start times), a second odb writer is -EBUSY; the
+#        stack reader passes a struct with the version 3 context (issue 20)
+lib_libopng_la_LDFLAGS = -version-info 4:0:0 -no-undefined
 EXTRA_DIST += lib/opcount/opcount.pc.in
 # names: sample-file names, events/ catalogue parser, cpu types
 lib_libopng_la_SOURCES += lib/op_mangle.c lib/op_events.h lib/op_events.c lib/op_cpu.h lib/op_cpu.c
@@ -63,7 +66,8 @@ lib_libopprofile_la_SOURCES = lib/profile/op_profile.h lib/profile/op_profile_in
 	lib/profile/op_profile.c lib/profile/op_profile_load.c lib/profile/op_pprof.c
 lib_libopprofile_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/lib/profile \
 	-I$(top_srcdir)/lib/profile $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
-lib_libopprofile_la_LDFLAGS = -version-info 0:0:0 -no-undefined
+# 1:0:0: op_profile_labels gained cgroup, op_pprof_opts name_fn (issues 19, 20)
+lib_libopprofile_la_LDFLAGS = -version-info 1:0:0 -no-undefined
 lib_libopprofile_la_LIBADD = lib/libopng.la $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
 # the generated header before any file that includes it (no BUILT_SOURCES: make check's order)
 $(lib_libopprofile_la_OBJECTS): lib/profile/profile.pb-c.h
