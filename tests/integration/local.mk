@@ -314,3 +314,6 @@ if BUILD_EXPORT
 TESTS += tests/integration/opexport_ctx.sh
 endif
 endif
+# --- issue 20: model plugins only probed are unloaded (libpfm4 RSS) ---
+dist_check_SCRIPTS += tests/integration/model_unload.sh
+TESTS += tests/integration/model_unload.sh
