@@ -2,7 +2,8 @@
  * ext.c - the plugin loader's API: loads plugins (ext_probe.c finds and
  * checks the file), runs ext_init with the host service table (ext_host.c),
  * keeps every registration (ext_reg.c) owned by its plugin, rolls a failed
- * init back completely, and answers lookups, stats and --list-plugins.
+ * init back completely (and unloads a plugin no longer needed the same way),
+ * and answers lookups, stats and --list-plugins.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
