@@ -5,8 +5,8 @@
 # picked) a live daemon has no amd64.so, intel.so or libpfm in its
 # /proc/PID/maps, the log says why they went, opcontrol --status lists only
 # the plugins still loaded, and samples still arrive. A model plugin the
-# user asked for (--ext-feature=intel) stays loaded with libpfm4; a picked
-# model (--cpu-type) stays while the other one goes.
+# user asked for (--ext-feature=intel, a plugins entry) stays loaded with
+# libpfm4; a picked model (--cpu-type) stays while the other one goes.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -118,6 +118,17 @@ grep -q "plugin \"intel\" (.*) unloaded: only probed, model amd64-family17h pick
 	bad "--cpu-type=x86-64/family17h: intel not unloaded"
 grep -q "plugin \"amd64\" .*unloaded" "$L3" && bad "--cpu-type=x86-64/family17h: the picked amd64 was unloaded"
 [ $fail -eq 0 ] || show "$L3"
+
+# 4. a plugins entry of the config file is asked for too: amd64 stays, intel goes
+printf '%s\n' 'plugins = { amd64 = { args = ""; }; };' > c4.conf
+"$OPD" --config="$W/c4.conf" --session-dir="$W/s4" -- true > out4 2> err4 ||
+	{ bad "the plugins.amd64 run exited $?"; show err4; }
+L4=$W/s4/samples/oprofiled.log
+grep -q "oprofiled: model timer, cpu type timer (4)" "$L4" || bad "plugins.amd64: the timer was not picked"
+grep -q "plugin \"amd64\" .*unloaded" "$L4" && bad "plugins.amd64: the configured amd64 was unloaded"
+grep -q "plugin \"intel\" (.*) unloaded: only probed, model timer picked" "$L4" ||
+	bad "plugins.amd64: the probed intel was not unloaded"
+[ $fail -eq 0 ] || show "$L4"
 
 [ $fail -eq 0 ] && { cd "$B" && rm -rf "$W"; }
 exit $fail
