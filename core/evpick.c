@@ -84,29 +84,73 @@ static bool evpick_plugin_disabled(const struct evpick *p, const char *name)
 	return options_plugin_disabled(p->opts, name);
 }
 
+static const char *const evpick_models[] = { "amd64", "intel" };
+#define EVPICK_NR_MODELS (sizeof(evpick_models) / sizeof(evpick_models[0]))
+
 /*
  * Hardware-model plugins are probed on every start: each one present in the
- * plugin directory and not disabled (plugins.NAME.enabled = false) is
- * loaded; its models' detect() decide. A missing file is not an error.
+ * plugin directory, not loaded already (--ext-feature, a plugins entry) and
+ * not disabled (plugins.NAME.enabled = false) is loaded; its models'
+ * detect() decide. A missing file is not an error. Returns the ones it
+ * loaded, bit i for evpick_models[i] (evpick_unload_models).
  */
-static void evpick_load_models(struct evpick *p)
+static unsigned evpick_load_models(struct evpick *p)
 {
-	static const char *const models[] = { "amd64", "intel" };
 	char path[PATH_MAX];
+	unsigned probed = 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
-		if (ext_plugin(p->loader, models[i]) || evpick_plugin_disabled(p, models[i]))
+	for (i = 0; i < EVPICK_NR_MODELS; i++) {
+		const char *name = evpick_models[i];
+
+		if (ext_plugin(p->loader, name) || evpick_plugin_disabled(p, name))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s.so", p->opts->plugin_dir, models[i]);
+		snprintf(path, sizeof(path), "%s/%s.so", p->opts->plugin_dir, name);
 		if (access(path, F_OK))
 			continue;
-		if (ext_load(p->loader, models[i], "", "default"))
+		if (ext_load(p->loader, name, "", "default") == 0)
+			probed |= 1u << i;
+		else
 			log_err(p->log,
 				"warning: hardware-model plugin %s could not be loaded from %s "
 				"(see the log)",
-				models[i], p->opts->plugin_dir);
+				name, p->opts->plugin_dir);
 	}
+	return probed;
+}
+
+/* the registered model named @name (registry-owned), or NULL */
+static const struct ext_model *evpick_find_model(const struct evpick *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < p->reg->nr_models; i++)
+		if (!strcmp(p->reg->models[i].desc.name, name))
+			return &p->reg->models[i];
+	return NULL;
+}
+
+/*
+ * The model plugins evpick loaded itself (@probed) only to ask their
+ * detect(), and whose models lost, go again: they would keep libpfm4 mapped
+ * for the daemon's life (2.1 MB RSS, half of it its relocated event tables)
+ * for nothing. One the user asked for stays, as does the picked model's; so
+ * does one that registered anything else (ext_unload refuses). The registry
+ * closes up behind an unloaded plugin: the picked model is found again.
+ */
+static void evpick_unload_models(struct evpick *p, unsigned probed)
+{
+	const char *owner = p->model ? ext_name(p->model->owner) : NULL;
+	const char *picked = p->model ? p->model->desc.name : NULL;
+	char why[128];
+	size_t i;
+
+	snprintf(why, sizeof(why), "only probed, model %s picked", picked ? picked : "(none)");
+	for (i = 0; i < EVPICK_NR_MODELS; i++)
+		if ((probed & (1u << i)) && !(owner && !strcmp(owner, evpick_models[i])))
+			ext_unload(p->loader, evpick_models[i], why);
+	p->reg = ext_registry(p->loader);
+	p->model = evpick_find_model(p, picked);
 }
 
 /*
@@ -395,13 +439,14 @@ int evpick_choose(struct evpick *p, const struct op_options *o, struct op_log *l
 {
 	struct op_cpuinfo ci;
 	const char *proc_root = o->proc_root ? o->proc_root : "/proc";
+	unsigned probed;
 	uint32_t id = 0;
 	int rc;
 
 	p->opts = o;
 	p->log = log;
 	p->loader = loader;
-	evpick_load_models(p);
+	probed = evpick_load_models(p);
 	p->reg = ext_registry(p->loader);
 	evpick_cpuinfo(proc_root, p->opts->cpu_type, &ci);
 	p->model = evpick_pick_model(p, &ci, true);
@@ -410,6 +455,7 @@ int evpick_choose(struct evpick *p, const struct op_options *o, struct op_log *l
 			p->reg = ext_registry(p->loader);
 	}
 	p->model = evpick_pick_model(p, &ci, false);
+	evpick_unload_models(p, probed);
 	if (!p->model) {
 		if (p->reg->no_event_ok && !p->opts->events_spec)
 			return 0;

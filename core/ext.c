@@ -2,7 +2,8 @@
  * ext.c - the plugin loader's API: loads plugins (ext_probe.c finds and
  * checks the file), runs ext_init with the host service table (ext_host.c),
  * keeps every registration (ext_reg.c) owned by its plugin, rolls a failed
- * init back completely, and answers lookups, stats and --list-plugins.
+ * init back completely (and unloads a plugin no longer needed the same way),
+ * and answers lookups, stats and --list-plugins.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -119,6 +120,49 @@ static void ext_ctx_free(op_ext_t *ctx)
 	free(ctx);
 }
 
+/*
+ * Take @ctx out again, whether its ext_init failed (never in l->plugins) or
+ * it ran (ext_unload): ext_deinit if init succeeded, every registration,
+ * its state, the object and the context. One path for both, so an unloaded
+ * plugin leaves exactly what a refused one leaves: nothing.
+ */
+static void ext_unload_ctx(struct ext_loader *l, op_ext_t *ctx)
+{
+	if (ctx->initialized && ctx->desc.ext_deinit)
+		ctx->desc.ext_deinit(ctx);
+	if (ctx->initialized && (ctx->desc.flags & OP_EXT_F_NO_EVENT_OK))
+		l->reg.no_event_ok--;
+	ext_reg_unregister(&l->reg, ctx);
+	ext_free_user_data(ctx);
+	ext_probe_unload(ctx->handle, ctx->fd);
+	ext_ctx_free(ctx);
+}
+
+int ext_unload(struct ext_loader *l, const char *name, const char *why)
+{
+	const char *busy;
+	op_ext_t *ctx;
+	size_t i;
+
+	ctx = name ? ext_plugin(l, name) : NULL;
+	if (!ctx)
+		return -ENOENT;
+	busy = ext_reg_held(&l->reg, ctx);
+	if (busy) {
+		ext_log_msg(l, false, "plugin \"%s\" stays loaded: it registered %s, in use", name,
+			    busy);
+		return -EBUSY;
+	}
+	for (i = 0; l->plugins[i] != ctx; i++)
+		;
+	memmove(&l->plugins[i], &l->plugins[i + 1], (l->nr_plugins - i - 1) * sizeof(ctx));
+	l->plugins[--l->nr_plugins] = NULL;
+	ext_log_msg(l, false, "plugin \"%s\" (%s) unloaded: %s", name, ctx->path,
+		    why ? why : "not needed");
+	ext_unload_ctx(l, ctx);
+	return 0;
+}
+
 int ext_load(struct ext_loader *l, const char *name, const char *args, const char *origin)
 {
 	struct ext_probe p;
@@ -170,10 +214,7 @@ int ext_load(struct ext_loader *l, const char *name, const char *args, const cha
 			    "plugin \"%s\" (%s): ext_init failed with %d (%s) - see the plugin's messages "
 			    "above; everything it registered was rolled back",
 			    name, ctx->path, rc, rc < 0 ? strerror(-rc) : "not a -errno value");
-		ext_reg_unregister(&l->reg, ctx);
-		ext_free_user_data(ctx);
-		ext_probe_unload(ctx->handle, ctx->fd);
-		ext_ctx_free(ctx);
+		ext_unload_ctx(l, ctx);
 		return rc < 0 ? rc : -EINVAL;
 	}
 	ctx->initialized = true;

@@ -184,6 +184,16 @@ struct ext_loader *ext_loader_new(const char *plugin_dir, void *config,
  * loaded through /proc/self/fd (-ENOENT without /proc).
  */
 int ext_load(struct ext_loader *l, const char *name, const char *args, const char *origin);
+/*
+ * Unload plugin @name again, before samples flow (a hardware-model plugin
+ * only probed, whose models were not picked): ext_deinit, its state, its
+ * registrations and the object go, as for a failed ext_init, and it is no
+ * longer listed (ext_nr_plugins, ext_print_stats). @why ends the logged
+ * "unloaded: ..." line. Only a plugin that registered nothing but hardware
+ * models and stats sections can go (registry indices stay stable): else
+ * -EBUSY, logged with what it holds. -ENOENT if @name is not loaded.
+ */
+int ext_unload(struct ext_loader *l, const char *name, const char *why);
 /* Load all requested features of @o, in order. Stops at the first failure. */
 int ext_load_all(struct ext_loader *l, const struct op_options *o);
 struct ext_registry *ext_registry(struct ext_loader *l);

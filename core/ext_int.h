@@ -86,6 +86,13 @@ int ext_reg_session_hook(op_ext_t *ctx, const struct op_session_hook_desc *desc,
 /* --- issue 20: per-process split key --- */
 int ext_reg_split(op_ext_t *ctx, const char *name);
 int ext_reg_anon_resolver(op_ext_t *ctx, const struct op_anon_resolver_desc *desc, void *priv);
+/*
+ * What @ctx registered that something may hold on to (an sfile slot, a
+ * source or counter number, a hook, an escape code, the kernel resolver,
+ * a split), as "a source" for a message; NULL when it registered nothing
+ * but hardware models and stats sections.
+ */
+const char *ext_reg_held(const struct ext_registry *r, const op_ext_t *ctx);
 /* remove every registration of @ctx, keeping the others in order */
 void ext_reg_unregister(struct ext_registry *r, const op_ext_t *ctx);
 

@@ -649,6 +649,49 @@ int ext_reg_split(op_ext_t *ctx, const char *name)
 	return 0;
 }
 
+/* @ctx owns one of the @nr hook entries of @arr */
+static bool ext_reg_owns_hook(const struct ext_hook_entry *arr, size_t nr, const op_ext_t *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (arr[i].owner == ctx)
+			return true;
+	return false;
+}
+
+const char *ext_reg_held(const struct ext_registry *r, const op_ext_t *ctx)
+{
+	size_t i;
+
+	for (i = 0; i <= OP_ESCAPE_MAX; i++)
+		if (r->escapes[i] && r->escapes[i]->owner == ctx)
+			return "an escape code";
+	for (i = 0; i < r->nr_sfile; i++)
+		if (r->sfile[i].owner == ctx)
+			return "sample file handlers";
+	for (i = 0; i < r->nr_sources; i++)
+		if (r->sources[i].owner == ctx)
+			return "a sample source";
+	for (i = 0; i < r->nr_hooks; i++)
+		if (r->hooks[i].owner == ctx)
+			return "a sample hook";
+	for (i = 0; i < r->nr_counters; i++)
+		if (r->counters[i].owner == ctx)
+			return "a virtual counter";
+	if (r->has_kernel && r->kernel.owner == ctx)
+		return "the kernel resolver";
+	if (ext_reg_owns_hook(r->proc_hooks, r->nr_proc_hooks, ctx))
+		return "a task-record hook";
+	if (ext_reg_owns_hook(r->session_hooks, r->nr_session_hooks, ctx))
+		return "a session hook";
+	if (ext_reg_owns_hook(r->anon, r->nr_anon, ctx))
+		return "an anon resolver";
+	if (r->split_cgroup == ctx)
+		return "the cgroup split";
+	return NULL;
+}
+
 /* remove every registration of @ctx, keeping the others in order */
 void ext_reg_unregister(struct ext_registry *r, const op_ext_t *ctx)
 {

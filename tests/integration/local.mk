@@ -325,3 +325,6 @@ TESTS += tests/integration/sfile_stress.sh
 # --- issue 20: cgroup index lines buffered, complete at every dump/save/stop ---
 dist_check_SCRIPTS += tests/integration/cgroup_flush.sh
 TESTS += tests/integration/cgroup_flush.sh
+# --- issue 20: model plugins only probed are unloaded (libpfm4 RSS) ---
+dist_check_SCRIPTS += tests/integration/model_unload.sh
+TESTS += tests/integration/model_unload.sh

@@ -1483,6 +1483,106 @@ static void test_list_plugins(void **state)
 	log_close(&lb);
 }
 
+/* some mapping of this process is a file whose name contains @needle */
+static bool maps_have(const char *needle)
+{
+	char line[PATH_MAX + 256];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* copy the real plugin @name.so of the build tree into @dir */
+static void put_real(const char *dir, const char *name)
+{
+	const char *b = getenv("OP_BUILDDIR");
+	char from[PATH_MAX], to[PATH_MAX];
+
+	snprintf(from, sizeof(from), "%s/plugins/.libs/%s.so", b ? b : ".", name);
+	snprintf(to, sizeof(to), "%s/%s.so", dir, name);
+	copy_file(from, to, 0644);
+}
+
+/*
+ * ext_unload (issue 20): the real hardware-model plugins, which register
+ * only models and a stats section, go with everything they registered and
+ * their libpfm4 leaves the address space (dlclose really unmaps it); the
+ * other plugins' registrations stay as they were; one holding anything
+ * else (fx_all: an sfile slot, a source, counters...) is refused, -EBUSY.
+ */
+static void test_unload(void **state)
+{
+	struct ext_registry before;
+	char dir[PATH_MAX], sopath[PATH_MAX + 16];
+	struct logbuf lb, st;
+	struct ext_loader *l;
+	struct ext_registry *r;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	put(dir, "fx_all", NULL);
+	put_real(dir, "amd64");
+	put_real(dir, "intel");
+	assert_false(maps_have("libpfm"));
+	log_open(&lb);
+	l = ext_loader_new(dir, NULL, NULL, &lb.log);
+	r = ext_registry(l);
+	assert_int_equal(ext_load(l, "fx_all", "x", "test"), 0);
+	before = *r;
+	assert_int_equal(ext_load(l, "amd64", "", "default"), 0);
+	assert_int_equal(ext_load(l, "intel", "", "default"), 0);
+	assert_true(maps_have("libpfm"));
+	snprintf(sopath, sizeof(sopath), "%s/intel.so", dir);
+	assert_true(maps_have(sopath));
+	assert_true(r->nr_models > before.nr_models);
+	assert_int_equal(r->nr_stats, before.nr_stats + 2);
+
+	/* one of two: libpfm4 stays for the other */
+	assert_int_equal(ext_unload(l, "amd64", "only probed"), 0);
+	assert_contains(log_text(&lb), "plugin \"amd64\" (");
+	assert_contains(log_text(&lb), "amd64.so) unloaded: only probed");
+	assert_null(ext_plugin(l, "amd64"));
+	assert_int_equal(ext_nr_plugins(l), 2);
+	assert_true(maps_have("libpfm"));
+	assert_int_equal(ext_unload(l, "amd64", "again"), -ENOENT);
+
+	/* both: back to fx_all's registry exactly, libpfm4 and the files unmapped */
+	assert_int_equal(ext_unload(l, "intel", "only probed"), 0);
+	assert_memory_equal(&before, r, sizeof(before));
+	assert_int_equal(ext_nr_plugins(l), 1);
+	assert_false(maps_have("libpfm"));
+	snprintf(sopath, sizeof(sopath), "%s/amd64.so", dir);
+	assert_false(maps_have(sopath));
+	snprintf(sopath, sizeof(sopath), "%s/intel.so", dir);
+	assert_false(maps_have(sopath));
+	log_open(&st);
+	ext_print_stats(l, st.f);
+	assert_null(strstr(log_text(&st), "-- plugin amd64 --"));
+	assert_null(strstr(log_text(&st), "-- plugin intel --"));
+	assert_contains(log_text(&st), "-- plugin fx_all --\n");
+	log_close(&st);
+
+	/* a plugin holding registrations something may use stays */
+	assert_int_equal(ext_unload(l, "fx_all", "test"), -EBUSY);
+	assert_contains(log_text(&lb),
+			"plugin \"fx_all\" stays loaded: it registered an escape code, in use");
+	assert_non_null(ext_plugin(l, "fx_all"));
+	assert_memory_equal(&before, r, sizeof(before));
+
+	/* the name and the file are free again: loaded anew, it registers the same */
+	assert_int_equal(ext_load(l, "amd64", "", "default"), 0);
+	assert_true(maps_have("libpfm"));
+	assert_int_equal(r->nr_stats, before.nr_stats + 1);
+	ext_loader_free(l);
+	assert_false(maps_have("libpfm"));
+	log_close(&lb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1504,6 +1604,7 @@ int main(void)
 		cmocka_unit_test(test_nodelete_fd_name),
 		cmocka_unit_test(test_ancestors),
 		cmocka_unit_test(test_no_proc),
+		cmocka_unit_test(test_unload),
 	};
 
 	return cmocka_run_group_tests_name("ext", tests, group_setup, group_teardown);
