@@ -155,12 +155,15 @@ wait $dpid
 # (the final statistics count the scrapes: checked below, once the log is complete)
 
 # 5. a daemon holding more than FD_SETSIZE (1024) descriptors - one per
-# open sample file, up to max_open_files (2048) - still serves: 800 short
-# processes, each its own sample files (--separate=thread)
+# open sample file, up to max_open_files (2048) - still serves: 700
+# processes that spin a few ms and then stay alive, each its own sample files
+# (--separate=thread; the files of a process are closed when it exits)
 P5=$(net_free_port)
 "$OPD" --session-dir="$W/s5" --events=TIMER:100000 --separate=thread,lib,kernel \
 	--ext-feature=pprof:listen=127.0.0.1:$P5 \
-	-- sh -c "i=0; while [ \$i -lt 800 ]; do $HOT 8; i=\$((i + 1)); done; sleep 30" \
+	-- sh -c "i=0; while [ \$i -lt 700 ]; do
+		sh -c 'j=0; while [ \$j -lt 3000 ]; do j=\$((j + 1)); done; sleep 60' &
+		i=\$((i + 1)); done; wait" \
 	> out5 2> err5 &
 d5=$!
 net_pids="$d5 $net_pids"
@@ -181,6 +184,7 @@ else
 fi
 kill -TERM $d5
 wait $d5
+pkill -f "j -lt 3000" 2> /dev/null # the workload's shells (their sleeps end by themselves)
 
 grep -q "pprof.*metrics: [1-9]" "$LOG" || grep -A20 -- "-- plugin pprof --" "$LOG" | grep -q "^metrics: [1-9]" ||
 	{ echo "FAIL: the final statistics do not count the scrapes"; fail=1; }
