@@ -27,22 +27,12 @@ cd "$W" || exit 99
 . "$S/tests/integration/net_util.sh" # net_pprof: the upstream pprof
 fail=0
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: making cgroups needs root"; exit 77; }
-# the v2 hierarchy (pure or hybrid), else v1 name=systemd
-root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$root" ] || root=$(awk '$3 == "cgroup" && $4 ~ /name=systemd/ { print $2; exit }' /proc/self/mounts)
-[ -n "$root" ] || { echo "SKIP: no cgroup v2 or name=systemd hierarchy mounted"; exit 77; }
-CA=$root/optest-a.$$
-CB=$root/optest-b.$$
-mkdir "$CA" "$CB" 2> mk.err || { echo "SKIP: cannot make a cgroup under $root: $(cat mk.err)"; exit 77; }
+fleet_make_cgroups optest
 cleanup() {
 	[ -n "${apid:-}" ] && kill "$apid" 2> /dev/null && wait "$apid" 2> /dev/null
 	rmdir "$CA" "$CB" 2> /dev/null
 }
 trap cleanup EXIT
-# the path /proc/PID/cgroup will show: relative to the hierarchy's root
-PA=/optest-a.$$
-PB=/optest-b.$$
 
 # A: in its cgroup before the daemon starts
 sh -c "echo \$\$ > $CA/cgroup.procs && exec $HOT 9000" &

@@ -34,19 +34,12 @@ fail=0
 [ "$(id -u)" = 0 ] || { echo "SKIP: making cgroups and reusing a pid need root"; exit 77; }
 [ -w /proc/sys/kernel/ns_last_pid ] || { echo "SKIP: no writable /proc/sys/kernel/ns_last_pid"; exit 77; }
 command -v python3 > /dev/null || { echo "SKIP: python3 is needed to fork with a chosen pid"; exit 77; }
-root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$root" ] || root=$(awk '$3 == "cgroup" && $4 ~ /name=systemd/ { print $2; exit }' /proc/self/mounts)
-[ -n "$root" ] || { echo "SKIP: no cgroup v2 or name=systemd hierarchy mounted"; exit 77; }
-CA=$root/opreuse-a.$$
-CB=$root/opreuse-b.$$
-mkdir "$CA" "$CB" 2> mk.err || { echo "SKIP: cannot make a cgroup under $root: $(cat mk.err)"; exit 77; }
+fleet_make_cgroups opreuse
 cleanup() {
 	for p in ${d1:-} ${d2:-}; do kill "$p" 2> /dev/null && wait "$p" 2> /dev/null; done
 	rmdir "$CA" "$CB" 2> /dev/null
 }
 trap cleanup EXIT
-PA=/opreuse-a.$$
-PB=/opreuse-b.$$
 REUSE="python3 $S/tests/integration/reuse_pid.py"
 
 "$OPD" --session-dir="$W/s1" --system-wide --separate=thread --events=TIMER:499Hz \

@@ -27,20 +27,12 @@ cd "$W" || exit 99
 . "$S/tests/integration/net_util.sh" # net_pprof: the upstream pprof
 fail=0
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: making cgroups needs root"; exit 77; }
-root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$root" ] || root=$(awk '$3 == "cgroup" && $4 ~ /name=systemd/ { print $2; exit }' /proc/self/mounts)
-[ -n "$root" ] || { echo "SKIP: no cgroup v2 or name=systemd hierarchy mounted"; exit 77; }
-CA=$root/opsplit-a.$$
-CB=$root/opsplit-b.$$
-mkdir "$CA" "$CB" 2> mk.err || { echo "SKIP: cannot make a cgroup under $root: $(cat mk.err)"; exit 77; }
+fleet_make_cgroups opsplit
 cleanup() {
 	[ -n "${dpid:-}" ] && kill "$dpid" 2> /dev/null && wait "$dpid" 2> /dev/null
 	rmdir "$CA" "$CB" 2> /dev/null
 }
 trap cleanup EXIT
-PA=/opsplit-a.$$
-PB=/opsplit-b.$$
 
 "$OPD" --session-dir="$W/s" --system-wide --separate=cgroup --events=TIMER:499Hz \
 	--ext-feature=cgroup > out 2> err &

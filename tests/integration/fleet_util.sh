@@ -18,3 +18,23 @@ fleet_wait_started() {
 	fi
 	kill -0 "$1" 2> /dev/null || { echo "FAIL: oprofiled did not start"; cat "$3"; exit 1; }
 }
+
+# fleet_make_cgroups NAME: two cgroups made for the test, NAME-a.$$ and
+# NAME-b.$$, under the v2 hierarchy (pure or hybrid), else v1 name=systemd:
+# their directories in CA/CB, the paths /proc/PID/cgroup will show
+# (relative to the hierarchy's root) in PA/PB. Skips (exit 77) when the
+# caller is not root or no hierarchy can take a new cgroup. The caller's
+# EXIT trap removes them: rmdir "$CA" "$CB".
+fleet_make_cgroups() {
+	[ "$(id -u)" = 0 ] || { echo "SKIP: making cgroups needs root"; exit 77; }
+	fleet_cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	[ -n "$fleet_cgroot" ] ||
+		fleet_cgroot=$(awk '$3 == "cgroup" && $4 ~ /name=systemd/ { print $2; exit }' /proc/self/mounts)
+	[ -n "$fleet_cgroot" ] || { echo "SKIP: no cgroup v2 or name=systemd hierarchy mounted"; exit 77; }
+	PA=/$1-a.$$
+	PB=/$1-b.$$
+	CA=$fleet_cgroot$PA
+	CB=$fleet_cgroot$PB
+	mkdir "$CA" "$CB" 2> mk.err ||
+		{ echo "SKIP: cannot make a cgroup under $fleet_cgroot: $(cat mk.err)"; exit 77; }
+}
