@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,67 +85,347 @@ static void warn_cb(void *arg, const char *msg)
 	xwarn("%s", msg);
 }
 
+/*
+ * The sample files are read on two threads: rs_load's walk hands each
+ * selected file to load_file (a job: its path and name), a reader thread
+ * reads and checks jobs ahead (odb_open, odb_check: the opens, reads and
+ * page faults that are most of a load), and after the walk the main
+ * thread reads the rest beside it while it puts the files into the model
+ * in the walk's order: the same model, warnings and output as one reader.
+ * Each reader opens the files through a directory cache of its own
+ * (rs_odb_open on a struct rpt_profile holding only what it uses).
+ */
+#define XREAD_AHEAD 256 /* files read and not yet in the model, at most */
+#define XREAD_BATCH 32  /* files a sleeping reader is woken for */
+
+struct xjob {
+	char *path;
+	/* what the model takes of the file's parsed name (rs_load frees its own) */
+	struct op_image_name image, app;
+	char event[OP_EVENT_NAME_MAX + 1];
+	uint64_t count;
+	int32_t tgid, tid, cpu;
+	char *split;
+	/* read by a reader: 0 and db, or the error and its message */
+	odb_t db;
+	int rc;
+	char *err;
+	bool done;
+};
+
+struct xread {
+	pthread_mutex_t mu;
+	/*
+	 * each side sleeps on its own and is woken only when it waits, in
+	 * batches: a wake-up per file made a context switch per file
+	 */
+	pthread_cond_t cv_reader; /* jobs to read, room ahead, the walk ended */
+	pthread_cond_t cv_main;   /* a job was read */
+	bool reader_waits, main_waits;
+	struct xjob **jobs;
+	size_t njobs, cap;
+	size_t next;   /* the next job to read */
+	size_t taken;  /* jobs before it are in the model */
+	bool closed;   /* the walk is over: no more jobs */
+	bool stop;     /* an error: no more reads */
+	bool threaded; /* a reader thread runs */
+	pthread_t thr;
+	struct rpt_profile *dirs[2]; /* each reader's directory cache (0: the thread's) */
+};
+
 struct xload {
 	struct op_profile *prof;
 	struct rpt_opts *ro;
+	struct xread rd;
 	size_t nfiles; /* read into the model */
 };
 
-/* rs_load's reader of each selected sample file: into the model; a corrupt one is a warning */
+static void xjob_free(struct xjob *j)
+{
+	if (!j)
+		return;
+	if (j->db.base || j->db.fd > 0)
+		odb_close(&j->db);
+	free(j->path);
+	free((char *)j->image.path);
+	free((char *)j->app.path);
+	free(j->split);
+	free(j->err);
+	free(j);
+}
+
+static struct rpt_profile *xdirs_new(const struct rpt_profile *rp)
+{
+	struct rpt_profile *d = calloc(1, sizeof(*d));
+
+	if (d) {
+		d->samples_root = rp->samples_root;
+		d->samples_fd = rp->samples_fd;
+		d->dcache_fd = -1;
+	}
+	return d;
+}
+
+static void xdirs_free(struct rpt_profile *d)
+{
+	if (!d)
+		return;
+	if (d->dcache_fd >= 0)
+		close(d->dcache_fd);
+	free(d->dcache);
+	free(d);
+}
+
+/* read and check job @j through @dirs (rs_odb_open's directory cache) */
+static void xjob_read(struct xjob *j, struct rpt_profile *dirs)
+{
+	char err[1024] = "";
+
+	j->rc = dirs ? rs_odb_open(dirs, &j->db, j->path, err, sizeof(err)) : -ENOMEM;
+	if (!j->rc)
+		j->rc = odb_check(&j->db, err, sizeof(err));
+	if (j->rc) {
+		odb_close(&j->db);
+		j->err = strdup(err[0] ? err : strerror(-j->rc));
+	}
+}
+
+/*
+ * Under rd->mu: the next job to read claimed, or NULL when there is none
+ * (yet) or the readers are XREAD_AHEAD files ahead of the model
+ */
+static struct xjob *xread_claim(struct xread *rd)
+{
+	if (rd->stop || rd->next >= rd->njobs || rd->next - rd->taken >= XREAD_AHEAD)
+		return NULL;
+	return rd->jobs[rd->next++];
+}
+
+/* read @j (claimed) outside the lock with reader @who's directories; it is done */
+static void xread_one(struct xread *rd, struct xjob *j, unsigned who, const struct rpt_profile *rp)
+{
+	pthread_mutex_unlock(&rd->mu);
+	if (!rd->dirs[who])
+		rd->dirs[who] = xdirs_new(rp);
+	xjob_read(j, rd->dirs[who]);
+	pthread_mutex_lock(&rd->mu);
+	j->done = true;
+	if (rd->main_waits)
+		pthread_cond_signal(&rd->cv_main);
+}
+
+struct xreader_arg {
+	struct xread *rd;
+	const struct rpt_profile *rp;
+};
+
+static void *xreader(void *arg)
+{
+	struct xreader_arg *a = arg;
+	struct xread *rd = a->rd;
+
+	pthread_mutex_lock(&rd->mu);
+	for (;;) {
+		struct xjob *j = xread_claim(rd);
+
+		if (j) {
+			xread_one(rd, j, 0, a->rp);
+		} else if (rd->stop || (rd->closed && rd->next >= rd->njobs)) {
+			break;
+		} else {
+			rd->reader_waits = true;
+			pthread_cond_wait(&rd->cv_reader, &rd->mu);
+			rd->reader_waits = false;
+		}
+	}
+	pthread_mutex_unlock(&rd->mu);
+	return NULL;
+}
+
+/* rs_load's reader of each selected sample file: a job for the readers */
 static int load_file(void *arg, struct rpt_profile *rp, const char *path,
 		     const struct op_parsed_name *pn)
 {
-	struct xload *xl = arg;
+	struct xread *rd = &((struct xload *)arg)->rd;
+	struct xjob *j = calloc(1, sizeof(*j));
+
+	(void)rp;
+	if (!j)
+		return -ENOMEM;
+	j->path = strdup(path);
+	j->image = pn->image;
+	j->app = pn->app;
+	j->image.path = pn->image.path ? strdup(pn->image.path) : NULL;
+	j->app.path = pn->app.path ? strdup(pn->app.path) : NULL;
+	j->split = pn->split ? strdup(pn->split) : NULL;
+	snprintf(j->event, sizeof(j->event), "%s", pn->event);
+	j->count = pn->count;
+	j->tgid = pn->tgid;
+	j->tid = pn->tid;
+	j->cpu = pn->cpu;
+	if (!j->path || (pn->image.path && !j->image.path) || (pn->app.path && !j->app.path) ||
+	    (pn->split && !j->split)) {
+		xjob_free(j);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&rd->mu);
+	if (rd->njobs == rd->cap) {
+		size_t ncap = rd->cap ? 2 * rd->cap : 1024;
+		struct xjob **nv = realloc(rd->jobs, ncap * sizeof(*nv));
+
+		if (!nv) {
+			pthread_mutex_unlock(&rd->mu);
+			xjob_free(j);
+			return -ENOMEM;
+		}
+		rd->jobs = nv;
+		rd->cap = ncap;
+	}
+	rd->jobs[rd->njobs++] = j;
+	if (rd->reader_waits && rd->njobs - rd->next >= XREAD_BATCH)
+		pthread_cond_signal(&rd->cv_reader);
+	pthread_mutex_unlock(&rd->mu);
+	return 0;
+}
+
+/* job @j, read, into the model; a corrupt file is a warning */
+static int xjob_take(struct xload *xl, struct rpt_profile *rp, struct xjob *j,
+		     struct op_parsed_name *pn)
+{
 	struct rpt_image *img;
 	char err[1024] = "";
-	odb_t db;
 	int ret;
 
-	memset(&db, 0, sizeof(db));
-	ret = rs_odb_open(rp, &db, path, err, sizeof(err));
-	if (!ret)
-		ret = odb_check(&db, err, sizeof(err));
-	if (ret) {
-		xwarn("skipping sample file %s: corrupt or unreadable (%s)", path,
-		      err[0] ? err : strerror(-ret));
+	if (j->rc) {
+		xwarn("skipping sample file %s: corrupt or unreadable (%s)", j->path,
+		      j->err ? j->err : strerror(-j->rc));
 		rp->nskipped++;
-		odb_close(&db);
-		return ret == -ENOMEM ? -ENOMEM : 0;
+		return j->rc == -ENOMEM ? -ENOMEM : 0;
 	}
+	pn->image = j->image;
+	pn->app = j->app;
+	snprintf(pn->event, sizeof(pn->event), "%s", j->event);
+	pn->count = j->count;
+	pn->tgid = j->tgid;
+	pn->tid = j->tid;
+	pn->cpu = j->cpu;
+	pn->split = j->split;
 	/* the image as opreport finds its binary (--root, --image-path, archive:) */
 	img = rs_image_add(rp, xl->ro, &pn->image);
 	if (!img)
 		ret = -ENOMEM;
 	else
-		ret = op_profile_add_odb(xl->prof, &db, pn, img->file, err, sizeof(err));
+		ret = op_profile_add_odb(xl->prof, &j->db, pn, img->file, err, sizeof(err));
 	if (ret == -EXDEV)
 		xerr("%s", err);
 	else if (!ret)
 		xl->nfiles++;
-	odb_close(&db);
 	return ret;
 }
 
-/* after rs_load read the sample files into the model: the rest of the session */
-static int load(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts *ro)
+/*
+ * After the walk: every job read (here too, beside the reader thread) and
+ * put into the model in the walk's order. 0, -ENOMEM, -EXDEV (said).
+ */
+static int xread_drain(struct xload *xl, struct rpt_profile *rp)
+{
+	struct xread *rd = &xl->rd;
+	struct op_parsed_name *pn = calloc(1, sizeof(*pn));
+	int ret = pn ? 0 : -ENOMEM;
+
+	pthread_mutex_lock(&rd->mu);
+	rd->closed = true;
+	pthread_cond_signal(&rd->cv_reader);
+	while (!ret && rd->taken < rd->njobs) {
+		struct xjob *j = rd->jobs[rd->taken], *mine;
+
+		if (!j->done) {
+			/* not read yet: read one (maybe this one) meanwhile, else wait */
+			if ((mine = xread_claim(rd))) {
+				xread_one(rd, mine, 1, rp);
+			} else {
+				rd->main_waits = true;
+				pthread_cond_wait(&rd->cv_main, &rd->mu);
+				rd->main_waits = false;
+			}
+			continue;
+		}
+		pthread_mutex_unlock(&rd->mu);
+		ret = xjob_take(xl, rp, j, pn);
+		pthread_mutex_lock(&rd->mu);
+		xjob_free(j);
+		rd->jobs[rd->taken++] = NULL;
+		if (rd->reader_waits && rd->next - rd->taken <= XREAD_AHEAD - XREAD_BATCH)
+			pthread_cond_signal(&rd->cv_reader);
+	}
+	pthread_mutex_unlock(&rd->mu);
+	free(pn);
+	return ret;
+}
+
+/* the readers' state; the thread started when one can be (else the main thread reads) */
+static void xread_init(struct xload *xl, struct rpt_profile *rp, struct xreader_arg *a)
+{
+	struct xread *rd = &xl->rd;
+
+	pthread_mutex_init(&rd->mu, NULL);
+	pthread_cond_init(&rd->cv_reader, NULL);
+	pthread_cond_init(&rd->cv_main, NULL);
+	a->rd = rd;
+	a->rp = rp;
+	rd->threaded = !pthread_create(&rd->thr, NULL, xreader, a);
+}
+
+/* after xread_drain, or when rs_load failed: the thread ended, the jobs left freed */
+static void xread_end(struct xread *rd)
+{
+	pthread_mutex_lock(&rd->mu);
+	rd->closed = true;
+	rd->stop = true;
+	pthread_cond_signal(&rd->cv_reader);
+	pthread_mutex_unlock(&rd->mu);
+	if (rd->threaded)
+		pthread_join(rd->thr, NULL);
+	rd->threaded = false;
+	for (size_t i = 0; i < rd->njobs; i++)
+		xjob_free(rd->jobs[i]);
+	free(rd->jobs);
+	rd->jobs = NULL;
+	xdirs_free(rd->dirs[0]);
+	xdirs_free(rd->dirs[1]);
+	pthread_mutex_destroy(&rd->mu);
+	pthread_cond_destroy(&rd->cv_reader);
+	pthread_cond_destroy(&rd->cv_main);
+}
+
+/*
+ * After the sample files are in the model: the rest of the session. The
+ * stack table and the kallsyms snapshot were opened (@stacks_fd,
+ * @ksyms_fd, -1: none, consumed) before the symbol loader started: this
+ * runs beside it and uses nothing of @rp that it changes.
+ */
+static int load(struct op_profile *prof, struct rpt_profile *rp, struct rpt_opts *ro, int stacks_fd,
+		int ksyms_fd)
 {
 	int fd, ret = 0;
 
 	/* whole stacks of the first session, as opreport -c reads them */
-	fd = ret ? -1 : rs_open_session_file(rp, OP_SESSION_CG_STACKS_PATH, O_RDONLY);
-	if (fd >= 0) {
+	if (stacks_fd >= 0) {
 		char *path;
 
 		if (asprintf(&path, "%s/%s", rp->samples_dir, OP_SESSION_CG_STACKS_PATH) < 0) {
-			close(fd);
+			close(stacks_fd);
+			if (ksyms_fd >= 0)
+				close(ksyms_fd);
 			return -ENOMEM;
 		}
-		ret = op_profile_add_stacks(prof, fd, path, ro->root, want_image, ro);
+		ret = op_profile_add_stacks(prof, stacks_fd, path, ro->root, want_image, ro);
 		free(path);
 	}
-	fd = ret ? -1 : rs_open_session_file(rp, OP_SESSION_KALLSYMS_PATH, O_RDONLY);
-	if (fd >= 0)
-		op_profile_kernel_start(prof, fd);
+	if (ksyms_fd >= 0 && ret)
+		close(ksyms_fd);
+	else if (ksyms_fd >= 0)
+		op_profile_kernel_start(prof, ksyms_fd);
 	/* every image is known now: the build IDs the daemon recorded, the times */
 	for (size_t i = 0; i < rp->nsessions && !ret; i++) {
 		char *sd;
@@ -234,18 +515,82 @@ out:
 	return ret;
 }
 
+/*
+ * The symbol tables (libbfd, the kallsyms snapshot: most of naming's time)
+ * of the sampled images are loaded on a thread of their own from when the
+ * sample files are in the model, beside the stacks, the build IDs and the
+ * encoder's set-up; the names are looked up once it is done. Meanwhile
+ * only this thread uses the struct rpt_profile.
+ */
+struct symloader {
+	struct rpt_profile *rp;
+	struct rpt_opts *ro;
+	struct rpt_image **imgs;
+	size_t n;
+	bool running;
+	pthread_t thr;
+};
+
+static void *symloader_run(void *arg)
+{
+	struct symloader *sl = arg;
+
+	for (size_t i = 0; i < sl->n; i++)
+		rsym_load_image(sl->rp, sl->ro, sl->imgs[i]);
+	return NULL;
+}
+
+/* the images of @prof's mappings that name_locations will name, loading from now on */
+static int symloader_start(struct symloader *sl, const struct op_profile *prof,
+			   struct rpt_profile *rp, struct rpt_opts *ro, const struct xopts *x)
+{
+	sl->rp = rp;
+	sl->ro = ro;
+	sl->imgs = calloc(prof->nmaps + 1, sizeof(*sl->imgs));
+	if (!sl->imgs)
+		return -ENOMEM;
+	for (size_t i = 0; i < prof->nmaps; i++) {
+		const struct op_profile_mapping *m = &prof->maps[i];
+		struct op_image_name n = { .kind = m->kind,
+					   .path = m->path,
+					   .tgid = m->tgid,
+					   .start = m->anon_start,
+					   .end = m->anon_end };
+
+		if (x->no_symbols && m->kind == OP_IMAGE_USER && !m->is_kernel)
+			continue;
+		if (!(sl->imgs[sl->n++] = rs_image_add(rp, ro, &n)))
+			return -ENOMEM;
+	}
+	/* no thread to be had: loaded by name_locations */
+	sl->running = !pthread_create(&sl->thr, NULL, symloader_run, sl);
+	return 0;
+}
+
+/* the loader done: the struct rpt_profile is the caller's again */
+static void symloader_end(struct symloader *sl)
+{
+	if (sl->running)
+		pthread_join(sl->thr, NULL);
+	sl->running = false;
+	free(sl->imgs);
+	sl->imgs = NULL;
+}
+
 /* name_locations as op_pprof_opts.name_fn: on the encoder's thread of its own */
 struct namer_args {
 	struct op_profile *prof;
 	struct rpt_profile *rp;
 	struct rpt_opts *ro;
 	const struct xopts *x;
+	struct symloader *sl;
 };
 
 static int name_locations_cb(void *arg)
 {
 	struct namer_args *a = arg;
 
+	symloader_end(a->sl);
 	return name_locations(a->prof, a->rp, a->ro, a->x);
 }
 
@@ -363,6 +708,10 @@ static int export(const struct xopts *x, struct rpt_profile *rp, struct rpt_opts
 {
 	struct op_profile *prof = NULL;
 	struct xload xl = { .ro = ro };
+	struct xreader_arg xa;
+	struct symloader sl = { 0 };
+	int stacks_fd, ksyms_fd;
+	bool reading = false;
 	char err[2048] = "";
 	uint8_t *buf = NULL;
 	size_t len = 0;
@@ -379,16 +728,26 @@ static int export(const struct xopts *x, struct rpt_profile *rp, struct rpt_opts
 			if (ret)
 				goto out;
 		}
-		/* the sample files are read once, by load_file, into the model */
+		/* the sample files are read once, by the readers, into the model */
 		rp->file_fn = load_file;
 		rp->file_arg = &xl;
+		xread_init(&xl, rp, &xa);
+		reading = true;
 	}
 	ret = rs_load(rp, ro, err, sizeof(err));
 	if (ret) {
-		if (ret != -EXDEV) /* said by load_file */
-			xerr("%s", err[0] ? err : strerror(-ret));
+		xerr("%s", err[0] ? err : strerror(-ret));
 		ret = -EINVAL; /* said */
 		goto out;
+	}
+	if (reading) {
+		ret = xread_drain(&xl, rp);
+		xread_end(&xl.rd);
+		reading = false;
+		if (ret == -EXDEV) /* said */
+			ret = -EINVAL;
+		if (ret)
+			goto out;
 	}
 	rs_warn_stats(rp);
 	if (x->fmt == XF_FOLDED) {
@@ -404,15 +763,27 @@ static int export(const struct xopts *x, struct rpt_profile *rp, struct rpt_opts
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = load(prof, rp, ro);
+	/* what load() reads of the session through rp, opened before the loader starts */
+	stacks_fd = rs_open_session_file(rp, OP_SESSION_CG_STACKS_PATH, O_RDONLY);
+	ksyms_fd = rs_open_session_file(rp, OP_SESSION_KALLSYMS_PATH, O_RDONLY);
+	ret = symloader_start(&sl, prof, rp, ro, x);
+	if (ret) {
+		if (stacks_fd >= 0)
+			close(stacks_fd);
+		if (ksyms_fd >= 0)
+			close(ksyms_fd);
+		goto out;
+	}
+	ret = load(prof, rp, ro, stacks_fd, ksyms_fd); /* consumes both */
 	if (ret)
 		goto out;
 	if (x->fmt == XF_PPROF) {
 		/*
-		 * the symbols are loaded while the samples are packed, and deflate
-		 * runs beside the packing: on several cores the three overlap
+		 * the symbols are looked up while the samples are packed (their
+		 * tables loading since the model was read), and deflate runs
+		 * beside the packing: on several cores they overlap
 		 */
-		struct namer_args na = { prof, rp, ro, x };
+		struct namer_args na = { prof, rp, ro, x, &sl };
 		const struct op_pprof_opts po = { .threaded = true,
 						  .name_fn = name_locations_cb,
 						  .name_arg = &na };
@@ -421,6 +792,7 @@ static int export(const struct xopts *x, struct rpt_profile *rp, struct rpt_opts
 		if (!ret)
 			ret = write_out(x, buf, len, &out);
 	} else {
+		symloader_end(&sl);
 		ret = name_locations(prof, rp, ro, x);
 		if (ret)
 			goto out;
@@ -429,6 +801,9 @@ static int export(const struct xopts *x, struct rpt_profile *rp, struct rpt_opts
 			ret = write_speedscope(out, prof, rp->samples_dir);
 	}
 out:
+	symloader_end(&sl);
+	if (reading)
+		xread_end(&xl.rd);
 	if (ret == -ENOMEM)
 		xerr("out of memory");
 	if (out && (fflush(out) || ferror(out)) && !ret) {
