@@ -191,25 +191,42 @@ static void xjob_read(struct xjob *j, struct rpt_profile *dirs)
 }
 
 /*
- * Under rd->mu: the next job to read claimed, or NULL when there is none
- * (yet) or the readers are XREAD_AHEAD files ahead of the model
+ * Under rd->mu: up to @max next jobs to read claimed (the first at
+ * rd->jobs[*@first]), none when there is none (yet) or the readers are
+ * XREAD_AHEAD files ahead of the model. Their number.
  */
-static struct xjob *xread_claim(struct xread *rd)
+static size_t xread_claim(struct xread *rd, size_t max, size_t *first)
 {
-	if (rd->stop || rd->next >= rd->njobs || rd->next - rd->taken >= XREAD_AHEAD)
-		return NULL;
-	return rd->jobs[rd->next++];
+	size_t n = rd->njobs - rd->next, room = XREAD_AHEAD - (rd->next - rd->taken);
+
+	if (rd->stop || rd->next - rd->taken >= XREAD_AHEAD)
+		return 0;
+	n = n < max ? n : max;
+	n = n < room ? n : room;
+	*first = rd->next;
+	rd->next += n;
+	return n;
 }
 
-/* read @j (claimed) outside the lock with reader @who's directories; it is done */
-static void xread_one(struct xread *rd, struct xjob *j, unsigned who, const struct rpt_profile *rp)
+/*
+ * Read the @n jobs claimed from rd->jobs[@first] outside the lock, with
+ * reader @who's directories; they are done. (rd->jobs moves only under
+ * the lock: the jobs are taken out first.)
+ */
+static void xread_some(struct xread *rd, size_t first, size_t n, unsigned who,
+		       const struct rpt_profile *rp)
 {
+	struct xjob *j[XREAD_BATCH];
+
+	memcpy(j, rd->jobs + first, n * sizeof(*j));
 	pthread_mutex_unlock(&rd->mu);
 	if (!rd->dirs[who])
 		rd->dirs[who] = xdirs_new(rp);
-	xjob_read(j, rd->dirs[who]);
+	for (size_t i = 0; i < n; i++)
+		xjob_read(j[i], rd->dirs[who]);
 	pthread_mutex_lock(&rd->mu);
-	j->done = true;
+	for (size_t i = 0; i < n; i++)
+		j[i]->done = true;
 	if (rd->main_waits)
 		pthread_cond_signal(&rd->cv_main);
 }
@@ -226,10 +243,11 @@ static void *xreader(void *arg)
 
 	pthread_mutex_lock(&rd->mu);
 	for (;;) {
-		struct xjob *j = xread_claim(rd);
+		/* a few at a time: fewer turns of the lock the main thread takes too */
+		size_t first, n = xread_claim(rd, 8, &first);
 
-		if (j) {
-			xread_one(rd, j, 0, a->rp);
+		if (n) {
+			xread_some(rd, first, n, 0, a->rp);
 		} else if (rd->stop || (rd->closed && rd->next >= rd->njobs)) {
 			break;
 		} else {
@@ -282,7 +300,9 @@ static int load_file(void *arg, struct rpt_profile *rp, const char *path,
 		rd->cap = ncap;
 	}
 	rd->jobs[rd->njobs++] = j;
-	if (rd->reader_waits && rd->njobs - rd->next >= XREAD_BATCH)
+	/* a reader that waits for room ahead is not woken for jobs it may not read yet */
+	if (rd->reader_waits && rd->njobs - rd->next >= XREAD_BATCH &&
+	    rd->next - rd->taken < XREAD_AHEAD)
 		pthread_cond_signal(&rd->cv_reader);
 	pthread_mutex_unlock(&rd->mu);
 	return 0;
@@ -337,12 +357,13 @@ static int xread_drain(struct xload *xl, struct rpt_profile *rp)
 	rd->closed = true;
 	pthread_cond_signal(&rd->cv_reader);
 	while (!ret && rd->taken < rd->njobs) {
-		struct xjob *j = rd->jobs[rd->taken], *mine;
+		struct xjob *j = rd->jobs[rd->taken];
+		size_t first;
 
 		if (!j->done) {
 			/* not read yet: read one (maybe this one) meanwhile, else wait */
-			if ((mine = xread_claim(rd))) {
-				xread_one(rd, mine, 1, rp);
+			if (xread_claim(rd, 1, &first)) {
+				xread_some(rd, first, 1, 1, rp);
 			} else {
 				rd->main_waits = true;
 				pthread_cond_wait(&rd->cv_main, &rd->mu);
@@ -350,13 +371,13 @@ static int xread_drain(struct xload *xl, struct rpt_profile *rp)
 			}
 			continue;
 		}
-		pthread_mutex_unlock(&rd->mu);
-		ret = xjob_take(xl, rp, j, pn);
-		pthread_mutex_lock(&rd->mu);
-		xjob_free(j);
 		rd->jobs[rd->taken++] = NULL;
 		if (rd->reader_waits && rd->next - rd->taken <= XREAD_AHEAD - XREAD_BATCH)
 			pthread_cond_signal(&rd->cv_reader);
+		pthread_mutex_unlock(&rd->mu);
+		ret = xjob_take(xl, rp, j, pn);
+		xjob_free(j);
+		pthread_mutex_lock(&rd->mu);
 	}
 	pthread_mutex_unlock(&rd->mu);
 	free(pn);

@@ -340,24 +340,16 @@ static void pack_part(const ProtobufCMessage *m, struct pbout *o)
 	pbout_append(&o->base, n, o->tmp);
 }
 
-#define PACK_CHUNK 4096u /* samples per packed piece */
+#define PACK_CHUNK 256u /* samples per packed piece */
 
 /*
- * The samples @v[0..@n) into @o's stream, PACK_CHUNK to a Profile message
- * packed whole by protobuf-c. A message's fields may come in any order and
- * its repeated fields in any number of pieces, so the samples, then a
- * message of everything else, are the profile. (pack_to_buffer of the
- * whole, one call per field, took 40 % longer.)
+ * At most the bytes protobuf-c packs sample @s into as a field of a
+ * Profile: every varint at its longest (10 bytes, a length 5), every
+ * Label field present (key, str, num, num_unit)
  */
-static void pack_samples(PSample **v, size_t n, struct pbout *o)
+static size_t sample_bound(const PSample *s)
 {
-	for (size_t i = 0; i < n && !o->err; i += PACK_CHUNK) {
-		PProfile c = PERFTOOLS__PROFILES__PROFILE__INIT;
-
-		c.n_sample = n - i < PACK_CHUNK ? n - i : PACK_CHUNK;
-		c.sample = v + i;
-		pack_part(&c.base, o);
-	}
+	return 6 + 6 + 10 * s->n_location_id + 6 + 10 * s->n_value + s->n_label * (6 + 4 * 11);
 }
 
 /*
@@ -608,6 +600,83 @@ static int sample_labels(struct labtab *lt, struct strtab *st, const struct op_p
 	return 0;
 }
 
+/* what pack_samples makes the model's samples into, PACK_CHUNK at a time */
+struct spack {
+	const struct op_profile *p;
+	struct labtab *lt;
+	struct strtab *st;
+	PLabel *glab;           /* the --label pairs */
+	const uint64_t *locids; /* p->locpool in the written ids */
+	PLabel **labelp;        /* the label arrays of runs of samples with the same labels */
+	size_t nlab;
+	PSample v[PACK_CHUNK], *vp[PACK_CHUNK];
+	int64_t values[2 * PACK_CHUNK];
+};
+
+/*
+ * The model's samples into @o's stream, PACK_CHUNK to a Profile message
+ * packed whole by protobuf-c. A message's fields may come in any order and
+ * its repeated fields in any number of pieces, so the samples, then a
+ * message of everything else, are the profile. (pack_to_buffer of the
+ * whole, one call per field, took 40 % longer.) The Sample messages of a
+ * piece are made just before it is packed: never all of them at once (24
+ * MB for 300,000). A piece is packed straight into the stage when its
+ * bound fits there: not sized first (packing sizes each sample again) nor
+ * copied. 0 or -ENOMEM.
+ */
+static int pack_samples(struct spack *sp, struct pbout *o)
+{
+	const struct op_profile *p = sp->p;
+	PSample *prev = NULL;
+
+	for (size_t i = 0; i < p->nsamples && !o->err; i += PACK_CHUNK) {
+		PProfile c = PERFTOOLS__PROFILES__PROFILE__INIT;
+		size_t bound = 0;
+
+		c.n_sample = p->nsamples - i < PACK_CHUNK ? p->nsamples - i : PACK_CHUNK;
+		c.sample = sp->vp;
+		for (size_t k = 0; k < c.n_sample; k++) {
+			const struct op_profile_sample *s = &p->samples[i + k];
+			PSample *ps = &sp->v[k];
+
+			*ps = (PSample)PERFTOOLS__PROFILES__SAMPLE__INIT;
+			ps->n_location_id = s->nlocs;
+			ps->location_id = (uint64_t *)&sp->locids[s->loc_off];
+			sp->values[2 * k] = (int64_t)s->count;
+			sp->values[2 * k + 1] = (int64_t)(s->count * p->period);
+			ps->n_value = 2;
+			ps->value = &sp->values[2 * k];
+			sp->vp[k] = ps;
+			/*
+			 * in the model's order: a sample file's samples (one thread,
+			 * one image) side by side, sharing one label array
+			 */
+			if (prev && labels_same(&p->samples[i + k - 1].lab, &s->lab)) {
+				ps->n_label = prev->n_label;
+				ps->label = prev->label;
+			} else {
+				if (sample_labels(sp->lt, sp->st, p, &s->lab, sp->glab,
+						  &sp->labelp[sp->nlab], &ps->n_label))
+					return -ENOMEM;
+				ps->label = ps->n_label ? &sp->labelp[sp->nlab] : NULL;
+				sp->nlab += ps->n_label;
+			}
+			prev = ps;
+			bound += sample_bound(ps);
+		}
+		if (bound > PBOUT_STAGE) {
+			pack_part(&c.base, o);
+		} else {
+			if (o->nstage + bound > PBOUT_STAGE)
+				pbout_flush(o, false);
+			o->nstage += protobuf_c_message_pack(&c.base, o->stage[o->cur] + o->nstage);
+		}
+		/* the last one's labels stay where they are: the next piece may share them */
+		prev = &sp->v[c.n_sample - 1];
+	}
+	return 0;
+}
+
 /* the locations named on a thread of their own (op_pprof_opts.name_fn) */
 struct namer {
 	int (*fn)(void *arg);
@@ -635,14 +704,13 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	PLocation *locs = NULL, **locp = NULL;
 	PLine *lines = NULL, **linep = NULL;
 	PFunction **fnp = NULL;
-	PSample *samples = NULL, **samplep = NULL;
+	struct spack *sp = NULL;
 	PLabel **labelp = NULL, *glab = NULL;
 	struct labtab lt = { 0 };
 	uint32_t *locorder = NULL, *newmap = NULL; /* [0]: the main one */
 	uint32_t *newid = NULL;                    /* location id -> the id it is written with */
 	uint64_t *locids = NULL;
-	int64_t *values = NULL;
-	size_t nlab_per = 0, nlab = 0, nruns = 0;
+	size_t nlab_per = 0, nruns = 0;
 	struct namer namer = { 0 };
 	struct pbout *out = NULL;
 	bool named = false;
@@ -728,12 +796,10 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 		newid[locorder[r] + 1] = (uint32_t)r + 1;
 	/* samples: values samples and samples * period; labels per sample then --label pairs */
 	nlab_per = NLABEL_KEYS + p->nlabels;
-	samples = calloc(p->nsamples + 1, sizeof(*samples));
-	samplep = calloc(p->nsamples + 1, sizeof(*samplep));
-	values = calloc(2 * (p->nsamples + 1), sizeof(*values));
+	sp = malloc(sizeof(*sp));
 	locids = calloc(p->npool + 1, sizeof(*locids));
 	glab = calloc(p->nlabels + 1, sizeof(*glab));
-	if (!samples || !samplep || !values || !locids || !glab)
+	if (!sp || !locids || !glab)
 		goto out;
 	for (size_t i = 0; i < p->nlabels; i++) {
 		glab[i] = (PLabel)PERFTOOLS__PROFILES__LABEL__INIT;
@@ -745,9 +811,9 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	for (size_t i = 0; i < p->npool; i++)
 		locids[i] = newid[p->locpool[i]];
 	/*
-	 * in the model's order: a sample file's samples (one thread, one image)
-	 * side by side, sharing one label array. (Sorting them by labels and
-	 * stack saved 1.5 % of the gzip'd size at a tenth of the export's time.)
+	 * one label array per run of samples with the same labels. (Sorting
+	 * the samples by labels and stack saved 1.5 % of the gzip'd size at a
+	 * tenth of the export's time.)
 	 */
 	for (size_t i = 0; i < p->nsamples; i++)
 		if (!i || !labels_same(&p->samples[i - 1].lab, &p->samples[i].lab))
@@ -755,28 +821,13 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	labelp = calloc(nlab_per * nruns + 1, sizeof(*labelp));
 	if (!labelp)
 		goto out;
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const struct op_profile_sample *s = &p->samples[i];
-		PSample *ps = &samples[i];
-
-		*ps = (PSample)PERFTOOLS__PROFILES__SAMPLE__INIT;
-		ps->n_location_id = s->nlocs;
-		ps->location_id = &locids[s->loc_off];
-		values[2 * i] = (int64_t)s->count;
-		values[2 * i + 1] = (int64_t)(s->count * p->period);
-		ps->n_value = 2;
-		ps->value = &values[2 * i];
-		samplep[i] = ps;
-		if (i && labels_same(&p->samples[i - 1].lab, &s->lab)) {
-			ps->n_label = samples[i - 1].n_label;
-			ps->label = samples[i - 1].label;
-			continue;
-		}
-		if (sample_labels(&lt, &st, p, &s->lab, glab, &labelp[nlab], &ps->n_label))
-			goto out;
-		ps->label = ps->n_label ? &labelp[nlab] : NULL;
-		nlab += ps->n_label;
-	}
+	sp->p = p;
+	sp->lt = &lt;
+	sp->st = &st;
+	sp->glab = glab;
+	sp->locids = locids;
+	sp->labelp = labelp;
+	sp->nlab = 0;
 
 	/*
 	 * The samples first: they need no names, so the locations are named
@@ -794,10 +845,11 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 		if (!named)
 			namer_run(&namer);
 	}
-	pack_samples(samplep, p->nsamples, out);
+	ret = pack_samples(sp, out);
 	if (named)
 		pthread_join(namer.thr, NULL);
-	ret = namer.ret;
+	if (!ret)
+		ret = namer.ret;
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
@@ -882,9 +934,7 @@ out:
 	free(ft.v);
 	free(ft.slot);
 	free(fnp);
-	free(samples);
-	free(samplep);
-	free(values);
+	free(sp);
 	free(locids);
 	free(labelp);
 	free(glab);
