@@ -384,6 +384,65 @@ static void test_encode_threaded(void **state)
 	op_profile_free(p);
 }
 
+/*
+ * Deep stacks: a piece of 256 samples may be bounded beyond a deflate
+ * stage (packed through the scratch buffer then), the next one not; every
+ * sample comes back whole, in order, threaded or not
+ */
+static void test_encode_deep(void **state)
+{
+	const struct op_pprof_opts raw_opts = { .no_gzip = true }, thr = { .threaded = true };
+	struct op_image_name n = { .kind = OP_IMAGE_USER, .path = "/usr/bin/deep" };
+	struct op_profile *p = op_profile_new();
+	Perftools__Profiles__Profile *pp;
+	uint32_t map, locs[200];
+	uint8_t *raw, *gz;
+	size_t raw_len, gz_len;
+
+	(void)state;
+	assert_non_null(p);
+	snprintf(p->event, sizeof(p->event), "TIMER");
+	p->period = 100000;
+	p->timer = true;
+	map = op_profile_mapping(p, &n, false, NULL);
+	assert_true(map > 0);
+	for (uint32_t i = 0; i < 1000; i++) {
+		/* 200 frames for the first 512 samples, then 1 to 3 */
+		uint32_t depth = i < 512 ? 200 : 1 + i % 3;
+		struct op_profile_labels lab = { (int32_t)(i / 10), (int32_t)(i / 10), 0, map, 0 };
+
+		for (uint32_t d = 0; d < depth; d++) {
+			locs[d] = op_profile_location(p, map, 0x1000 + (uint64_t)(i + d) * 4);
+			assert_true(locs[d] > 0);
+		}
+		assert_int_equal(op_profile_add(p, locs, depth, &lab, 1 + i, false), 0);
+	}
+	assert_int_equal(op_pprof_encode(p, &raw_opts, &raw, &raw_len), 0);
+	assert_int_equal(op_pprof_encode(p, &thr, &gz, &gz_len), 0);
+	assert_gunzips_to(gz, gz_len, raw, raw_len);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
+	assert_non_null(pp);
+	assert_int_equal(pp->n_sample, 1000);
+	for (size_t i = 0; i < pp->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pp->sample[i];
+		const size_t depth = i < 512 ? 200 : 1 + i % 3;
+
+		assert_int_equal(s->n_location_id, depth);
+		assert_int_equal(s->value[0], (int64_t)(1 + i));
+		assert_int_equal(s->n_label, 4); /* pid, tid, cpu, comm */
+		for (size_t d = 0; d < depth; d++) {
+			const Perftools__Profiles__Location *l = pp->location[s->location_id[d] - 1];
+
+			assert_int_equal(l->id, s->location_id[d]);
+			assert_int_equal(l->address, 0x1000 + (uint64_t)(i + d) * 4);
+		}
+	}
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(gz);
+	free(raw);
+	op_profile_free(p);
+}
+
 /* op_pprof_opts.name_fn: names the locations during the encoding; its failure ends it */
 static int namer_ok(void *arg)
 {
@@ -780,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_encode_event),
 		cmocka_unit_test(test_encode_threaded),
+		cmocka_unit_test(test_encode_deep),
 		cmocka_unit_test(test_encode_namer),
 		cmocka_unit_test_setup_teardown(test_load, sess_setup, sess_teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_labels, sess_setup, sess_teardown),
