@@ -140,6 +140,60 @@ static void test_stacks_and_flat(void **state)
 	op_profile_free(p);
 }
 
+/*
+ * Flat samples without stacks: each sample file's own labels and image
+ * (merged per location inside one run only), and files whose labels and
+ * image repeat (merged across them); the same counts either way, and a
+ * sample added after op_profile_finish still merges with its equal
+ */
+static void test_flat_merge(void **state)
+{
+	const struct op_profile_labels t1 = { 1, 1, 0, 0, 0 }, t2 = { 2, 2, 0, 0, 0 };
+
+	(void)state;
+	for (int repeat = 0; repeat < 2; repeat++) {
+		struct op_profile *p = op_profile_new();
+		uint32_t ma, mb, a1, a2, b1;
+		const struct op_profile_sample *s;
+
+		assert_non_null(p);
+		ma = op_profile_mapping(p, &img_a, false, NULL);
+		mb = op_profile_mapping(p, &img_b, false, NULL);
+		a1 = op_profile_location(p, ma, 0x10);
+		a2 = op_profile_location(p, ma, 0x20);
+		b1 = op_profile_location(p, mb, 0x10);
+		/* a file of thread 1 in a (a1 twice: merged), one in b, one of thread 2 in a */
+		assert_int_equal(op_profile_add(p, &a1, 1, &t1, 1, true), 0);
+		assert_int_equal(op_profile_add(p, &a2, 1, &t1, 2, true), 0);
+		assert_int_equal(op_profile_add(p, &a1, 1, &t1, 4, true), 0);
+		assert_int_equal(op_profile_add(p, &b1, 1, &t1, 8, true), 0);
+		assert_int_equal(op_profile_add(p, &a1, 1, &t2, 16, true), 0);
+		/* repeat: thread 1 in a again after them (another session's file) */
+		if (repeat)
+			assert_int_equal(op_profile_add(p, &a2, 1, &t1, 32, true), 0);
+		assert_int_equal(op_profile_finish(p), 0);
+		assert_int_equal(p->total, 31 + (repeat ? 32 : 0));
+		assert_int_equal(p->nsamples, 4);
+		/* in the order first added */
+		assert_int_equal(p->locpool[p->samples[0].loc_off], a1);
+		assert_int_equal(p->samples[0].count, 5);
+		assert_int_equal(p->samples[0].lab.pid, 1);
+		assert_int_equal(p->locpool[p->samples[1].loc_off], a2);
+		assert_int_equal(p->samples[1].count, 2 + (repeat ? 32 : 0));
+		assert_int_equal(p->locpool[p->samples[2].loc_off], b1);
+		assert_int_equal(p->samples[2].count, 8);
+		assert_int_equal(p->locpool[p->samples[3].loc_off], a1);
+		assert_int_equal(p->samples[3].count, 16);
+		assert_int_equal(p->samples[3].lab.pid, 2);
+		/* added after: merged with its equal (thread 2, a1), not a fifth */
+		assert_int_equal(op_profile_add(p, &a1, 1, &t2, 64, false), 0);
+		assert_int_equal(p->nsamples, 4);
+		s = &p->samples[3];
+		assert_int_equal(s->count, 80);
+		op_profile_free(p);
+	}
+}
+
 static void test_diff(void **state)
 {
 	struct op_profile *before = op_profile_new(), *now = op_profile_new(), *d;
@@ -835,6 +889,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_stacks_and_flat),
+		cmocka_unit_test(test_flat_merge),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_encode_event),
