@@ -89,11 +89,11 @@ static void warn_cb(void *arg, const char *msg)
  * The sample files are read on two threads: rs_load's walk hands each
  * selected file to load_file (a job: its path and name), a reader thread
  * reads and checks jobs ahead (odb_open, odb_check: the opens, reads and
- * page faults that are most of a load), and after the walk the main
- * thread reads the rest beside it while it puts the files into the model
- * in the walk's order: the same model, warnings and output as one reader.
- * Each reader opens the files through a directory cache of its own
- * (rs_odb_open on a struct rpt_profile holding only what it uses).
+ * page faults that are most of a load), and the main thread puts the files
+ * read into the model in the walk's order as it goes, reading too while
+ * more than XREAD_AHEAD jobs wait: the same model, warnings and output as
+ * one reader. Each reader opens the files through a directory cache of its
+ * own (rs_odb_open on a struct rpt_profile holding only what it uses).
  */
 #define XREAD_AHEAD 256 /* files read and not yet in the model, at most */
 #define XREAD_BATCH 32  /* files a sleeping reader is woken for */
@@ -145,7 +145,8 @@ struct xload {
 	struct op_profile *prof;
 	struct rpt_opts *ro;
 	struct xread rd;
-	size_t nfiles; /* read into the model */
+	struct op_parsed_name *pn; /* xjob_take's */
+	size_t nfiles;             /* read into the model */
 };
 
 static void xjob_free(struct xjob *j)
@@ -281,6 +282,8 @@ static void *xreader(void *arg)
 	return NULL;
 }
 
+static int xread_progress(struct xload *xl, struct rpt_profile *rp, bool all);
+
 /* rs_load's reader of each selected sample file: a job for the readers */
 static int load_file(void *arg, struct rpt_profile *rp, const char *path,
 		     const struct op_parsed_name *pn)
@@ -288,7 +291,6 @@ static int load_file(void *arg, struct rpt_profile *rp, const char *path,
 	struct xread *rd = &((struct xload *)arg)->rd;
 	struct xjob *j = calloc(1, sizeof(*j));
 
-	(void)rp;
 	if (!j)
 		return -ENOMEM;
 	j->path = strdup(path);
@@ -326,7 +328,8 @@ static int load_file(void *arg, struct rpt_profile *rp, const char *path,
 	    rd->next - rd->taken < XREAD_AHEAD)
 		pthread_cond_signal(&rd->cv_reader);
 	pthread_mutex_unlock(&rd->mu);
-	return 0;
+	/* what is read goes into the model now: jobs do not pile up */
+	return xread_progress(arg, rp, false);
 }
 
 /* job @j, read, into the model; a corrupt file is a warning */
@@ -365,30 +368,33 @@ static int xjob_take(struct xload *xl, struct rpt_profile *rp, struct xjob *j,
 }
 
 /*
- * After the walk: every job read (here too, beside the reader thread) and
- * put into the model in the walk's order. 0, -ENOMEM, -EXDEV (said).
+ * The jobs read so far into the model, in the walk's order; meanwhile jobs
+ * read here too when more than XREAD_AHEAD wait to be read (the walk hands
+ * them out faster than one thread reads). @all: until every job is in
+ * (after the walk, waiting for the reader thread). 0, -ENOMEM, -EXDEV
+ * (said).
  */
-static int xread_drain(struct xload *xl, struct rpt_profile *rp)
+static int xread_progress(struct xload *xl, struct rpt_profile *rp, bool all)
 {
 	struct xread *rd = &xl->rd;
-	struct op_parsed_name *pn = calloc(1, sizeof(*pn));
-	int ret = pn ? 0 : -ENOMEM;
+	int ret = 0;
 
 	pthread_mutex_lock(&rd->mu);
-	rd->closed = true;
-	pthread_cond_signal(&rd->cv_reader);
 	while (!ret && rd->taken < rd->njobs) {
 		struct xjob *j = rd->jobs[rd->taken];
 		size_t first;
 
 		if (!j->done) {
 			/* not read yet: read one (maybe this one) meanwhile, else wait */
-			if (xread_claim(rd, 1, &first)) {
+			if ((all || rd->njobs - rd->next > XREAD_AHEAD) &&
+			    xread_claim(rd, 1, &first)) {
 				xread_some(rd, first, 1, 1, rp);
-			} else {
+			} else if (all) {
 				rd->main_waits = true;
 				pthread_cond_wait(&rd->cv_main, &rd->mu);
 				rd->main_waits = false;
+			} else {
+				break;
 			}
 			continue;
 		}
@@ -396,7 +402,7 @@ static int xread_drain(struct xload *xl, struct rpt_profile *rp)
 		if (rd->reader_waits && rd->next - rd->taken <= XREAD_AHEAD - XREAD_BATCH)
 			pthread_cond_signal(&rd->cv_reader);
 		pthread_mutex_unlock(&rd->mu);
-		ret = xjob_take(xl, rp, j, pn);
+		ret = xjob_take(xl, rp, j, xl->pn);
 		pthread_mutex_lock(&rd->mu);
 		if (j->who == 0 && rd->threaded && rd->ntoclose < 2 * XREAD_AHEAD) {
 			rd->toclose[rd->ntoclose++] = j->db;
@@ -407,8 +413,19 @@ static int xread_drain(struct xload *xl, struct rpt_profile *rp)
 		pthread_mutex_lock(&rd->mu);
 	}
 	pthread_mutex_unlock(&rd->mu);
-	free(pn);
 	return ret;
+}
+
+/* after the walk: every job read and in the model. 0, -ENOMEM, -EXDEV (said). */
+static int xread_drain(struct xload *xl, struct rpt_profile *rp)
+{
+	struct xread *rd = &xl->rd;
+
+	pthread_mutex_lock(&rd->mu);
+	rd->closed = true;
+	pthread_cond_signal(&rd->cv_reader);
+	pthread_mutex_unlock(&rd->mu);
+	return xread_progress(xl, rp, true);
 }
 
 /* the readers' state; the thread started when one can be (else the main thread reads) */
@@ -781,12 +798,18 @@ static int export(const struct xopts *x, struct rpt_profile *rp, struct rpt_opts
 		/* the sample files are read once, by the readers, into the model */
 		rp->file_fn = load_file;
 		rp->file_arg = &xl;
+		xl.pn = calloc(1, sizeof(*xl.pn));
+		if (!xl.pn) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		xread_init(&xl, rp, &xa);
 		reading = true;
 	}
 	ret = rs_load(rp, ro, err, sizeof(err));
 	if (ret) {
-		xerr("%s", err[0] ? err : strerror(-ret));
+		if (ret != -EXDEV) /* said by xjob_take */
+			xerr("%s", err[0] ? err : strerror(-ret));
 		ret = -EINVAL; /* said */
 		goto out;
 	}
@@ -864,6 +887,7 @@ out:
 	if (out && out != stdout && fclose(out) && !ret)
 		ret = -EIO;
 	free(buf);
+	free(xl.pn);
 	op_profile_free(prof);
 	return ret;
 }
