@@ -687,16 +687,56 @@ static PLabel *label_get(struct labtab *t, struct strtab *st, const struct op_pr
 	return l;
 }
 
-/* qsort_r order of locations: by mapping, then address */
-static int loc_order(const void *a, const void *b, void *arg)
-{
-	const struct op_profile *p = arg;
-	const struct op_profile_loc *x = &p->locs[*(const uint32_t *)a];
-	const struct op_profile_loc *y = &p->locs[*(const uint32_t *)b];
+/* a location to sort, its mapping and key beside it (not looked up per comparison) */
+struct loc_sort {
+	uint64_t key;
+	uint32_t mapping, idx;
+};
 
-	if (x->mapping != y->mapping)
-		return x->mapping < y->mapping ? -1 : 1;
-	return x->key < y->key ? -1 : x->key > y->key;
+/* the byte @pass of @l's order: the key's 8 low to high, then the mapping's 4 */
+static unsigned loc_digit(const struct loc_sort *l, unsigned pass)
+{
+	return pass < 8 ? (unsigned)(l->key >> (8 * pass)) & 0xff :
+			  (l->mapping >> (8 * (pass - 8))) & 0xff;
+}
+
+/*
+ * @v[0..@n) by mapping, then address: least significant byte first, each
+ * pass stable, a pass whose byte is the same everywhere skipped (qsort of
+ * 48,000 locations took 6 ms). @tmp holds @n too. 0 or -ENOMEM.
+ */
+static int sort_locs(struct loc_sort *v, size_t n)
+{
+	struct loc_sort *tmp = malloc((n + 1) * sizeof(*tmp)), *from = v, *to = tmp, *t;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (unsigned pass = 0; pass < 12; pass++) {
+		size_t cnt[256] = { 0 }, sum = 0;
+		bool one = false;
+
+		for (size_t i = 0; i < n; i++)
+			cnt[loc_digit(&from[i], pass)]++;
+		for (unsigned d = 0; d < 256 && !one; d++)
+			one = cnt[d] == n;
+		if (one)
+			continue;
+		for (unsigned d = 0; d < 256; d++) {
+			size_t c = cnt[d];
+
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[cnt[loc_digit(&from[i], pass)]++] = from[i];
+		t = from;
+		from = to;
+		to = t;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	free(tmp);
+	return 0;
 }
 
 static bool labels_same(const struct op_profile_labels *a, const struct op_profile_labels *b)
@@ -853,7 +893,8 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	PLabel **labelp = NULL, *glab = NULL;
 	struct labtab lt = { 0 };
 	uint32_t *locorder = NULL, *newmap = NULL; /* [0]: the main one */
-	uint32_t *newid = NULL;                    /* location id -> the id it is written with */
+	struct loc_sort *ls;
+	uint32_t *newid = NULL; /* location id -> the id it is written with */
 	uint64_t *locids = NULL;
 	size_t nlab_per = 0, nruns = 0;
 	struct namer namer = { 0 };
@@ -933,10 +974,18 @@ int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, u
 	locorder = calloc(p->nlocs + 1, sizeof(*locorder));
 	if (!newid || !locorder)
 		goto out;
+	ls = malloc((p->nlocs + 1) * sizeof(*ls));
+	if (!ls)
+		goto out;
 	for (size_t i = 0; i < p->nlocs; i++)
-		locorder[i] = (uint32_t)i;
-	if (p->nlocs)
-		qsort_r(locorder, p->nlocs, sizeof(*locorder), loc_order, (void *)p);
+		ls[i] = (struct loc_sort){ p->locs[i].key, p->locs[i].mapping, (uint32_t)i };
+	if (sort_locs(ls, p->nlocs)) {
+		free(ls);
+		goto out;
+	}
+	for (size_t i = 0; i < p->nlocs; i++)
+		locorder[i] = ls[i].idx;
+	free(ls);
 	for (size_t r = 0; r < p->nlocs; r++)
 		newid[locorder[r] + 1] = (uint32_t)r + 1;
 	/* samples: values samples and samples * period; labels per sample then --label pairs */

@@ -497,6 +497,58 @@ static void test_encode_deep(void **state)
 	op_profile_free(p);
 }
 
+/*
+ * Location ids in (mapping, address) order whatever the order they were
+ * added in, keys over the whole 64 bits (no binary at these paths: the
+ * address is the key)
+ */
+static void test_encode_loc_order(void **state)
+{
+	const struct op_pprof_opts raw_opts = { .no_gzip = true };
+	static const struct op_image_name imgs[3] = {
+		{ .kind = OP_IMAGE_USER, .path = "/nonexistent/x" },
+		{ .kind = OP_IMAGE_USER, .path = "/nonexistent/y" },
+		{ .kind = OP_IMAGE_USER, .path = "/nonexistent/z" },
+	};
+	struct op_profile *p = op_profile_new();
+	Perftools__Profiles__Profile *pp;
+	uint64_t x = 88172645463325252ull;
+	uint32_t maps[3];
+	uint8_t *raw;
+	size_t raw_len;
+
+	(void)state;
+	assert_non_null(p);
+	for (int m = 0; m < 3; m++)
+		maps[m] = op_profile_mapping(p, &imgs[m], false, NULL);
+	for (int i = 0; i < 3000; i++) {
+		uint32_t loc;
+
+		/* xorshift: keys of every size, mappings interleaved */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		loc = op_profile_location(p, maps[i % 3], x >> (i % 64));
+		assert_true(loc > 0);
+		assert_int_equal(op_profile_add(p, &loc, 1, NULL, 1, false), 0);
+	}
+	assert_int_equal(op_pprof_encode(p, &raw_opts, &raw, &raw_len), 0);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
+	assert_non_null(pp);
+	assert_int_equal(pp->n_location, p->nlocs);
+	for (size_t i = 1; i < pp->n_location; i++) {
+		const Perftools__Profiles__Location *a = pp->location[i - 1], *b = pp->location[i];
+		const char *ma = pp->string_table[pp->mapping[a->mapping_id - 1]->filename];
+		const char *mb = pp->string_table[pp->mapping[b->mapping_id - 1]->filename];
+
+		/* the model's mapping order is x, y, z; within one, addresses ascend */
+		assert_true(strcmp(ma, mb) < 0 || (!strcmp(ma, mb) && a->address < b->address));
+	}
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	op_profile_free(p);
+}
+
 /* op_pprof_opts.name_fn: names the locations during the encoding; its failure ends it */
 static int namer_ok(void *arg)
 {
@@ -895,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_encode_event),
 		cmocka_unit_test(test_encode_threaded),
 		cmocka_unit_test(test_encode_deep),
+		cmocka_unit_test(test_encode_loc_order),
 		cmocka_unit_test(test_encode_namer),
 		cmocka_unit_test_setup_teardown(test_load, sess_setup, sess_teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_labels, sess_setup, sess_teardown),
