@@ -382,23 +382,51 @@ static void test_encode(void **state)
  * samples with the same labels share one label array, and every sample
  * still reads back with its own labels
  */
-static void test_encode_threaded(void **state)
+/* a timer profile (period 100 us) of one image @path, its mapping in *@map */
+static struct op_profile *timer_profile(const char *path, uint32_t *map)
 {
-	const struct op_pprof_opts raw_opts = { .no_gzip = true }, thr = { .threaded = true };
-	struct op_image_name n = { .kind = OP_IMAGE_USER, .path = "/usr/bin/big" };
+	struct op_image_name n = { .kind = OP_IMAGE_USER, .path = path };
 	struct op_profile *p = op_profile_new();
-	Perftools__Profiles__Profile *pp;
-	uint8_t *raw, *gz;
-	size_t raw_len, gz_len;
-	uint32_t map;
 
-	(void)state;
 	assert_non_null(p);
 	snprintf(p->event, sizeof(p->event), "TIMER");
 	p->period = 100000;
 	p->timer = true;
-	map = op_profile_mapping(p, &n, false, NULL);
-	assert_true(map > 0);
+	*map = op_profile_mapping(p, &n, false, NULL);
+	assert_true(*map > 0);
+	return p;
+}
+
+/*
+ * @p encoded bare and gzip'd on threads: the one gunzips to the other;
+ * the bare one unpacked (the bytes in *@raw, to free)
+ */
+static Perftools__Profiles__Profile *encode_both(const struct op_profile *p, uint8_t **raw)
+{
+	const struct op_pprof_opts raw_opts = { .no_gzip = true }, thr = { .threaded = true };
+	Perftools__Profiles__Profile *pp;
+	size_t raw_len, gz_len;
+	uint8_t *gz;
+
+	assert_int_equal(op_pprof_encode(p, &raw_opts, raw, &raw_len), 0);
+	assert_int_equal(op_pprof_encode(p, &thr, &gz, &gz_len), 0);
+	assert_gunzips_to(gz, gz_len, *raw, raw_len);
+	free(gz);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, *raw);
+	assert_non_null(pp);
+	return pp;
+}
+
+static void test_encode_threaded(void **state)
+{
+	const struct op_pprof_opts raw_opts = { .no_gzip = true };
+	Perftools__Profiles__Profile *pp;
+	uint32_t map;
+	struct op_profile *p = timer_profile("/usr/bin/big", &map);
+	uint8_t *raw;
+	size_t raw_len;
+
+	(void)state;
 	for (uint32_t i = 0; i < 120000; i++) {
 		/* 3 samples per thread, 40,000 threads */
 		struct op_profile_labels lab = { (int32_t)(i / 3), (int32_t)(i / 3),
@@ -410,10 +438,8 @@ static void test_encode_threaded(void **state)
 	}
 	assert_int_equal(op_pprof_encode(p, &raw_opts, &raw, &raw_len), 0);
 	assert_true(raw_len > 4 * 256 * 1024); /* several stages */
-	assert_int_equal(op_pprof_encode(p, &thr, &gz, &gz_len), 0);
-	assert_gunzips_to(gz, gz_len, raw, raw_len);
-	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
-	assert_non_null(pp);
+	free(raw);
+	pp = encode_both(p, &raw);
 	assert_int_equal(pp->n_sample, 120000);
 	for (size_t i = 0; i < pp->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = pp->sample[i];
@@ -433,7 +459,6 @@ static void test_encode_threaded(void **state)
 		assert_int_equal(s->value[0], (int64_t)(1 + i % 7));
 	}
 	perftools__profiles__profile__free_unpacked(pp, NULL);
-	free(gz);
 	free(raw);
 	op_profile_free(p);
 }
@@ -445,21 +470,12 @@ static void test_encode_threaded(void **state)
  */
 static void test_encode_deep(void **state)
 {
-	const struct op_pprof_opts raw_opts = { .no_gzip = true }, thr = { .threaded = true };
-	struct op_image_name n = { .kind = OP_IMAGE_USER, .path = "/usr/bin/deep" };
-	struct op_profile *p = op_profile_new();
 	Perftools__Profiles__Profile *pp;
 	uint32_t map, locs[200];
-	uint8_t *raw, *gz;
-	size_t raw_len, gz_len;
+	struct op_profile *p = timer_profile("/usr/bin/deep", &map);
+	uint8_t *raw;
 
 	(void)state;
-	assert_non_null(p);
-	snprintf(p->event, sizeof(p->event), "TIMER");
-	p->period = 100000;
-	p->timer = true;
-	map = op_profile_mapping(p, &n, false, NULL);
-	assert_true(map > 0);
 	for (uint32_t i = 0; i < 1000; i++) {
 		/* 200 frames for the first 512 samples, then 1 to 3 */
 		uint32_t depth = i < 512 ? 200 : 1 + i % 3;
@@ -471,11 +487,7 @@ static void test_encode_deep(void **state)
 		}
 		assert_int_equal(op_profile_add(p, locs, depth, &lab, 1 + i, false), 0);
 	}
-	assert_int_equal(op_pprof_encode(p, &raw_opts, &raw, &raw_len), 0);
-	assert_int_equal(op_pprof_encode(p, &thr, &gz, &gz_len), 0);
-	assert_gunzips_to(gz, gz_len, raw, raw_len);
-	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
-	assert_non_null(pp);
+	pp = encode_both(p, &raw);
 	assert_int_equal(pp->n_sample, 1000);
 	for (size_t i = 0; i < pp->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = pp->sample[i];
@@ -492,7 +504,6 @@ static void test_encode_deep(void **state)
 		}
 	}
 	perftools__profiles__profile__free_unpacked(pp, NULL);
-	free(gz);
 	free(raw);
 	op_profile_free(p);
 }
