@@ -5,8 +5,8 @@
 # `perf record -a -e cpu-clock -c 100000` records the same seconds; the
 # stream oprofiled recorded is replayed --append until the session holds
 # >= 1 M samples (each replay adds the same samples again: same files, the
-# counts grow). Then, median of RUNS with CPU (user+sys: opexport deflates
-# on a second thread) and peak RSS (/usr/bin/time), and 2 RUNS + 1 pairs of
+# counts grow). Then, median of RUNS with CPU (user+sys: opexport reads,
+# loads symbols and deflates on threads) and peak RSS (/usr/bin/time), and 2 RUNS + 1 pairs of
 # opexport and opreport -l run alternately (the median of their ratios):
 # opexport --format=pprof (with symbols, and --no-symbols) beside opreport -l
 # --merge=all (one column: the sample files differ in tid, tgid and cpu) on
@@ -142,7 +142,7 @@ awk -v x="$(get 'opexport --format=pprof')" -v r="$(get 'opreport -l')" \
     -v n1="$n1" -v ps="$psamples" 'BEGIN {
 	printf "RESULT export time: opexport pprof %.2f s, --no-symbols %.2f s, opreport -l %.2f s: opexport/opreport = %.2f (%d samples, %d files)\n",
 		x, xn, r, (r > 0 ? x / r : 0), n, f
-	printf "RESULT export cpu (user+sys; opexport deflates on a second thread): opexport %.2f s, opreport -l %.2f s: %.2f\n", xc, rc, (rc > 0 ? xc / rc : 0)
+	printf "RESULT export cpu (user+sys; opexport reads, loads symbols and deflates on threads): opexport %.2f s, opreport -l %.2f s: %.2f\n", xc, rc, (rc > 0 ? xc / rc : 0)
 	printf "RESULT export alternating (%d pairs, median of the ratios): opexport/opreport -l wall %.2f, cpu %.2f\n", '"$((runs * 2 + 1))"', '"$pw"', '"$pc"'
 	printf "RESULT export rss: opexport %d KiB, opreport -l %d KiB: %.2f\n", xm, rm, (rm > 0 ? xm / rm : 0)
 	printf "RESULT export size (the %s s recorded): perf.data %d B, gzip %d B\n", "'"$secs"'", pd, pz
