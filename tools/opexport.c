@@ -97,6 +97,7 @@ static void warn_cb(void *arg, const char *msg)
  */
 #define XREAD_AHEAD 256 /* files read and not yet in the model, at most */
 #define XREAD_BATCH 32  /* files a sleeping reader is woken for */
+#define XREAD_CLAIM 8   /* files the reader thread claims at a time (<= XREAD_BATCH) */
 
 struct xjob {
 	char *path;
@@ -153,7 +154,7 @@ static void xjob_free(struct xjob *j)
 {
 	if (!j)
 		return;
-	if (j->db.base || j->db.fd > 0)
+	if (j->db.base || j->db.fd >= 0)
 		odb_close(&j->db);
 	free(j->path);
 	free((char *)j->image.path);
@@ -255,7 +256,7 @@ static void *xreader(void *arg)
 	pthread_mutex_lock(&rd->mu);
 	for (;;) {
 		/* a few at a time: fewer turns of the lock the main thread takes too */
-		size_t first, n = xread_claim(rd, 8, &first);
+		size_t first, n = xread_claim(rd, XREAD_CLAIM, &first);
 
 		if (rd->ntoclose) {
 			odb_t mine[2 * XREAD_AHEAD];
@@ -293,6 +294,7 @@ static int load_file(void *arg, struct rpt_profile *rp, const char *path,
 
 	if (!j)
 		return -ENOMEM;
+	j->db.fd = -1; /* not read */
 	j->path = strdup(path);
 	j->image = pn->image;
 	j->app = pn->app;
@@ -407,6 +409,7 @@ static int xread_progress(struct xload *xl, struct rpt_profile *rp, bool all)
 		if (j->who == 0 && rd->threaded && rd->ntoclose < 2 * XREAD_AHEAD) {
 			rd->toclose[rd->ntoclose++] = j->db;
 			memset(&j->db, 0, sizeof(j->db));
+			j->db.fd = -1;
 		}
 		pthread_mutex_unlock(&rd->mu);
 		xjob_free(j);
