@@ -373,12 +373,9 @@ static void test_split_bad(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_context),
-		cmocka_unit_test(test_context_bad),
-		cmocka_unit_test(test_version2),
-		cmocka_unit_test(test_split),
-		cmocka_unit_test(test_split_text),
-		cmocka_unit_test(test_split_bad),
+		cmocka_unit_test(test_context),    cmocka_unit_test(test_context_bad),
+		cmocka_unit_test(test_version2),   cmocka_unit_test(test_split),
+		cmocka_unit_test(test_split_text), cmocka_unit_test(test_split_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
