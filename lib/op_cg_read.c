@@ -243,13 +243,6 @@ static int cgs_v2(const char *base, size_t size, uint32_t version, const struct 
 			v->bad(v->arg, "a context node under a root without one");
 			continue;
 		}
-		/* a split node anywhere but right under its root is no frame either */
-		for (uint32_t j = 0; j < depth && !split_bad; j++)
-			split_bad = fr[j].image == CGS_SPLIT_IMAGE;
-		if (split_bad) {
-			v->bad(v->arg, "a split node below a frame or context node");
-			continue;
-		}
 		if (depth > CGS_MAX_DEPTH) {
 			v->bad(v->arg, "a stack is deeper than a reader accepts");
 			continue;
