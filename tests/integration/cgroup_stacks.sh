@@ -68,6 +68,9 @@ tab=$W/s/samples/current/callgraph/stacks
 ver=$(od -An -tu4 -j8 -N4 "$tab" 2> /dev/null | tr -d ' ')
 echo "stack table version ${ver:-none}"
 [ "$ver" = 4 ] || { echo "FAIL: the stack table of a --separate=cgroup session is not version 4"; fail=1; }
+# the plugin's count of stacks stored with a key: at least A's and B's samples
+nsplit=$(awk '$1 == "stacks_split:" { print $2; exit }' "$W/s/samples/oprofiled.log")
+echo "stacks_split: ${nsplit:-none}"
 
 # the flat split files per cgroup, as opreport counts them (top rows only)
 rsum() { awk '/^\t/ { next } $1 ~ /^[0-9]+$/ && NF >= 3 { s += $1 } END { print s + 0 }' "$1"; }
@@ -80,6 +83,7 @@ echo "opreport: cgroup A $sumA samples, cgroup B $sumB"
 [ "$sumA" -ge 300 ] && [ "$sumB" -ge 150 ] || { echo "FAIL: too few samples in the split files"; fail=1; }
 awk -v a="$sumA" -v b="$sumB" 'BEGIN { r = b ? a / b : 0; printf "ratio A:B = %.2f\n", r; exit !(r > 1.5 && r < 2.6) }' ||
 	{ echo "FAIL: the cgroups' samples are not 2:1"; fail=1; }
+[ "${nsplit:-0}" -ge $((sumA + sumB)) ] || { echo "FAIL: stacks_split ${nsplit:-none} < the two cgroups' $((sumA + sumB)) samples"; fail=1; }
 
 # the pprof export: stack samples labelled with their cgroup, totals per cgroup exact
 if net_pprof > gobuild.log 2>&1; then
