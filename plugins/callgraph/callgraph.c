@@ -667,6 +667,7 @@ static void cg_stacks_open(struct cg_state *st)
 
 	st->stacks_tried = true;
 	st->full_logged = false;
+	st->split_full_logged = false;
 	if (!sd) {
 		st->host->log(st->ctx, OP_LOG_WARN,
 			      "no session directory: whole stacks are not recorded (arcs still are)");
