@@ -51,6 +51,22 @@
  * version 2's: a version 2 table continued (--append) with a context
  * becomes version 3 in place, its stacks kept.
  *
+ * Version 4 (written since issue 20's --separate=cgroup) is version 3 plus
+ * a split level: a root whose key has CGS_STACK_SPLIT set has exactly one
+ * child level of split nodes (image = CGS_SPLIT_IMAGE, key = name_off |
+ * (uint64_t)name_len << 32 of the process's split key, a cgroup path such
+ * as "/system.slice/x.service", NUL-terminated in the strings area beside
+ * the image names; count 0); a context node, if the root also has
+ * CGS_STACK_CONTEXT, hangs under the split node, and the frames under that.
+ * The plugin writes a split node only for processes the daemon keeps apart
+ * by --separate=cgroup (the key is the one in the flat sample files' path
+ * samples/current/{cgroup}/KEY/...), each key's string once per table; a
+ * stack of a process without a key has a root without the flag. A table
+ * becomes version 4 in place (the header's version written before the
+ * first split node is published) only when such a stack is stored: tables
+ * without a split keep version 2 or 3 for older readers. Layout and header
+ * are version 2's.
+ *
  * Version 1 (struct cgs_header, cgs_stack, cgs_frame below) held a fixed
  * hash table of stacks with their frames in a pool; opreport still reads it.
  */
@@ -60,7 +76,8 @@
 #include <stdint.h>
 
 #define CGS_MAGIC "OPCGSTK" /* 8 bytes with the NUL */
-#define CGS_VERSION 3u      /* what the plugin writes when stacks have a context */
+#define CGS_VERSION4 4u     /* what the plugin writes when stacks have a split key */
+#define CGS_VERSION 3u      /* what it writes when stacks have a context (no split) */
 #define CGS_VERSION2 2u     /* what it writes without (and continues as version 3) */
 #define CGS_VERSION1 1u     /* still read */
 #define CGS_MAX_DEPTH 255u  /* frames of one stack a reader accepts */
@@ -69,9 +86,12 @@ enum cgs_image_kind { CGS_IMG_USER = 0, CGS_IMG_KERNEL = 1, CGS_IMG_ANON = 2 };
 
 #define CGS_STACK_TRUNCATED 1u /* the chain was deeper than the configured depth */
 #define CGS_STACK_CONTEXT 2u   /* version 3: the root's children are context nodes */
+#define CGS_STACK_SPLIT 4u     /* version 4: the root's children are split nodes */
 
 /* version 3: a context node's image: this bit | (cpu + 1), low bits 0: no cpu */
 #define CGS_CTX_IMAGE 0x80000000u
+/* version 4: a split node's image (key: the split key's name_off | name_len << 32) */
+#define CGS_SPLIT_IMAGE 0x40000000u
 
 struct cgs_image {
 	uint32_t name_off;   /* into the strings area */
@@ -82,10 +102,10 @@ struct cgs_image {
 	uint64_t anon_end;
 };
 
-/* versions 2 and 3 */
+/* versions 2, 3 and 4 */
 struct cgs_header2 {
 	char magic[8];
-	uint32_t version;     /* 2 or 3 */
+	uint32_t version;     /* 2, 3 or 4 */
 	uint32_t header_size; /* sizeof(struct cgs_header2) */
 	uint32_t images_max, images_used;
 	uint32_t strings_size, strings_used;
@@ -100,10 +120,12 @@ struct cgs_header2 {
 };
 
 struct cgs_node {
-	uint64_t key; /* frame: key in its image; root: counter | flags << 32; context: tgid | tid << 32 */
+	/* frame: key in its image; root: counter | flags << 32; context: tgid | tid << 32; split: name */
+	uint64_t key;
 	uint64_t count;  /* samples whose stack ends here */
 	uint32_t parent; /* caller (or root) node index + 1; 0: this is a root */
-	uint32_t image; /* image index + 1; root: the application's; context: CGS_CTX_IMAGE | (cpu + 1) */
+	/* image index + 1; root: the application's; context: CGS_CTX_IMAGE | (cpu + 1); split */
+	uint32_t image;
 };
 
 /* version 1 */

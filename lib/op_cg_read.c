@@ -1,9 +1,10 @@
 /*
  * op_cg_read.c - the whole-stack table read and visited (op_cg_read.h):
- * versions 2 and 3's node tree walked from each counted node up to its root
- * (version 3's context node, under a root that says it has one, giving the
- * stack's tgid, tid and cpu), version 1's hash table of stacks with their
- * frames in a pool.
+ * versions 2 to 4's node tree walked from each counted node up to its root
+ * (version 4's split node, under a root that says it has one, giving the
+ * stack's split key; version 3's context node, under a root or split node
+ * that says it has one, giving the stack's tgid, tid and cpu), version 1's
+ * hash table of stacks with their frames in a pool.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -127,12 +128,27 @@ static int cgs_v1(const char *base, size_t size, const struct op_cgs_visitor *v,
 	return ret;
 }
 
-/* versions 2 and 3 (@version) */
+/*
+ * version 4: the split key a split node names in the strings area (a
+ * NUL-terminated absolute path), NULL when it names none
+ */
+static const char *cgs_split_key(uint64_t key, const char *strs, uint32_t strings_size)
+{
+	uint32_t off = (uint32_t)key, len = (uint32_t)(key >> 32);
+
+	if (!len || (uint64_t)off + len >= strings_size || strs[off + len] || strs[off] != '/' ||
+	    memchr(strs + off, '\0', len))
+		return NULL;
+	return strs + off;
+}
+
+/* versions 2, 3 and 4 (@version) */
 static int cgs_v2(const char *base, size_t size, uint32_t version, const struct op_cgs_visitor *v,
 		  struct op_cgs_info *info)
 {
 	const struct cgs_header2 *h = (const void *)base;
-	struct cgs_frame fr[CGS_MAX_DEPTH + 1]; /* the frames and a context node */
+	/* the frames, a context node and a split node */
+	struct cgs_frame fr[CGS_MAX_DEPTH + 2];
 	const struct cgs_node *nodes;
 	struct cgs_layout2 l;
 	uint64_t nnodes;
@@ -140,7 +156,7 @@ static int cgs_v2(const char *base, size_t size, uint32_t version, const struct 
 	int ret;
 
 	if (size < sizeof(*h) || h->header_size != sizeof(*h)) {
-		v->bad(v->arg, "not a version 2 or 3 stack table (bad header size)");
+		v->bad(v->arg, "not a version 2, 3 or 4 stack table (bad header size)");
 		return 0;
 	}
 	cgs_layout2(h->images_max, h->strings_size, &l);
@@ -168,16 +184,21 @@ static int cgs_v2(const char *base, size_t size, uint32_t version, const struct 
 		struct op_cgs_stack st = { .tgid = -1, .tid = -1, .cpu = -1, .fr = fr };
 		uint64_t k = i, rflags;
 		uint32_t depth = 0;
-		bool ctx_bad = false;
+		bool ctx_bad = false, split_bad = false;
 
 		if (!nodes[i].count || !nodes[i].parent)
 			continue;
 		/* parents come first: each step goes down, so the walk ends */
-		while (nodes[k].parent && depth < CGS_MAX_DEPTH + 1 && nodes[k].parent - 1 < k) {
-			/* only version 3 has context nodes, and only right under a root */
+		while (nodes[k].parent && depth < CGS_MAX_DEPTH + 2 && nodes[k].parent - 1 < k) {
+			const struct cgs_node *up = &nodes[nodes[k].parent - 1];
+
+			/* only version 3 and 4 have context nodes, under a root or a split node */
 			if (nodes[k].image & CGS_CTX_IMAGE)
-				ctx_bad |=
-					version < CGS_VERSION || nodes[nodes[k].parent - 1].parent;
+				ctx_bad |= version < CGS_VERSION ||
+					   (up->parent && up->image != CGS_SPLIT_IMAGE);
+			/* only version 4 has split nodes, and only right under a root */
+			if (nodes[k].image == CGS_SPLIT_IMAGE)
+				split_bad |= version < CGS_VERSION4 || up->parent;
 			fr[depth].image = nodes[k].image;
 			fr[depth].reserved = 0;
 			fr[depth++].key = nodes[k].key;
@@ -186,6 +207,24 @@ static int cgs_v2(const char *base, size_t size, uint32_t version, const struct 
 		rflags = nodes[k].key >> 32;
 		if (nodes[k].parent || nodes[k].image > nimg) {
 			v->bad(v->arg, "a stack's nodes do not lead back to a root");
+			continue;
+		}
+		if (rflags & CGS_STACK_SPLIT) {
+			const struct cgs_frame *c = depth ? &fr[depth - 1] : NULL;
+
+			/* the split node, then at least one more */
+			if (!c || c->image != CGS_SPLIT_IMAGE || depth < 2 || split_bad) {
+				v->bad(v->arg, "a stack's split node is missing or misplaced");
+				continue;
+			}
+			st.split = cgs_split_key(c->key, base + l.strings_off, h->strings_size);
+			if (!st.split) {
+				v->bad(v->arg, "a stack's split key lies outside the name area");
+				continue;
+			}
+			depth--;
+		} else if (split_bad || (depth && fr[depth - 1].image == CGS_SPLIT_IMAGE)) {
+			v->bad(v->arg, "a split node under a root without one");
 			continue;
 		}
 		if (rflags & CGS_STACK_CONTEXT) {
@@ -241,7 +280,7 @@ int op_cgs_read(int fd, const struct op_cgs_visitor *v, struct op_cgs_info *info
 		goto out;
 	}
 	info->version = h->version;
-	if (h->version == CGS_VERSION || h->version == CGS_VERSION2)
+	if (h->version == CGS_VERSION4 || h->version == CGS_VERSION || h->version == CGS_VERSION2)
 		ret = cgs_v2(base, size, h->version, v, info);
 	else if (h->version == CGS_VERSION1)
 		ret = cgs_v1(base, size, v, info);

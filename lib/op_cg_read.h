@@ -1,6 +1,6 @@
 /*
  * op_cg_read.h - the one reader of the call-graph plugin's whole-stack table
- * (op_cg_format.h, versions 1 to 3) for opreport, optop and libopprofile: the file
+ * (op_cg_format.h, versions 1 to 4) for opreport, optop and libopprofile: the file
  * read whole with pread (the daemon may grow or cut it meanwhile), then its
  * images and stacks handed to a visitor, every index bounded by what the
  * file holds. SPDX-License-Identifier: MIT
@@ -22,6 +22,13 @@ struct op_cgs_stack {
 	uint64_t count; /* samples */
 	/* version 3's context: what --separate recorded, -1 where nothing was */
 	int32_t tgid, tid, cpu;
+	/*
+	 * version 4: the process's split key (--separate=cgroup: its cgroup
+	 * path, as in the flat files' {cgroup}/KEY), NULL: none. Points into
+	 * the table's copy (valid until op_cgs_read returns); stacks of one key
+	 * share the pointer.
+	 */
+	const char *split;
 	/*
 	 * @depth frames leaf first: a frame's image index + 1 (0: mapped to no
 	 * image; above the number of images: none either) and key as the table

@@ -303,6 +303,8 @@ struct op_trans_view {
 	 * SDK 1.3: the split key of the sample's process (host->set_split_key)
 	 * while --separate names its split, else 0. Copy the view with the size
 	 * rule and the split goes along (log_sample lands in the same split).
+	 * It is a cookie of the host's table: host->cookie_path names the key
+	 * (the string given to set_split_key); equal keys, equal numbers.
 	 */
 	uint32_t split;
 };

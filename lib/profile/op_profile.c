@@ -513,6 +513,26 @@ static uint32_t split_id(struct op_profile *p, const char *key)
 	return (uint32_t)++x->n;
 }
 
+/*
+ * issue 20: a stack's split key (op_profile_load): its id as split_id's;
+ * once flat files of a split were added, only a key one of them has (a
+ * stack of a split the export did not select gives 0 in *@id)
+ */
+int op_profile_split_id(struct op_profile *p, const char *key, uint32_t *id)
+{
+	struct op_profile_priv *pv = p->priv;
+
+	*id = 0;
+	if (pv->flat_split) {
+		for (size_t i = 0; i < p->splits.n; i++)
+			if (!strcmp(p->splits.v[i].cgroup, key))
+				*id = (uint32_t)i + 1;
+		return 0;
+	}
+	*id = split_id(p, key);
+	return *id ? 0 : -ENOMEM;
+}
+
 int op_profile_add_odb(struct op_profile *p, odb_t *db, const struct op_parsed_name *pn,
 		       const char *file, char *err, size_t err_len)
 {
@@ -550,6 +570,7 @@ int op_profile_add_odb(struct op_profile *p, odb_t *db, const struct op_parsed_n
 	}
 	pv->flat_thread |= pn->tgid >= 0 || pn->tid >= 0;
 	pv->flat_cpu |= pn->cpu >= 0;
+	pv->flat_split |= pn->split != NULL;
 	nodes = odb_nodes(db, &n);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t loc;
@@ -648,6 +669,7 @@ uint64_t op_profile_loc_addr(const struct op_profile *p, const struct op_profile
 struct leaf_ent {
 	uint32_t loc; /* 0: empty */
 	int32_t pid, tid, cpu;
+	uint32_t cgroup; /* a --separate=cgroup split's stacks come off its own flat samples */
 	uint64_t count;
 };
 
@@ -659,20 +681,21 @@ struct leaf_tab {
 static struct leaf_ent *leaf_find(struct leaf_tab *t, uint32_t loc,
 				  const struct op_profile_labels *l)
 {
-	uint64_t h =
-		ph_mix(ph_mix(ph_mix(ph_mix(0x5bd1e995, loc), (uint32_t)l->pid), (uint32_t)l->tid),
-		       (uint32_t)l->cpu);
+	uint64_t h = ph_mix(ph_mix(ph_mix(ph_mix(ph_mix(0x5bd1e995, loc), (uint32_t)l->pid),
+					  (uint32_t)l->tid),
+				   (uint32_t)l->cpu),
+			    l->cgroup);
 	size_t i = (size_t)h & t->mask;
 
-	while (t->v[i].loc && !(t->v[i].loc == loc && t->v[i].pid == l->pid &&
-				t->v[i].tid == l->tid && t->v[i].cpu == l->cpu))
+	while (t->v[i].loc && !(t->v[i].loc == loc && t->v[i].pid == l->pid && t->v[i].tid == l->tid &&
+				t->v[i].cpu == l->cpu && t->v[i].cgroup == l->cgroup))
 		i = (i + 1) & t->mask;
 	return &t->v[i];
 }
 
 static bool has_context(const struct op_profile_labels *l)
 {
-	return l->pid >= 0 || l->tid >= 0 || l->cpu >= 0;
+	return l->pid >= 0 || l->tid >= 0 || l->cpu >= 0 || l->cgroup;
 }
 
 /* @take of *@have, at most: what is taken off @c */
@@ -811,8 +834,9 @@ int op_profile_finish(struct op_profile *p)
 			read_binary(&p->maps[i], pv->root);
 	/*
 	 * What the stacks end in is in the flat files too: keep only the rest.
-	 * A stack with a context (pid/tid/cpu labels) is taken off the flat
-	 * samples with the same labels, so each thread keeps its own count; one
+	 * A stack with a context (pid/tid/cpu labels, the cgroup of a
+	 * --separate=cgroup split) is taken off the flat samples with the same
+	 * labels, so each thread and cgroup keeps its own count; one
 	 * without is taken off whichever flat samples of its leaf come first.
 	 */
 	if (p->stack_samples) {
@@ -839,7 +863,8 @@ int op_profile_finish(struct op_profile *p)
 			}
 			e = leaf_find(&ctx, loc, &s->lab);
 			if (!e->loc)
-				*e = (struct leaf_ent){ loc, s->lab.pid, s->lab.tid, s->lab.cpu, 0 };
+				*e = (struct leaf_ent){ loc,        s->lab.pid,    s->lab.tid,
+							s->lab.cpu, s->lab.cgroup, 0 };
 			e->count += s->count;
 		}
 	}

@@ -162,12 +162,14 @@ typedef bool (*op_profile_want_image_fn)(void *arg, const struct op_image_name *
 
 /*
  * The whole stacks of the call-graph stack table read from @fd (closed;
- * op_cg_format.h, versions 1 to 3), named @path in warnings. A stack is
+ * op_cg_format.h, versions 1 to 4), named @path in warnings. A stack is
  * kept when @want (NULL: all) wants one of its images. Entries that do not
  * hold together are skipped with one warning. Binaries are read at
  * @root + path (@root NULL: ""). Called after the sample files were added:
  * a stack's context (version 3) becomes its pid/tid and cpu labels where
- * the flat files were split by thread and by cpu too. 0 or -ENOMEM.
+ * the flat files were split by thread and by cpu too; its split key
+ * (version 4, --separate=cgroup) its cgroup label, and a stack of a split
+ * none of the flat files added has is left out. 0 or -ENOMEM.
  */
 int op_profile_add_stacks(struct op_profile *p, int fd, const char *path, const char *root,
 			  op_profile_want_image_fn want, void *arg);

@@ -30,7 +30,15 @@ struct op_profile_priv {
 	char *root; /* prefix of binaries' paths (op_profile_load, op_profile_add_stacks) */
 	/* a flat sample file of a thread (--separate=thread), of a cpu, was read */
 	bool flat_thread, flat_cpu;
+	bool flat_split; /* issue 20: a flat file of a --separate=cgroup split was read */
 };
+
+/*
+ * issue 20: a stack's split key: 1 + its index in @p->splits into *@id
+ * (added if new while no flat file of a split was added; after, 0 for a
+ * key none of them has). 0 or -ENOMEM.
+ */
+int op_profile_split_id(struct op_profile *p, const char *key, uint32_t *id);
 
 void op_profile_warnf(struct op_profile *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

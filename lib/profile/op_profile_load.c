@@ -29,7 +29,9 @@ struct stk {
 	uint32_t *map; /* table image index + 1 -> mapping id (0: none) */
 	bool *wanted;  /* by table image index + 1 */
 	uint32_t nimg;
-	uint32_t unknown; /* mapping of frames mapped to no image */
+	uint32_t unknown;  /* mapping of frames mapped to no image */
+	const char *split; /* the last stack's split key (stacks of a key share it), its id */
+	uint32_t split_id;
 	unsigned nbad;
 	op_profile_want_image_fn want;
 	void *want_arg;
@@ -75,7 +77,8 @@ static int stk_image(void *arg, uint32_t i, const struct op_image_name *n)
 /*
  * one stack, its frames leaf first; kept when one of its images is wanted.
  * Its pid/tid/cpu labels (version 3's context) where the flat sample files
- * have them too: the labels of a stack sample are those of the flat
+ * have them too, its cgroup from version 4's split key (the flat files'
+ * {cgroup}/KEY): the labels of a stack sample are those of the flat
  * samples it is subtracted from (op_profile_finish).
  */
 static int stk_take(void *arg, const struct op_cgs_stack *st)
@@ -105,6 +108,14 @@ static int stk_take(void *arg, const struct op_cgs_stack *st)
 	}
 	if (pv->flat_cpu)
 		lab.cpu = st->cpu;
+	/* version 4: the split's cgroup (only a --separate=cgroup session has one) */
+	if (st->split && st->split != s->split) {
+		if (op_profile_split_id(s->p, st->split, &s->split_id))
+			return -ENOMEM;
+		s->split = st->split;
+	}
+	if (st->split && !(lab.cgroup = s->split_id))
+		return 0; /* a split whose flat files were not selected (cgroup:) */
 	for (uint32_t j = 0; j < depth; j++) {
 		uint32_t map = fr[j].image <= s->nimg ? s->map[fr[j].image] : 0;
 		/* callers' keys are return addresses: the call is the instruction before */

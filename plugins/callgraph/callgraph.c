@@ -34,6 +34,14 @@
  * nothing of the split, and readers keep only what the flat files also
  * record. Without it (the default) no context node is written.
  *
+ * Each stack's split key (version 4): with the daemon's --separate=cgroup
+ * the trans view carries the process's key (SDK 1.3 op_trans_view.split, an
+ * interned string the core names with cookie_path); a split node under the
+ * root names it, so exports label stack samples with the cgroup and opreport
+ * selects stacks by cgroup: as the flat files are split. Each key's string
+ * is written to the table once, on its first stack; a sample finds it again
+ * through a small map by the key's cookie (no allocation, no syscall).
+ *
  * Arguments: --ext-feature=callgraph[:depth=N][,max_mb=N][,context=WHAT];
  * config plugins.callgraph.depth / .max_mb / .context (arguments win).
  * stacks=N / frames=N
@@ -46,6 +54,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +79,7 @@
 #define CG_IMAGES_MAX 2048u
 #define CG_STRINGS_SIZE (256u * 1024u)
 #define CG_CACHE_SIZE 1024u /* arc-file cache slots (power of two) */
+#define CG_SPLITS_MAX 4096u /* distinct split keys (cgroups) a table names */
 #define CG_PERF_SAMPLE_CALLCHAIN (1u << 5)
 
 #define CG_REC_TRUNCATED (UINT64_C(1) << 32)
@@ -87,6 +97,7 @@ struct cg_frame {
 struct cg_cache_ent {
 	uint64_t gen; /* valid while equal to cg_state.gen */
 	int32_t tgid, tid, cpu;
+	uint32_t split; /* the process's split key: a process that moves gets new files */
 	op_cookie_t app;
 	uint32_t counter;
 	struct cg_frame from, to; /* key fields ignored */
@@ -100,6 +111,12 @@ struct cg_img_ent {
 	int32_t tgid;
 	uint64_t anon_start;
 	uint32_t idx;
+};
+
+/* a split key of the table: its string in the strings area, the cookie it has in this run */
+struct cg_split_ent {
+	op_cookie_t cookie; /* 0: not seen in this run yet (a continued table's key) */
+	uint32_t off, len;
 };
 
 struct cg_state {
@@ -138,6 +155,11 @@ struct cg_state {
 	uint32_t nodes_used, nodes_max, images_used, strings_used, stacks_used;
 	uint64_t nodes_off;
 	struct cg_img_ent imgmap[2 * CG_IMAGES_MAX];
+	/* split keys: entries, and their index + 1 by cookie (open addressing) */
+	struct cg_split_ent splits[CG_SPLITS_MAX];
+	uint32_t nsplits;
+	uint16_t splitmap[2 * CG_SPLITS_MAX];
+	bool split_full_logged;
 	struct timespec last_sync;
 	char path[4096]; /* of the open table */
 	dev_t dev;
@@ -153,7 +175,7 @@ struct cg_state {
 	/* statistics */
 	uint64_t samples, samples_with_chain, frames_walked, truncated, unmapped;
 	uint64_t emit_errors, bad_records, arcs, arcs_unmapped, arcs_lost, sets;
-	uint64_t stacks_lost, table_grows;
+	uint64_t stacks_lost, table_grows, split_stacks;
 };
 
 /* ------------------------------------------------------------------ */
@@ -244,6 +266,12 @@ static bool cg_same_image(const struct cg_frame *a, const struct cg_frame *b)
 	       a->anon_start == b->anon_start && a->anon_end == b->anon_end;
 }
 
+/* the view's split key (SDK 1.3), 0 from an older host's shorter view */
+static uint32_t cg_view_split(const struct op_trans_view *t)
+{
+	return t->size >= offsetof(struct op_trans_view, split) + sizeof(t->split) ? t->split : 0;
+}
+
 static void cg_view_of(const struct op_trans_view *t, const struct cg_frame *fr,
 		       struct op_trans_view *v)
 {
@@ -289,8 +317,8 @@ static op_sample_file_t *cg_arc_file(struct cg_state *st, const struct op_trans_
 	h = cg_mix(h, (uint64_t)(uint32_t)t->cpu | (uint64_t)t->app_cookie << 32);
 	e = &st->cache[h & (CG_CACHE_SIZE - 1)];
 	if (e->f && e->gen == st->gen && e->tgid == t->tgid && e->tid == t->tid &&
-	    e->cpu == t->cpu && e->app == t->app_cookie && e->counter == counter &&
-	    cg_same_image(&e->from, from) && cg_same_image(&e->to, to))
+	    e->cpu == t->cpu && e->split == cg_view_split(t) && e->app == t->app_cookie &&
+	    e->counter == counter && cg_same_image(&e->from, from) && cg_same_image(&e->to, to))
 		return e->f;
 	cg_view_of(t, from, &v);
 	memset(&st->pending, 0, sizeof(st->pending));
@@ -312,6 +340,7 @@ static op_sample_file_t *cg_arc_file(struct cg_state *st, const struct op_trans_
 	e->tgid = t->tgid;
 	e->tid = t->tid;
 	e->cpu = t->cpu;
+	e->split = cg_view_split(t);
 	e->app = t->app_cookie;
 	e->counter = counter;
 	e->from = *from;
@@ -360,8 +389,10 @@ static void cg_stacks_close(struct cg_state *st)
 	st->map = NULL;
 	st->hdr = NULL;
 	st->fd = -1;
-	/* image indexes belong to the table: a new one starts without any */
+	/* image indexes and split keys belong to the table: a new one starts without any */
 	memset(st->imgmap, 0, sizeof(st->imgmap));
+	memset(st->splitmap, 0, sizeof(st->splitmap));
+	st->nsplits = 0;
 }
 
 /*
@@ -387,8 +418,9 @@ static void cg_stacks_check(struct cg_state *st)
 }
 
 /*
- * a version 2 or 3 table of this plugin's layout, its counts within the
- * @size bytes of the file (version 2 is version 3 without context nodes)
+ * a version 2, 3 or 4 table of this plugin's layout, its counts within the
+ * @size bytes of the file (version 2 is version 3 without context nodes,
+ * version 3 is version 4 without split nodes)
  */
 static bool cg_header_fits(const struct cgs_header2 *h, uint64_t size)
 {
@@ -396,7 +428,8 @@ static bool cg_header_fits(const struct cgs_header2 *h, uint64_t size)
 
 	cgs_layout2(CG_IMAGES_MAX, CG_STRINGS_SIZE, &l);
 	return !memcmp(h->magic, CGS_MAGIC, 8) &&
-	       (h->version == CGS_VERSION || h->version == CGS_VERSION2) &&
+	       (h->version == CGS_VERSION4 || h->version == CGS_VERSION ||
+		h->version == CGS_VERSION2) &&
 	       h->header_size == sizeof(*h) && h->images_max == CG_IMAGES_MAX &&
 	       h->strings_size == CG_STRINGS_SIZE && h->images_off == l.images_off &&
 	       h->strings_off == l.strings_off && h->nodes_off == l.nodes_off &&
@@ -583,6 +616,24 @@ static void cg_table_full(struct cg_state *st, int rc)
 static void cg_imgmap_put(struct cg_state *st, op_cookie_t cookie, uint32_t kind, int32_t tgid,
 			  uint64_t anon_start, uint32_t idx);
 
+/* continuing a version 4 table: its split keys, found again by their strings */
+static void cg_relearn_splits(struct cg_state *st)
+{
+	st->nsplits = 0;
+	memset(st->splitmap, 0, sizeof(st->splitmap));
+	for (uint32_t i = 0; i < st->nodes_used && st->nsplits < CG_SPLITS_MAX; i++) {
+		const struct cgs_node *n = &st->nodes[i];
+		uint32_t off = (uint32_t)n->key, len = (uint32_t)(n->key >> 32);
+
+		/* only what a reader would take: right under a root, a whole name */
+		if (n->image != CGS_SPLIT_IMAGE || !n->parent || n->parent - 1 >= i ||
+		    st->nodes[n->parent - 1].parent || !len ||
+		    (uint64_t)off + len >= CG_STRINGS_SIZE || st->strs[off + len])
+			continue;
+		st->splits[st->nsplits++] = (struct cg_split_ent){ .off = off, .len = len };
+	}
+}
+
 /* continuing a table (--append): map its image names back to this run's cookies */
 static void cg_relearn_images(struct cg_state *st)
 {
@@ -616,6 +667,7 @@ static void cg_stacks_open(struct cg_state *st)
 
 	st->stacks_tried = true;
 	st->full_logged = false;
+	st->split_full_logged = false;
 	if (!sd) {
 		st->host->log(st->ctx, OP_LOG_WARN,
 			      "no session directory: whole stacks are not recorded (arcs still are)");
@@ -644,9 +696,9 @@ static void cg_stacks_open(struct cg_state *st)
 		if (!cg_header_fits(&hc, len)) {
 			/* a version 1 table, another layout or a damaged file: start over */
 			st->host->log(st->ctx, OP_LOG_INFO,
-				      "%s is not a version %u or %u stack table of this plugin: "
+				      "%s is not a version %u, %u or %u stack table of this plugin: "
 				      "starting a new one",
-				      path, CGS_VERSION2, CGS_VERSION);
+				      path, CGS_VERSION2, CGS_VERSION, CGS_VERSION4);
 			munmap(m, len);
 			st->map = NULL;
 			fresh = true;
@@ -693,9 +745,10 @@ static void cg_stacks_open(struct cg_state *st)
 		st->stacks_used = hc.stacks_used;
 		st->hdr->budget = st->budget;
 		/* a version 2 table goes on as version 3 once stacks get a context */
-		if (st->ctx_thread || st->ctx_cpu)
+		if ((st->ctx_thread || st->ctx_cpu) && st->hdr->version == CGS_VERSION2)
 			st->hdr->version = CGS_VERSION;
 		cg_relearn_images(st);
+		cg_relearn_splits(st);
 	}
 	st->nodes_off = l.nodes_off;
 	/* at most half full after a (re)build */
@@ -803,6 +856,69 @@ static uint32_t cg_image_index(struct cg_state *st, const struct cg_frame *f, in
 }
 
 /*
+ * The split node key (name_off | name_len << 32) of split key @cookie in
+ * *@key: found by cookie, else (once per key and table) its string found
+ * among a continued table's keys or written to the strings area. false
+ * when it has no room or no name.
+ */
+static bool cg_split_key(struct cg_state *st, op_cookie_t cookie, uint64_t *key)
+{
+	const uint32_t mask = 2 * CG_SPLITS_MAX - 1;
+	uint64_t hv = cg_mix(cookie, CG_SPLITS_MAX);
+	struct cg_split_ent *e = NULL;
+	uint32_t i, slot = 0, j;
+	const char *name;
+	size_t len;
+
+	for (i = 0; i <= mask; i++) {
+		uint16_t x;
+
+		slot = (uint32_t)(hv + i) & mask;
+		x = st->splitmap[slot];
+		if (!x)
+			break;
+		if (st->splits[x - 1].cookie == cookie) {
+			*key = st->splits[x - 1].off | (uint64_t)st->splits[x - 1].len << 32;
+			return true;
+		}
+	}
+	/* a new key of this run: not per sample */
+	name = st->host->cookie_path(st->ctx, cookie);
+	if (i > mask || !name || name[0] != '/')
+		return false;
+	len = strlen(name);
+	for (j = 0; j < st->nsplits && !e; j++)
+		if (!st->splits[j].cookie && st->splits[j].len == len &&
+		    !memcmp(st->strs + st->splits[j].off, name, len))
+			e = &st->splits[j];
+	if (!e) {
+		if (st->nsplits == CG_SPLITS_MAX || len + 1 > CG_STRINGS_SIZE - st->strings_used) {
+			if (!st->split_full_logged)
+				st->host->log(st->ctx, OP_LOG_WARN,
+					      "%s: no room for split key %s in the stack table (%u keys, "
+					      "%u of %u name bytes used): stacks of processes with a new "
+					      "key are counted as stacks_overflow and opreport shows "
+					      "them as [no stack]",
+					      st->path, name, st->nsplits, st->strings_used,
+					      CG_STRINGS_SIZE);
+			st->split_full_logged = true;
+			return false;
+		}
+		/* the name before any node names it */
+		memcpy(st->strs + st->strings_used, name, len + 1);
+		e = &st->splits[st->nsplits++];
+		e->off = st->strings_used;
+		e->len = (uint32_t)len;
+		st->strings_used += (uint32_t)len + 1;
+		st->hdr->strings_used = st->strings_used;
+	}
+	e->cookie = cookie;
+	st->splitmap[slot] = (uint16_t)(e - st->splits + 1);
+	*key = e->off | (uint64_t)e->len << 32;
+	return true;
+}
+
+/*
  * Node index + 1 of (parent, image, key), appended when missing with room
  * for the @below nodes still to come under it; 0 when there is no room.
  */
@@ -848,8 +964,9 @@ static void cg_stack_add(struct cg_state *st, const struct op_trans_view *t,
 			 const struct cg_frame *fr, uint32_t n, bool trunc, uint32_t counter)
 {
 	struct cg_frame app = { 0 };
-	uint32_t app_idx, i, cur;
+	uint32_t app_idx, i, cur, below, split = cg_view_split(t);
 	uint16_t flags = trunc ? CGS_STACK_TRUNCATED : 0;
+	uint64_t skey = 0;
 	struct cgs_node *leaf;
 
 	if (st->recheck) {
@@ -868,18 +985,31 @@ static void cg_stack_add(struct cg_state *st, const struct op_trans_view *t,
 		st->sframes[i].image = cg_image_index(st, &fr[i], t->tgid);
 		st->sframes[i].key = fr[i].key;
 	}
-	/* from the stack's root (event, application), its context, out to the leaf */
-	if (st->ctx_thread || st->ctx_cpu) {
+	/* from the stack's root (event, application), its split key and context, to the leaf */
+	if (split) {
+		if (!cg_split_key(st, split, &skey)) {
+			st->hdr->overflow_samples++;
+			st->stacks_lost++;
+			return;
+		}
+		flags |= CGS_STACK_SPLIT;
+		/* version 4 before its first split node is published */
+		if (st->hdr->version != CGS_VERSION4)
+			st->hdr->version = CGS_VERSION4;
+		st->split_stacks++;
+	}
+	if (st->ctx_thread || st->ctx_cpu)
+		flags |= CGS_STACK_CONTEXT;
+	below = n + !!(flags & CGS_STACK_SPLIT) + !!(flags & CGS_STACK_CONTEXT);
+	cur = cg_node_get(st, 0, app_idx, counter | (uint64_t)flags << 32, below);
+	if (cur && (flags & CGS_STACK_SPLIT))
+		cur = cg_node_get(st, cur, CGS_SPLIT_IMAGE, skey, --below);
+	if (cur && (flags & CGS_STACK_CONTEXT)) {
 		int32_t tgid = st->ctx_thread ? t->tgid : -1, tid = st->ctx_thread ? t->tid : -1;
 		uint32_t cpu1 = st->ctx_cpu && t->cpu >= 0 ? (uint32_t)t->cpu + 1 : 0;
 
-		flags |= CGS_STACK_CONTEXT;
-		cur = cg_node_get(st, 0, app_idx, counter | (uint64_t)flags << 32, n + 1);
-		if (cur)
-			cur = cg_node_get(st, cur, CGS_CTX_IMAGE | (cpu1 & ~CGS_CTX_IMAGE),
-					  (uint32_t)tgid | (uint64_t)(uint32_t)tid << 32, n);
-	} else {
-		cur = cg_node_get(st, 0, app_idx, counter | (uint64_t)flags << 32, n);
+		cur = cg_node_get(st, cur, CGS_CTX_IMAGE | (cpu1 & ~CGS_CTX_IMAGE),
+				  (uint32_t)tgid | (uint64_t)(uint32_t)tid << 32, n);
 	}
 	for (i = n; cur && i-- > 0;)
 		cur = cg_node_get(st, cur, st->sframes[i].image, st->sframes[i].key, i);
@@ -1064,6 +1194,7 @@ static void cg_print_stats(void *priv, const struct op_stats_sink *sink)
 	sink->counter(sink, "stack_table_bytes", st->hdr ? st->map_len : 0);
 	sink->counter(sink, "stack_table_grows", st->table_grows);
 	sink->counter(sink, "stacks_overflow", st->stacks_lost);
+	sink->counter(sink, "stacks_split", st->split_stacks);
 }
 
 static const struct op_stats_ops cg_stats_ops = {

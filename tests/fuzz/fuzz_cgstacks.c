@@ -2,7 +2,8 @@
  * fuzz_cgstacks.c - fuzz target for the call-graph stack table reader
  * (lib/op_cg_read.c) and what libopprofile makes of it: the input is a
  * stacks file (through a memfd: the reader's preads), visited with checks of
- * every index the visitor is given, then loaded into a profile
+ * every index the visitor is given (version 3's context and version 4's
+ * split key never a frame), then loaded into a profile
  * (op_profile_add_stacks, op_profile_finish) and encoded as pprof, which
  * protobuf-c's own unpacker must read back with the same sample count and
  * total.
@@ -69,10 +70,16 @@ static int v_stack(void *arg, const struct op_cgs_stack *st)
 	if (st->tgid < -1 || st->tid < -1 || st->cpu < -1 ||
 	    (s->info->version < 3 && (st->tgid != -1 || st->tid != -1 || st->cpu != -1)))
 		bad = "a context that is not one";
+	/* version 4's split key: a whole path in the table, or NULL; never a frame */
+	if (st->split && (s->info->version < 4 || st->split[0] != '/' ||
+			  strlen(st->split) > (1u << 30)))
+		bad = "a split key that is not one";
 	for (uint32_t j = 0; j < st->depth; j++) { /* every frame readable (ASan) */
 		touch += st->fr[j].key + st->fr[j].image;
 		if (st->fr[j].image & CGS_CTX_IMAGE)
 			bad = "a context node handed out as a frame";
+		if (st->fr[j].image == CGS_SPLIT_IMAGE)
+			bad = "a split node handed out as a frame";
 	}
 	(void)touch;
 	s->stacks++;

@@ -328,3 +328,11 @@ TESTS += tests/integration/cgroup_flush.sh
 # --- issue 20: model plugins only probed are unloaded (libpfm4 RSS) ---
 dist_check_SCRIPTS += tests/integration/model_unload.sh
 TESTS += tests/integration/model_unload.sh
+
+# --- issue 19/20: stack samples of a --separate=cgroup session carry their cgroup (table version 4) ---
+dist_check_SCRIPTS += tests/integration/cgroup_stacks.sh
+if BUILD_REPORT
+if BUILD_EXPORT
+TESTS += tests/integration/cgroup_stacks.sh
+endif
+endif

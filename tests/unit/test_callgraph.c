@@ -2,7 +2,8 @@
  * test_callgraph.c - the callgraph plugin on the mock host: what it asks the
  * core for, chains with PERF_CONTEXT_* markers, arc keys and cross-image
  * arc files, truncation at depth, unmapped frames, malformed records, the
- * arc-file cache across set closes, and the whole-stack table on disk.
+ * arc-file cache across set closes, and the whole-stack table on disk
+ * (version 3's context, version 4's split keys).
  * SPDX-License-Identifier: MIT
  */
 #include <stdarg.h>
@@ -459,8 +460,9 @@ static void tab_open(const struct fx *f, struct tab *t)
 	assert_true(t->base != MAP_FAILED);
 	t->h = t->base;
 	assert_memory_equal(t->h->magic, CGS_MAGIC, 8);
-	/* version 3 once a stack has a context, else 2 */
-	assert_true(t->h->version == CGS_VERSION || t->h->version == CGS_VERSION2);
+	/* version 4 once a stack has a split key, 3 once one has a context, else 2 */
+	assert_true(t->h->version == CGS_VERSION4 || t->h->version == CGS_VERSION ||
+		    t->h->version == CGS_VERSION2);
 	cgs_layout2(t->h->images_max, t->h->strings_size, &l);
 	assert_int_equal(t->h->nodes_off, l.nodes_off);
 	assert_true(l.nodes_off + (uint64_t)t->h->nodes_max * sizeof(struct cgs_node) <= t->len);
@@ -718,11 +720,13 @@ static void test_table_args(void **state)
 /* a daemon restarted on the same session (--append) continues the table */
 /*
  * a daemon started again on the session of @f (its plugin state gone, the
- * table on disk): @args, the same images, one sample of @chain seen with @t
+ * table on disk): @args, the same images, one sample of @chain seen with
+ * @t, with split key @split (NULL: @t's) interned after another string
  */
-static void fx_reopen_sample(struct fx *f, const char *args, const struct op_trans_view *t,
-			     const uint64_t *chain, uint32_t n)
+static void fx_reopen_split(struct fx *f, const char *args, const struct op_trans_view *t,
+			    const uint64_t *chain, uint32_t n, const char *split)
 {
+	struct op_trans_view tv = *t;
 	struct mock_host *mh2 = mock_host_new();
 	struct op_perf_sample s = { .size = sizeof(s),
 				    .cpumode = OP_CPUMODE_USER,
@@ -735,13 +739,23 @@ static void fx_reopen_sample(struct fx *f, const char *args, const struct op_tra
 	memcpy(mh2->mappings, f->mh->mappings, sizeof(mh2->mappings));
 	mh2->nr_mappings = f->mh->nr_mappings;
 	assert_int_equal(mh2->host.cookie_intern(mock_host_ctx(mh2), "/usr/bin/app", false), f->app);
+	if (split) {
+		mh2->host.cookie_intern(mock_host_ctx(mh2), "/other", false);
+		tv.split = (uint32_t)mh2->host.cookie_intern(mock_host_ctx(mh2), split, false);
+	}
 	mock_host_set_session_dir(mh2, f->dir);
 	assert_int_equal(mock_host_init(mh2, &oprofile_ext_v1, args), 0);
 	e = mock_host_escape(mh2, "callgraph-chain");
 	assert_int_equal(mh2->hooks[0].desc.on_sample(mh2->hooks[0].priv, &s, mock_host_emitter(mh2)),
 			 0);
-	assert_int_equal(e->desc.handler(e->priv, t, mh2->emits[0].args, mh2->emits[0].nargs), 0);
+	assert_int_equal(e->desc.handler(e->priv, &tv, mh2->emits[0].args, mh2->emits[0].nargs), 0);
 	mock_host_free(mh2);
+}
+
+static void fx_reopen_sample(struct fx *f, const char *args, const struct op_trans_view *t,
+			     const uint64_t *chain, uint32_t n)
+{
+	fx_reopen_split(f, args, t, chain, n, NULL);
 }
 
 static void test_stack_table_reopen(void **state)
@@ -840,6 +854,119 @@ static void test_stack_context(void **state)
 	fx_free(f);
 }
 
+/* the split key a split node names, checked against the strings area */
+static const char *tab_split(const struct tab *t, const struct cgs_node *n)
+{
+	uint32_t off = (uint32_t)n->key, len = (uint32_t)(n->key >> 32);
+
+	assert_int_equal(n->image, CGS_SPLIT_IMAGE);
+	assert_true(len && off + len < t->h->strings_used);
+	assert_int_equal(t->strs[off + len], '\0');
+	assert_int_equal(strlen(t->strs + off), len);
+	return t->strs + off;
+}
+
+/* the split nodes of the table, how many, the last in *@last */
+static unsigned tab_splits(const struct tab *t, const struct cgs_node **last)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < t->h->nodes_used; i++)
+		if (t->nodes[i].image == CGS_SPLIT_IMAGE) {
+			*last = &t->nodes[i];
+			n++;
+		}
+	return n;
+}
+
+/*
+ * --separate=cgroup (the view's split key): a split node under the root
+ * names each process's key, written once per table (version 4 only then);
+ * a process without a key keeps a root without one; with context= the
+ * context node hangs under the split node; arc files of two keys are two;
+ * a continued table finds its keys again by their strings
+ */
+static void test_stack_split(void **state)
+{
+	struct fx *f = fx_new("depth=4", true);
+	const uint64_t a[] = { OP_CONTEXT_USER, APP_START + 0x20, APP_START + 0x10 };
+	struct op_trans_view t = fx_view(f, f->app, 0);
+	op_cookie_t ka = f->mh->host.cookie_intern(mock_host_ctx(f->mh), "/A", false);
+	op_cookie_t kb = f->mh->host.cookie_intern(mock_host_ctx(f->mh), "/B/c.scope", false);
+	const struct cgs_node *s, *fr[CGS_MAX_DEPTH + 1], *root, *sp = NULL;
+	uint32_t strings;
+	struct tab tb;
+
+	(void)state;
+	/* no key yet: version 2, as before */
+	fx_sample(f, OP_CPUMODE_USER, a, 3);
+	assert_int_equal(fx_trans(f, &t), 0);
+	tab_open(f, &tb);
+	assert_int_equal(tb.h->version, CGS_VERSION2);
+	strings = tb.h->strings_used;
+	munmap(tb.base, tb.len);
+	t.split = (uint32_t)ka;
+	for (int i = 0; i < 2; i++) {
+		fx_sample(f, OP_CPUMODE_USER, a, 3);
+		assert_int_equal(fx_trans(f, &t), 0);
+	}
+	t.split = (uint32_t)kb;
+	fx_sample(f, OP_CPUMODE_USER, a, 3);
+	assert_int_equal(fx_trans(f, &t), 0);
+	/* two keys, two arc files of the same arc: the files follow the split */
+	{
+		unsigned narc = 0;
+
+		for (size_t i = 0; i < f->mh->nr_files; i++)
+			if (f->mh->files[i]->spec.is_cg)
+				narc += f->mh->files[i]->view.split == (uint32_t)ka ||
+					f->mh->files[i]->view.split == (uint32_t)kb;
+		assert_int_equal(narc, 2);
+	}
+	tab_open(f, &tb);
+	assert_int_equal(tb.h->version, CGS_VERSION4);
+	assert_int_equal(tb.h->stacks_used, 3);
+	/* each key's string once, beside the image names */
+	assert_int_equal(tb.h->strings_used, strings + sizeof("/A") + sizeof("/B/c.scope"));
+	assert_int_equal(tab_splits(&tb, &sp), 2);
+	for (uint32_t i = 0; i < tb.h->nodes_used; i++) {
+		if (!tb.nodes[i].count)
+			continue;
+		s = &tb.nodes[i];
+		assert_int_equal(tab_frames(&tb, i, fr, &root), s->count == 1 && i < 3 ? 2 : 3);
+		if (tab_frames(&tb, i, fr, &root) == 2) {
+			assert_int_equal(root->key >> 32, 0); /* the stack without a key */
+			continue;
+		}
+		assert_int_equal(root->key >> 32, CGS_STACK_SPLIT);
+		assert_string_equal(tab_split(&tb, fr[2]), s->count == 2 ? "/A" : "/B/c.scope");
+		assert_int_equal(fr[2]->count, 0);
+		assert_int_equal(fr[0]->key, 0x20);
+	}
+	munmap(tb.base, tb.len);
+	assert_int_equal(fx_stat(f, "stacks_split"), 3);
+	mock_host_deinit(f->mh);
+
+	/* continued with context=thread: "/A" (another cookie now) found again, not written twice */
+	fx_reopen_split(f, "depth=4,context=thread", &t, a, 3, "/A");
+	tab_open(f, &tb);
+	assert_int_equal(tb.h->version, CGS_VERSION4); /* not back to 3 */
+	assert_int_equal(tb.h->strings_used, strings + sizeof("/A") + sizeof("/B/c.scope"));
+	assert_int_equal(tb.h->stacks_used, 4);
+	/* a new root (split + context) with its own split node for "/A" */
+	assert_int_equal(tab_splits(&tb, &sp), 3);
+	assert_string_equal(tab_split(&tb, sp), "/A");
+	s = &tb.nodes[tb.h->nodes_used - 1];
+	assert_int_equal(s->count, 1);
+	assert_int_equal(tab_frames(&tb, tb.h->nodes_used - 1, fr, &root), 4);
+	assert_int_equal(root->key >> 32, CGS_STACK_SPLIT | CGS_STACK_CONTEXT);
+	assert_ptr_equal(fr[3], sp);
+	assert_int_equal(fr[2]->image, CGS_CTX_IMAGE);
+	assert_int_equal(fr[2]->key, 42 | (uint64_t)42 << 32);
+	munmap(tb.base, tb.len);
+	fx_free(f);
+}
+
 static void test_stack_table_reset(void **state)
 {
 	struct fx *f = fx_new("depth=4", true);
@@ -892,6 +1019,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registrations),
+		cmocka_unit_test(test_stack_split),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_chain_markers_and_arcs),
 		cmocka_unit_test(test_arc_key_truncation_and_anon),

@@ -656,8 +656,10 @@ static void mkdirs(const char *path)
 }
 
 /* a sample file of @image (in process @app, thread @tid, cpu @cpu) with @n keys */
-static void write_file(const char *image, const char *app, int tid, int cpu, const uint64_t *keys,
-		       const uint32_t *counts, size_t n, const char *event)
+/* a sample file of @app's process with split key @split (--separate=cgroup; NULL: none) */
+static void write_split_file(const char *split, const char *image, const char *app, int tid,
+			     int cpu, const uint64_t *keys, const uint32_t *counts, size_t n,
+			     const char *event)
 {
 	struct op_mangle_args a = { 0 };
 	char name[4096], full[4096 + 512], err[256];
@@ -672,6 +674,7 @@ static void write_file(const char *image, const char *app, int tid, int cpu, con
 	a.tid = tid;
 	a.cpu = cpu;
 	a.separate = OP_SEP_LIB | OP_SEP_KERNEL | OP_SEP_THREAD | OP_SEP_CPU;
+	a.split = split;
 	assert_true(op_mangle(&a, name, sizeof(name)) > 0);
 	snprintf(full, sizeof(full), "%s/samples/current/%s", sess, name);
 	mkdirs(full);
@@ -684,6 +687,12 @@ static void write_file(const char *image, const char *app, int tid, int cpu, con
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(odb_update(&db, keys[i], counts[i]), 0);
 	odb_close(&db);
+}
+
+static void write_file(const char *image, const char *app, int tid, int cpu, const uint64_t *keys,
+		       const uint32_t *counts, size_t n, const char *event)
+{
+	write_split_file(NULL, image, app, tid, cpu, keys, counts, n, event);
 }
 
 static int sess_setup(void **state)
@@ -716,35 +725,31 @@ static void write_text(const char *rel, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* a version 2 stack table: app a; a stack leaf 0x1100 <- caller 0x1011; a node whose parent is itself */
-static void write_stacks(void)
+/*
+ * the session's stack table: @version, one image /usr/bin/a (the first of
+ * @names, @nsize bytes with their NULs), @n @nodes
+ */
+static void write_table(uint32_t version, const char *names, uint32_t nsize,
+			const struct cgs_node *nodes, uint32_t n)
 {
-	static const char names[] = "/usr/bin/a";
 	struct cgs_header2 h = { 0 };
 	struct cgs_image img = { 0 };
-	struct cgs_node nodes[4] = { { 0 } };
 	struct cgs_layout2 l;
 	char path[512];
 	FILE *f;
 
 	memcpy(h.magic, CGS_MAGIC, 8);
-	h.version = CGS_VERSION;
+	h.version = version;
 	h.header_size = sizeof(h);
 	h.images_max = h.images_used = 1;
-	h.strings_size = h.strings_used = sizeof(names);
+	h.strings_size = h.strings_used = nsize;
 	cgs_layout2(h.images_max, h.strings_size, &l);
 	h.images_off = (uint32_t)l.images_off;
 	h.strings_off = (uint32_t)l.strings_off;
 	h.nodes_off = (uint32_t)l.nodes_off;
-	h.nodes_max = h.nodes_used = 4;
-	img.name_len = sizeof(names) - 1;
+	h.nodes_max = h.nodes_used = n;
+	img.name_len = (uint32_t)strlen(names);
 	img.tgid = -1;
-	nodes[0] = (struct cgs_node){ .key = 0, .parent = 0, .image = 1 };      /* root */
-	nodes[1] = (struct cgs_node){ .key = 0x1011, .parent = 1, .image = 1 }; /* caller */
-	nodes[2] =
-		(struct cgs_node){ .key = 0x1100, .count = 4, .parent = 2, .image = 1 }; /* leaf */
-	nodes[3] =
-		(struct cgs_node){ .key = 0x1200, .count = 9, .parent = 4, .image = 1 }; /* loop */
 	snprintf(path, sizeof(path), "%s/samples/current/%s", sess, OP_SESSION_CG_STACKS_PATH);
 	mkdirs(path);
 	f = fopen(path, "w");
@@ -753,10 +758,25 @@ static void write_stacks(void)
 	fseek(f, (long)l.images_off, SEEK_SET);
 	fwrite(&img, sizeof(img), 1, f);
 	fseek(f, (long)l.strings_off, SEEK_SET);
-	fwrite(names, sizeof(names), 1, f);
+	fwrite(names, nsize, 1, f);
 	fseek(f, (long)l.nodes_off, SEEK_SET);
-	fwrite(nodes, sizeof(nodes), 1, f);
+	fwrite(nodes, sizeof(*nodes), n, f);
 	assert_int_equal(fclose(f), 0);
+}
+
+/* a version 3 stack table: app a; a stack leaf 0x1100 <- caller 0x1011; a node whose parent is itself */
+static void write_stacks(void)
+{
+	static const char names[] = "/usr/bin/a";
+	struct cgs_node nodes[4] = { { 0 } };
+
+	nodes[0] = (struct cgs_node){ .key = 0, .parent = 0, .image = 1 };      /* root */
+	nodes[1] = (struct cgs_node){ .key = 0x1011, .parent = 1, .image = 1 }; /* caller */
+	nodes[2] =
+		(struct cgs_node){ .key = 0x1100, .count = 4, .parent = 2, .image = 1 }; /* leaf */
+	nodes[3] =
+		(struct cgs_node){ .key = 0x1200, .count = 9, .parent = 4, .image = 1 }; /* loop */
+	write_table(CGS_VERSION, names, sizeof(names), nodes, 4);
 }
 
 static void test_load(void **state)
@@ -864,6 +884,98 @@ static void cg_line(char *buf, size_t len, uint32_t tgid, uint64_t start, const 
  * the index lacks gets none, a malformed line is a warning; the delta
  * keeps them
  */
+/*
+ * issue 19/20: a --separate=cgroup session's stacks (table version 4): each
+ * stack sample gets its split key's cgroup (and container_id) label and
+ * is taken off the flat samples of its own split only
+ */
+static void test_split_stacks(void **state)
+{
+	static const uint64_t k[] = { 0x1100 };
+	static const uint32_t ca[] = { 5 }, cd[] = { 3 };
+	static const char id[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	/* "/usr/bin/a", "/A" at 11, the docker scope at 14 */
+	char names[256], dock[160], dir[512], err[512];
+	const struct op_pprof_opts raw_opts = { .no_gzip = true };
+	struct op_profile *p = op_profile_new();
+	Perftools__Profiles__Profile *pp;
+	uint32_t nsize;
+	size_t raw_len;
+	uint8_t *raw;
+	unsigned seen = 0;
+
+	(void)state;
+	snprintf(dock, sizeof(dock), "/system.slice/docker-%s.scope", id);
+	memcpy(names, "/usr/bin/a\0/A", 14);
+	strcpy(names + 14, dock);
+	nsize = 14 + (uint32_t)strlen(dock) + 1;
+	{
+		const uint64_t split = (uint64_t)CGS_STACK_SPLIT << 32;
+		const struct cgs_node nodes[] = {
+			{ .key = split, .image = 1 },
+			{ .key = 11 | (uint64_t)2 << 32, .parent = 1, .image = CGS_SPLIT_IMAGE },
+			{ .key = 0x1011, .parent = 2, .image = 1 },
+			{ .key = 0x1100, .count = 4, .parent = 3, .image = 1 },
+			{ .key = 14 | (uint64_t)strlen(dock) << 32,
+			  .parent = 1,
+			  .image = CGS_SPLIT_IMAGE },
+			{ .key = 0x1011, .parent = 5, .image = 1 },
+			{ .key = 0x1100, .count = 2, .parent = 6, .image = 1 },
+		};
+
+		write_table(CGS_VERSION4, names, nsize, nodes, sizeof(nodes) / sizeof(nodes[0]));
+	}
+	/* the flat files of the two splits, no thread or cpu split: 5 and 3 samples at the leaf */
+	write_split_file("/A", "/usr/bin/a", "/usr/bin/a", -1, -1, k, ca, 1, "TIMER");
+	write_split_file(dock, "/usr/bin/a", "/usr/bin/a", -1, -1, k, cd, 1, "TIMER");
+	op_profile_set_warn(p, warn_count, NULL);
+	nwarn = 0;
+	snprintf(dir, sizeof(dir), "%s/samples/current", sess);
+	assert_int_equal(op_profile_load(p, dir, NULL, err, sizeof(err)), 0);
+	assert_int_equal(nwarn, 0);
+	assert_int_equal(p->total, 8);
+	assert_int_equal(p->stack_samples, 6);
+	assert_int_equal(p->splits.n, 2);
+	assert_int_equal(op_pprof_encode(p, &raw_opts, &raw, &raw_len), 0);
+	pp = perftools__profiles__profile__unpack(NULL, raw_len, raw);
+	assert_non_null(pp);
+	/* two stacks, and what each split's flat samples hold beyond its stack: 1 and 1 */
+	assert_int_equal(pp->n_sample, 4);
+	for (size_t i = 0; i < pp->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pp->sample[i];
+		const char *cg = NULL, *cont = NULL;
+
+		for (size_t j = 0; j < s->n_label; j++) {
+			const char *key = pstr(pp, s->label[j]->key),
+				   *v = pstr(pp, s->label[j]->str);
+
+			if (!strcmp(key, "cgroup"))
+				cg = v;
+			else if (!strcmp(key, "container_id"))
+				cont = v;
+		}
+		assert_non_null(cg);
+		if (s->n_location_id == 2) {
+			seen++;
+			assert_int_equal(s->value[0], strcmp(cg, "/A") ? 2 : 4);
+		} else {
+			assert_int_equal(s->n_location_id, 1);
+			assert_int_equal(s->value[0], 1);
+		}
+		if (strcmp(cg, "/A")) {
+			assert_string_equal(cg, dock);
+			assert_non_null(cont);
+			assert_string_equal(cont, id);
+		} else {
+			assert_null(cont);
+		}
+	}
+	assert_int_equal(seen, 2);
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	op_profile_free(p);
+}
+
 static void test_cgroup_labels(void **state)
 {
 	static const uint64_t ka[] = { 0x1100 };
@@ -962,6 +1074,7 @@ int main(void)
 		cmocka_unit_test(test_encode_namer),
 		cmocka_unit_test_setup_teardown(test_load, sess_setup, sess_teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_labels, sess_setup, sess_teardown),
+		cmocka_unit_test_setup_teardown(test_split_stacks, sess_setup, sess_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,6 +62,10 @@ struct cgr {
 	uint32_t version;       /* of the table */
 	bool have_stacks;
 	unsigned nbad;
+	/* cgroup: on the stacks (version 4's split keys): the last key seen, and its answer */
+	const char *split_last;
+	bool split_last_ok;
+	uint64_t split_none; /* samples of stacks with no split key, left out by cgroup: */
 };
 
 int cgr_set_output(struct cgr_opts *c, const char *what, char *err, size_t err_len)
@@ -257,6 +261,10 @@ static int cgr_read_all_arcs(struct cgr *g)
 		if (op_parse_name(cf->path + cf->rel, pn, NULL, 0) || !pn->is_cg)
 			continue;
 		rs_refuse_names(cf->path, pn);
+		/* issue 20: a --separate=cgroup split's arc files name their cgroup */
+		if (g->o->spec.cgroup.n && pn->split &&
+		    !spec_cgroup_match_key(&g->o->spec, pn->split))
+			continue;
 		if (spec_match(&g->o->spec, pn))
 			ret = cgr_read_arcs(g, cf->path, pn);
 	}
@@ -438,6 +446,25 @@ static int cgr_read_image(void *arg, uint32_t i, const struct op_image_name *in)
 	return r->map[i + 1] ? 0 : -ENOMEM;
 }
 
+/*
+ * cgroup: on a stack: its split key (version 4, a --separate=cgroup
+ * session) as the flat files' {cgroup}/KEY; a stack without one is left out
+ * (and counted), as its cgroup is not known
+ */
+static bool cgr_split_wanted(struct cgr *g, const char *split)
+{
+	if (!g->o->spec.cgroup.n)
+		return true;
+	if (!split)
+		return false;
+	/* the stacks of one key share its string */
+	if (split != g->split_last) {
+		g->split_last = split;
+		g->split_last_ok = spec_cgroup_match_key(&g->o->spec, split);
+	}
+	return g->split_last_ok;
+}
+
 /* a stack; its context (version 3) is not shown: opreport -c sums every thread and CPU */
 static int cgr_read_stack(void *arg, const struct op_cgs_stack *s)
 {
@@ -445,6 +472,10 @@ static int cgr_read_stack(void *arg, const struct op_cgs_stack *s)
 
 	if (cgr_read_map(r))
 		return -ENOMEM;
+	if (!cgr_split_wanted(r->g, s->split)) {
+		r->g->split_none += s->split ? 0 : s->count;
+		return 0;
+	}
 	return cgr_take_stack(r->g, r->map, r->nimg, s->app, s->truncated, s->count, s->fr,
 			      s->depth);
 }
@@ -474,6 +505,12 @@ static int cgr_load_stacks(struct cgr *g)
 	g->stack_overflow = info.overflow_samples;
 	g->stack_samples = info.total_samples;
 	g->budget = info.budget;
+	g->split_last = NULL; /* pointed into the table's copy */
+	if (g->split_none)
+		txt_warn("%s: cgroup: leaves out %" PRIu64 " samples of stacks that name no cgroup "
+			 "(only a --separate=cgroup session's stacks do); their flat samples show "
+			 "as [no stack]",
+			 path, g->split_none);
 	free(r.map);
 	free(path);
 	return ret;
