@@ -209,7 +209,7 @@ struct pbout {
 	pthread_cond_t cv;
 	uint64_t nsub, ncollected; /* stages handed to the workers, put in the output */
 	int werr;                  /* a worker's */
-	uint8_t *tmp; /* pack_part's scratch */
+	uint8_t *tmp;              /* pack_part's scratch */
 	size_t tmpcap;
 };
 
