@@ -550,10 +550,9 @@ static void pp_helper_ended(struct pp_state *st, bool kill, const char *why)
 	np_child_status_text(st->child.last_status, status, sizeof(status));
 	if (atomic_load(&st->quit))
 		return;
-	st->host->log(st->ctx, OP_LOG_WARN,
-		      "helper %s (pid %d) %s%s: %s - restarting in %" PRIu64 " ms", PP_HELPER,
-		      (int)pid, kill ? "killed: it sent " : "ended", kill ? why : "", status,
-		      np_child_wait_ms(&st->child));
+	st->host->log(st->ctx, OP_LOG_WARN, "helper %s (pid %d) %s%s: %s - restarting in %u ms",
+		      PP_HELPER, (int)pid, kill ? "killed: it sent " : "ended", kill ? why : "",
+		      status, st->child.delay_ms);
 }
 
 /* sleep @ms unless woken (the plugin stops) */
@@ -593,9 +592,8 @@ static void *pp_thread_main(void *arg)
 			pthread_mutex_unlock(&st->send_lock);
 			if (rc) {
 				atomic_fetch_add(&st->spawn_failures, 1);
-				st->host->log(st->ctx, OP_LOG_ERR,
-					      "helper: %s - retrying in %" PRIu64 " ms", why,
-					      np_child_wait_ms(&st->child));
+				st->host->log(st->ctx, OP_LOG_ERR, "helper: %s - retrying in %u ms",
+					      why, st->child.delay_ms);
 				continue;
 			}
 			if (st->child.spawns > 1)
