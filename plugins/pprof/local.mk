@@ -23,3 +23,4 @@ plugins_libexec_oprofiled_pull_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins
 	$(MHD_CFLAGS)
 plugins_libexec_oprofiled_pull_CFLAGS = $(AM_CFLAGS) -pthread
 plugins_libexec_oprofiled_pull_LDADD = $(MHD_LIBS) -lpthread
+dist_man8_MANS += tools/man/oprofiled-pull.8
