@@ -9,8 +9,8 @@
 #    does; pulls work;
 # 2. the helper SIGKILLed: restarted, pulls work again, counted;
 # 3. the daemon SIGKILLed: the helper dies with it;
-# 4. a group-writable OP_HELPER_DIR and an unknown user= are refused at
-#    start with a message;
+# 4. a group-writable OP_HELPER_DIR, one another user owns and an unknown
+#    user= are refused at start with a message;
 # 5. a hostile helper (tests/integration/pull_hostile) sending 6 kinds of
 #    malformed messages, then a flood of log lines: the daemon kills and
 #    restarts it each time with growing backoff, logs why, rate-limits the
@@ -138,7 +138,7 @@ wait $dpid 2>/dev/null
 gone() { [ ! -d /proc/$1 ] || [ "$(status_field $1 State | cut -c1)" = Z ]; }
 net_wait 5 gone "$hp2" || { echo "FAIL: the helper $hp2 outlived the daemon"; fail=1; }
 
-# 4. refused at start: a helper directory its group may write, an unknown user
+# 4. refused at start: a helper directory its group may write or another user owns, an unknown user
 mkdir -m 0775 gw && cp "$OP_HELPER_DIR/oprofiled-pull" gw/ && chmod 0775 gw
 P4=$(net_free_port)
 OP_HELPER_DIR=$W/gw timeout 20 "$OPD" --session-dir="$W/s4" --events=TIMER:1000000 \
@@ -146,6 +146,13 @@ OP_HELPER_DIR=$W/gw timeout 20 "$OPD" --session-dir="$W/s4" --events=TIMER:10000
 rc=$?
 [ $rc -ne 0 ] && grep -q "helper program $W/gw/oprofiled-pull: directory $W/gw is writable by group or others" err4 ||
 	{ echo "FAIL: a group-writable helper directory was not refused (rc $rc)"; cat err4; fail=1; }
+# a helper directory another user owns (mode 0755)
+mkdir -m 0755 ow && cp "$OP_HELPER_DIR/oprofiled-pull" ow/ && chown "$NOBODY" ow
+OP_HELPER_DIR=$W/ow timeout 20 "$OPD" --session-dir="$W/s6" --events=TIMER:1000000 \
+	--ext-feature=pprof:listen=127.0.0.1:$P4 -- sleep 5 > out6 2> err6
+rc=$?
+[ $rc -ne 0 ] && grep -q "directory $W/ow is owned by uid $NOBODY" err6 ||
+	{ echo "FAIL: a helper directory owned by nobody was not refused (rc $rc)"; cat err6; fail=1; }
 timeout 20 "$OPD" --session-dir="$W/s5" --events=TIMER:1000000 \
 	--ext-feature=pprof:listen=127.0.0.1:$P4,user=no-such-user-np -- sleep 5 > out5 2> err5
 rc=$?
