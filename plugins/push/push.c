@@ -107,7 +107,7 @@ struct pu_state {
 	uint32_t req_id;
 	struct np_msg msg;
 	char *pyro_name; /* Pyroscope's name{labels}, escaped for the query */
-	atomic_uint_fast64_t helper_spawns, helper_killed;
+	atomic_uint_fast64_t helper_spawns, helper_lost;
 	/* under sess.lock */
 	char helper_curl[64], helper_tls[64], helper_last[64];
 };
@@ -702,7 +702,7 @@ static void pu_helper_lost(struct pu_state *st, const char *what)
 {
 	char status[64];
 
-	atomic_fetch_add(&st->helper_killed, 1);
+	atomic_fetch_add(&st->helper_lost, 1);
 	np_child_kill(&st->child);
 	np_child_status_text(st->child.last_status, status, sizeof(status));
 	st->host->log(st->ctx, OP_LOG_WARN, "helper %s: %s (%s); restarting it", st->child.name,
@@ -1351,20 +1351,20 @@ static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 		sink->counter(sink, "spooled_bytes", atomic_load(&st->spooled_bytes));
 		sink->counter(sink, "rotations_missed", lost);
 		sink->counter(sink, "helper_restarts", restarts);
-		sink->counter(sink, "helper_killed", atomic_load(&st->helper_killed));
+		sink->counter(sink, "helper_lost", atomic_load(&st->helper_lost));
 	}
 	if (sink->text) {
 		snprintf(line, sizeof(line),
 			 "push to %s: sent %" PRIu64 " (%" PRIu64 " bytes), failed %" PRIu64
 			 ", retried %" PRIu64 ", dropped %" PRIu64 ", spooled %" PRIu64 " (%" PRIu64
-			 " bytes), last error: %s; helper %s: restarts %" PRIu64 ", killed %" PRIu64
+			 " bytes), last error: %s; helper %s: restarts %" PRIu64 ", lost in a request %" PRIu64
 			 ", last exit: %s",
 			 st->url, (uint64_t)atomic_load(&st->sent),
 			 (uint64_t)atomic_load(&st->bytes), (uint64_t)atomic_load(&st->failed),
 			 (uint64_t)atomic_load(&st->retried), (uint64_t)atomic_load(&st->dropped),
 			 (uint64_t)atomic_load(&st->spooled_files),
 			 (uint64_t)atomic_load(&st->spooled_bytes), last[0] ? last : "none",
-			 PU_HELPER, restarts, (uint64_t)atomic_load(&st->helper_killed),
+			 PU_HELPER, restarts, (uint64_t)atomic_load(&st->helper_lost),
 			 hlast[0] ? hlast : "none");
 		sink->text(sink, line);
 	}

@@ -328,3 +328,10 @@ TESTS += tests/integration/cgroup_flush.sh
 # --- issue 20: model plugins only probed are unloaded (libpfm4 RSS) ---
 dist_check_SCRIPTS += tests/integration/model_unload.sh
 TESTS += tests/integration/model_unload.sh
+# --- issue 20: privsep push (libcurl in the helper oprofiled-push: its identity,
+# the daemon's maps, killed mid-request, stop while a request hangs) ---
+dist_check_SCRIPTS += tests/integration/push_privsep.sh
+if BUILD_PUSH_PLUGIN
+TESTS += tests/integration/push_privsep.sh
+endif
+# --- end issue 20: privsep push ---
