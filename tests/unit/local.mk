@@ -460,3 +460,20 @@ tests_unit_test_cg_read_SOURCES = tests/unit/test_cg_read.c
 tests_unit_test_cg_read_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_cg_read_LDADD = lib/libopng.la $(CMOCKA_LIBS)
 endif
+# --- issue 20: privsep: plugins/common/np_child (spawn, drop, messages) ---
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_np_child tests/unit/np_child_helper
+TESTS += tests/unit/test_np_child
+tests_unit_test_np_child_SOURCES = tests/unit/test_np_child.c tests/unit/np_child_test.h \
+	plugins/common/np_child.c plugins/common/np_child.h
+tests_unit_test_np_child_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/common \
+	-DHELPER_DIR='"$(abs_top_builddir)/tests/unit"'
+tests_unit_test_np_child_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_np_child_LDADD = lib/libopng.la $(CMOCKA_LIBS)
+EXTRA_tests_unit_test_np_child_DEPENDENCIES = tests/unit/np_child_helper
+# the helper it spawns: a plain executable (no libtool library), as every helper
+tests_unit_np_child_helper_SOURCES = tests/unit/np_child_helper.c tests/unit/np_child_test.h \
+	plugins/common/np_child.c plugins/common/np_child.h lib/op_trust.c lib/op_trust.h
+tests_unit_np_child_helper_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/common
+endif
+# --- end issue 20: privsep ---
