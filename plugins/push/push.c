@@ -1357,8 +1357,8 @@ static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 		snprintf(line, sizeof(line),
 			 "push to %s: sent %" PRIu64 " (%" PRIu64 " bytes), failed %" PRIu64
 			 ", retried %" PRIu64 ", dropped %" PRIu64 ", spooled %" PRIu64 " (%" PRIu64
-			 " bytes), last error: %s; helper %s: restarts %" PRIu64 ", lost in a request %" PRIu64
-			 ", last exit: %s",
+			 " bytes), last error: %s; helper %s: restarts %" PRIu64
+			 ", lost in a request %" PRIu64 ", last exit: %s",
 			 st->url, (uint64_t)atomic_load(&st->sent),
 			 (uint64_t)atomic_load(&st->bytes), (uint64_t)atomic_load(&st->failed),
 			 (uint64_t)atomic_load(&st->retried), (uint64_t)atomic_load(&st->dropped),

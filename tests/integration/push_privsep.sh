@@ -13,7 +13,9 @@
 #    answers every profile arrives, the intervals contiguous;
 #  - SIGTERM while a request hangs (timeout=30): the daemon ends within
 #    a few seconds and its helper with it;
-#  - SIGKILL of the daemon: its helper dies too.
+#  - SIGKILL of the daemon: its helper dies too;
+#  - a daemon run as nobody (root runs the test): its helper runs as the
+#    same user and the pushes arrive.
 # Loopback only, every wait bounded.
 # SPDX-License-Identifier: MIT
 set -u
@@ -161,6 +163,27 @@ wait $dpid 2> /dev/null
 [ -n "$work" ] && kill $work 2> /dev/null
 gone() { ! ps -p "$1" > /dev/null 2>&1; }
 [ -n "$h4" ] && net_wait 5 gone "$h4" || { echo "FAIL: helper '$h4' outlived its SIGKILLed daemon"; fail=1; }
+
+# 7. an unprivileged daemon (a user profiling their own program): its
+# helper runs as that user, and the pushes arrive
+if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1 && command -v setpriv > /dev/null; then
+	net_recv_start "$W/r7" || { echo "FAIL: receiver did not start"; exit 1; }
+	P7=$(cat "$W/r7.port")
+	mkdir "$W/nb" && chown nobody "$W/nb"
+	setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups "$OPD" \
+		--session-dir="$W/nb/s" --events=TIMER:1000000 \
+		"--ext-feature=push:url=http://127.0.0.1:$P7,interval=1s,service=privsep" \
+		-- "$HOT" 4000 > out7 2> err7
+	rc=$?
+	no_perf err7
+	grep -q "helper oprofiled-push pid [0-9]* as the daemon's user" "$W/nb/s/samples/oprofiled.log" ||
+		{ echo "FAIL: the unprivileged daemon's helper"; cat err7; fail=1; }
+	n7=$(ls "$W"/r7/*.req 2> /dev/null | wc -l)
+	echo "note: unprivileged daemon (nobody): rc $rc, $n7 pushes received"
+	[ $rc -eq 0 ] && [ "$n7" -ge 1 ] || { echo "FAIL: the unprivileged daemon pushed $n7 (rc $rc)"; cat err7; fail=1; }
+else
+	echo "note: not root (or no nobody/setpriv): the unprivileged case is the whole test"
+fi
 
 net_cleanup
 if [ $fail -eq 0 ]; then
