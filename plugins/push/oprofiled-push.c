@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,18 +128,48 @@ static bool ph_parse_req(const void *payload, size_t len, struct ph_req *r)
 	return p == end && r->url && !r->user == !r->pass;
 }
 
-/* a transfer under way stops when the daemon hangs up or asks (any message) */
-static int ph_progress(void *priv, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-		       curl_off_t ulnow)
+/*
+ * curl_easy_perform, but through a multi handle whose wait also watches
+ * the daemon's socket: a transfer under way stops at once when the daemon
+ * hangs up (its stop) or sends anything, instead of at libcurl's next
+ * progress call (up to a second later).
+ */
+static CURLcode ph_run(CURL *c)
 {
-	struct pollfd pfd = { .fd = PH_SOCK, .events = POLLIN };
+	CURLcode cc = CURLE_OUT_OF_MEMORY;
+	CURLM *mh = curl_multi_init();
+	int running = 1, left;
+	CURLMsg *msg;
 
-	(void)priv;
-	(void)dltotal;
-	(void)dlnow;
-	(void)ultotal;
-	(void)ulnow;
-	return poll(&pfd, 1, 0) != 0;
+	if (!mh)
+		return cc;
+	if (curl_multi_add_handle(mh, c) != CURLM_OK)
+		goto out;
+	for (;;) {
+		struct curl_waitfd w = { .fd = PH_SOCK, .events = CURL_WAIT_POLLIN };
+
+		if (curl_multi_perform(mh, &running) != CURLM_OK) {
+			cc = CURLE_FAILED_INIT;
+			break;
+		}
+		if (!running) {
+			msg = curl_multi_info_read(mh, &left);
+			cc = msg && msg->msg == CURLMSG_DONE ? msg->data.result : CURLE_FAILED_INIT;
+			break;
+		}
+		if (curl_multi_poll(mh, &w, 1, 1000, NULL) != CURLM_OK) {
+			cc = CURLE_FAILED_INIT;
+			break;
+		}
+		if (w.revents) {
+			cc = CURLE_ABORTED_BY_CALLBACK;
+			break;
+		}
+	}
+	curl_multi_remove_handle(mh, c);
+out:
+	curl_multi_cleanup(mh);
+	return cc;
 }
 
 static void ph_perform(const struct ph_req *r, long *status, int *code, char *err, size_t err_len)
@@ -185,10 +214,8 @@ static void ph_perform(const struct ph_req *r, long *status, int *code, char *er
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)r->connect_timeout_s);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)r->timeout_s);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, ph_progress);
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	cc = curl_easy_perform(c);
+	cc = ph_run(c);
 	if (cc == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
 out:

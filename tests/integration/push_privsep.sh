@@ -60,19 +60,24 @@ check_identity() {
 	[ "$(readlink "/proc/$1/cwd")" = / ] || { echo "FAIL: helper $1 works in $(readlink "/proc/$1/cwd")"; fail=1; }
 }
 
+# start_daemon SESSION PORT: pushing every second (timeout=30) with a
+# long workload; its pid in $dpid, its stderr in SESSION.err
+start_daemon() {
+	"$OPD" --session-dir="$1" --events=TIMER:1000000 \
+		"--ext-feature=push:url=http://127.0.0.1:$2,interval=1s,timeout=30,service=privsep" \
+		-- "$HOT" 60000 > "$1.out" 2> "$1.err" &
+	dpid=$!
+	net_pids="$net_pids $dpid"
+	net_wait 20 grep -q "pushing to" "$1/samples/oprofiled.log" && return 0
+	no_perf "$1.err"
+	echo "FAIL: the push plugin did not start"; cat "$1.err"; exit 1
+}
+
 # 1. a store that hangs: every request stays under way (timeout=30)
 net_recv_start "$W/h" --hang || { echo "FAIL: hanging receiver did not start"; exit 1; }
 hang_pid=${net_pids##* }
 P=$(cat "$W/h.port")
-"$OPD" --session-dir="$W/s" --events=TIMER:1000000 \
-	"--ext-feature=push:url=http://127.0.0.1:$P,interval=1s,timeout=30,service=privsep" \
-	-- "$HOT" 60000 > out 2> err &
-dpid=$!
-net_pids="$net_pids $dpid"
-if ! net_wait 20 grep -q "pushing to" "$W/s/samples/oprofiled.log"; then
-	no_perf err
-	echo "FAIL: the push plugin did not start"; cat err; exit 1
-fi
+start_daemon "$W/s" "$P"
 grep "pushing to" "$W/s/samples/oprofiled.log" | sed 's/^/note: /'
 h1=$(sed -n 's/.*helper oprofiled-push pid \([0-9]*\) as .*/\1/p' "$W/s/samples/oprofiled.log")
 [ -n "$h1" ] && [ "$h1" = "$(helper_pid $dpid)" ] ||
@@ -117,7 +122,7 @@ net_wait 40 reqs_ge "$W/r" $((spooled + 2)) ||
 kill -TERM $dpid
 wait $dpid
 rc=$?
-[ $rc -eq 0 ] || { echo "FAIL: oprofiled exited $rc"; cat err; fail=1; }
+[ $rc -eq 0 ] || { echo "FAIL: oprofiled exited $rc"; cat "$W/s.err"; fail=1; }
 c_sent=$(sed -n 's/^sent: //p' "$W/s/samples/oprofiled.log" | tail -1)
 c_dropped=$(sed -n 's/^dropped: //p' "$W/s/samples/oprofiled.log" | tail -1)
 c_lost=$(sed -n 's/^helper_lost: //p' "$W/s/samples/oprofiled.log" | tail -1)
@@ -130,12 +135,7 @@ ps -p "$h2" > /dev/null 2>&1 && { echo "FAIL: helper $h2 outlived its daemon"; f
 # 5. SIGTERM while a request hangs (timeout=30): a prompt end, helper included
 net_recv_start "$W/h2" --hang || { echo "FAIL: hanging receiver did not start"; exit 1; }
 P2=$(cat "$W/h2.port")
-"$OPD" --session-dir="$W/s2" --events=TIMER:1000000 \
-	"--ext-feature=push:url=http://127.0.0.1:$P2,interval=1s,timeout=30,service=privsep" \
-	-- "$HOT" 60000 > out2 2> err2 &
-dpid=$!
-net_pids="$net_pids $dpid"
-net_wait 20 grep -q "pushing to" "$W/s2/samples/oprofiled.log" || { echo "FAIL: no start"; cat err2; exit 1; }
+start_daemon "$W/s2" "$P2"
 net_wait 10 test -s "$W/h2/hung" || { echo "FAIL: no request reached the hanging store"; exit 1; }
 h3=$(helper_pid $dpid)
 t0=$(date +%s%N)
@@ -150,12 +150,7 @@ grep -q "stopping: [1-9][0-9]* profiles wait in the spool" "$W/s2/samples/oprofi
 	{ echo "FAIL: the profile under way was not kept in the spool"; fail=1; }
 
 # 6. SIGKILL of the daemon: the helper follows (PR_SET_PDEATHSIG)
-"$OPD" --session-dir="$W/s3" --events=TIMER:1000000 \
-	"--ext-feature=push:url=http://127.0.0.1:$P2,interval=1s,timeout=30,service=privsep" \
-	-- "$HOT" 60000 > out3 2> err3 &
-dpid=$!
-net_pids="$net_pids $dpid"
-net_wait 20 grep -q "pushing to" "$W/s3/samples/oprofiled.log" || { echo "FAIL: no start"; cat err3; exit 1; }
+start_daemon "$W/s3" "$P2"
 h4=$(helper_pid $dpid)
 work=$(ps --ppid $dpid -o pid=,args= | sed -n 's/^ *\([0-9]*\) .*network.*/\1/p')
 kill -KILL $dpid
