@@ -20,3 +20,4 @@ plugins_libexec_oprofiled_push_SOURCES = plugins/push/oprofiled-push.c plugins/p
 plugins_libexec_oprofiled_push_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/common \
 	$(PUSH_CURL_CFLAGS)
 plugins_libexec_oprofiled_push_LDADD = $(PUSH_CURL_LIBS)
+dist_man8_MANS += tools/man/oprofiled-push.8

@@ -325,8 +325,8 @@ static void ph_usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "version", no_argument, NULL, 'v' },
-					      { "usage", no_argument, NULL, '?' },
-					      { "help", no_argument, NULL, '?' },
+					      { "usage", no_argument, NULL, 'u' },
+					      { "help", no_argument, NULL, 'u' },
 					      { "ca-fd", no_argument, NULL, 'c' },
 					      { NULL, 0, NULL, 0 } };
 	bool ca = false;
@@ -342,9 +342,16 @@ int main(int argc, char **argv)
 		case 'c':
 			ca = true;
 			break;
-		case '?':
-			ph_usage(optopt ? stderr : stdout);
-			return optopt ? 2 : 0;
+		case 'u':
+			ph_usage(stdout);
+			return 0;
+		default: /* -? itself, or an option it does not know */
+			if (!optopt && !strcmp(argv[optind - 1], "-?")) {
+				ph_usage(stdout);
+				return 0;
+			}
+			ph_usage(stderr);
+			return 2;
 		}
 	}
 	if (optind != argc) {
