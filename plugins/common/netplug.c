@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "netplug.h"
@@ -297,7 +298,14 @@ int np_session_dump(struct np_session *s, unsigned timeout_ms)
 	 * the daemon takes SIGUSR1 on its signalfd: drain, sync, DUMP event;
 	 * one it sent itself writes no statistics block to the log
 	 */
-	if (kill(getpid(), SIGUSR1))
+	/*
+	 * to the main thread (its tid is the pid), which blocks SIGUSR1 and
+	 * reads it from the signalfd: sent to the process, the signal may go
+	 * to any thread that does not block it - a thread started before the
+	 * daemon blocked its signals (the kernel plugin's kallsyms pass at
+	 * start) - whose default action ends the daemon
+	 */
+	if (syscall(SYS_tgkill, getpid(), getpid(), SIGUSR1))
 		return -errno;
 	np_deadline(&dl, timeout_ms);
 	pthread_mutex_lock(&s->lock);

@@ -543,6 +543,7 @@ fail:
 		close(nullfd);
 	if (exefd >= 0)
 		close(exefd);
+	c->delay_ms = c->backoff_ms;
 	c->next_ms = np_child_now_ms() + c->backoff_ms;
 	if (c->backoff_ms < NP_BACKOFF_MAX_MS)
 		c->backoff_ms *= 2;
@@ -564,6 +565,7 @@ static void np_child_gone(struct np_child *c, int status)
 	c->last_status = status;
 	if (now - c->started_ms >= NP_STABLE_MS)
 		c->backoff_ms = NP_BACKOFF_MIN_MS;
+	c->delay_ms = c->backoff_ms;
 	c->next_ms = now + c->backoff_ms;
 	if (c->backoff_ms < NP_BACKOFF_MAX_MS)
 		c->backoff_ms *= 2;

@@ -144,7 +144,8 @@ struct np_child {
 
 	/* counted for print_stats */
 	uint64_t spawns, exits, spawn_failures;
-	int last_status; /* waitpid status of the last child that ended, -1: none */
+	int last_status;   /* waitpid status of the last child that ended, -1: none */
+	unsigned delay_ms; /* the backoff applied after the last one ended (for messages) */
 };
 
 /*

@@ -1,45 +1,46 @@
 /*
- * pprof.c - the pprof pull plugin: serves GET /debug/pprof/profile?seconds=N
- * (the delta of the current session's counts over the next N seconds, as a
- * gzip'd profile.proto) and an index at /debug/pprof/, through libmicrohttpd
- * on threads of its own, so that a slow or stuck client never delays the
- * daemon's thread (which only ever takes a dump).
+ * pprof.c - the pprof pull plugin, the daemon's side: what needs the
+ * session. GET /debug/pprof/profile?seconds=N (the delta of the current
+ * session's counts over the next N seconds, as a gzip'd profile.proto) and
+ * GET /metrics are served by the helper program oprofiled-pull, which runs
+ * libmicrohttpd as an unprivileged user on the listening socket bound
+ * here (plugins/common/np_child: privilege separation, issue 20) and asks
+ * this plugin's thread for each profile and each /metrics text over a
+ * socket; the bodies go back as sealed memfds. The daemon's process maps
+ * no HTTP parser and no TLS library, and the sampling thread only ever
+ * takes a dump. A helper that dies is restarted with backoff; one that
+ * sends anything malformed is killed and restarted.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <inttypes.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "metrics.h"
 #include "netplug.h"
+#include "np_child.h"
 #include "plugin_util.h"
+#include "pull_proto.h"
 
-#define PP_DEFAULT_SECONDS 30 /* what net/http/pprof serves without ?seconds */
 #define PP_DEFAULT_MAX_SECONDS 300
-#define PP_MAX_MAX_SECONDS 3600
 /*
- * Connections, each a thread while it lasts; a client such as pprof keeps
- * one or two alive between its requests, and on loopback every client
- * has the same address, so the bound is per server, not per address.
+ * Connections, each a thread of the helper while it lasts; a client such
+ * as pprof keeps one or two alive between its requests, and on loopback
+ * every client has the same address, so the bound is per server, not per
+ * address.
  */
 #define PP_DEFAULT_MAX_CONN 16
-#define PP_MAX_MAX_CONN 64
-/* a request (line and headers) larger than this is refused by libmicrohttpd */
-#define PP_REQUEST_MEM (16 * 1024)
-/* addresses pprof may send to /debug/pprof/symbol in one request */
-#define PP_SYMBOL_BODY_MAX (1u << 20)
 /* allow_uid=UID;UID...: at most this many */
 #define PP_MAX_UIDS 16
 /*
@@ -47,8 +48,6 @@
  * for its N seconds; more requests meanwhile are answered 503 at once.
  */
 #define PP_MAX_ACTIVE 2
-/* a client idle this long is dropped */
-#define PP_IDLE_TIMEOUT_S 10
 /*
  * GET /metrics: the daemon answers a status request between two drain
  * rounds (metrics.c); scrapes closer together than this share one answer,
@@ -56,6 +55,28 @@
  */
 #define PP_METRICS_CACHE_MS 1000
 #define PP_METRICS_TIMEOUT_MS 3000
+/* a helper that does not take a reply within this is not waited for */
+#define PP_SEND_TIMEOUT_MS 2000
+/* at stop: the helper exits when its socket closes; killed after this */
+#define PP_STOP_GRACE_MS 1000
+/* messages handled per wake-up before the thread looks at its wake pipe again */
+#define PP_MSG_BATCH 64
+/* the helper's log lines: at most this many per PP_LOG_WINDOW_MS, the rest counted */
+#define PP_LOG_BURST 20
+#define PP_LOG_WINDOW_MS 10000
+
+struct pp_state;
+
+/* a profile being built (np_session_delta waits N seconds): a thread each */
+struct pp_worker {
+	struct pp_state *st;
+	pthread_t t;
+	bool used;
+	atomic_bool done;
+	uint32_t id;
+	uint64_t gen;
+	unsigned secs;
+};
 
 struct pp_state {
 	op_ext_t *ctx;
@@ -71,18 +92,38 @@ struct pp_state {
 	/* local users besides root and the daemon's own user who may pull */
 	uid_t allow_uid[PP_MAX_UIDS];
 	unsigned nr_allow_uid;
+	char user[64]; /* whom the helper runs as when the daemon is root */
 
 	int lfd; /* the listening socket, bound in ext_init (errors show at start) */
-	struct MHD_Daemon *mhd;
 
-	/* counters (written by connection threads, read by print_stats) */
-	atomic_uint_fast64_t requests, profiles, bytes, bad_requests, not_found, errors, refused,
-		busy;
-	atomic_uint active; /* profiles being built */
+	/* the helper and the thread that talks to it */
+	struct np_child child;
+	char argbuf[6][200];
+	char *argv[7];
+	pthread_t thread;
+	bool thread_on;
+	atomic_bool quit;
+	int wake[2];
+	/*
+	 * child.sock changes when the helper is replaced; workers reply
+	 * under this lock, to the helper (generation) that asked
+	 */
+	pthread_mutex_t send_lock;
+	uint64_t gen;
+	bool served; /* "serving" logged */
+	struct pp_worker workers[PP_MAX_ACTIVE];
+	struct np_msg msg;
+	uint64_t log_window_ms;
+	unsigned log_lines;
+
+	/* counters (written by the thread and the workers, read by print_stats) */
+	atomic_uint_fast64_t counts[PP_COUNT_NR];
+	atomic_uint_fast64_t profiles, bytes, errors, busy;
 	atomic_uint_fast64_t metrics, metrics_errors;
+	atomic_uint_fast64_t restarts, spawn_failures, bad_messages, log_dropped;
+	atomic_int helper_pid, last_status;
 
-	/* the last /metrics text and when it was made (monotonic ms) */
-	pthread_mutex_t metrics_lock;
+	/* the last /metrics text and when it was made (monotonic ms); the thread's */
 	char *metrics_text;
 	size_t metrics_len;
 	uint64_t metrics_ms;
@@ -91,21 +132,6 @@ struct pp_state {
 /* ------------------------------------------------------------------ */
 /* settings                                                            */
 /* ------------------------------------------------------------------ */
-
-static bool pp_is_loopback(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)ss;
-
-		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
-	}
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)ss;
-
-		return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
-	}
-	return false;
-}
 
 /* "PORT", ":PORT", "ADDR:PORT" or "[ADDR6]:PORT"; without an address loopback */
 static int pp_parse_listen(struct pp_state *st, const char *val, const char *where)
@@ -230,9 +256,18 @@ static int pp_set(void *priv, const char *key, const char *val, const char *wher
 		return pp_parse_uint(st, val, where, 1, PP_MAX_MAX_SECONDS, &st->max_seconds);
 	if (!strcmp(key, "max_connections"))
 		return pp_parse_uint(st, val, where, 1, PP_MAX_MAX_CONN, &st->max_conn);
+	if (!strcmp(key, "user")) {
+		if (!*val || strlen(val) >= sizeof(st->user)) {
+			st->host->log(st->ctx, OP_LOG_ERR, "%s: \"%s\": expected a user name",
+				      where, val);
+			return -EINVAL;
+		}
+		snprintf(st->user, sizeof(st->user), "%s", val);
+		return 0;
+	}
 	st->host->log(st->ctx, OP_LOG_ERR,
 		      "%s: unknown setting \"%s\": expected listen, allow_remote, allow_uid, "
-		      "max_seconds or max_connections",
+		      "max_seconds, max_connections or user",
 		      where, key);
 	return -EINVAL;
 }
@@ -240,297 +275,11 @@ static int pp_set(void *priv, const char *key, const char *val, const char *wher
 /* plugins.pprof.<key>: the keys of the arguments */
 static int pp_read_config(struct pp_state *st)
 {
-	static const char *const strs[] = { "listen", "allow_uid", NULL };
+	static const char *const strs[] = { "listen", "allow_uid", "user", NULL };
 	static const char *const ints[] = { "max_seconds", "max_connections", NULL };
 	static const char *const bools[] = { "allow_remote", NULL };
 
 	return np_read_config(st->host, st->ctx, "pprof", strs, ints, bools, pp_set, st);
-}
-
-/* ------------------------------------------------------------------ */
-/* HTTP                                                                */
-/* ------------------------------------------------------------------ */
-
-static const char pp_index[] = "<html><head><title>/debug/pprof/</title></head><body>\n"
-			       "<p>oprofiled: system-wide CPU profile of the current session</p>\n"
-			       "<table><tr><td><a href=\"profile?seconds=30\">profile</a></td>"
-			       "<td>the samples of the next N seconds (?seconds=N), as a gzip'd "
-			       "profile.proto with build IDs and addresses</td></tr>\n"
-			       "<tr><td><a href=\"/metrics\">/metrics</a></td>"
-			       "<td>the daemon's statistics (opcontrol --status) in Prometheus' "
-			       "text format</td></tr></table>\n"
-			       "</body></html>\n";
-
-static enum MHD_Result pp_reply(struct MHD_Connection *c, unsigned status, const char *type,
-				void *body, size_t len, enum MHD_ResponseMemoryMode mode)
-{
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
-	enum MHD_Result ret;
-
-	if (!r) {
-		if (mode == MHD_RESPMEM_MUST_FREE)
-			free(body);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	/* the daemon's data never belongs in a cache */
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	/*
-	 * One request per connection: a client that opens a connection per
-	 * request and keeps each one idle (pprof's symbol lookups do, one per
-	 * mapping) would otherwise hold a connection slot and its thread for
-	 * the idle timeout each, and soon find the server full.
-	 */
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-	if (status == MHD_HTTP_OK && !strcmp(type, "application/octet-stream"))
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
-					"attachment; filename=\"profile\"");
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-static enum MHD_Result pp_text(struct MHD_Connection *c, unsigned status, const char *msg)
-{
-	return pp_reply(c, status, "text/plain; charset=utf-8", (void *)msg, strlen(msg),
-			MHD_RESPMEM_PERSISTENT);
-}
-
-static enum MHD_Result pp_profile(struct pp_state *st, struct MHD_Connection *c)
-{
-	const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
-	uint64_t secs = PP_DEFAULT_SECONDS;
-	char msg[160];
-	void *buf = NULL;
-	size_t len = 0;
-	int rc;
-
-	if (s && (!pu_parse_dec_u64(s, &secs) || secs == 0 || secs > st->max_seconds)) {
-		atomic_fetch_add(&st->bad_requests, 1);
-		snprintf(msg, sizeof(msg), "seconds: expected 1..%u\n", st->max_seconds);
-		return pp_reply(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", strdup(msg),
-				strlen(msg), MHD_RESPMEM_MUST_FREE);
-	}
-	if (!s && secs > st->max_seconds)
-		secs = st->max_seconds;
-	if (atomic_fetch_add(&st->active, 1) >= PP_MAX_ACTIVE) {
-		atomic_fetch_sub(&st->active, 1);
-		atomic_fetch_add(&st->busy, 1);
-		return pp_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
-			       "busy: other profiles are being built, ask again later\n");
-	}
-	rc = np_session_delta(&st->sess, (unsigned)secs, &buf, &len, msg, sizeof(msg));
-	atomic_fetch_sub(&st->active, 1);
-	if (rc == -ECANCELED)
-		return pp_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "oprofiled is stopping\n");
-	if (rc) {
-		atomic_fetch_add(&st->errors, 1);
-		st->host->log(st->ctx, OP_LOG_WARN, "profile request: %s", msg);
-		return pp_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot build the profile\n");
-	}
-	atomic_fetch_add(&st->profiles, 1);
-	atomic_fetch_add(&st->bytes, len);
-	return pp_reply(c, MHD_HTTP_OK, "application/octet-stream", buf, len, MHD_RESPMEM_MUST_FREE);
-}
-
-static enum MHD_Result pp_metrics(struct pp_state *st, struct MHD_Connection *c)
-{
-	const char *sdir = st->host->session_dir ? st->host->session_dir(st->ctx) : NULL;
-	uint64_t now = np_now_mono_ns() / 1000000;
-	char err[256], *text = NULL;
-	size_t len = 0;
-	int rc = 0;
-
-	if (!sdir)
-		return pp_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no session directory\n");
-	pthread_mutex_lock(&st->metrics_lock);
-	if (!st->metrics_text || now - st->metrics_ms >= PP_METRICS_CACHE_MS) {
-		rc = pm_scrape(sdir, PP_METRICS_TIMEOUT_MS, &text, &len, err, sizeof(err));
-		if (!rc) {
-			free(st->metrics_text);
-			st->metrics_text = text;
-			st->metrics_len = len;
-			st->metrics_ms = np_now_mono_ns() / 1000000;
-		}
-	}
-	if (!rc) {
-		text = malloc(st->metrics_len ? st->metrics_len : 1);
-		if (text) {
-			memcpy(text, st->metrics_text, st->metrics_len);
-			len = st->metrics_len;
-		}
-	}
-	pthread_mutex_unlock(&st->metrics_lock);
-	if (rc) {
-		atomic_fetch_add(&st->metrics_errors, 1);
-		st->host->log(st->ctx, OP_LOG_WARN, "/metrics: %s", err);
-		return pp_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "cannot read the statistics\n");
-	}
-	if (!text)
-		return pp_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	atomic_fetch_add(&st->metrics, 1);
-	return pp_reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", text, len,
-			MHD_RESPMEM_MUST_FREE);
-}
-
-/* what the first call of a request decided, kept in *con_cls */
-static int pp_mark_get, pp_mark_symbol;
-
-/*
- * The first call (headers read) decides: errors are answered at once,
- * without reading a body; a GET or the symbol POST waits for the end of
- * the request, whose body (if any) is read and dropped, never stored.
- */
-static enum MHD_Result pp_first_call(struct pp_state *st, struct MHD_Connection *c, const char *url,
-				     const char *method, void **con_cls)
-{
-	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
-	const char *cl;
-	uint64_t n;
-
-	atomic_fetch_add(&st->requests, 1);
-	if (!strcmp(url, "/debug/pprof/symbol") && !strcmp(method, MHD_HTTP_METHOD_POST)) {
-		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (!cl || !pu_parse_dec_u64(cl, &n) || n > PP_SYMBOL_BODY_MAX) {
-			atomic_fetch_add(&st->bad_requests, 1);
-			return pp_text(c, cl ? MHD_HTTP_CONTENT_TOO_LARGE : MHD_HTTP_LENGTH_REQUIRED,
-				       "a symbol request of at most 1 MiB with its length\n");
-		}
-		*con_cls = &pp_mark_symbol;
-		return MHD_YES;
-	}
-	if (!get) {
-		atomic_fetch_add(&st->bad_requests, 1);
-		return pp_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
-	}
-	*con_cls = &pp_mark_get;
-	return MHD_YES;
-}
-
-static enum MHD_Result pp_handler(void *cls, struct MHD_Connection *c, const char *url,
-				  const char *method, const char *version, const char *upload,
-				  size_t *upload_size, void **con_cls)
-{
-	struct pp_state *st = cls;
-
-	(void)version;
-	(void)upload;
-	if (!*con_cls)
-		return pp_first_call(st, c, url, method, con_cls);
-	if (*upload_size) {
-		*upload_size = 0; /* read and dropped */
-		return MHD_YES;
-	}
-	/*
-	 * pprof asks here for the names of the addresses it could not name
-	 * from local binaries; the daemon holds no symbols (the fleet default:
-	 * the store symbolizes by build ID), so the answer names none, which
-	 * pprof takes as "leave them as addresses".
-	 */
-	if (*con_cls == &pp_mark_symbol)
-		return pp_text(c, MHD_HTTP_OK, "");
-	if (!strcmp(url, "/debug/pprof/symbol"))
-		return pp_text(c, MHD_HTTP_OK, "num_symbols: 0\n");
-	if (!strcmp(url, "/debug/pprof/profile"))
-		return pp_profile(st, c);
-	if (!strcmp(url, "/metrics"))
-		return pp_metrics(st, c);
-	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof"))
-		return pp_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)pp_index,
-				sizeof(pp_index) - 1, MHD_RESPMEM_PERSISTENT);
-	atomic_fetch_add(&st->not_found, 1);
-	return pp_text(c, MHD_HTTP_NOT_FOUND,
-		       "not found: this server has /debug/pprof/, /debug/pprof/profile, "
-		       "/debug/pprof/symbol and /metrics\n");
-}
-
-static void pp_mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	struct pp_state *st = cls;
-	char line[320];
-
-	vsnprintf(line, sizeof(line), fmt, ap);
-	line[strcspn(line, "\n")] = 0;
-	st->host->log(st->ctx, OP_LOG_WARN, "libmicrohttpd: %s", line);
-}
-
-/*
- * The owner of the client socket of a loopback connection: the line of
- * /proc/net/tcp (tcp6) whose local end is the client's address and port
- * and whose remote port is ours. 0 with *uid, or -ENOENT.
- */
-static int pp_peer_uid(const struct pp_state *st, const struct sockaddr *peer, uid_t *uid)
-{
-	const bool v6 = peer->sa_family == AF_INET6;
-	uint32_t want[4] = { 0 }, a[4];
-	unsigned lport, rport, want_port, our_port, u;
-	char line[512];
-	FILE *f;
-	int rc = -ENOENT;
-
-	if (v6) {
-		const struct sockaddr_in6 *in6 = (const void *)peer;
-
-		memcpy(want, &in6->sin6_addr, sizeof(want));
-		want_port = ntohs(in6->sin6_port);
-		our_port = ntohs(((const struct sockaddr_in6 *)(const void *)&st->addr)->sin6_port);
-	} else {
-		const struct sockaddr_in *in = (const void *)peer;
-
-		want[0] = in->sin_addr.s_addr;
-		want_port = ntohs(in->sin_port);
-		our_port = ntohs(((const struct sockaddr_in *)(const void *)&st->addr)->sin_port);
-	}
-	f = fopen(v6 ? "/proc/net/tcp6" : "/proc/net/tcp", "re");
-	if (!f)
-		return -errno;
-	while (rc && fgets(line, sizeof(line), f)) {
-		int n;
-
-		/* the kernel prints each address word as the u32 it holds in memory */
-		if (v6)
-			n = sscanf(line,
-				   " %*u: %8X%8X%8X%8X:%X %*32[0-9A-F]:%X %*X %*X:%*X %*X:%*X %*X %u",
-				   &a[0], &a[1], &a[2], &a[3], &lport, &rport, &u) == 7;
-		else
-			n = sscanf(line, " %*u: %8X:%X %*8X:%X %*X %*X:%*X %*X:%*X %*X %u", &a[0],
-				   &lport, &rport, &u) == 4;
-		if (!n || lport != want_port || rport != our_port)
-			continue;
-		if (memcmp(a, want, v6 ? sizeof(want) : sizeof(want[0])))
-			continue;
-		*uid = (uid_t)u;
-		rc = 0;
-	}
-	fclose(f);
-	return rc;
-}
-
-/*
- * libmicrohttpd asks before it takes a connection. A loopback client is
- * any local user: only root, the daemon's own user and allow_uid may pull
- * (a root session is private); remote clients were allowed by
- * allow_remote, which was the operator's explicit choice.
- */
-static enum MHD_Result pp_accept(void *cls, const struct sockaddr *addr, socklen_t len)
-{
-	struct pp_state *st = cls;
-	struct sockaddr_storage ss = { 0 };
-	uid_t uid = (uid_t)-1;
-	unsigned i;
-
-	memcpy(&ss, addr, len < sizeof(ss) ? len : sizeof(ss));
-	if (!pp_is_loopback(&ss))
-		return MHD_YES;
-	if (pp_peer_uid(st, addr, &uid) == 0) {
-		if (uid == 0 || uid == geteuid())
-			return MHD_YES;
-		for (i = 0; i < st->nr_allow_uid; i++)
-			if (uid == st->allow_uid[i])
-				return MHD_YES;
-	}
-	atomic_fetch_add(&st->refused, 1);
-	return MHD_NO;
 }
 
 /* bind in ext_init: a port in use stops the start with a message, not later */
@@ -559,43 +308,343 @@ fail:
 	return -errno;
 }
 
+/* ------------------------------------------------------------------ */
+/* answering the helper                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Reply to request @id of helper generation @gen: @status with @body as a
+ * sealed memfd (200) or @msg inline. A helper replaced meanwhile gets
+ * nothing (its client saw it go); one that does not read is not waited
+ * for beyond PP_SEND_TIMEOUT_MS.
+ */
+static void pp_reply(struct pp_state *st, uint64_t gen, uint32_t id, unsigned status,
+		     const char *msg, const void *body, size_t len)
+{
+	int fd = -1;
+
+	if (status == 200) {
+		fd = np_memfd_new("oprofiled-pull-reply", body, len);
+		if (fd < 0) {
+			atomic_fetch_add(&st->errors, 1);
+			st->host->log(st->ctx, OP_LOG_WARN, "reply body: %s", strerror(-fd));
+			status = 500;
+			msg = "cannot pass the body\n";
+		}
+	}
+	pthread_mutex_lock(&st->send_lock);
+	if (st->gen == gen && st->child.sock >= 0)
+		np_msg_send(st->child.sock, PP_MSG_REPLY, id, status, msg, msg ? strlen(msg) : 0,
+			    fd, PP_SEND_TIMEOUT_MS);
+	pthread_mutex_unlock(&st->send_lock);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void *pp_worker_main(void *arg)
+{
+	struct pp_worker *w = arg;
+	struct pp_state *st = w->st;
+	char msg[160];
+	void *buf = NULL;
+	size_t len = 0;
+	int rc = np_session_delta(&st->sess, w->secs, &buf, &len, msg, sizeof(msg));
+
+	if (rc == -ECANCELED) {
+		pp_reply(st, w->gen, w->id, 503, "oprofiled is stopping\n", NULL, 0);
+	} else if (rc) {
+		atomic_fetch_add(&st->errors, 1);
+		st->host->log(st->ctx, OP_LOG_WARN, "profile request: %s", msg);
+		pp_reply(st, w->gen, w->id, 500, "cannot build the profile\n", NULL, 0);
+	} else {
+		atomic_fetch_add(&st->profiles, 1);
+		atomic_fetch_add(&st->bytes, len);
+		pp_reply(st, w->gen, w->id, 200, NULL, buf, len);
+	}
+	free(buf);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+/* join the workers that finished; @all: wait for every one */
+static void pp_join_workers(struct pp_state *st, bool all)
+{
+	unsigned i;
+
+	for (i = 0; i < PP_MAX_ACTIVE; i++) {
+		struct pp_worker *w = &st->workers[i];
+
+		if (w->used && (all || atomic_load(&w->done))) {
+			pthread_join(w->t, NULL);
+			w->used = false;
+		}
+	}
+}
+
+static void pp_profile(struct pp_state *st, uint32_t id, unsigned secs)
+{
+	struct pp_worker *w = NULL;
+	unsigned i;
+
+	pp_join_workers(st, false);
+	for (i = 0; i < PP_MAX_ACTIVE && !w; i++)
+		if (!st->workers[i].used)
+			w = &st->workers[i];
+	if (!w) {
+		atomic_fetch_add(&st->busy, 1);
+		pp_reply(st, st->gen, id, 503,
+			 "busy: other profiles are being built, ask again later\n", NULL, 0);
+		return;
+	}
+	w->st = st;
+	w->id = id;
+	w->gen = st->gen;
+	w->secs = secs;
+	atomic_store(&w->done, false);
+	if (np_thread_start(&w->t, pp_worker_main, w)) {
+		atomic_fetch_add(&st->errors, 1);
+		pp_reply(st, st->gen, id, 500, "cannot build the profile\n", NULL, 0);
+		return;
+	}
+	w->used = true;
+}
+
+static void pp_metrics(struct pp_state *st, uint32_t id)
+{
+	const char *sdir = st->host->session_dir ? st->host->session_dir(st->ctx) : NULL;
+	uint64_t now = np_now_mono_ns() / 1000000;
+	char err[256], *text = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (!sdir) {
+		pp_reply(st, st->gen, id, 503, "no session directory\n", NULL, 0);
+		return;
+	}
+	if (!st->metrics_text || now - st->metrics_ms >= PP_METRICS_CACHE_MS) {
+		rc = pm_scrape(sdir, PP_METRICS_TIMEOUT_MS, &text, &len, err, sizeof(err));
+		if (!rc) {
+			free(st->metrics_text);
+			st->metrics_text = text;
+			st->metrics_len = len;
+			st->metrics_ms = np_now_mono_ns() / 1000000;
+		}
+	}
+	if (rc) {
+		atomic_fetch_add(&st->metrics_errors, 1);
+		st->host->log(st->ctx, OP_LOG_WARN, "/metrics: %s", err);
+		pp_reply(st, st->gen, id, 503, "cannot read the statistics\n", NULL, 0);
+		return;
+	}
+	atomic_fetch_add(&st->metrics, 1);
+	pp_reply(st, st->gen, id, 200, NULL, st->metrics_text, st->metrics_len);
+}
+
+/* a line the helper logs: printable ASCII only, rate-limited */
+static void pp_helper_log(struct pp_state *st, const struct np_msg *m)
+{
+	uint64_t now = np_now_mono_ns() / 1000000;
+	char line[512];
+	size_t i;
+
+	if (now - st->log_window_ms >= PP_LOG_WINDOW_MS) {
+		if (st->log_lines > PP_LOG_BURST)
+			st->host->log(st->ctx, OP_LOG_WARN, "helper %s: %u lines not logged",
+				      PP_HELPER, st->log_lines - PP_LOG_BURST);
+		st->log_window_ms = now;
+		st->log_lines = 0;
+	}
+	if (++st->log_lines > PP_LOG_BURST) {
+		atomic_fetch_add(&st->log_dropped, 1);
+		return;
+	}
+	for (i = 0; i < m->h.len && i < sizeof(line) - 1; i++)
+		line[i] = (m->data[i] >= 0x20 && m->data[i] < 0x7f) ? m->data[i] : '?';
+	line[i] = 0;
+	st->host->log(st->ctx, m->h.arg == OP_LOG_ERR ? OP_LOG_ERR : OP_LOG_WARN, "helper %s: %s",
+		      PP_HELPER, line);
+}
+
+/*
+ * One message from the helper, checked: 0, or -EBADMSG with @why (the
+ * helper is then killed and restarted).
+ */
+static int pp_handle(struct pp_state *st, const struct np_msg *m, char *why, size_t why_len)
+{
+	const struct np_msg_hdr *h = &m->h;
+
+	if (m->fd >= 0) {
+		snprintf(why, why_len, "a descriptor with a message of type %u", h->type);
+		return -EBADMSG;
+	}
+	switch (h->type) {
+	case NP_MSG_HELLO:
+		if (h->arg != NP_MSG_VERSION || h->len) {
+			snprintf(why, why_len, "hello of version %" PRIu64 ", expected %d", h->arg,
+				 NP_MSG_VERSION);
+			return -EBADMSG;
+		}
+		if (!st->served) {
+			st->served = true;
+			st->host->log(st->ctx, OP_LOG_INFO,
+				      "serving http://%s/debug/pprof/profile?seconds=N (N <= %u, %u "
+				      "connections; helper %s pid %d as %s)",
+				      st->listen_text, st->max_seconds, st->max_conn, PP_HELPER,
+				      (int)st->child.pid,
+				      st->child.drop ? st->child.user : "the daemon's user");
+		} else {
+			st->host->log(st->ctx, OP_LOG_INFO, "helper %s restarted (pid %d)",
+				      PP_HELPER, (int)st->child.pid);
+		}
+		return 0;
+	case NP_MSG_LOG:
+		if (h->arg > OP_LOG_DEBUG) {
+			snprintf(why, why_len, "a log line of level %" PRIu64, h->arg);
+			return -EBADMSG;
+		}
+		pp_helper_log(st, m);
+		return 0;
+	case PP_MSG_COUNT:
+		if (h->arg >= PP_COUNT_NR || h->len) {
+			snprintf(why, why_len, "count of counter %" PRIu64, h->arg);
+			return -EBADMSG;
+		}
+		atomic_fetch_add(&st->counts[h->arg], 1);
+		return 0;
+	case PP_MSG_PROFILE:
+		if (h->arg == 0 || h->arg > st->max_seconds || h->len) {
+			snprintf(why, why_len, "a profile request of %" PRIu64 " seconds (1..%u)",
+				 h->arg, st->max_seconds);
+			return -EBADMSG;
+		}
+		pp_profile(st, h->id, (unsigned)h->arg);
+		return 0;
+	case PP_MSG_METRICS:
+		if (h->len || h->arg) {
+			snprintf(why, why_len, "a metrics request with arguments");
+			return -EBADMSG;
+		}
+		pp_metrics(st, h->id);
+		return 0;
+	default:
+		snprintf(why, why_len, "a message of unknown type %u", h->type);
+		return -EBADMSG;
+	}
+}
+
+/* the helper is gone or to go: reap it (@kill: SIGKILL first), say why */
+static void pp_helper_ended(struct pp_state *st, bool kill, const char *why)
+{
+	char status[64];
+	pid_t pid = st->child.pid;
+
+	pthread_mutex_lock(&st->send_lock);
+	if (kill)
+		np_child_kill(&st->child);
+	else
+		np_child_stop(&st->child, PP_STOP_GRACE_MS);
+	st->gen++;
+	pthread_mutex_unlock(&st->send_lock);
+	atomic_store(&st->helper_pid, 0);
+	atomic_store(&st->last_status, st->child.last_status);
+	np_child_status_text(st->child.last_status, status, sizeof(status));
+	if (atomic_load(&st->quit))
+		return;
+	st->host->log(st->ctx, OP_LOG_WARN, "helper %s (pid %d) %s%s: %s - restarting in %u ms",
+		      PP_HELPER, (int)pid, kill ? "killed: it sent " : "ended", kill ? why : "",
+		      status, st->child.delay_ms);
+}
+
+/* sleep @ms unless woken (the plugin stops) */
+static void pp_sleep(struct pp_state *st, uint64_t ms)
+{
+	struct pollfd p = { .fd = st->wake[0], .events = POLLIN };
+
+	poll(&p, 1, ms > 60000 ? 60000 : (int)ms);
+}
+
+/*
+ * The plugin's thread: starts the helper (it outlives it: the helper's
+ * death signal follows this thread), restarts it with backoff, and
+ * answers its messages.
+ */
+static void *pp_thread_main(void *arg)
+{
+	struct pp_state *st = arg;
+	char why[256];
+	int rc;
+
+	while (!atomic_load(&st->quit)) {
+		struct pollfd p[2];
+		unsigned n;
+
+		if (!st->child.pid) {
+			uint64_t w = np_child_wait_ms(&st->child);
+
+			if (w) {
+				pp_sleep(st, w);
+				continue;
+			}
+			pthread_mutex_lock(&st->send_lock);
+			rc = np_child_spawn(&st->child, why, sizeof(why));
+			if (!rc)
+				st->gen++;
+			pthread_mutex_unlock(&st->send_lock);
+			if (rc) {
+				atomic_fetch_add(&st->spawn_failures, 1);
+				st->host->log(st->ctx, OP_LOG_ERR, "helper: %s - retrying in %u ms",
+					      why, st->child.delay_ms);
+				continue;
+			}
+			if (st->child.spawns > 1)
+				atomic_fetch_add(&st->restarts, 1);
+			atomic_store(&st->helper_pid, st->child.pid);
+		}
+		p[0] = (struct pollfd){ .fd = st->wake[0], .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = st->child.sock, .events = POLLIN };
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents)
+			break;
+		for (n = 0; n < PP_MSG_BATCH && st->child.pid; n++) {
+			rc = np_msg_recv(st->child.sock, &st->msg, 0, why, sizeof(why));
+			if (rc == -ETIMEDOUT)
+				break;
+			if (rc == 0)
+				rc = pp_handle(st, &st->msg, why, sizeof(why));
+			if (rc == -EBADMSG) {
+				atomic_fetch_add(&st->bad_messages, 1);
+				pp_helper_ended(st, true, why);
+			} else if (rc) {
+				pp_helper_ended(st, false, "");
+			}
+		}
+	}
+	pthread_mutex_lock(&st->send_lock);
+	np_child_stop(&st->child, PP_STOP_GRACE_MS);
+	pthread_mutex_unlock(&st->send_lock);
+	atomic_store(&st->helper_pid, 0);
+	return NULL;
+}
+
 static int pp_start(void *priv)
 {
 	struct pp_state *st = priv;
-	sigset_t all, old;
-	int rc = 0;
+	int rc;
 
-	sigfillset(&all);
-	/* libmicrohttpd's threads inherit this mask: the daemon's signals stay its own */
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	/*
-	 * poll(), not libmicrohttpd's default select(): the daemon holds a
-	 * descriptor per open sample file (max_open_files, 2048 by default),
-	 * and select() refused every connection whose descriptor was >= 1024
-	 * (FD_SETSIZE) - a pull reset on any busy host
-	 */
-	st->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-					   MHD_USE_POLL | MHD_USE_ERROR_LOG,
-				   0, pp_accept, st, pp_handler, st, MHD_OPTION_EXTERNAL_LOGGER,
-				   pp_mhd_log, st, MHD_OPTION_LISTEN_SOCKET, st->lfd,
-				   MHD_OPTION_CONNECTION_LIMIT, st->max_conn,
-				   MHD_OPTION_THREAD_STACK_SIZE, (size_t)NP_THREAD_STACK,
-				   MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PP_REQUEST_MEM,
-				   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PP_IDLE_TIMEOUT_S,
-				   MHD_OPTION_END);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!st->mhd) {
-		st->host->log(st->ctx, OP_LOG_ERR, "listen=%s: libmicrohttpd did not start",
-			      st->listen_text);
-		rc = -EIO;
-	} else {
-		st->lfd = -1; /* libmicrohttpd owns it now */
-		st->host->log(st->ctx, OP_LOG_INFO,
-			      "serving http://%s/debug/pprof/profile?seconds=N (N <= %u, %u "
-			      "connections)",
-			      st->listen_text, st->max_seconds, st->max_conn);
+	if (pipe2(st->wake, O_CLOEXEC | O_NONBLOCK)) {
+		st->wake[0] = st->wake[1] = -1;
+		rc = -errno;
+		st->host->log(st->ctx, OP_LOG_ERR, "pipe: %s", strerror(errno));
+		return rc;
 	}
-	return rc;
+	rc = np_thread_start(&st->thread, pp_thread_main, st);
+	if (rc) {
+		st->host->log(st->ctx, OP_LOG_ERR, "cannot start the thread: %s", strerror(-rc));
+		return rc;
+	}
+	st->thread_on = true;
+	return 0;
 }
 
 static void pp_stop(void *priv)
@@ -604,10 +653,15 @@ static void pp_stop(void *priv)
 
 	/* waiting requests see the stop and answer 503 at once */
 	np_session_stop(&st->sess);
-	if (st->mhd) {
-		MHD_stop_daemon(st->mhd);
-		st->mhd = NULL;
+	if (st->thread_on) {
+		atomic_store(&st->quit, true);
+		if (write(st->wake[1], "", 1) < 0) {
+			/* the pipe is non-blocking and holds a byte already */
+		}
+		pthread_join(st->thread, NULL);
+		st->thread_on = false;
 	}
+	pp_join_workers(st, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -616,26 +670,36 @@ static void pp_stop(void *priv)
 
 static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
 {
+	static const char *const names[PP_COUNT_NR] = { "requests", "bad_requests", "not_found",
+							"refused" };
 	struct pp_state *st = priv;
-	char line[256];
+	char line[320], status[64];
+	unsigned i;
 
 	if (sink->counter) {
-		sink->counter(sink, "requests", atomic_load(&st->requests));
+		for (i = 0; i < PP_COUNT_NR; i++)
+			sink->counter(sink, names[i], atomic_load(&st->counts[i]));
 		sink->counter(sink, "profiles", atomic_load(&st->profiles));
 		sink->counter(sink, "bytes", atomic_load(&st->bytes));
-		sink->counter(sink, "bad_requests", atomic_load(&st->bad_requests));
-		sink->counter(sink, "not_found", atomic_load(&st->not_found));
 		sink->counter(sink, "errors", atomic_load(&st->errors));
-		sink->counter(sink, "refused", atomic_load(&st->refused));
 		sink->counter(sink, "busy", atomic_load(&st->busy));
 		sink->counter(sink, "metrics", atomic_load(&st->metrics));
 		sink->counter(sink, "metrics_errors", atomic_load(&st->metrics_errors));
+		sink->counter(sink, "helper_restarts", atomic_load(&st->restarts));
+		sink->counter(sink, "helper_spawn_failures", atomic_load(&st->spawn_failures));
+		sink->counter(sink, "helper_bad_messages", atomic_load(&st->bad_messages));
+		sink->counter(sink, "helper_log_dropped", atomic_load(&st->log_dropped));
 	}
 	if (sink->text) {
+		int pid = atomic_load(&st->helper_pid);
+
+		np_child_status_text(atomic_load(&st->last_status), status, sizeof(status));
 		snprintf(line, sizeof(line),
-			 "pull: http://%s/debug/pprof/ (%s), %" PRIu64 " profiles served",
-			 st->listen_text, st->mhd ? "serving" : "not serving",
-			 (uint64_t)atomic_load(&st->profiles));
+			 "pull: http://%s/debug/pprof/ (%s), %" PRIu64 " profiles served; helper %s "
+			 "pid %d, %" PRIu64 " restarts, last exit: %s",
+			 st->listen_text, pid ? "serving" : "not serving",
+			 (uint64_t)atomic_load(&st->profiles), PP_HELPER, pid,
+			 (uint64_t)atomic_load(&st->restarts), status);
 		sink->text(sink, line);
 	}
 }
@@ -650,24 +714,60 @@ static void pp_free(void *data)
 	struct pp_state *st = data;
 
 	pp_stop(st);
+	if (st->child.pid) {
+		pthread_mutex_lock(&st->send_lock);
+		np_child_stop(&st->child, PP_STOP_GRACE_MS);
+		pthread_mutex_unlock(&st->send_lock);
+	}
 	if (st->lfd >= 0)
 		close(st->lfd);
+	if (st->wake[0] >= 0) {
+		close(st->wake[0]);
+		close(st->wake[1]);
+	}
 	np_session_fini(&st->sess);
-	pthread_mutex_destroy(&st->metrics_lock);
+	pthread_mutex_destroy(&st->send_lock);
 	free(st->metrics_text);
 	free(st);
+}
+
+/* the helper's arguments: what it needs to decide a request alone */
+static void pp_helper_args(struct pp_state *st)
+{
+	unsigned i, n = 0;
+	size_t off;
+
+	snprintf(st->argbuf[n++], sizeof(st->argbuf[0]), "%s", PP_HELPER);
+	snprintf(st->argbuf[n++], sizeof(st->argbuf[0]), "--listen=%s", st->listen_text);
+	snprintf(st->argbuf[n++], sizeof(st->argbuf[0]), "--max-seconds=%u", st->max_seconds);
+	snprintf(st->argbuf[n++], sizeof(st->argbuf[0]), "--max-connections=%u", st->max_conn);
+	snprintf(st->argbuf[n++], sizeof(st->argbuf[0]), "--daemon-uid=%u", (unsigned)geteuid());
+	if (st->nr_allow_uid) {
+		off = (size_t)snprintf(st->argbuf[n], sizeof(st->argbuf[0]), "--allow-uid=");
+		for (i = 0; i < st->nr_allow_uid; i++)
+			off += (size_t)snprintf(st->argbuf[n] + off, sizeof(st->argbuf[0]) - off,
+						"%s%u", i ? ";" : "", (unsigned)st->allow_uid[i]);
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		st->argv[i] = st->argbuf[i];
+	st->argv[n] = NULL;
 }
 
 static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
 	struct pp_state *st;
+	char why[768];
 	int rc;
 
 	st = np_state_new(host, ctx, sizeof(*st), offsetof(struct pp_state, sess), pp_free, &rc);
 	if (!st)
 		return rc;
 	st->lfd = -1;
-	pthread_mutex_init(&st->metrics_lock, NULL);
+	st->wake[0] = st->wake[1] = -1;
+	st->child.pidfd = st->child.sock = -1;
+	atomic_store(&st->last_status, -1);
+	pthread_mutex_init(&st->send_lock, NULL);
 	st->ctx = ctx;
 	st->host = host;
 	st->max_seconds = PP_DEFAULT_MAX_SECONDS;
@@ -690,10 +790,17 @@ static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	rc = pp_bind(st);
 	if (rc)
 		return rc;
+	pp_helper_args(st);
+	/* the user and the program are checked now: errors show at start */
+	rc = np_child_init(&st->child, PP_HELPER, st->user, st->lfd, st->argv, why, sizeof(why));
+	if (rc) {
+		host->log(ctx, OP_LOG_ERR, "%s", why);
+		return rc;
+	}
 	return np_session_register(&st->sess, pp_start, pp_stop, &pp_stats_ops, st);
 }
 
-OP_EXT_DEFINE(.name = "pprof", .version = "1.0",
+OP_EXT_DEFINE(.name = "pprof", .version = "1.1",
 	      .summary = "pull: GET /debug/pprof/profile?seconds=N serves the delta as pprof "
-			 "(libmicrohttpd)",
+			 "(libmicrohttpd in the unprivileged helper oprofiled-pull)",
 	      .ext_init = pp_init);

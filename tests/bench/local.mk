@@ -74,3 +74,5 @@ EXTRA_DIST += tests/bench/bench_optop.sh
 # --- issue 20: daemon CPU/RSS with the pprof and push plugins, bytes pushed per host-hour vs perf.data ---
 EXTRA_DIST += tests/bench/bench_net.sh
 EXTRA_DIST += tests/bench/rss_breakdown.sh
+# --- issue 20: privsep: the helper processes of a daemon, for bench_net.sh and rss_breakdown.sh ---
+EXTRA_DIST += tests/bench/net_helpers.sh

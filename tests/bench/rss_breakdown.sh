@@ -7,7 +7,9 @@
 # conf/fleet.conf with the pprof (pull) and push plugins enabled (push to
 # a loopback receiver, one 5 s pull in the middle, at least one rotation
 # so that one push happens) and the same conf without them. At the end it
-# prints, for each, VmRSS/VmHWM/RssAnon/RssFile from /proc/PID/status, Pss
+# prints, for each daemon and each of its helper processes (issue 20: the
+# network plugins' HTTP runs in oprofiled-pull/-push), then their sum,
+# VmRSS/VmHWM/RssAnon/RssFile from /proc/PID/status, Pss
 # from smaps_rollup, the thread count, and /proc/PID/smaps summed by kind:
 # [heap], other anonymous memory (thread stacks, malloc arenas), perf
 # rings, sample files (mmap'd, one page at least each), the call-graph
@@ -21,6 +23,8 @@ HOT=$B/tests/integration/hot
 SECS=${1:-90}
 PLUGINS=${2:-pprof push}
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
+export OP_HELPER_DIR=${OP_HELPER_DIR:-$B/plugins/libexec}
+. "$S/tests/bench/net_helpers.sh"
 [ -x "$OPD" ] && [ -x "$HOT" ] || { echo "rss_breakdown: make && make check TESTS= first"; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "rss_breakdown: system-wide profiling needs root"; exit 2; }
 [ "$SECS" -ge 65 ] || { echo "rss_breakdown: SECONDS must be >= 65 (one rotation)"; exit 2; }
@@ -118,7 +122,22 @@ for k, c in sorted(agg.items(), key=lambda kv: -kv[1]["Rss"]):
 print("%7d %7d %7d %5d  total" % (tot["Rss"], tot["Pss"], tot["Private_Dirty"], tot["n"]))
 EOF
 }
+# the daemon, each of its helpers (net_helpers.sh), and their sum (VmRSS counts shared pages in
+# each process; Pss shares them out, so the Pss sum is what they cost)
+family() { # PID TITLE
+	report "$1" "$2: the daemon"
+	_rss=$(awk '/^VmRSS/ { print $2 }' /proc/$1/status)
+	_pss=$(awk '/^Pss:/ { print $2 }' /proc/$1/smaps_rollup)
+	_n=0
+	for _h in $(helpers "$1"); do
+		report "$_h" "$2: helper $(tr '\0' '\n' < /proc/$_h/cmdline | head -1)"
+		_rss=$((_rss + $(awk '/^VmRSS/ { print $2 }' /proc/$_h/status)))
+		_pss=$((_pss + $(awk '/^Pss:/ { print $2 }' /proc/$_h/smaps_rollup)))
+		_n=$((_n + 1))
+	done
+	echo "== $2: daemon + $_n helpers: VmRSS $_rss kB, Pss $_pss kB"
+}
 echo "fleet.conf, system-wide at 99 Hz, both CPUs busy, $SECS s (one rotation, one 5 s pull)"
-report $npid "with $PLUGINS"
-report $bpid "without the network plugins"
+family $npid "with $PLUGINS"
+family $bpid "without the network plugins"
 ls "$W/recv" 2> /dev/null | grep -c body | sed 's/^/pushes received: /'

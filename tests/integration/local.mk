@@ -328,6 +328,18 @@ TESTS += tests/integration/cgroup_flush.sh
 # --- issue 20: model plugins only probed are unloaded (libpfm4 RSS) ---
 dist_check_SCRIPTS += tests/integration/model_unload.sh
 TESTS += tests/integration/model_unload.sh
+# --- issue 20: privsep: the pull helper's process, restarts, a hostile helper, an unprivileged daemon ---
+dist_check_SCRIPTS += tests/integration/pull_privsep.sh
+if BUILD_PPROF_PLUGIN
+check_PROGRAMS += tests/integration/pull_hostile
+TESTS += tests/integration/pull_privsep.sh
+endif
+# a plain executable, as every helper (it stands in for oprofiled-pull)
+tests_integration_pull_hostile_SOURCES = tests/integration/pull_hostile.c \
+	plugins/common/np_child.c plugins/common/np_child.h lib/op_trust.c lib/op_trust.h
+tests_integration_pull_hostile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/common \
+	-I$(top_srcdir)/plugins/pprof
+# --- end issue 20: privsep ---
 # --- issue 20: privsep push (libcurl in the helper oprofiled-push: its identity,
 # the daemon's maps, killed mid-request, stop while a request hangs; a hostile helper) ---
 dist_check_SCRIPTS += tests/integration/push_privsep.sh tests/integration/push_hostile.sh
