@@ -905,7 +905,8 @@ static enum pu_result pu_answer(struct pu_state *st, uint32_t id)
 				 (unsigned)m->h.len, (uint64_t)m->h.arg);
 			rc = -EBADMSG;
 		}
-		if (rc || pu_stopping(st))
+		/* an answer that came is taken even at the stop: no second send of it */
+		if (rc)
 			break;
 		memcpy(&res, m->data, sizeof(res));
 		pu_clean_text(text, sizeof(text), m->data + sizeof(res), m->h.len - sizeof(res));
