@@ -1,10 +1,13 @@
 /*
  * push.c - the push plugin: every interval (default: each rotation) the
  * delta of the session's counts goes as pprof to Pyroscope (POST /ingest)
- * or Parca (POST /api/profiles/writeraw) through libcurl, from a thread of
- * its own and through a bounded on-disk spool, so that a store that is
- * slow, stuck or down never delays sampling and loses nothing up to the
- * spool's bound. Credentials come from a file, never from the command line.
+ * or Parca (POST /api/profiles/writeraw), from a thread of its own and
+ * through a bounded on-disk spool, so that a store that is slow, stuck or
+ * down never delays sampling and loses nothing up to the spool's bound.
+ * Credentials come from a file, never from the command line. The HTTP
+ * itself (libcurl, TLS, the store's answers) runs in the helper program
+ * oprofiled-push, unprivileged (np_child): this side builds each request
+ * and checks each answer, and the daemon maps no libcurl or TLS library.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -647,8 +650,8 @@ static char *pu_parca_body(struct pu_state *st, const void *buf, size_t len)
 	if (!b64)
 		return NULL;
 	/*
-	 * nettle's: GnuTLS (libcurl's TLS, libmicrohttpd's) is built on it, so
-	 * it is in the daemon anyway; one line, no newlines, as JSON wants
+	 * nettle's (a small library of its own, without GnuTLS): one line, no
+	 * newlines, as JSON wants
 	 */
 	base64_encode_raw(b64, len, buf);
 	b64[BASE64_ENCODE_RAW_LENGTH(len)] = 0;
