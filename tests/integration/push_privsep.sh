@@ -60,17 +60,9 @@ check_identity() {
 	[ "$(readlink "/proc/$1/cwd")" = / ] || { echo "FAIL: helper $1 works in $(readlink "/proc/$1/cwd")"; fail=1; }
 }
 
-# start_daemon SESSION PORT: pushing every second (timeout=30) with a
-# long workload; its pid in $dpid, its stderr in SESSION.err
+# start_daemon SESSION PORT: pushing every second (timeout=30), $dpid
 start_daemon() {
-	"$OPD" --session-dir="$1" --events=TIMER:1000000 \
-		"--ext-feature=push:url=http://127.0.0.1:$2,interval=1s,timeout=30,service=privsep" \
-		-- "$HOT" 60000 > "$1.out" 2> "$1.err" &
-	dpid=$!
-	net_pids="$net_pids $dpid"
-	net_wait 20 grep -q "pushing to" "$1/samples/oprofiled.log" && return 0
-	no_perf "$1.err"
-	echo "FAIL: the push plugin did not start"; cat "$1.err"; exit 1
+	net_push_start "$1" "url=http://127.0.0.1:$2,interval=1s,timeout=30,service=privsep"
 }
 
 # 1. a store that hangs: every request stays under way (timeout=30)
