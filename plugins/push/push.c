@@ -1,16 +1,17 @@
 /*
  * push.c - the push plugin: every interval (default: each rotation) the
  * delta of the session's counts goes as pprof to Pyroscope (POST /ingest)
- * or Parca (POST /api/profiles/writeraw) through libcurl, from a thread of
- * its own and through a bounded on-disk spool, so that a store that is
- * slow, stuck or down never delays sampling and loses nothing up to the
- * spool's bound. Credentials come from a file, never from the command line.
+ * or Parca (POST /api/profiles/writeraw), from a thread of its own and
+ * through a bounded on-disk spool, so that a store that is slow, stuck or
+ * down never delays sampling and loses nothing up to the spool's bound.
+ * Credentials come from a file, never from the command line. The HTTP
+ * itself (libcurl, TLS, the store's answers) runs in the helper program
+ * oprofiled-push, unprivileged (np_child): this side builds each request
+ * and checks each answer, and the daemon maps no libcurl or TLS library.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
-#include <curl/curl.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,9 +26,11 @@
 #include <unistd.h>
 
 #include "netplug.h"
+#include "np_child.h"
 #include "op_interval.h"
 #include "op_trust.h"
 #include "plugin_util.h"
+#include "push_wire.h"
 #include "spool.h"
 
 #define PU_SPOOL_DIR "push-spool"
@@ -42,6 +45,14 @@
 #define PU_AUTH_MAX 4096
 /* the few rotations that may wait for the sender thread */
 #define PU_ROTQ 8
+/* the helper program and how long it gets for what */
+#define PU_HELPER "oprofiled-push"
+#define PU_HELLO_MS 5000  /* to start and say hello */
+#define PU_SEND_MS 5000   /* to take a request (it reads at once unless stuck) */
+#define PU_GRACE_S 5      /* beyond timeout= to answer: libcurl itself ends at timeout= */
+#define PU_POLL_MS 200    /* while a request is under way: how soon a stop is seen */
+#define PU_STOP_MS 1000   /* at stop, to exit once its socket closed */
+#define PU_HELPER_LOGS 16 /* log lines it may send per hello or request */
 
 enum pu_protocol { PU_PYROSCOPE, PU_PARCA };
 
@@ -89,7 +100,19 @@ struct pu_state {
 	atomic_uint_fast64_t sent, bytes, failed, retried, dropped, encoded, empty, spooled_files,
 		spooled_bytes;
 	char last_error[256]; /* under sess.lock */
-	bool curl_inited;
+
+	/* the helper program that runs libcurl (sender thread; at start the daemon's) */
+	char *user; /* whom it runs as when the daemon is root (default nobody) */
+	int ca_fd;  /* ca_file's contents, a sealed memfd (the helper's fd 4), or -1 */
+	char *helper_argv[3];
+	struct np_child child;
+	bool child_inited, helper_seen_exit;
+	uint32_t req_id;
+	struct np_msg msg;
+	char *pyro_name; /* Pyroscope's name{labels}, escaped for the query */
+	atomic_uint_fast64_t helper_spawns, helper_lost;
+	/* under sess.lock */
+	char helper_curl[64], helper_tls[64], helper_last[64];
 };
 
 /* ------------------------------------------------------------------ */
@@ -116,48 +139,79 @@ static int pu_strdup(char **dst, const char *val)
 	return 0;
 }
 
-/* http(s)://host[:port][/prefix], no credentials in it, no query */
+/*
+ * http(s)://host[:port][/prefix]: no credentials in it (the command line
+ * shows in ps and in the log), no query or fragment (the plugin adds its
+ * own), printable ASCII only. Checked here, at start, because libcurl
+ * lives in the helper program: what libcurl would refuse later is refused
+ * now with a message naming the setting.
+ */
 static int pu_set_url(struct pu_state *st, const char *val, const char *where)
 {
-	CURLU *u = curl_url();
-	char *scheme = NULL, *user = NULL, *pass = NULL, *query = NULL;
-	int rc = 0;
+	const char *auth, *end, *p, *colon;
+	size_t n;
+	int rc;
 
-	if (!u)
-		return -ENOMEM;
-	if (curl_url_set(u, CURLUPART_URL, val, 0) != CURLUE_OK) {
-		rc = pu_err(st, where, "\"%s\" is not a URL: expected http://HOST:PORT", val);
-		goto out;
-	}
-	curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
-	curl_url_get(u, CURLUPART_USER, &user, 0);
-	curl_url_get(u, CURLUPART_PASSWORD, &pass, 0);
-	curl_url_get(u, CURLUPART_QUERY, &query, 0);
-	if (!scheme || (strcmp(scheme, "http") && strcmp(scheme, "https")))
-		rc = pu_err(st, where, "\"%s\": expected an http:// or https:// URL", val);
-	else if (user || pass)
-		/* the command line shows in ps and in the log */
-		rc = pu_err(st, where,
-			    "\"%s\" carries credentials: put them in the auth file "
-			    "(auth_file=PATH, keys basic_user/basic_password or bearer_token)",
-			    "URL");
-	else if (query)
-		rc = pu_err(st, where, "\"%s\": expected no query (the plugin adds its own)", val);
+	if (!strncasecmp(val, "http://", 7))
+		auth = val + 7;
+	else if (!strncasecmp(val, "https://", 8))
+		auth = val + 8;
+	else if (strstr(val, "://"))
+		return pu_err(st, where, "\"%s\": expected an http:// or https:// URL", val);
 	else
-		rc = pu_strdup(&st->url, val);
+		return pu_err(st, where, "\"%s\" is not a URL: expected http://HOST:PORT", val);
+	for (p = val; *p; p++)
+		if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f || *p == '\\')
+			return pu_err(st, where,
+				      "\"%s\" is not a URL: expected printable ASCII without "
+				      "spaces",
+				      val);
+	end = auth + strcspn(auth, "/?#");
+	if (memchr(auth, '@', (size_t)(end - auth)))
+		return pu_err(st, where,
+			      "\"%s\" carries credentials: put them in the auth file "
+			      "(auth_file=PATH, keys basic_user/basic_password or bearer_token)",
+			      "URL");
+	if (strpbrk(val, "?#"))
+		return pu_err(st, where, "\"%s\": expected no query (the plugin adds its own)", val);
+	/* the host: a name, an IPv4 address or [IPv6]; then :PORT */
+	colon = NULL;
+	if (auth < end && *auth == '[') {
+		const char *rb = memchr(auth, ']', (size_t)(end - auth));
+
+		if (!rb || rb == auth + 1 || (rb + 1 < end && rb[1] != ':'))
+			return pu_err(st, where, "\"%s\" is not a URL: expected http://[IPV6]:PORT",
+				      val);
+		if (rb + 1 < end)
+			colon = rb + 1;
+	} else {
+		colon = memchr(auth, ':', (size_t)(end - auth));
+		if (colon == auth || auth == end)
+			return pu_err(st, where, "\"%s\" is not a URL: expected http://HOST:PORT",
+				      val);
+		for (p = auth; p < (colon ? colon : end); p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_'))
+				return pu_err(st, where,
+					      "\"%s\" is not a URL: expected a host name or address",
+					      val);
+	}
+	if (colon) {
+		unsigned long port = 0;
+
+		for (p = colon + 1; p < end && *p >= '0' && *p <= '9' && port <= 65535; p++)
+			port = port * 10 + (unsigned long)(*p - '0');
+		if (p != end || p == colon + 1 || !port || port > 65535)
+			return pu_err(st, where, "\"%s\" is not a URL: expected a port 1..65535",
+				      val);
+	}
+	rc = pu_strdup(&st->url, val);
 	/* the plugin appends /ingest or /api/...: no trailing slash */
 	if (!rc) {
-		size_t n = strlen(st->url);
-
+		n = strlen(st->url);
 		while (n && st->url[n - 1] == '/')
 			st->url[--n] = 0;
 	}
-out:
-	curl_free(scheme);
-	curl_free(user);
-	curl_free(pass);
-	curl_free(query);
-	curl_url_cleanup(u);
 	return rc;
 }
 
@@ -319,6 +373,12 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 			return pu_err(st, where, "\"%s\": expected an absolute path", val);
 		return pu_strdup(&st->ca_file, val);
 	}
+	if (!strcmp(key, "user")) {
+		if (!*val || strlen(val) >= sizeof(st->child.user))
+			return pu_err(st, where, "\"%s\": expected a user name (at most 63 bytes)",
+				      val);
+		return pu_strdup(&st->user, val);
+	}
 	if (!strcmp(key, "spool_mb")) {
 		rc = pu_set_uint(st, val, where, 1, 4096, &v);
 		if (!rc)
@@ -339,15 +399,16 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 	}
 	return pu_err(st, where,
 		      "unknown setting \"%s\": expected url, protocol, interval, service, labels, "
-		      "auth_file, ca_file, spool_mb, spool_files or timeout",
+		      "auth_file, ca_file, user, spool_mb, spool_files or timeout",
 		      key);
 }
 
 /* plugins.push.<key>: the keys of the arguments, strings or numbers */
 static int pu_read_config(struct pu_state *st)
 {
-	static const char *const strs[] = { "url",    "protocol",  "interval", "service",
-					    "labels", "auth_file", "ca_file",  NULL };
+	static const char *const strs[] = { "url",     "protocol", "interval",
+					    "service", "labels",   "auth_file",
+					    "ca_file", "user",     NULL };
 	static const char *const ints[] = { "spool_mb", "spool_files", "timeout", NULL };
 
 	return np_read_config(st->host, st->ctx, "push", strs, ints, NULL, pu_set, st);
@@ -456,14 +517,17 @@ static int pu_read_auth(struct pu_state *st)
 /*
  * ca_file names whom the plugin believes to be the store: trusted like the
  * configuration (root's when the daemon is root, nobody else may write
- * it), and there at start, not a failure at each push later
+ * it), and there at start, not a failure at each push later. Read here,
+ * once: the helper, running as nobody, gets its contents as a sealed
+ * memfd (a root-only CA file stays root-only).
  */
 static int pu_check_ca(struct pu_state *st)
 {
 	struct op_trust t = op_trust_for(geteuid(), geteuid());
-	char why[512];
+	char why[512], *buf;
 	struct stat sb;
-	int fd;
+	ssize_t n;
+	int fd, rc = 0;
 
 	fd = op_trust_open_path(&t, st->ca_file, O_RDONLY, S_IFREG, "CA file", &sb, why,
 				sizeof(why));
@@ -471,8 +535,34 @@ static int pu_check_ca(struct pu_state *st)
 		st->host->log(st->ctx, OP_LOG_ERR, "ca_file: %s", why);
 		return fd;
 	}
+	if (sb.st_size <= 0 || sb.st_size > PW_MAX_CA) {
+		st->host->log(st->ctx, OP_LOG_ERR, "ca_file: %s: %s", st->ca_file,
+			      sb.st_size <= 0 ? "empty" : "larger than 4 MiB");
+		close(fd);
+		return -EINVAL;
+	}
+	buf = malloc((size_t)sb.st_size);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	n = pread(fd, buf, (size_t)sb.st_size, 0);
+	if (n != sb.st_size) {
+		st->host->log(st->ctx, OP_LOG_ERR, "ca_file: %s: %s", st->ca_file,
+			      n < 0 ? strerror(errno) : "changed while read");
+		rc = -EIO;
+	} else {
+		st->ca_fd = np_memfd_new("oprofiled-push-ca", buf, (size_t)n);
+		if (st->ca_fd < 0) {
+			rc = st->ca_fd;
+			st->ca_fd = -1;
+			st->host->log(st->ctx, OP_LOG_ERR, "ca_file: a memfd for its contents: %s",
+				      strerror(-rc));
+		}
+	}
+	free(buf);
 	close(fd);
-	return 0;
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -493,28 +583,57 @@ static void pu_set_error(struct pu_state *st, const char *fmt, ...)
 	pthread_mutex_unlock(&st->sess.lock);
 }
 
-/* Pyroscope's name: SERVICE{k=v,k=v} */
-static char *pu_pyroscope_url(struct pu_state *st, CURL *c, const struct spool_entry *e)
+/* RFC 3986's percent-encoding: all but the unreserved characters */
+static char *pu_escape(const char *in)
 {
-	char name[PU_MAX_LABELS * (2 * PU_LABEL_MAX + 2) + PU_LABEL_MAX + 8], *esc, *url;
+	static const char hex[] = "0123456789ABCDEF";
+	char *out = malloc(3 * strlen(in) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (; *in; in++) {
+		unsigned char ch = (unsigned char)*in;
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_' || ch == '~') {
+			*o++ = (char)ch;
+		} else {
+			*o++ = '%';
+			*o++ = hex[ch >> 4];
+			*o++ = hex[ch & 15];
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+/* Pyroscope's name, SERVICE{k=v,k=v}, escaped for the query: the same for every push */
+static int pu_pyroscope_name(struct pu_state *st)
+{
+	char name[PU_MAX_LABELS * (2 * PU_LABEL_MAX + 2) + PU_LABEL_MAX + 8];
 	size_t off;
 	unsigned i;
-	int n;
 
 	off = (size_t)snprintf(name, sizeof(name), "%s{", st->service);
 	for (i = 0; i < st->nr_labels; i++)
 		off += (size_t)snprintf(name + off, sizeof(name) - off, "%s%s=%s", i ? "," : "",
 					st->label_key[i], st->label_val[i]);
 	snprintf(name + off, sizeof(name) - off, "}");
-	esc = curl_easy_escape(c, name, 0);
-	if (!esc)
-		return NULL;
-	n = asprintf(&url,
+	free(st->pyro_name);
+	st->pyro_name = pu_escape(name);
+	return st->pyro_name ? 0 : -ENOMEM;
+}
+
+static char *pu_pyroscope_url(struct pu_state *st, const struct spool_entry *e)
+{
+	char *url;
+
+	if (asprintf(&url,
 		     "%s/ingest?name=%s&from=%" PRIu64 "&until=%" PRIu64
 		     "&format=pprof&sampleRate=%" PRIu64 "&spyName=oprofile-ng",
-		     st->url, esc, e->from_s, e->until_s, e->hz);
-	curl_free(esc);
-	return n < 0 ? NULL : url;
+		     st->url, st->pyro_name, e->from_s, e->until_s, e->hz) < 0)
+		return NULL;
+	return url;
 }
 
 /* Parca's WriteRawRequest as JSON: one series, the profile base64'd */
@@ -531,8 +650,8 @@ static char *pu_parca_body(struct pu_state *st, const void *buf, size_t len)
 	if (!b64)
 		return NULL;
 	/*
-	 * nettle's: GnuTLS (libcurl's TLS, libmicrohttpd's) is built on it, so
-	 * it is in the daemon anyway; one line, no newlines, as JSON wants
+	 * nettle's (a small library of its own, without GnuTLS): one line, no
+	 * newlines, as JSON wants
 	 */
 	base64_encode_raw(b64, len, buf);
 	b64[BASE64_ENCODE_RAW_LENGTH(len)] = 0;
@@ -564,103 +683,341 @@ static bool pu_stopping(struct pu_state *st)
 	return stop;
 }
 
-/* libcurl asks this during a transfer: non-zero aborts it when the daemon stops */
-static int pu_progress(void *priv, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-		       curl_off_t ulnow)
+enum pu_result { PU_SENT, PU_RETRY, PU_REFUSED };
+
+/*
+ * What the helper says goes to the log and to the status: printable
+ * ASCII only, whatever it sent.
+ */
+static void pu_clean_text(char *dst, size_t dst_len, const char *src, size_t src_len)
 {
-	(void)dltotal;
-	(void)dlnow;
-	(void)ultotal;
-	(void)ulnow;
-	return pu_stopping(priv);
+	size_t i;
+
+	if (!dst_len)
+		return;
+	for (i = 0; i < src_len && i + 1 < dst_len && src[i]; i++)
+		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+	dst[i] = 0;
 }
 
-enum pu_result { PU_SENT, PU_RETRY, PU_REFUSED };
+/* the helper broke the protocol, hung or died: it goes, a new one comes after the backoff */
+static void pu_helper_lost(struct pu_state *st, const char *what)
+{
+	char status[64];
+
+	atomic_fetch_add(&st->helper_lost, 1);
+	np_child_kill(&st->child);
+	np_child_status_text(st->child.last_status, status, sizeof(status));
+	st->host->log(st->ctx, OP_LOG_WARN, "helper %s: %s (%s); restarting it", st->child.name,
+		      what, status);
+	pthread_mutex_lock(&st->sess.lock);
+	snprintf(st->helper_last, sizeof(st->helper_last), "%s", status);
+	pthread_mutex_unlock(&st->sess.lock);
+	st->helper_seen_exit = true;
+}
+
+/* a NP_MSG_LOG line of the helper's, into the daemon's log */
+static void pu_helper_log(struct pu_state *st, const struct np_msg *m)
+{
+	char line[256];
+
+	pu_clean_text(line, sizeof(line), m->data, m->h.len);
+	st->host->log(st->ctx, m->h.arg == OP_LOG_ERR ? OP_LOG_ERR : OP_LOG_WARN, "helper %s: %s",
+		      st->child.name, line);
+}
+
+/*
+ * A running helper that said hello, started now if there is none (and the
+ * backoff allows): 0, or -errno with the last error set. On the daemon's
+ * thread at start, on the sender's later.
+ */
+static int pu_helper_up(struct pu_state *st)
+{
+	struct np_child *c = &st->child;
+	struct np_msg *m = &st->msg;
+	char why[256], ver[64] = "", tls[64] = "";
+	unsigned logs = 0;
+	uint64_t wait;
+	int rc;
+
+	if (c->pid && !np_child_reaped(c))
+		return 0;
+	if (c->last_status != -1 && !st->helper_seen_exit) {
+		/* it died between two requests (killed, or crashed) */
+		np_child_status_text(c->last_status, why, sizeof(why));
+		st->host->log(st->ctx, OP_LOG_WARN, "helper %s ended (%s); restarting it", c->name,
+			      why);
+		pthread_mutex_lock(&st->sess.lock);
+		snprintf(st->helper_last, sizeof(st->helper_last), "%.63s", why);
+		pthread_mutex_unlock(&st->sess.lock);
+	}
+	st->helper_seen_exit = true;
+	wait = np_child_wait_ms(c);
+	if (wait) {
+		pu_set_error(st, "helper %s: restarting in %" PRIu64 " ms", c->name, wait);
+		return -EAGAIN;
+	}
+	rc = np_child_spawn(c, why, sizeof(why));
+	if (rc) {
+		pu_set_error(st, "helper %s: %s", c->name, why);
+		st->host->log(st->ctx, OP_LOG_ERR, "cannot start the helper %s: %s", c->name, why);
+		return rc;
+	}
+	st->helper_seen_exit = false;
+	atomic_store(&st->helper_spawns, c->spawns);
+	/* its hello: the libcurl and TLS library it runs */
+	for (;;) {
+		rc = np_msg_recv(c->sock, m, PU_HELLO_MS, why, sizeof(why));
+		if (!rc && m->fd >= 0) {
+			close(m->fd);
+			m->fd = -1;
+			snprintf(why, sizeof(why), "a descriptor with its hello");
+			rc = -EBADMSG;
+		}
+		if (!rc && m->h.type == NP_MSG_LOG && ++logs <= PU_HELPER_LOGS) {
+			pu_helper_log(st, m);
+			continue;
+		}
+		break;
+	}
+	if (!rc && (m->h.type != NP_MSG_HELLO || m->h.arg != NP_MSG_VERSION)) {
+		snprintf(why, sizeof(why),
+			 "message type %u, version %" PRIu64 " instead of its hello",
+			 (unsigned)m->h.type, (uint64_t)m->h.arg);
+		rc = -EBADMSG;
+	}
+	if (rc) {
+		if (rc != -EBADMSG)
+			snprintf(why, sizeof(why), "no hello: %s", strerror(-rc));
+		pu_set_error(st, "helper %s: %s", c->name, why);
+		pu_helper_lost(st, why);
+		return rc;
+	}
+	/* "VERSION\0TLS\0" (m->data is NUL-terminated after len bytes) */
+	pu_clean_text(ver, sizeof(ver), m->data, m->h.len);
+	if (strlen(m->data) < m->h.len)
+		pu_clean_text(tls, sizeof(tls), m->data + strlen(m->data) + 1,
+			      m->h.len - strlen(m->data) - 1);
+	pthread_mutex_lock(&st->sess.lock);
+	snprintf(st->helper_curl, sizeof(st->helper_curl), "%s", ver);
+	snprintf(st->helper_tls, sizeof(st->helper_tls), "%s", tls);
+	pthread_mutex_unlock(&st->sess.lock);
+	return 0;
+}
+
+/* a request's strings after its struct pw_req: the tag, the text, a NUL */
+static bool pu_put(char *buf, size_t *off, uint32_t *nr, char tag, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static bool pu_put(char *buf, size_t *off, uint32_t *nr, char tag, const char *fmt, ...)
+{
+	size_t room = PW_MAX_STRINGS_LEN - *off;
+	va_list ap;
+	int n;
+
+	if (room < 2 || *nr == PW_MAX_STRINGS)
+		return false;
+	buf[(*off)++] = tag;
+	room--;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, room, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= room)
+		return false;
+	*off += (size_t)n + 1;
+	(*nr)++;
+	return true;
+}
+
+/*
+ * The request: the URL, headers and credentials inline, the body as a
+ * sealed memfd. Its length in *plen, 0 if it does not fit (too many or too
+ * long labels: pu_init checked that it fits, this is the last guard).
+ */
+static size_t pu_request(struct pu_state *st, const char *url, char *payload)
+{
+	struct pw_req h = { .timeout_s = st->timeout_s,
+			    .connect_timeout_s = st->timeout_s < 5 ? st->timeout_s : 5 };
+	char *b = payload + sizeof(h);
+	size_t off = 0;
+	bool ok;
+
+	ok = pu_put(b, &off, &h.nr_strings, PW_TAG_URL, "%s", url) &&
+	     pu_put(b, &off, &h.nr_strings, PW_TAG_HEADER, "Content-Type: %s",
+		    st->proto == PU_PYROSCOPE ? "application/octet-stream" : "application/json");
+	if (ok && st->org_id)
+		ok = pu_put(b, &off, &h.nr_strings, PW_TAG_HEADER, "X-Scope-OrgID: %s", st->org_id);
+	if (ok && st->bearer)
+		ok = pu_put(b, &off, &h.nr_strings, PW_TAG_HEADER, "Authorization: Bearer %s",
+			    st->bearer);
+	if (ok && st->basic_user)
+		ok = pu_put(b, &off, &h.nr_strings, PW_TAG_USER, "%s", st->basic_user) &&
+		     pu_put(b, &off, &h.nr_strings, PW_TAG_PASS, "%s", st->basic_password);
+	if (!ok)
+		return 0;
+	memcpy(payload, &h, sizeof(h));
+	return sizeof(h) + off;
+}
+
+/* wait for the helper's answer to request @id; the daemon's stop ends the wait at once */
+static enum pu_result pu_answer(struct pu_state *st, uint32_t id)
+{
+	uint64_t deadline = np_now_mono_ns() + (st->timeout_s + PU_GRACE_S) * 1000000000ull;
+	struct np_msg *m = &st->msg;
+	struct pw_result res;
+	char why[256], text[PW_MAX_ERROR];
+	unsigned logs = 0;
+	long status;
+	int rc;
+
+	for (;;) {
+		if (pu_stopping(st)) {
+			/* np_child_stop hangs up: the helper aborts the transfer */
+			pu_set_error(st, "%s: aborted: the daemon stops", st->url);
+			return PU_RETRY;
+		}
+		rc = np_msg_recv(st->child.sock, m, PU_POLL_MS, why, sizeof(why));
+		if (rc == -ETIMEDOUT) {
+			if (np_now_mono_ns() < deadline)
+				continue;
+			snprintf(why, sizeof(why), "no answer within %u s",
+				 st->timeout_s + PU_GRACE_S);
+		} else if (rc == -EPIPE) {
+			snprintf(why, sizeof(why), "it ended during a request");
+		} else if (rc && rc != -EBADMSG) {
+			snprintf(why, sizeof(why), "%s", strerror(-rc));
+		} else if (!rc && m->fd >= 0) {
+			close(m->fd);
+			m->fd = -1;
+			snprintf(why, sizeof(why), "a descriptor with its answer");
+			rc = -EBADMSG;
+		} else if (!rc && m->h.type == NP_MSG_LOG) {
+			if (++logs <= PU_HELPER_LOGS) {
+				pu_helper_log(st, m);
+				continue;
+			}
+			snprintf(why, sizeof(why), "more than %u log lines in a request",
+				 PU_HELPER_LOGS);
+			rc = -EBADMSG;
+		} else if (!rc && (m->h.type != PW_RESULT || m->h.id != id || m->h.len < sizeof(res) ||
+				   m->h.len > sizeof(res) + PW_MAX_ERROR || m->h.arg > 999)) {
+			snprintf(why, sizeof(why),
+				 "a malformed answer (type %u, id %u for %u, %u bytes, status %" PRIu64
+				 ")",
+				 (unsigned)m->h.type, (unsigned)m->h.id, (unsigned)id,
+				 (unsigned)m->h.len, (uint64_t)m->h.arg);
+			rc = -EBADMSG;
+		}
+		/* an answer that came is taken even at the stop: no second send of it */
+		if (rc)
+			break;
+		memcpy(&res, m->data, sizeof(res));
+		pu_clean_text(text, sizeof(text), m->data + sizeof(res), m->h.len - sizeof(res));
+		status = (long)m->h.arg;
+		if (res.curl_code) {
+			pu_set_error(st, "%s: %s", st->url, text[0] ? text : "transfer failed");
+			return PU_RETRY;
+		}
+		if (status >= 200 && status < 300)
+			return PU_SENT;
+		pu_set_error(st, "%s: HTTP status %ld", st->url, status);
+		/* a request the store refuses as such fails again the same way */
+		if (status >= 400 && status < 500 && status != 408 && status != 429)
+			return PU_REFUSED;
+		return PU_RETRY;
+	}
+	if (pu_stopping(st)) {
+		pu_set_error(st, "%s: aborted: the daemon stops", st->url);
+		return PU_RETRY;
+	}
+	pu_set_error(st, "helper %s: %s", st->child.name, why);
+	pu_helper_lost(st, why);
+	return PU_RETRY;
+}
 
 static enum pu_result pu_send(struct pu_state *st, const struct spool_entry *e, const void *buf,
 			      size_t len)
 {
-	struct curl_slist *hdr = NULL;
-	char errbuf[CURL_ERROR_SIZE] = "", line[PU_AUTH_MAX + 32];
+	char payload[sizeof(struct pw_req) + PW_MAX_STRINGS_LEN];
 	enum pu_result res = PU_RETRY;
 	char *url = NULL, *body = NULL;
-	long status = 0;
-	CURL *c;
-	CURLcode cc;
+	size_t plen;
+	int fd = -1, rc;
 
-	c = curl_easy_init();
-	if (!c) {
-		pu_set_error(st, "libcurl: cannot make a handle");
+	if (pu_helper_up(st))
 		return PU_RETRY;
-	}
 	if (st->proto == PU_PYROSCOPE) {
-		url = pu_pyroscope_url(st, c, e);
-		hdr = curl_slist_append(hdr, "Content-Type: application/octet-stream");
+		url = pu_pyroscope_url(st, e);
 	} else {
 		if (asprintf(&url, "%s/api/profiles/writeraw", st->url) < 0)
 			url = NULL;
 		body = pu_parca_body(st, buf, len);
-		hdr = curl_slist_append(hdr, "Content-Type: application/json");
 	}
 	if (!url || (st->proto == PU_PARCA && !body)) {
 		pu_set_error(st, "out of memory building the request");
 		goto out;
 	}
-	if (st->org_id) {
-		snprintf(line, sizeof(line), "X-Scope-OrgID: %s", st->org_id);
-		hdr = curl_slist_append(hdr, line);
-	}
-	if (st->bearer) {
-		snprintf(line, sizeof(line), "Authorization: Bearer %s", st->bearer);
-		hdr = curl_slist_append(hdr, line);
-	}
-	explicit_bzero(line, sizeof(line));
-	/* "Expect: 100-continue" would cost a round trip per push */
-	hdr = curl_slist_append(hdr, "Expect:");
-	if (st->basic_user) {
-		curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(c, CURLOPT_USERNAME, st->basic_user);
-		curl_easy_setopt(c, CURLOPT_PASSWORD, st->basic_password);
-	}
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	/* the store's certificate is always verified: against ca_file, if given */
-	if (st->ca_file)
-		curl_easy_setopt(c, CURLOPT_CAINFO, st->ca_file);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(c, CURLOPT_POST, 1L);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : buf);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : len));
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "oprofile-ng push/1.0");
-	/* the thread must never hang: a store that never answers costs timeout_s */
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)(st->timeout_s < 5 ? st->timeout_s : 5));
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)st->timeout_s);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, pu_progress);
-	curl_easy_setopt(c, CURLOPT_XFERINFODATA, st);
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	cc = curl_easy_perform(c);
-	if (cc != CURLE_OK) {
-		pu_set_error(st, "%s: %s", st->url, errbuf[0] ? errbuf : curl_easy_strerror(cc));
+	plen = pu_request(st, url, payload);
+	if (!plen) {
+		pu_set_error(st, "the request's URL and headers exceed %zu bytes",
+			     (size_t)PW_MAX_STRINGS_LEN);
 		goto out;
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	if (status >= 200 && status < 300) {
-		res = PU_SENT;
-	} else {
-		pu_set_error(st, "%s: HTTP status %ld", st->url, status);
-		/* a request the store refuses as such fails again the same way */
-		if (status >= 400 && status < 500 && status != 408 && status != 429)
-			res = PU_REFUSED;
+	fd = np_memfd_new("oprofiled-push-body", body ? body : buf, body ? strlen(body) : len);
+	if (fd < 0) {
+		pu_set_error(st, "the request's body: %s", strerror(-fd));
+		goto out;
 	}
+	rc = np_msg_send(st->child.sock, PW_REQ, ++st->req_id, 0, payload, plen, fd, PU_SEND_MS);
+	explicit_bzero(payload, sizeof(payload));
+	if (rc) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "cannot hand it the request: %s", strerror(-rc));
+		pu_set_error(st, "helper %s: %s", st->child.name, why);
+		pu_helper_lost(st, why);
+		goto out;
+	}
+	res = pu_answer(st, st->req_id);
 out:
-	curl_slist_free_all(hdr);
-	curl_easy_cleanup(c);
+	if (fd >= 0)
+		close(fd);
 	free(url);
 	free(body);
 	return res;
+}
+
+/*
+ * At start: the longest request this configuration makes (every number at
+ * its widest) fits the helper's inline bound, or the labels are refused
+ * now rather than at each push.
+ */
+static int pu_check_request(struct pu_state *st)
+{
+	static char payload[sizeof(struct pw_req) + PW_MAX_STRINGS_LEN];
+	const struct spool_entry e = { .from_s = UINT64_MAX,
+				       .until_s = UINT64_MAX,
+				       .hz = UINT64_MAX };
+	char *url = NULL;
+	size_t plen;
+
+	if (st->proto == PU_PYROSCOPE)
+		url = pu_pyroscope_url(st, &e);
+	else if (asprintf(&url, "%s/api/profiles/writeraw", st->url) < 0)
+		url = NULL;
+	if (!url)
+		return -ENOMEM;
+	plen = pu_request(st, url, payload);
+	explicit_bzero(payload, sizeof(payload));
+	free(url);
+	if (!plen) {
+		st->host->log(st->ctx, OP_LOG_ERR,
+			      "the URL with service and labels, and the auth headers, exceed the "
+			      "%zu bytes of a request: fewer or shorter labels",
+			      (size_t)PW_MAX_STRINGS_LEN);
+		return -E2BIG;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -868,8 +1225,8 @@ static int pu_start(void *priv)
 {
 	struct pu_state *st = priv;
 	const char *sdir = st->host->session_dir ? st->host->session_dir(st->ctx) : NULL;
-	const char *tls;
 	char err[640];
+	bool https;
 	int rc;
 
 	if (!sdir) {
@@ -883,11 +1240,23 @@ static int pu_start(void *priv)
 		return rc;
 	}
 	pu_count_spool(st);
+	/*
+	 * The helper now, on the daemon's thread (it outlives every child:
+	 * the death signal follows the forking thread), so that a helper that
+	 * cannot start is an error at start, and its hello names the TLS
+	 * library for the start line. Later restarts are the sender's.
+	 */
+	rc = pu_helper_up(st);
+	if (rc) {
+		spool_close(&st->spool);
+		return rc;
+	}
 	st->cur.before_ns = np_now_wall_ns();
 	rc = np_thread_start(&st->thread, pu_thread, st);
 	if (rc) {
 		st->host->log(st->ctx, OP_LOG_ERR, "cannot start the sender thread: %s",
 			      strerror(-rc));
+		np_child_stop(&st->child, PU_STOP_MS);
 		spool_close(&st->spool);
 		return rc;
 	}
@@ -896,14 +1265,14 @@ static int pu_start(void *priv)
 		snprintf(err, sizeof(err), "every %u s", st->interval_s);
 	else
 		snprintf(err, sizeof(err), "at each rotation");
-	tls = curl_version_info(CURLVERSION_NOW)->ssl_version;
+	https = !strncasecmp(st->url, "https:", 6) && st->helper_tls[0];
 	st->host->log(st->ctx, OP_LOG_INFO,
 		      "pushing to %s (%s%s%s) %s, spool %s/%s up to %" PRIu64
-		      " MiB / %u files (%u waiting)",
+		      " MiB / %u files (%u waiting); helper %s pid %d as %s (libcurl %s)",
 		      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca",
-		      strncasecmp(st->url, "https:", 6) || !tls ? "" : ", TLS: ",
-		      strncasecmp(st->url, "https:", 6) || !tls ? "" : tls, err, sdir, PU_SPOOL_DIR,
-		      st->spool_mb, st->spool_files, st->spool.n);
+		      https ? ", TLS: " : "", https ? st->helper_tls : "", err, sdir, PU_SPOOL_DIR,
+		      st->spool_mb, st->spool_files, st->spool.n, st->child.name, (int)st->child.pid,
+		      st->child.drop ? st->child.user : "the daemon's user", st->helper_curl);
 	return 0;
 }
 
@@ -934,9 +1303,11 @@ static void pu_stop(void *priv)
 
 	np_session_stop(&st->sess);
 	if (st->running) {
-		/* a request in flight is aborted (pu_progress): no wait for the store */
+		/* a request in flight is not waited for (pu_answer sees the stop) */
 		pthread_join(st->thread, NULL);
 		st->running = false;
+		/* the helper aborts its transfer when its socket closes */
+		np_child_stop(&st->child, PU_STOP_MS);
 		pu_final(st);
 		spool_close(&st->spool);
 	}
@@ -963,11 +1334,13 @@ static void pu_rotated(void *priv, const char *prev_dir, uint64_t end_ns)
 static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 {
 	struct pu_state *st = priv;
-	char line[512], last[256];
-	uint64_t lost;
+	char line[768], last[256], hlast[64];
+	uint64_t lost, spawns = atomic_load(&st->helper_spawns);
+	uint64_t restarts = spawns ? spawns - 1 : 0;
 
 	pthread_mutex_lock(&st->sess.lock);
 	memcpy(last, st->last_error, sizeof(last));
+	memcpy(hlast, st->helper_last, sizeof(hlast));
 	lost = st->rotq_lost;
 	pthread_mutex_unlock(&st->sess.lock);
 	if (sink->counter) {
@@ -981,17 +1354,22 @@ static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 		sink->counter(sink, "spooled", atomic_load(&st->spooled_files));
 		sink->counter(sink, "spooled_bytes", atomic_load(&st->spooled_bytes));
 		sink->counter(sink, "rotations_missed", lost);
+		sink->counter(sink, "helper_restarts", restarts);
+		sink->counter(sink, "helper_lost", atomic_load(&st->helper_lost));
 	}
 	if (sink->text) {
 		snprintf(line, sizeof(line),
 			 "push to %s: sent %" PRIu64 " (%" PRIu64 " bytes), failed %" PRIu64
 			 ", retried %" PRIu64 ", dropped %" PRIu64 ", spooled %" PRIu64 " (%" PRIu64
-			 " bytes), last error: %s",
+			 " bytes), last error: %s; helper %s: restarts %" PRIu64
+			 ", lost in a request %" PRIu64 ", last exit: %s",
 			 st->url, (uint64_t)atomic_load(&st->sent),
 			 (uint64_t)atomic_load(&st->bytes), (uint64_t)atomic_load(&st->failed),
 			 (uint64_t)atomic_load(&st->retried), (uint64_t)atomic_load(&st->dropped),
 			 (uint64_t)atomic_load(&st->spooled_files),
-			 (uint64_t)atomic_load(&st->spooled_bytes), last[0] ? last : "none");
+			 (uint64_t)atomic_load(&st->spooled_bytes), last[0] ? last : "none",
+			 PU_HELPER, restarts, (uint64_t)atomic_load(&st->helper_lost),
+			 hlast[0] ? hlast : "none");
 		sink->text(sink, line);
 	}
 }
@@ -1024,39 +1402,17 @@ static void pu_free(void *data)
 	pu_wipe(st->bearer);
 	pu_wipe(st->basic_user);
 	pu_wipe(st->basic_password);
-	if (st->curl_inited)
-		curl_global_cleanup();
+	free(st->user);
+	free(st->pyro_name);
+	if (st->ca_fd >= 0)
+		close(st->ca_fd);
 	free(st);
-}
-
-/*
- * libcurl's global init initialises libssh2 (for scp:// and sftp://),
- * and libssh2 initialises OpenSSL's libcrypto, whatever TLS library
- * libcurl itself uses: 1.4 MB of RSS (measured) for protocols this plugin
- * never allows (CURLOPT_PROTOCOLS_STR is http,https). libssh2_init with
- * LIBSSH2_INIT_NO_CRYPTO first, the documented way to keep libssh2 from
- * initialising its crypto library, makes libcurl's later libssh2_init a
- * no-op. Through the copy libcurl loaded (RTLD_NOLOAD): nothing to link,
- * nothing done when libcurl was built without libssh2.
- */
-#define PU_LIBSSH2_INIT_NO_CRYPTO 0x0001
-static void pu_no_ssh_crypto(void)
-{
-	void *h = dlopen("libssh2.so.1", RTLD_NOW | RTLD_NOLOAD);
-	int (*ssh_init)(int);
-
-	if (!h)
-		return;
-	*(void **)&ssh_init = dlsym(h, "libssh2_init");
-	if (ssh_init)
-		ssh_init(PU_LIBSSH2_INIT_NO_CRYPTO);
-	/* the library stays: libcurl holds it */
-	dlclose(h);
 }
 
 static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 {
 	struct pu_state *st;
+	char why[512];
 	int rc;
 
 	st = np_state_new(host, ctx, sizeof(*st), offsetof(struct pu_state, sess), pu_free, &rc);
@@ -1068,6 +1424,7 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	st->spool_mb = PU_DEFAULT_SPOOL_MB;
 	st->spool_files = PU_DEFAULT_SPOOL_FILES;
 	st->timeout_s = PU_DEFAULT_TIMEOUT_S;
+	st->ca_fd = -1;
 	rc = pu_strdup(&st->service, PU_DEFAULT_SERVICE);
 	if (!rc)
 		rc = pu_read_config(st);
@@ -1091,21 +1448,21 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		if (rc)
 			return rc;
 	}
-	/*
-	 * Once, on the daemon's thread, before any thread of ours exists. TLS
-	 * only for an https store: initialising the TLS library costs RSS that a
-	 * plain http store (loopback, a local agent) never needs. Built against
-	 * libcurl's GnuTLS flavour (configure warns otherwise), that library is
-	 * the one libmicrohttpd (the pprof plugin) already brings: one TLS stack
-	 * in the daemon, not two.
-	 */
-	pu_no_ssh_crypto();
-	if (curl_global_init(strncasecmp(st->url, "https:", 6) ? CURL_GLOBAL_NOTHING :
-								 CURL_GLOBAL_DEFAULT)) {
-		host->log(ctx, OP_LOG_ERR, "libcurl did not initialise");
-		return -EIO;
+	if (st->proto == PU_PYROSCOPE && pu_pyroscope_name(st))
+		return -ENOMEM;
+	rc = pu_check_request(st);
+	if (rc)
+		return rc;
+	/* the helper: its user and program checked now, errors at start */
+	st->helper_argv[0] = (char *)PU_HELPER;
+	st->helper_argv[1] = st->ca_fd >= 0 ? (char *)PW_ARG_CA : NULL;
+	rc = np_child_init(&st->child, PU_HELPER, st->user, st->ca_fd, st->helper_argv, why,
+			   sizeof(why));
+	if (rc) {
+		host->log(ctx, OP_LOG_ERR, "%s", why);
+		return rc;
 	}
-	st->curl_inited = true;
+	st->child_inited = true;
 	st->sess.rotated = pu_rotated;
 	return np_session_register(&st->sess, pu_start, pu_stop, &pu_stats_ops, st);
 }

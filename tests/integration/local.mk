@@ -348,3 +348,17 @@ tests_integration_pull_hostile_SOURCES = tests/integration/pull_hostile.c \
 tests_integration_pull_hostile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/common \
 	-I$(top_srcdir)/plugins/pprof
 # --- end issue 20: privsep ---
+# --- issue 20: privsep push (libcurl in the helper oprofiled-push: its identity,
+# the daemon's maps, killed mid-request, stop while a request hangs; a hostile helper) ---
+dist_check_SCRIPTS += tests/integration/push_privsep.sh tests/integration/push_hostile.sh
+if BUILD_PUSH_PLUGIN
+TESTS += tests/integration/push_privsep.sh tests/integration/push_hostile.sh
+# a hostile stand-in for the helper, alone in a directory of its own (OP_HELPER_DIR)
+check_PROGRAMS += tests/integration/push_hostile/oprofiled-push
+endif
+tests_integration_push_hostile_oprofiled_push_SOURCES = tests/integration/push_hostile.c \
+	plugins/push/push_wire.h plugins/common/np_child.c plugins/common/np_child.h \
+	lib/op_trust.c lib/op_trust.h
+tests_integration_push_hostile_oprofiled_push_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/common -I$(top_srcdir)/plugins/push
+# --- end issue 20: privsep push ---

@@ -107,3 +107,18 @@ net_recv_start() {
 	net_pids="$net_pids $!"
 	net_wait 10 test -s "$_d.port"
 }
+
+# --- issue 20: privsep push ---
+# net_push_start SESSION PUSH_ARGS: a daemon pushing (--ext-feature=push:PUSH_ARGS)
+# while a long workload runs; its pid in $dpid (ended by net_cleanup), its
+# output in SESSION.out and SESSION.err; the test ends when it does not start
+net_push_start() {
+	"$OPD" --session-dir="$1" --events=TIMER:1000000 "--ext-feature=push:$2" \
+		-- "$HOT" 60000 > "$1.out" 2> "$1.err" &
+	dpid=$!
+	net_pids="$net_pids $dpid"
+	net_wait 20 grep -q "pushing to" "$1/samples/oprofiled.log" && return 0
+	no_perf "$1.err"
+	echo "FAIL: the push plugin did not start"; cat "$1.err"
+	exit 1
+}

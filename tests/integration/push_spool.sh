@@ -15,15 +15,7 @@ net_pprof || exit 1
 
 # $1 session, $2 port, $3 extra push args; the daemon's pid in $dpid
 start_daemon() {
-	"$OPD" --session-dir="$1" --events=TIMER:1000000 \
-		"--ext-feature=push:url=http://127.0.0.1:$2,interval=1s,timeout=2,service=spool$3" \
-		-- "$HOT" 60000 > "$1.out" 2> "$1.err" &
-	dpid=$!
-	net_pids="$net_pids $dpid"
-	net_wait 20 grep -q "pushing to" "$1/samples/oprofiled.log" && return 0
-	no_perf "$1.err"
-	echo "FAIL: the push plugin did not start"; cat "$1.err"
-	exit 1
+	net_push_start "$1" "url=http://127.0.0.1:$2,interval=1s,timeout=2,service=spool$3"
 }
 counter() { net_counter "$1" push "$2"; }
 counter_ge() { [ "$(counter "$1" "$2")" -ge "$3" ] 2> /dev/null; }

@@ -3,8 +3,10 @@
 # receiver speaking TLS with a certificate for 127.0.0.1 made by the test
 # (openssl), trusted through ca_file=PATH; Parca's JSON every 2 s, each
 # body's base64 profile decoded by the upstream pprof and protoc
-# (push_check.py). Without ca_file the store's certificate is not believed:
-# nothing is received, the failures are counted with a certificate error.
+# (push_check.py). The ca_file is root's, mode 0600: the helper that runs
+# libcurl as nobody gets its contents from the daemon. Without ca_file the
+# store's certificate is not believed: nothing is received, the failures
+# are counted with a certificate error.
 # A missing ca_file is refused at start. Loopback only, every wait bounded.
 # SPDX-License-Identifier: MIT
 set -u
@@ -47,6 +49,14 @@ grep -q "^requests" check1 && echo "note: https: $(head -1 check1)"
 tls=$(sed -n 's/.*pushing to https.*TLS: \([^)]*\)).*/\1/p' "$W/s1/samples/oprofiled.log")
 echo "note: libcurl's TLS library: ${tls:-?}"
 [ -n "$tls" ] || { echo "FAIL: the start line does not name the TLS library"; fail=1; }
+# the helper that speaks TLS runs as nobody (root daemon) and cannot open
+# the 0600 root-owned ca_file itself: the daemon hands it the contents
+if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
+	[ "$(stat -c %a:%u cert.pem)" = 600:0 ] ||
+		{ echo "FAIL: the test's ca_file is $(stat -c %a:%u cert.pem), not 600 root's"; fail=1; }
+	grep -q "pushing to https.*helper oprofiled-push pid [0-9]* as nobody" "$W/s1/samples/oprofiled.log" ||
+		{ echo "FAIL: the TLS helper did not run as nobody"; grep "pushing to" "$W/s1/samples/oprofiled.log"; fail=1; }
+fi
 grep -q "^failed: 0$" "$W/s1/samples/oprofiled.log" ||
 	{ echo "FAIL: pushes over https failed:"; grep -A12 -- "-- plugin push --" "$W/s1/samples/oprofiled.log" | tail -13; fail=1; }
 
