@@ -207,17 +207,21 @@ static enum main_action main_signals(struct daemon *d)
 	return act;
 }
 
+/* the signals the main thread takes through its signalfd */
+static void main_signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGUSR1);
+	sigaddset(set, SIGHUP);
+}
+
 static int main_block_signals(struct daemon *d)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -errno;
+	main_signal_set(&set);
 	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	return d->sigfd < 0 ? -errno : 0;
 }
@@ -421,6 +425,23 @@ int main(int argc, char **argv)
 	int rc, status;
 
 	d->sigfd = -1;
+	/*
+	 * The signals the signalfd takes are blocked before any thread exists
+	 * (warm start, plugins' threads such as the kernel plugin's kallsyms
+	 * pass), so that every thread inherits the mask: a SIGUSR1 (opcontrol
+	 * --dump) or SIGTERM arriving during start-up stays pending for the
+	 * signalfd instead of hitting a thread that left it unblocked, whose
+	 * default action killed the daemon (SIGUSR1 seen right after start).
+	 */
+	{
+		sigset_t set;
+
+		main_signal_set(&set);
+		if (sigprocmask(SIG_BLOCK, &set, NULL)) {
+			perror("oprofiled: sigprocmask");
+			return 1;
+		}
+	}
 	/*
 	 * One malloc arena and fixed thresholds, before any thread exists. The
 	 * sample path never allocates, so the daemon's threads (plugins' HTTP

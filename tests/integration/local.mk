@@ -362,3 +362,6 @@ tests_integration_push_hostile_oprofiled_push_SOURCES = tests/integration/push_h
 tests_integration_push_hostile_oprofiled_push_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/plugins/common -I$(top_srcdir)/plugins/push
 # --- end issue 20: privsep push ---
+# --- signals during start-up: blocked before any thread exists ---
+dist_check_SCRIPTS += tests/integration/signal_startup.sh
+TESTS += tests/integration/signal_startup.sh
