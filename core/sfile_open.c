@@ -588,6 +588,12 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 			}
 		} else {
 			rc = dfd;
+			/* a kept ancestor removed since (its tree deleted): walk from the root, once */
+			if (rc == -ENOENT && !dir_retried && sfile_dirs_kept(tab)) {
+				sfile_dirs_close(tab);
+				dir_retried = true;
+				continue;
+			}
 		}
 		if (handed) {
 			handovers++;
