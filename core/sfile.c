@@ -186,6 +186,12 @@ static void sfile_close_files(struct sfile_table *tab, struct op_sfile *sf)
 	sf->pfiles = NULL;
 }
 
+/* the set's key names a thread (--separate=thread) or an anon region's process */
+static bool sfile_names_task(const struct sfile_key *k)
+{
+	return k->tid > 0 || k->anon_tgid > 0;
+}
+
 static void sfile_destroy(struct sfile_table *tab, struct op_sfile *sf)
 {
 	const uint32_t mask = tab->nr_buckets - 1;
@@ -219,6 +225,8 @@ static void sfile_destroy(struct sfile_table *tab, struct op_sfile *sf)
 	}
 	if (tab->pinned == sf)
 		tab->pinned = NULL;
+	if (sfile_names_task(&sf->key))
+		tab->nr_task_sets--;
 	tab->nr_sfiles--;
 	tab->gen++;
 	free(sf);
@@ -256,7 +264,9 @@ unsigned sfile_close_exited(struct sfile_table *tab, const struct task_exited *e
 	unsigned closed = 0;
 	size_t i;
 
-	if (!n || !tab->buckets)
+	/* no set is a thread's or an anon region's (the fleet default split by
+	 * cgroup): nothing to close, no pass over the sets (issue 20: churn) */
+	if (!n || !tab->buckets || !tab->nr_task_sets)
 		return 0;
 	if (n > SFILE_EXIT_SLOTS / 2)
 		n = SFILE_EXIT_SLOTS / 2;
@@ -520,6 +530,8 @@ static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_
 	sf->hnext = tab->buckets[h & (tab->nr_buckets - 1)];
 	tab->buckets[h & (tab->nr_buckets - 1)] = sf;
 	tab->nr_sfiles++;
+	if (sfile_names_task(&key))
+		tab->nr_task_sets++;
 	tab->stats->v[STAT_SFILE_CREATED]++;
 	sfile_lru_touch(tab, sf);
 	for (i = 0; reg && i < reg->nr_sfile; i++) {

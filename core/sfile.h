@@ -166,6 +166,9 @@ struct sfile_table {
 		int fd;
 	} dirs[SFILE_DIRS];
 	uint32_t dir_clock;
+	/* sets whose key names a thread or an anon region's process: the
+	 * ones sfile_close_exited may close */
+	uint32_t nr_task_sets;
 	uint32_t sync_gen; /* bumped by each sfile_sync_all */
 	bool fd_short;     /* an EMFILE was seen: no directory is kept open any more */
 	/* scratch of sfile_close_exited: exited threads by tid */
