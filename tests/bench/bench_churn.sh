@@ -183,13 +183,18 @@ attr() {
 			sub(/\(.*/, "", name)
 			c[name]++
 			tot++
+			if (name == "openat" && /O_CREAT/ && !/= -1/)
+				files++
 		}
 		END {
 			if (n <= 0) { printf "%s: none\n", lbl; exit }
 			out = ""
 			for (s in c)
 				out = out sprintf(" %s %.2f", s, c[s] / n)
-			printf "%s: %.2f system calls (%s )\n", lbl, tot / n, out
+			printf "%s: %.2f system calls (%s )", lbl, tot / n, out
+			if (files)
+				printf "; %.2f sample files made each, %.1f calls a file", files / n, tot / files
+			printf "\n"
 		}' "$2" "$1"
 }
 np=$(cat "$T/n.proc")
@@ -205,5 +210,9 @@ for k in idle proc spin pair; do
 		printf "%-6s oprofiled %.3f %%  perf %.3f %%  ratio %5.1f  churn %5.1f/s  host new processes %5.1f/s\n",
 			k, o / t * 100, p / t * 100, r, n / (t / 1e9), f / (t / 1e9) }'
 done
-echo "pairs in the CPU pair window: $(pairs pairc)"
+npc=$(pairs pairc)
+read -r o1 p1 t1 n1 f1 < "$T/cpu.spin"
+read -r o2 p2 t2 n2 f2 < "$T/cpu.pair"
+awk -v a="$o1" -v ta="$t1" -v b="$o2" -v tb="$t2" -v n="$npc" 'BEGIN {
+	if (n > 0) printf "daemon CPU of a new pair ((pair - spin window) / %d pairs): %.0f us\n", n, (b - a * tb / ta) / n / 1000 }'
 echo "session: $(du -sk "$T/s" | cut -f1) KiB, $(find "$T/s/samples/current" -type f | wc -l) files"

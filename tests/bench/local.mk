@@ -74,3 +74,5 @@ EXTRA_DIST += tests/bench/bench_optop.sh
 # --- issue 20: daemon CPU/RSS with the pprof and push plugins, bytes pushed per host-hour vs perf.data ---
 EXTRA_DIST += tests/bench/bench_net.sh
 EXTRA_DIST += tests/bench/rss_breakdown.sh
+# --- issue 20: process churn: syscalls per new process / (cgroup, binary) pair, CPU vs perf ---
+EXTRA_DIST += tests/bench/bench_churn.sh
