@@ -1,9 +1,10 @@
 /*
  * sfile_open.c - a set's sample files: their names (mangled from the
  * image, app, context and counter), their directories created through a
- * safe walk below samples/current/ (openat2, else one component at a time,
- * never through a symlink), the root daemon's ownership checks, the odb
- * open, and sfile_log(), which opens a file on its first sample.
+ * safe walk below samples/current/ from the deepest directory kept open
+ * (openat2, else one component at a time, never through a symlink), the
+ * root daemon's ownership checks, the odb open, and sfile_log(), which
+ * opens a file on its first sample.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
