@@ -28,7 +28,14 @@
 # slows the daemon): oprofiled's and perf record's from
 # /proc/PID/task/*/schedstat over the same window; the host's own churn is
 # in every window (the idle one shows it).
-# OPD=PATH benchmarks another build's oprofiled (before/after).
+# Replay: CPU without the host's noise. A daemon records (--record) a run
+# of 60 new binaries (copies of count_workloads at build-tree-like paths,
+# each run 5 times: 60 new pairs by binary), and the stream is replayed
+# (--replay) through OPD, and CMP_OPD when given, 3 rounds alternated: the
+# replay loop's own CPU (replay_cpu_ns), sample files made and system calls
+# (strace -c -f, one more replay each). The records are the same for both.
+# OPD=PATH benchmarks another build's oprofiled; CMP_OPD=PATH adds a second
+# build to the replay (before/after on the same stream).
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -216,3 +223,40 @@ read -r o2 p2 t2 n2 f2 < "$T/cpu.pair"
 awk -v a="$o1" -v ta="$t1" -v b="$o2" -v tb="$t2" -v n="$npc" 'BEGIN {
 	if (n > 0) printf "daemon CPU of a new pair ((pair - spin window) / %d pairs): %.0f us\n", n, (b - a * tb / ta) / n / 1000 }'
 echo "session: $(du -sk "$T/s" | cut -f1) KiB, $(find "$T/s/samples/current" -type f | wc -l) files"
+for p in $pp $po; do kill -INT "$p" 2> /dev/null; done
+wait $pp $po 2> /dev/null
+pp= po=
+
+# replay: one recorded stream of 60 new binaries through each build
+for i in $(seq 1 60); do
+	mkdir -p "$T/w/build/dev/tests/t$i" && cp "$SPIN" "$T/w/build/dev/tests/t$i/prog"
+done
+"$OPD" --config="$CONF" --session-dir="$T/rec" --rotate=0 --record="$T/stream" > "$T/rec.log" 2>&1 &
+po=$!
+fleet_wait_started "$po" "$T/rec" "$T/rec.log"
+for k in 1 2 3 4 5; do
+	for i in $(seq 1 60); do "$T/w/build/dev/tests/t$i/prog" spin 10; done
+done
+sleep 2
+kill -INT $po
+wait $po
+po=
+replay() { # OPD: "cpu_ns files"
+	rm -rf "$T/r"
+	"$1" --config="$CONF" --session-dir="$T/r" --rotate=0 --replay="$T/stream" > /dev/null 2>&1
+	echo "$(awk '/replay_cpu_ns:/ { v = $2 } END { print v + 0 }' "$T/r/samples/oprofiled.log")" \
+		"$(find "$T/r/samples/current" -type f -name '*.all' | wc -l)"
+}
+echo "replay of $(($(stat -c %s "$T/stream") / 1024)) KiB recorded (60 new binaries x 5 runs, and the host's own processes):"
+for round in 1 2 3; do
+	for o in $OPD ${CMP_OPD:-}; do
+		set -- $(replay "$o")
+		printf "  round %d %-50s replay_cpu_ns %9s  sample files %s\n" "$round" "$o" "$1" "$2"
+	done
+done
+for o in $OPD ${CMP_OPD:-}; do
+	rm -rf "$T/r"
+	strace -c -f -o "$T/rs" "$o" --config="$CONF" --session-dir="$T/r" --rotate=0 \
+		--replay="$T/stream" > /dev/null 2>&1
+	echo "  $o: $(awk '$NF == "total" { print $4 }' "$T/rs") system calls ($(awk '$NF ~ /^(mkdirat|openat|openat2|close|newfstatat)$/ { printf "%s %s ", $NF, $4 }' "$T/rs"))"
+done
