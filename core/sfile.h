@@ -81,6 +81,8 @@ struct op_sfile {
 	struct op_sfile *inext;
 	struct sfile_alias *aliases;
 	struct op_sfile *lru_prev, *lru_next;
+	/* sets naming a thread or an anon region's process (sfile_close_exited's) */
+	struct op_sfile *task_prev, *task_next;
 	odb_t files[OP_MAX_EVENTS];      /* fd < 0: not open */
 	odb_t *vfiles[EXT_MAX_COUNTERS]; /* virtual counters, allocated on first use */
 	struct op_sample_file *pfiles;   /* plugin files and core arc files */
@@ -167,8 +169,8 @@ struct sfile_table {
 	} dirs[SFILE_DIRS];
 	uint32_t dir_clock;
 	/* sets whose key names a thread or an anon region's process: the
-	 * ones sfile_close_exited may close */
-	uint32_t nr_task_sets;
+	 * ones sfile_close_exited may close (a list: it passes over them only) */
+	struct op_sfile *task_sets;
 	uint32_t sync_gen; /* bumped by each sfile_sync_all */
 	bool fd_short;     /* an EMFILE was seen: no directory is kept open any more */
 	/* scratch of sfile_close_exited: exited threads by tid */
