@@ -23,6 +23,7 @@
 #include "log.h"
 #include "options.h"
 #include "session.h"
+#include "sfile.h"
 
 /* "oprofiled: ..." to the daemon's log */
 #define daemonize_log(c, ...) log_info((c)->log, __VA_ARGS__)
@@ -61,13 +62,15 @@ static long daemonize_nr_cpus(void)
 	return n > 0 ? n : 1;
 }
 
-/* sample files (LRU bound) + one ring per CPU and event + plugins, logs, slack */
+/* sample files (LRU bound) and their directories kept open + one ring per CPU
+ * and event + plugins, logs, slack */
 static void daemonize_raise_nofile(struct control *c, size_t nr_events)
 {
 	struct rlimit rl;
 	rlim_t need, old;
 
-	need = (rlim_t)c->opts->max_open_files + (rlim_t)daemonize_nr_cpus() * (nr_events + 4) + 128;
+	need = (rlim_t)c->opts->max_open_files + SFILE_DIRS +
+	       (rlim_t)daemonize_nr_cpus() * (nr_events + 4) + 128;
 	if (getrlimit(RLIMIT_NOFILE, &rl))
 		return;
 	old = rl.rlim_cur;

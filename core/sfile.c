@@ -186,6 +186,12 @@ static void sfile_close_files(struct sfile_table *tab, struct op_sfile *sf)
 	sf->pfiles = NULL;
 }
 
+/* the set's key names a thread (--separate=thread) or an anon region's process */
+static bool sfile_names_task(const struct sfile_key *k)
+{
+	return k->tid > 0 || k->anon_tgid > 0;
+}
+
 static void sfile_destroy(struct sfile_table *tab, struct op_sfile *sf)
 {
 	const uint32_t mask = tab->nr_buckets - 1;
@@ -219,6 +225,14 @@ static void sfile_destroy(struct sfile_table *tab, struct op_sfile *sf)
 	}
 	if (tab->pinned == sf)
 		tab->pinned = NULL;
+	if (sfile_names_task(&sf->key)) {
+		if (sf->task_prev)
+			sf->task_prev->task_next = sf->task_next;
+		else
+			tab->task_sets = sf->task_next;
+		if (sf->task_next)
+			sf->task_next->task_prev = sf->task_prev;
+	}
 	tab->nr_sfiles--;
 	tab->gen++;
 	free(sf);
@@ -247,7 +261,8 @@ unsigned sfile_evict(struct sfile_table *tab, unsigned target, const struct op_s
  * starts processes all the time the sets of those that exited would stay
  * open (mapped: the daemon's RSS) until the LRU pushes them out. The
  * exited threads go into a small open-addressed table by tid, then one pass
- * over the sets; called once a round, only when threads exited.
+ * over the sets that name a task; called once a round, only when threads
+ * exited.
  */
 unsigned sfile_close_exited(struct sfile_table *tab, const struct task_exited *ex, size_t n)
 {
@@ -256,7 +271,10 @@ unsigned sfile_close_exited(struct sfile_table *tab, const struct task_exited *e
 	unsigned closed = 0;
 	size_t i;
 
-	if (!n || !tab->buckets)
+	/* only sets that name a thread or an anon region's process can close:
+	 * none with the fleet default split by cgroup but for anon regions
+	 * ([vdso], JIT code); the others are not walked (issue 20: churn) */
+	if (!n || !tab->buckets || !tab->task_sets)
 		return 0;
 	if (n > SFILE_EXIT_SLOTS / 2)
 		n = SFILE_EXIT_SLOTS / 2;
@@ -271,12 +289,12 @@ unsigned sfile_close_exited(struct sfile_table *tab, const struct task_exited *e
 			h++;
 		slot[h % SFILE_EXIT_SLOTS] = ex[i];
 	}
-	for (sf = tab->lru.lru_next; sf != &tab->lru; sf = next) {
+	for (sf = tab->task_sets; sf; sf = next) {
 		const struct sfile_key *k = &sf->key;
 		int32_t tid = k->tid >= 0 ? k->tid : k->anon_tgid;
 		uint32_t h = ((uint32_t)tid * 2654435761u) >> 20;
 
-		next = sf->lru_next;
+		next = sf->task_next;
 		if (tid <= 0 || sf == tab->pinned)
 			continue;
 		while (slot[h % SFILE_EXIT_SLOTS].tid && slot[h % SFILE_EXIT_SLOTS].tid != tid)
@@ -520,6 +538,12 @@ static struct op_sfile *sfile_find_key(struct sfile_table *tab, const struct op_
 	sf->hnext = tab->buckets[h & (tab->nr_buckets - 1)];
 	tab->buckets[h & (tab->nr_buckets - 1)] = sf;
 	tab->nr_sfiles++;
+	if (sfile_names_task(&key)) {
+		sf->task_next = tab->task_sets;
+		if (tab->task_sets)
+			tab->task_sets->task_prev = sf;
+		tab->task_sets = sf;
+	}
 	tab->stats->v[STAT_SFILE_CREATED]++;
 	sfile_lru_touch(tab, sf);
 	for (i = 0; reg && i < reg->nr_sfile; i++) {

@@ -81,6 +81,8 @@ struct op_sfile {
 	struct op_sfile *inext;
 	struct sfile_alias *aliases;
 	struct op_sfile *lru_prev, *lru_next;
+	/* sets naming a thread or an anon region's process (sfile_close_exited's) */
+	struct op_sfile *task_prev, *task_next;
 	odb_t files[OP_MAX_EVENTS];      /* fd < 0: not open */
 	odb_t *vfiles[EXT_MAX_COUNTERS]; /* virtual counters, allocated on first use */
 	struct op_sample_file *pfiles;   /* plugin files and core arc files */
@@ -119,8 +121,13 @@ struct sfile_config {
  * for it, new processes of an image use the set of the one before.
  */
 #define SFILE_RECENT 128
-/* directory fds kept open by the sample-file table (direct-mapped) */
-#define SFILE_DIRS 16
+/*
+ * directory fds kept open by the sample-file table, keyed by path below
+ * samples/current, the least recently used closed first: sample-file
+ * directories and their ancestors, so a new (cgroup, binary) pair's files
+ * are made from the deepest directory that is open (issue 20: churn)
+ */
+#define SFILE_DIRS 64
 /* sfile_close_exited's table of exited threads (twice the most it takes) */
 #define SFILE_EXIT_SLOTS 4096
 struct sfile_recent {
@@ -149,14 +156,21 @@ struct sfile_table {
 	struct sfile_recent recent[SFILE_RECENT];
 	uint64_t recent_gen; /* gen the recent entries are valid for */
 	bool no_openat2;     /* openat2() refused (ENOSYS, EPERM): walk components */
-	/* directories of sample files opened lately (sfile_open.c): each new
-	 * process of an image makes its files in the same few directories */
+	/* directories of sample files opened lately and their ancestors
+	 * (sfile_open.c): each new process of an image makes its files in the
+	 * same few directories, a new pair below the same few ancestors */
 	struct sfile_dir {
-		char *path; /* below samples/current; NULL: free slot */
+		char *path; /* below samples/current, no trailing '/'; NULL: free slot */
 		size_t len;
 		uint32_t hash;
+		uint32_t used; /* dir_clock at the last use: the smallest is closed first */
+		bool checked;  /* root: made by us or fstat-checked as a sample-file directory */
 		int fd;
 	} dirs[SFILE_DIRS];
+	uint32_t dir_clock;
+	/* sets whose key names a thread or an anon region's process: the
+	 * ones sfile_close_exited may close (a list: it passes over them only) */
+	struct op_sfile *task_sets;
 	uint32_t sync_gen; /* bumped by each sfile_sync_all */
 	bool fd_short;     /* an EMFILE was seen: no directory is kept open any more */
 	/* scratch of sfile_close_exited: exited threads by tid */

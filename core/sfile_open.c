@@ -1,9 +1,10 @@
 /*
  * sfile_open.c - a set's sample files: their names (mangled from the
  * image, app, context and counter), their directories created through a
- * safe walk below samples/current/ (openat2, else one component at a time,
- * never through a symlink), the root daemon's ownership checks, the odb
- * open, and sfile_log(), which opens a file on its first sample.
+ * safe walk below samples/current/ from the deepest directory kept open
+ * (openat2, else one component at a time, never through a symlink), the
+ * root daemon's ownership checks, the odb open, and sfile_log(), which
+ * opens a file on its first sample.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -127,11 +128,6 @@ int sfile_key_name(const struct sfile_table *tab, const struct sfile_key *k, int
 	return op_mangle(&a, buf, len);
 }
 
-/*
- * Walk @name's directories from samples/current, creating them, refusing
- * symlinks and "."/".." at every step; return a dirfd for the last directory
- * and the file's base name in *base.
- */
 /* a "." or ".." component anywhere in @name (never in names we build) */
 static bool sfile_has_dot_component(const char *name)
 {
@@ -146,95 +142,6 @@ static bool sfile_has_dot_component(const char *name)
 			return false;
 		c += n + 1;
 	}
-}
-
-#ifdef SFILE_HAVE_OPENAT2
-/*
- * The directory of @name in one system call, when it exists: beneath
- * samples/current, never through a symlink (the kernel checks what the
- * component walk below checks by hand). -errno otherwise.
- */
-static int sfile_open_dir_fast(struct sfile_table *tab, char *name, char **base)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	char *last = strrchr(name, '/');
-	long fd;
-
-	if (tab->no_openat2 || !last || last == name || !last[1] || sfile_has_dot_component(name))
-		return -EINVAL;
-	*last = 0;
-	fd = syscall(SYS_openat2, tab->cfg.current_dirfd, name, &how, sizeof(how));
-	*last = '/';
-	if (fd < 0) {
-		if (errno == ENOSYS || errno == EPERM)
-			tab->no_openat2 = true; /* old kernel, or a seccomp filter */
-		return -errno;
-	}
-	*base = last + 1;
-	return (int)fd;
-}
-#endif
-
-/*
- * Open the directory of sample file @name (relative to samples/current),
- * creating what is missing, one component at a time through directory fds
- * with O_NOFOLLOW: never outside samples/current, never through a symlink.
- * Returns the fd (current_dirfd itself for a name without '/') and sets
- * *@base to the file name; -errno, -EINVAL for a "." or ".." component.
- */
-static int sfile_mkdirs(struct sfile_table *tab, char *name, char **base)
-{
-	int dfd = tab->cfg.current_dirfd, nfd;
-	char *comp = name, *slash;
-
-#ifdef SFILE_HAVE_OPENAT2
-	nfd = sfile_open_dir_fast(tab, name, base);
-	if (nfd >= 0)
-		return nfd;
-#endif
-	while ((slash = strchr(comp, '/'))) {
-		*slash = 0;
-		if (!*comp) {
-			comp = slash + 1;
-			continue;
-		}
-		if (!strcmp(comp, ".") || !strcmp(comp, "..")) {
-			*slash = '/';
-			goto out_bad;
-		}
-		nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (nfd < 0 && errno == ENOENT) {
-			if (mkdirat(dfd, comp, 0755) && errno != EEXIST) {
-				nfd = -errno;
-				*slash = '/';
-				goto out_err;
-			}
-			nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		*slash = '/';
-		if (nfd < 0) {
-			nfd = -errno;
-			goto out_err;
-		}
-		if (dfd != tab->cfg.current_dirfd)
-			close(dfd);
-		dfd = nfd;
-		comp = slash + 1;
-	}
-	if (!*comp || !strcmp(comp, ".") || !strcmp(comp, ".."))
-		goto out_bad;
-	*base = comp;
-	return dfd;
-
-out_bad:
-	nfd = -EINVAL;
-out_err:
-	if (dfd != tab->cfg.current_dirfd)
-		close(dfd);
-	return nfd;
 }
 
 /* ------------------------------------------------------------------ */
@@ -258,72 +165,244 @@ void sfile_dirs_close(struct sfile_table *tab)
 		sfile_dir_drop(&tab->dirs[i]);
 }
 
-static uint32_t sfile_dir_hash(const char *s, size_t n)
+/* directories kept open now (an error path: descriptors to give back) */
+static bool sfile_dirs_kept(const struct sfile_table *tab)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
+	size_t i;
 
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
+	for (i = 0; i < SFILE_DIRS; i++)
+		if (tab->dirs[i].path)
+			return true;
+	return false;
 }
 
-/* the slot of @name's directory (the part before its last '/'), NULL without one */
-static struct sfile_dir *sfile_dir_slot(struct sfile_table *tab, const char *name, size_t *len,
-					uint32_t *hash)
-{
-	const char *last = strrchr(name, '/');
+#define SFILE_FNV_BASIS 2166136261u /* FNV-1a: the hash of a prefix is a step of the name's */
+#define SFILE_FNV_PRIME 16777619u
 
-	if (!last || last == name)
-		return NULL;
-	*len = (size_t)(last - name);
-	*hash = sfile_dir_hash(name, *len);
-	return &tab->dirs[*hash % SFILE_DIRS];
+/* the kept directory @name[0, @len), NULL */
+static struct sfile_dir *sfile_dir_find(struct sfile_table *tab, const char *name, size_t len,
+					uint32_t hash)
+{
+	size_t i;
+
+	for (i = 0; i < SFILE_DIRS; i++) {
+		struct sfile_dir *d = &tab->dirs[i];
+
+		if (d->path && d->hash == hash && d->len == len && !memcmp(d->path, name, len))
+			return d;
+	}
+	return NULL;
 }
 
 /*
- * The directory of sample file @name, open, with its base name in *base:
- * from the directories kept open when it is one of them (*kept set: the
- * caller must not close it), else walked and created (sfile_mkdirs) and, as
- * root, checked (@dir_ok), then kept in place of the slot's previous one.
- * A new process of an image makes its files in the directories the
- * previous one used: this saves the walk (openat2 of a long path), the
- * directory's fstat and its close per file (issue 20: process churn).
+ * Keep @fd open as directory @name[0, @len): in a free slot, else in place
+ * of the least recently used one used before @since (the walk in progress
+ * never closes a directory it is walking from). NULL: not kept, the caller
+ * closes @fd.
  */
-static int sfile_dir_open(struct sfile_table *tab, char *name, char **base, bool *kept,
-			  int (*dir_ok)(int dfd, char *err, size_t len), char *err, size_t err_len)
+static struct sfile_dir *sfile_dir_keep(struct sfile_table *tab, const char *name, size_t len,
+					uint32_t hash, int fd, bool checked, uint32_t since)
 {
-	size_t len = 0;
-	uint32_t h = 0;
-	struct sfile_dir *d = sfile_dir_slot(tab, name, &len, &h);
-	int dfd, rc;
+	struct sfile_dir *d = NULL;
+	size_t i;
 
-	*kept = false;
-	if (d && d->path && d->hash == h && d->len == len && !memcmp(d->path, name, len)) {
-		*base = name + len + 1;
-		*kept = true;
-		return d->fd;
+	if (tab->fd_short) /* every descriptor goes to sample files */
+		return NULL;
+	for (i = 0; i < SFILE_DIRS; i++) {
+		struct sfile_dir *c = &tab->dirs[i];
+
+		if (!c->path) {
+			d = c;
+			break;
+		}
+		if ((int32_t)(c->used - since) < 0 && (!d || (int32_t)(c->used - d->used) < 0))
+			d = c;
 	}
-	dfd = sfile_mkdirs(tab, name, base);
-	if (dfd < 0)
-		return dfd;
-	rc = tab->strict ? dir_ok(dfd, err, err_len) : 0;
-	if (rc) {
-		if (dfd != tab->cfg.current_dirfd)
-			close(dfd);
-		return rc;
-	}
-	/* short of descriptors (an EMFILE was seen): every one goes to sample files */
-	if (!d || dfd == tab->cfg.current_dirfd || tab->fd_short)
-		return dfd;
+	if (!d)
+		return NULL;
 	sfile_dir_drop(d);
 	d->path = strndup(name, len);
 	if (!d->path)
-		return dfd; /* not kept: the caller closes it */
+		return NULL;
 	d->len = len;
-	d->hash = h;
-	d->fd = dfd;
-	*kept = true;
+	d->hash = hash;
+	d->fd = fd;
+	d->checked = checked;
+	d->used = ++tab->dir_clock;
+	return d;
+}
+
+/* Root: the directory of sample files @dfd is root's and no one else may write it. */
+static int sfile_trusted_dir(int dfd, char *err, size_t len);
+
+#ifdef SFILE_HAVE_OPENAT2
+/*
+ * Directory @path below @dfd in one system call when it exists: beneath
+ * @dfd, never through a symlink (the kernel checks what the component walk
+ * checks by hand). -errno otherwise.
+ */
+static int sfile_openat2_dir(struct sfile_table *tab, int dfd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+
+	if (fd < 0) {
+		if (errno == ENOSYS || errno == EPERM)
+			tab->no_openat2 = true; /* old kernel, or a seccomp filter */
+		return -errno;
+	}
+	return (int)fd;
+}
+#endif
+
+/*
+ * One step of sfile_dir_open's walk: directory @nfd (@name[0, @len)) opened
+ * below *@dfd. The previous one is closed unless kept (*@kept, or the
+ * ancestor @anc the walk started at), @nfd kept if it can be.
+ */
+static void sfile_walk_to(struct sfile_table *tab, int *dfd, int nfd, bool *kept, int anc,
+			  const char *name, size_t len, uint32_t hash, bool made, uint32_t since)
+{
+	if (!*kept && *dfd != tab->cfg.current_dirfd && *dfd != anc)
+		close(*dfd);
+	*dfd = nfd;
+	*kept = sfile_dir_keep(tab, name, len, hash, nfd, made, since) != NULL;
+}
+
+/* the most directories a name below samples/current can have ("a/" each) */
+#define SFILE_MAX_DEPTH (PATH_MAX / 2)
+
+/*
+ * The directory of sample file @name (relative to samples/current), open,
+ * and its base name in *@base. *@kept: the fd is one of the directories
+ * kept open (the caller must not close it); else the caller closes it
+ * unless it is current_dirfd. *@fresh: this call made the directory (it is
+ * empty: the file is new). -errno (-EINVAL for an empty, "." or ".."
+ * component) with a message in @err for a directory that is not trusted.
+ *
+ * What is missing is made one component at a time through directory fds,
+ * mkdirat then openat with O_NOFOLLOW: never outside samples/current, never
+ * through a symlink; below a directory this walk made, everything is new,
+ * so no lookup is tried first. The walk starts at the deepest directory of
+ * the name that is kept open (a new process of a known pair: its
+ * directory itself, no system call; a new pair: its cgroup's or its
+ * binary's), not at samples/current (issue 20: a build host's process
+ * churn made ~25 system calls per new pair's file walking from the root).
+ * Each directory opened is kept (ancestors too: a pair's files share
+ * most of their path), the least recently used closed when all are in use.
+ * As root, a sample-file directory is fstat-checked once (sfile_trusted_dir)
+ * unless this daemon made it: mkdirat as root, mode 0755, in the
+ * root-private session is root's and written by no one else.
+ */
+static int sfile_dir_open(struct sfile_table *tab, char *name, char **base, bool *kept, bool *fresh,
+			  char *err, size_t err_len)
+{
+	uint32_t hashes[SFILE_MAX_DEPTH];
+	uint16_t ends[SFILE_MAX_DEPTH];
+	const char *last = strrchr(name, '/');
+	uint32_t h = SFILE_FNV_BASIS, since = tab->dir_clock + 1;
+	struct sfile_dir *d = NULL;
+	size_t i, dirlen, n = 0, k;
+	bool made = false, made_last = false;
+	int dfd, nfd, rc, anc = -1;
+
+	*kept = *fresh = false;
+	if (!name[0] || name[0] == '/' || strstr(name, "//") || sfile_has_dot_component(name) ||
+	    (last && !last[1]))
+		return -EINVAL;
+	if (!last) {
+		*base = name;
+		return tab->cfg.current_dirfd;
+	}
+	/* the hash of every directory of the name, in one pass */
+	dirlen = (size_t)(last - name);
+	for (i = 0; i <= dirlen; i++) {
+		if (i == dirlen || name[i] == '/') {
+			if (n == SFILE_MAX_DEPTH)
+				return -ENAMETOOLONG;
+			hashes[n] = h;
+			ends[n++] = (uint16_t)i;
+		}
+		h = (h ^ (unsigned char)name[i]) * SFILE_FNV_PRIME;
+	}
+	*base = name + dirlen + 1;
+	/* the deepest one kept open */
+	for (k = n; k > 0 && !d; k--)
+		d = sfile_dir_find(tab, name, ends[k - 1], hashes[k - 1]);
+	if (d) {
+		d->used = ++tab->dir_clock; /* never closed by this walk */
+		dfd = anc = d->fd;
+		if (k + 1 == n) { /* the file's own directory */
+			if (tab->strict && !d->checked) {
+				rc = sfile_trusted_dir(dfd, err, err_len);
+				if (rc)
+					return rc;
+				d->checked = true;
+			}
+			*kept = true;
+			return dfd;
+		}
+		k++; /* the first directory to open */
+	} else {
+		dfd = tab->cfg.current_dirfd;
+	}
+#ifdef SFILE_HAVE_OPENAT2
+	/* several components to go: all of them exist when the pair is known */
+	if (n - k > 1 && !tab->no_openat2) {
+		name[dirlen] = 0;
+		nfd = sfile_openat2_dir(tab, dfd, name + (k ? ends[k - 1] + 1u : 0));
+		name[dirlen] = '/';
+		if (nfd >= 0) {
+			k = n - 1;
+			sfile_walk_to(tab, &dfd, nfd, kept, anc, name, ends[k], hashes[k], false,
+				      since);
+			k = n;
+		}
+	}
+#endif
+	for (; k < n; k++) {
+		char *comp = name + (k ? ends[k - 1] + 1u : 0);
+
+		name[ends[k]] = 0;
+		made_last = false;
+		nfd = made ? -1 : openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0 && (made || errno == ENOENT)) {
+			if (!mkdirat(dfd, comp, 0755))
+				made = made_last = true;
+			else if (errno != EEXIST)
+				goto out_errno;
+			nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (nfd < 0)
+			goto out_errno;
+		name[ends[k]] = '/';
+		sfile_walk_to(tab, &dfd, nfd, kept, anc, name, ends[k], hashes[k], made_last, since);
+	}
+	*fresh = made_last;
+	d = *kept ? sfile_dir_find(tab, name, dirlen, hashes[n - 1]) : NULL;
+	if (tab->strict && !made_last && !(d && d->checked)) {
+		rc = sfile_trusted_dir(dfd, err, err_len);
+		if (rc) {
+			if (!*kept)
+				close(dfd);
+			*kept = false;
+			return rc;
+		}
+		if (d)
+			d->checked = true;
+	}
 	return dfd;
+
+out_errno:
+	rc = -errno;
+	name[ends[k]] = '/';
+	if (!*kept && dfd != tab->cfg.current_dirfd && dfd != anc)
+		close(dfd);
+	*kept = false;
+	return rc;
 }
 
 static const char sfile_advice[] =
@@ -351,16 +430,18 @@ static int sfile_trusted_dir(int dfd, char *err, size_t len)
 
 /*
  * Root: sample file @base below the trusted directory @dfd may be opened
- * (it does not exist yet, or is a trusted one): no one else may write the
- * directory, so what fstatat sees is what odb_open opens.
+ * (it does not exist yet, *@absent set, or is a trusted one): no one else
+ * may write the directory, so what fstatat sees is what odb_open opens.
  */
-static int sfile_trusted_entry(int dfd, const char *base, char *err, size_t len)
+static int sfile_trusted_entry(int dfd, const char *base, bool *absent, char *err, size_t len)
 {
 	struct stat st;
 	int rc;
 
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW))
-		return errno == ENOENT ? 0 : -errno;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW)) {
+		*absent = errno == ENOENT;
+		return *absent ? 0 : -errno;
+	}
 	rc = session_trusted(&st, "it", err, len);
 	sfile_advise(rc, err, len);
 	return rc;
@@ -450,7 +531,7 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 	uint32_t event, um;
 	uint64_t count;
 	char *base = NULL;
-	bool kept = false, dir_retried = false;
+	bool kept = false, fresh = false, dir_retried = false;
 	int rc, dfd, tries, handovers;
 
 	err[0] = 0;
@@ -475,12 +556,20 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 		bool handed = false;
 
 		err[0] = 0;
-		dfd = sfile_dir_open(tab, name, &base, &kept, sfile_trusted_dir, err, sizeof(err));
+		dfd = sfile_dir_open(tab, name, &base, &kept, &fresh, err, sizeof(err));
 		if (dfd >= 0) {
-			rc = tab->strict ? sfile_trusted_entry(dfd, base, err, sizeof(err)) : 0;
+			/* a file known to be missing is created at once (O_EXCL) */
+			bool absent = fresh;
+
+			rc = tab->strict && !fresh ?
+				     sfile_trusted_entry(dfd, base, &absent, err, sizeof(err)) :
+				     0;
 			if (!rc)
-				rc = odb_open(db, dfd, base, ODB_RDWR, err, sizeof(err));
-			if (!rc && tab->strict) {
+				rc = absent ? odb_create(db, dfd, base, err, sizeof(err)) :
+					      odb_open(db, dfd, base, ODB_RDWR, err, sizeof(err));
+			/* one this open created (O_EXCL, as root, in a trusted
+			 * directory) is root's, 0644, one link: nothing to check */
+			if (!rc && tab->strict && !db->created) {
 				rc = sfile_trusted_fd(db->fd, err, sizeof(err));
 				if (rc)
 					odb_close(db);
@@ -500,6 +589,12 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 			}
 		} else {
 			rc = dfd;
+			/* a kept ancestor removed since (its tree deleted): walk from the root, once */
+			if (rc == -ENOENT && !dir_retried && sfile_dirs_kept(tab)) {
+				sfile_dirs_close(tab);
+				dir_retried = true;
+				continue;
+			}
 		}
 		if (handed) {
 			handovers++;
@@ -508,7 +603,7 @@ int sfile_open_odb(struct sfile_table *tab, struct op_sfile *sf, odb_t *db, uint
 		}
 		/* out of descriptors, or of mappings (mmap: ENOMEM at vm.max_map_count) */
 		if ((rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM) && tries < 2 &&
-		    tab->nr_open > 0) {
+		    (tab->nr_open > 0 || sfile_dirs_kept(tab))) {
 			if (rc == -EMFILE && tries == 0)
 				sfile_fit_fd_limit(tab);
 			tries++;

@@ -527,7 +527,8 @@ static bool reader_wait(odb_t *db, size_t len, int *waited, uint64_t *deadline)
 	return true;
 }
 
-int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *err, size_t err_len)
+static int odb_open_as(odb_t *db, int dirfd, const char *path, enum odb_mode mode, bool expect_new,
+		       char *err, size_t err_len)
 {
 	const bool rw = mode == ODB_RDWR;
 	bool created = false, fresh = false;
@@ -546,8 +547,9 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 	/* O_NONBLOCK: never hang on a FIFO planted at the path; ignored for files */
 	if (rw) {
 		/* an existing file first (a writer reopens its files often), then create */
-		db->fd = openat(dirfd, path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (db->fd < 0 && errno == ENOENT) {
+		if (!expect_new)
+			db->fd = openat(dirfd, path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (expect_new || (db->fd < 0 && errno == ENOENT)) {
 			db->fd = openat(dirfd, path,
 					O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 			if (db->fd >= 0)
@@ -576,7 +578,11 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 		}
 	}
 	for (waited = 0;;) {
-		if (fstat(db->fd, &st)) {
+		if (created) {
+			/* made by this open with O_EXCL: a regular file, empty */
+			memset(&st, 0, sizeof(st));
+			st.st_mode = S_IFREG;
+		} else if (fstat(db->fd, &st)) {
 			rc = fail(-errno, err, err_len, "%s: cannot stat: %s", path,
 				  strerror(errno));
 			goto out_close;
@@ -624,6 +630,7 @@ int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *e
 			odb_set_pointers(db, ODB_INITIAL_NODES);
 			db->size = ODB_INITIAL_NODES;
 			db->cur = 1;
+			db->created = created;
 			return 0;
 		}
 		if (db->map_len < sizeof(struct opd_header)) {
@@ -693,6 +700,16 @@ out_unlink:
 out_close:
 	odb_close(db);
 	return rc;
+}
+
+int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *err, size_t err_len)
+{
+	return odb_open_as(db, dirfd, path, mode, false, err, err_len);
+}
+
+int odb_create(odb_t *db, int dirfd, const char *path, char *err, size_t err_len)
+{
+	return odb_open_as(db, dirfd, path, ODB_RDWR, true, err, err_len);
 }
 
 struct opd_header *odb_header(odb_t *db)

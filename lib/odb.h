@@ -68,6 +68,7 @@ typedef struct odb {
 	 */
 	uint32_t size, cur;
 	bool broken;        /* a writer found the file changed under it: no longer used */
+	bool created;       /* ODB_RDWR: this open created the file (O_EXCL): the opener's own */
 	uint64_t saturated; /* updates that hit UINT32_MAX (count kept at UINT32_MAX) */
 } odb_t;
 
@@ -112,6 +113,16 @@ typedef struct odb {
  * @db is left closed (odb_close() on it is harmless).
  */
 int odb_open(odb_t *db, int dirfd, const char *path, enum odb_mode mode, char *err, size_t err_len);
+
+/*
+ * odb_open(ODB_RDWR) of a file the caller expects not to exist (its
+ * directory was just made, or the caller looked): created with O_EXCL
+ * first, without the lookup of an existing file and the fstat of the new,
+ * empty one (issue 20: the files of each new process pair on a host that
+ * starts hundreds a second); a file that exists after all is opened as
+ * odb_open does. db->created tells which.
+ */
+int odb_create(odb_t *db, int dirfd, const char *path, char *err, size_t err_len);
 
 /*
  * Full validation in O(nodes): header, geometry, every bucket head and next

@@ -1,6 +1,7 @@
 /* count_workloads.c - deterministic workloads for opcount's tests and the
  * perf stat cross-check: touch N fresh pages, fork K children touching M
- * pages, pipe ping-pong on one CPU, spin for a CPU time, T threads.
+ * pages, pipe ping-pong on one CPU, spin for a CPU time (and linger), T
+ * threads.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -173,6 +174,15 @@ int main(int argc, char **argv)
 		return cw_pingpong(cw_arg(argv[2], "round trips"));
 	if (!strcmp(w, "spin") && argc == 3)
 		return cw_spin(cw_arg(argv[2], "milliseconds"));
+	/* spin, then stay: a profiler that reads /proc at the exec finds it */
+	if (!strcmp(w, "spin") && argc == 4) {
+		long linger = cw_arg(argv[3], "linger milliseconds");
+		struct timespec d = { linger / 1000, linger % 1000 * 1000000 };
+
+		cw_spin(cw_arg(argv[2], "milliseconds"));
+		nanosleep(&d, NULL);
+		return 0;
+	}
 	if (!strcmp(w, "threads") && argc == 4)
 		return cw_threads(cw_arg(argv[2], "threads"), cw_arg(argv[3], "pages"));
 	if (!strcmp(w, "loop") && argc == 4)
@@ -180,7 +190,7 @@ int main(int argc, char **argv)
 	if (!strcmp(w, "exit") && argc == 3)
 		return (int)cw_arg(argv[2], "status");
 	fprintf(stderr,
-		"usage: count_workloads touch N | fork K M | pingpong N | spin MS |\n"
+		"usage: count_workloads touch N | fork K M | pingpong N | spin MS [LINGER_MS] |\n"
 		"                       threads T M | loop SECONDS M | exit STATUS\n");
 	return 2;
 }

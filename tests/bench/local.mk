@@ -76,3 +76,5 @@ EXTRA_DIST += tests/bench/bench_net.sh
 EXTRA_DIST += tests/bench/rss_breakdown.sh
 # --- issue 20: privsep: the helper processes of a daemon, for bench_net.sh and rss_breakdown.sh ---
 EXTRA_DIST += tests/bench/net_helpers.sh
+# --- issue 20: process churn: syscalls per new process / (cgroup, binary) pair, CPU vs perf ---
+EXTRA_DIST += tests/bench/bench_churn.sh

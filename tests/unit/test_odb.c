@@ -413,6 +413,43 @@ static void test_saturation(void **state)
 	odb_close(&db);
 }
 
+/*
+ * odb_create (issue 20: the files of a new pair): a missing file is made
+ * with O_EXCL, laid out as odb_open lays it out, and db.created says so;
+ * an existing one is opened as odb_open opens it, its counts kept; a
+ * symlink in its place is refused as odb_open refuses it.
+ */
+static void test_create_expected_new(void **state)
+{
+	struct fixture *f = *state;
+	const struct odb_node *nodes;
+	char err[256];
+	size_t count;
+	odb_t db;
+
+	assert_int_equal(odb_create(&db, f->dirfd, "made", err, sizeof(err)), 0);
+	assert_true(db.created);
+	assert_int_equal(file_size(f, "made"), 2664);
+	assert_int_equal(db.descr->size, 128);
+	assert_int_equal(db.descr->current_size, 1);
+	op_header_init(odb_header(&db));
+	assert_int_equal(odb_update(&db, 0x42, 5), 0);
+	odb_close(&db);
+	/* it exists now: opened, not made again, the count kept */
+	assert_int_equal(odb_create(&db, f->dirfd, "made", err, sizeof(err)), 0);
+	assert_false(db.created);
+	nodes = odb_nodes(&db, &count);
+	assert_int_equal(count, 1);
+	assert_int_equal(nodes[0].key, 0x42);
+	assert_int_equal(nodes[0].value, 5);
+	odb_close(&db);
+	assert_int_equal(odb_open(&db, f->dirfd, "made", ODB_RDWR, err, sizeof(err)), 0);
+	assert_false(db.created);
+	odb_close(&db);
+	assert_int_equal(symlinkat("made", f->dirfd, "link"), 0);
+	assert_int_equal(odb_create(&db, f->dirfd, "link", err, sizeof(err)), -ELOOP);
+}
+
 static void test_open_errors(void **state)
 {
 	struct fixture *f = *state;
@@ -1570,6 +1607,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_random_model, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_saturation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_expected_new, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth_fsize_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth_enospc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth_enospc_ext4, setup, teardown),

@@ -505,6 +505,105 @@ static void test_kept_dirs(void **state)
 	cfx_free(f);
 }
 
+/* descriptors open in this process */
+static int nr_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* remove the tree @name below @dfd (files and directories, no symlinks followed) */
+static void rm_tree(int dfd, const char *name)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	assert_int_equal(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW), 0);
+	if (S_ISDIR(st.st_mode)) {
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+		assert_true(fd >= 0);
+		d = fdopendir(fd);
+		assert_non_null(d);
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				rm_tree(dirfd(d), de->d_name);
+		closedir(d);
+	}
+	assert_int_equal(unlinkat(dfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0), 0);
+}
+
+/*
+ * Issue 20 (process churn): a new pair's directories are made from the
+ * deepest directory kept open, ancestors included. Files of many pairs
+ * (more directories than are kept) all land where their names say, no
+ * descriptor is left behind once the table closes, and a kept ancestor
+ * whose tree was removed under the daemon is walked around: the files are
+ * made again from the root, nothing lost.
+ */
+static void test_kept_ancestors(void **state)
+{
+	struct cfx *f = cfx_new(OP_SEP_LIB | OP_SEP_CGROUP, 1000);
+	op_cookie_t app = cfx_ck(f, "/usr/bin/app", OP_IMAGE_USER);
+	op_cookie_t libc = cfx_ck(f, "/usr/lib/libc.so.6", OP_IMAGE_USER);
+	char name[64], path[PATH_MAX];
+	int i, fds = nr_fds();
+	uint32_t val;
+
+	(void)state;
+	/* 40 cgroups x 2 images: 40 x 12 directories, more than SFILE_DIRS */
+	for (i = 0; i < 40; i++) {
+		struct op_trans_view v;
+
+		snprintf(name, sizeof(name), "/svc%d", i);
+		v = view(app, app, 5, 5, 0, 0);
+		v.split = cfx_ck(f, name, OP_IMAGE_ANON);
+		assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &v), 0, 0x10,
+					   (uint32_t)i + 1),
+				 0);
+		v = view(app, libc, 5, 5, 0, 0);
+		v.split = cfx_ck(f, name, OP_IMAGE_ANON);
+		assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &v), 0, 0x20,
+					   (uint32_t)i + 2),
+				 0);
+	}
+	for (i = 0; i < 40; i += 13) {
+		snprintf(path, sizeof(path),
+			 "{cgroup}/svc%d/{root}/usr/bin/app/{dep}/{root}/usr/lib/libc.so.6/"
+			 "TIMER.0.0.all.all.all",
+			 i);
+		assert_int_equal(cfx_read(f, path, 0x20, &val, NULL), 1);
+		assert_int_equal(val, (uint32_t)i + 2);
+	}
+	assert_true(nr_fds() > fds);
+	assert_true(nr_fds() <= fds + 80 + SFILE_DIRS + 2);
+	/* the whole tree removed: the kept directories point into nothing */
+	rm_tree(f->current_fd, "{cgroup}");
+	{
+		struct op_trans_view v = view(libc, libc, 5, 5, 0, 0);
+
+		v.split = cfx_ck(f, "/svc39", OP_IMAGE_ANON);
+		assert_int_equal(sfile_log(&f->sft, sfile_find(&f->sft, &v), 0, 0x30, 7), 0);
+	}
+	assert_int_equal(cfx_read(f,
+				  "{cgroup}/svc39/{root}/usr/lib/libc.so.6/{dep}/{root}/usr/lib/"
+				  "libc.so.6/TIMER.0.0.all.all.all",
+				  0x30, &val, NULL),
+			 1);
+	assert_int_equal(val, 7);
+	assert_int_equal(f->st.v[STAT_LOST_SAMPLEFILE], 0);
+	sfile_close_all(&f->sft);
+	assert_int_equal(nr_fds(), fds);
+	cfx_free(f);
+}
+
 /*
  * The sets of threads that exited are closed (issue 20: a host starting
  * processes all the time kept them all mapped until the LRU pushed them
@@ -1123,6 +1222,7 @@ int main(void)
 		cmocka_unit_test(test_plugin_handlers),
 		cmocka_unit_test(test_sync_only_used),
 		cmocka_unit_test(test_kept_dirs),
+		cmocka_unit_test(test_kept_ancestors),
 		cmocka_unit_test(test_close_exited),
 		cmocka_unit_test(test_hostile_paths),
 		cmocka_unit_test(test_planted_symlink),
