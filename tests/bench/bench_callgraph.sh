@@ -10,7 +10,7 @@
 # Usage: OP_BUILDDIR=build tests/bench/bench_callgraph.sh [ROUNDS]
 # SPDX-License-Identifier: MIT
 set -u
-B=${OP_BUILDDIR:-.}
+B=$(cd "${OP_BUILDDIR:-.}" && pwd) # absolute: helpers and plugins are looked up by it
 D=$B/core/oprofiled
 P=$B/tests/integration/cg_tree
 ROUNDS=${1:-400}

@@ -38,7 +38,7 @@
 # build to the replay (before/after on the same stream).
 # SPDX-License-Identifier: MIT
 set -u
-B=${OP_BUILDDIR:-$(pwd)}
+B=$(cd "${OP_BUILDDIR:-.}" && pwd) # absolute: helpers and plugins are looked up by it
 S=${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 OPD=${OPD:-$B/core/oprofiled}
 CONF=$S/conf/fleet.conf

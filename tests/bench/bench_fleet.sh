@@ -26,7 +26,7 @@
 # sleeping command (no samples).
 # SPDX-License-Identifier: MIT
 set -u
-B=${OP_BUILDDIR:-$(pwd)}
+B=$(cd "${OP_BUILDDIR:-.}" && pwd) # absolute: helpers and plugins are looked up by it
 S=${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 OPD=$B/core/oprofiled
 OPC=$B/tools/opcontrol

@@ -12,7 +12,7 @@
 # Usage: OP_BUILDDIR=build tests/bench/bench_net.sh [SECONDS=180] [RATE=99]
 # SPDX-License-Identifier: MIT
 set -u
-B=${OP_BUILDDIR:-.}
+B=$(cd "${OP_BUILDDIR:-.}" && pwd) # absolute: helpers and plugins are looked up by it
 S=$(cd "$(dirname "$0")/../.." && pwd)
 D=$B/core/oprofiled
 HOT=$B/tests/integration/hot

@@ -16,7 +16,7 @@
 # stacks table, and each shared library (Rss, Pss, Private_Dirty).
 # SPDX-License-Identifier: MIT
 set -u
-B=${OP_BUILDDIR:-$(pwd)}
+B=$(cd "${OP_BUILDDIR:-.}" && pwd) # absolute: helpers and plugins are looked up by it
 S=${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 OPD=$B/core/oprofiled
 HOT=$B/tests/integration/hot
@@ -79,6 +79,12 @@ case " $PLUGINS " in
 	;;
 esac
 sleep $((SECS - SECS / 2))
+for d in "$npid:net" "$bpid:base"; do
+	kill -0 "${d%%:*}" 2> /dev/null && continue
+	echo "rss_breakdown: the ${d#*:} daemon is not running; its output:"
+	cat "$W/${d#*:}.out"
+	exit 1
+done
 
 report() { # PID TITLE
 	echo "== $2 (pid $1)"
