@@ -24,6 +24,8 @@ pkgs="$pkgs libncurses-dev tmux"
 # python3-prometheus-client: the /metrics test parses the scrape with Prometheus' own parser;
 # openssl (the CLI): push_tls.sh makes its receiver's certificate ---
 pkgs="$pkgs libmicrohttpd-dev libcurl4-gnutls-dev libjansson-dev nettle-dev golang-go golang-github-google-pprof-dev protobuf-compiler curl python3-prometheus-client openssl"
+# --- issue 20: the push plugin's URL parsing and query escaping (liburiparser, libc only) ---
+pkgs="$pkgs liburiparser-dev"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

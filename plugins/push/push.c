@@ -30,6 +30,7 @@
 #include "op_interval.h"
 #include "op_trust.h"
 #include "plugin_util.h"
+#include "push_url.h"
 #include "push_wire.h"
 #include "spool.h"
 
@@ -139,80 +140,20 @@ static int pu_strdup(char **dst, const char *val)
 	return 0;
 }
 
-/*
- * http(s)://host[:port][/prefix]: no credentials in it (the command line
- * shows in ps and in the log), no query or fragment (the plugin adds its
- * own), printable ASCII only. Checked here, at start, because libcurl
- * lives in the helper program: what libcurl would refuse later is refused
- * now with a message naming the setting.
- */
+/* checked here, at start (libcurl lives in the helper): a message naming the setting */
 static int pu_set_url(struct pu_state *st, const char *val, const char *where)
 {
-	const char *auth, *end, *p, *colon;
-	size_t n;
+	char msg[512], *base = NULL;
 	int rc;
 
-	if (!strncasecmp(val, "http://", 7))
-		auth = val + 7;
-	else if (!strncasecmp(val, "https://", 8))
-		auth = val + 8;
-	else if (strstr(val, "://"))
-		return pu_err(st, where, "\"%s\": expected an http:// or https:// URL", val);
-	else
-		return pu_err(st, where, "\"%s\" is not a URL: expected http://HOST:PORT", val);
-	for (p = val; *p; p++)
-		if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f || *p == '\\')
-			return pu_err(st, where,
-				      "\"%s\" is not a URL: expected printable ASCII without "
-				      "spaces",
-				      val);
-	end = auth + strcspn(auth, "/?#");
-	if (memchr(auth, '@', (size_t)(end - auth)))
-		return pu_err(st, where,
-			      "\"%s\" carries credentials: put them in the auth file "
-			      "(auth_file=PATH, keys basic_user/basic_password or bearer_token)",
-			      "URL");
-	if (strpbrk(val, "?#"))
-		return pu_err(st, where, "\"%s\": expected no query (the plugin adds its own)", val);
-	/* the host: a name, an IPv4 address or [IPv6]; then :PORT */
-	colon = NULL;
-	if (auth < end && *auth == '[') {
-		const char *rb = memchr(auth, ']', (size_t)(end - auth));
-
-		if (!rb || rb == auth + 1 || (rb + 1 < end && rb[1] != ':'))
-			return pu_err(st, where, "\"%s\" is not a URL: expected http://[IPV6]:PORT",
-				      val);
-		if (rb + 1 < end)
-			colon = rb + 1;
-	} else {
-		colon = memchr(auth, ':', (size_t)(end - auth));
-		if (colon == auth || auth == end)
-			return pu_err(st, where, "\"%s\" is not a URL: expected http://HOST:PORT",
-				      val);
-		for (p = auth; p < (colon ? colon : end); p++)
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_'))
-				return pu_err(st, where,
-					      "\"%s\" is not a URL: expected a host name or address",
-					      val);
-	}
-	if (colon) {
-		unsigned long port = 0;
-
-		for (p = colon + 1; p < end && *p >= '0' && *p <= '9' && port <= 65535; p++)
-			port = port * 10 + (unsigned long)(*p - '0');
-		if (p != end || p == colon + 1 || !port || port > 65535)
-			return pu_err(st, where, "\"%s\" is not a URL: expected a port 1..65535",
-				      val);
-	}
-	rc = pu_strdup(&st->url, val);
-	/* the plugin appends /ingest or /api/...: no trailing slash */
-	if (!rc) {
-		n = strlen(st->url);
-		while (n && st->url[n - 1] == '/')
-			st->url[--n] = 0;
-	}
-	return rc;
+	rc = pu_url_parse(val, &base, msg, sizeof(msg));
+	if (rc == -EINVAL)
+		return pu_err(st, where, "%s", msg);
+	if (rc)
+		return rc;
+	free(st->url);
+	st->url = base;
+	return 0;
 }
 
 static bool pu_label_key_ok(const char *k)
@@ -583,30 +524,6 @@ static void pu_set_error(struct pu_state *st, const char *fmt, ...)
 	pthread_mutex_unlock(&st->sess.lock);
 }
 
-/* RFC 3986's percent-encoding: all but the unreserved characters */
-static char *pu_escape(const char *in)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	char *out = malloc(3 * strlen(in) + 1), *o = out;
-
-	if (!out)
-		return NULL;
-	for (; *in; in++) {
-		unsigned char ch = (unsigned char)*in;
-
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_' || ch == '~') {
-			*o++ = (char)ch;
-		} else {
-			*o++ = '%';
-			*o++ = hex[ch >> 4];
-			*o++ = hex[ch & 15];
-		}
-	}
-	*o = 0;
-	return out;
-}
-
 /* Pyroscope's name, SERVICE{k=v,k=v}, escaped for the query: the same for every push */
 static int pu_pyroscope_name(struct pu_state *st)
 {
@@ -620,7 +537,7 @@ static int pu_pyroscope_name(struct pu_state *st)
 					st->label_key[i], st->label_val[i]);
 	snprintf(name + off, sizeof(name) - off, "}");
 	free(st->pyro_name);
-	st->pyro_name = pu_escape(name);
+	st->pyro_name = pu_url_escape(name);
 	return st->pyro_name ? 0 : -ENOMEM;
 }
 

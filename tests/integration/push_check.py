@@ -101,6 +101,11 @@ def main():
             want = a.service + "{" + ",".join("%s=%s" % kv for kv in labels.items()) + "}"
             if q.get("name") != [want]:
                 bad("%s: name=%r, expected %r" % (what, q.get("name"), want))
+            # byte for byte as sent: RFC 3986 percent-encoding (upper-case hex,
+            # only unreserved characters left), the name first
+            raw = "name=" + urllib.parse.quote(want, safe="") + "&from="
+            if not u.query.startswith(raw):
+                bad("%s: query %r, expected it to start %r" % (what, u.query, raw))
             if q.get("format") != ["pprof"]:
                 bad("%s: format=%r" % (what, q.get("format")))
             try:

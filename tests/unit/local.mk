@@ -477,3 +477,18 @@ tests_unit_np_child_helper_SOURCES = tests/unit/np_child_helper.c tests/unit/np_
 tests_unit_np_child_helper_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/common
 endif
 # --- end issue 20: privsep ---
+# --- issue 20: the push plugin's URL setting and query escaping (liburiparser) ---
+if HAVE_CMOCKA
+if BUILD_PUSH_PLUGIN
+check_PROGRAMS += tests/unit/test_push_url
+TESTS += tests/unit/test_push_url
+SANITIZER_TESTS += tests/unit/test_push_url
+endif
+endif
+tests_unit_test_push_url_SOURCES = tests/unit/test_push_url.c plugins/push/push_url.c \
+	plugins/push/push_url.h
+tests_unit_test_push_url_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/push \
+	$(URIPARSER_CFLAGS)
+tests_unit_test_push_url_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_push_url_LDADD = $(URIPARSER_LIBS) $(CMOCKA_LIBS)
+# --- end issue 20: liburiparser ---
