@@ -131,11 +131,11 @@ static int main_plugins(struct daemon *d)
 				"%s: plugin \"%s\" could not be loaded (see its messages above) - "
 				"fix its args or settings, or remove the plugins entry",
 				f->origin, f->name);
-		else
+		else /* not the args: a URL with a password would be repeated here */
 			log_err(&d->log,
-				"--ext-feature=%s%s%s: plugin \"%s\" could not be loaded (see its "
+				"--ext-feature=%s%s: plugin \"%s\" could not be loaded (see its "
 				"messages above) - fix or remove the option",
-				f->name, *f->args ? ":" : "", f->args, f->name);
+				f->name, *f->args ? ":..." : "", f->name);
 		return rc;
 	}
 	if (!ext_plugin(d->loader, "kernel") && !options_plugin_disabled(&d->opts, "kernel")) {
