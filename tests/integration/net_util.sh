@@ -122,3 +122,20 @@ net_push_start() {
 	echo "FAIL: the push plugin did not start"; cat "$1.err"
 	exit 1
 }
+
+# samples so far of the daemon of session DIR $1 (all its sessions), from
+# opcontrol --status right after a dump (the counts are then those of the
+# samples the kernel gave so far)
+net_samples() {
+	timeout 5 "$B/tools/opcontrol" --session-dir="$1" --dump > /dev/null
+	timeout 5 "$B/tools/opcontrol" --session-dir="$1" --status | sed -n 's/^samples: \([0-9]*\) .*/\1/p'
+}
+# samples per second of the daemon of session DIR $1 over $2 seconds
+net_rate() {
+	_a=$(net_samples "$1")
+	_t0=$(date +%s.%N)
+	sleep "$2"
+	_b=$(net_samples "$1")
+	_t1=$(date +%s.%N)
+	python3 -c "print(int(($_b - $_a) / ($_t1 - $_t0)))"
+}

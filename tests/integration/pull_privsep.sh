@@ -174,27 +174,15 @@ for _i in 1 2; do
 	net_pids="$net_pids $!"
 	spin="${spin:-} $!"
 done
-samples() {
-	timeout 5 "$B/tools/opcontrol" --session-dir="$W/h" --dump > /dev/null
-	timeout 5 "$B/tools/opcontrol" --session-dir="$W/h" --status | sed -n 's/^samples: \([0-9]*\) .*/\1/p'
-}
-rate() {
-	_a=$(samples)
-	_t0=$(date +%s.%N)
-	sleep "$1"
-	_b=$(samples)
-	_t1=$(date +%s.%N)
-	python3 -c "print(int(($_b - $_a) / ($_t1 - $_t0)))"
-}
 OP_HELPER_DIR=$W/hd start_daemon h "$P5"
 hlog=$W/h/samples/oprofiled.log
 # six malformed messages, six kills; after the sixth the helper waits 8 s
 net_wait 20 grep -q "restarting in 8000 ms" "$hlog" ||
 	{ echo "FAIL: the sixth hostile helper was not killed"; grep helper "$hlog"; fail=1; }
-r_none=$(rate 4)
+r_none=$(net_rate "$W/h" 4)
 net_wait 15 grep -q "flooding now" "$hlog" || { echo "FAIL: the flood did not start"; fail=1; }
 sleep 1
-r_flood=$(rate 6)
+r_flood=$(net_rate "$W/h" 6)
 echo "note: samples/s with no helper $r_none, with a helper flooding the daemon $r_flood"
 ok=$(python3 -c "a,b=${r_none:-0},${r_flood:-0}; print(1 if a > 100 and abs(a-b) <= 0.15*a else 0)")
 [ "$ok" = 1 ] || { echo "FAIL: the sample rate changed while the helper flooded"; fail=1; }

@@ -29,21 +29,6 @@ if ! net_wait 20 grep -q "pushing to" "$W/s/samples/oprofiled.log"; then
 	echo "FAIL: the push plugin did not start"; cat err; exit 1
 fi
 
-# samples so far (all sessions), from opcontrol --status right after a
-# dump (the counts are then those of the samples the kernel gave so far)
-samples() {
-	timeout 5 "$B/tools/opcontrol" --session-dir="$W/s" --dump > /dev/null
-	timeout 5 "$B/tools/opcontrol" --session-dir="$W/s" --status | sed -n 's/^samples: \([0-9]*\) .*/\1/p'
-}
-# samples per second over $1 seconds
-rate() {
-	_a=$(samples)
-	_t0=$(date +%s.%N)
-	sleep "$1"
-	_b=$(samples)
-	_t1=$(date +%s.%N)
-	python3 -c "print(int(($_b - $_a) / ($_t1 - $_t0)))"
-}
 # cpu-clock does not tick on an idle CPU: keep both CPUs busy during the
 # two windows so that the stream is 1 kHz per CPU whatever else runs
 # (make check runs other tests beside this one)
@@ -53,7 +38,7 @@ for _i in 1 2; do
 	spin="${spin:-} $!"
 done
 sleep 2
-r_ok=$(rate 5)
+r_ok=$(net_rate "$W/s" 5)
 sent_ok=$(net_counter "$W/s" push sent)
 # the same port now accepts and never answers
 kill $rpid
@@ -62,7 +47,7 @@ python3 "$S/tests/integration/push_receiver.py" --dir "$W/h" --port-file "$W/h.p
 net_pids="$net_pids $!"
 net_wait 10 test -s "$W/h.port" || { echo "FAIL: hanging receiver did not start"; exit 1; }
 sleep 1
-r_hang=$(rate 8)
+r_hang=$(net_rate "$W/s" 8)
 failed=$(net_counter "$W/s" push failed)
 echo "note: samples/s with the store answering $r_ok, hanging $r_hang; sent before $sent_ok, failed while hanging $failed"
 kill $spin 2>/dev/null
