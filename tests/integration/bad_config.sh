@@ -94,10 +94,16 @@ opt_check() {
 }
 what='--events=BOGUS:5: event BOGUS cannot be used\|event BOGUS cannot be used'
 opt_check cmd_event -a --events=BOGUS:5
-what='--ext-feature=timer:freq=abc: plugin "timer" could not be loaded'
+# the plugin names the option and its bad value; the core's line names the
+# option without its arguments (they may hold a secret, e.g. a push URL)
+what="bad frequency 'abc' in --ext-feature=timer:freq=abc"
 opt_check cmd_timer -a --ext-feature=timer:freq=abc
-what='--ext-feature=callgraph:depth=0: plugin "callgraph" could not be loaded'
+what='--ext-feature=timer:...: plugin "timer" could not be loaded'
+opt_check cmd_timer2 -a --ext-feature=timer:freq=abc
+what="bad depth '0' in --ext-feature=callgraph:depth=0"
 opt_check cmd_cg -a --ext-feature=callgraph:depth=0
+what='--ext-feature=callgraph:...: plugin "callgraph" could not be loaded'
+opt_check cmd_cg2 -a --ext-feature=callgraph:depth=0
 what='--ring-pages=1048576: expected a whole number 1..65536'
 opt_check cmd_ring -a --ring-pages=1048576
 what='cannot run /no/such/command'
