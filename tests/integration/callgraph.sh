@@ -41,7 +41,15 @@ log=$W/s/samples/oprofiled.log
 stat_of() { awk -v k="$2:" '$1 == k { print $2; exit }' "$1"; }
 chains=$(stat_of "$log" samples_with_chain)
 [ "${chains:-0}" -gt 1000 ] && ok || { bad "only ${chains:-0} samples with chains"; cat "$log"; }
-[ "$(stat_of "$log" chains_truncated)" = 0 ] && ok || bad "chains truncated at depth 32"
+# cg_tree's own stacks are 5-6 frames deep: none of them may be cut at depth 32.
+# A chain the kernel walked through a garbage frame pointer (code built without
+# them: ld.so, libc's start-up and exit) can be longer than 32 and is counted
+# as truncated, rightly; such chains are rare (none in most runs; one seen in a
+# loaded CI run), so the bound is 0.1 % of the chains, and the workload's
+# stacks are checked to be whole below (folded output, section 3).
+trunc=$(stat_of "$log" chains_truncated)
+awk -v t="${trunc:-x}" -v c="${chains:-0}" 'BEGIN { exit !(t ~ /^[0-9]+$/ && t * 1000 <= c) }' && ok ||
+	bad "${trunc:-no} chains truncated at depth 32 of ${chains:-0}"
 
 # 2. opreport -c: the block of mid
 "$R" --session-dir="$W/s" -c >"$W/c.txt" 2>"$W/c.err" || bad "opreport -c failed: $(cat "$W/c.err")"
@@ -70,6 +78,11 @@ sum_of() { awk -v pat="$2" 'index($1, pat) { n += $NF } END { print n + 0 }' "$1
 fb=$(sum_of "$W/folded.txt" "main;mid;leaf_b") fc=$(sum_of "$W/folded.txt" "main;mid;leaf_c")
 if ratio3 "$fb" "$fc"; then ok
 else bad "folded: main;mid;leaf_b $fb / main;mid;leaf_c $fc, expected 3:1 +-15 %"; head -20 "$W/folded.txt"; fi
+# no stack of the workload's own functions (frame pointers all the way) was cut
+if grep -E '\[truncated\].*;(mid|leaf_b|leaf_c) [0-9]+$' "$W/folded.txt" >"$W/trunc.txt"; then
+	bad "depth 32 cut the workload's own stacks:"; head -5 "$W/trunc.txt"
+else ok; fi
+[ "${trunc:-0}" -gt 0 ] && { echo "callgraph: note: $trunc chains deeper than 32 (counted):"; grep -F '[truncated]' "$W/folded.txt" | head -3; }
 # every line is "frames count"
 awk 'NF < 2 || $NF !~ /^[0-9]+$/ { exit 1 }' "$W/folded.txt" && ok || bad "malformed folded line"
 
