@@ -133,11 +133,27 @@ static int sync_map(struct sync_ctx *s, struct task *t, uint16_t cpumode, uint64
 	return sync_map_range(s, t, cpumode, pc, out, &r);
 }
 
+static int sync_anon_resolve(const struct ext_registry *r, uint32_t pid, uint64_t pc,
+			     uint64_t time, struct op_pc_map *out);
+
+/*
+ * A plugin's map_pc (call-graph frames): the pc's mapping, and for a pc in
+ * anon code that an anon resolver claims at the time of the sample being
+ * hooked (JIT code), that resolver's image and key, as the flat sample of
+ * the same pc gets. Without it a JIT frame of a stack would be [anon]
+ * while the flat profile names the function.
+ */
 int sync_map_pc(void *sync, uint32_t pid, uint16_t cpumode, uint64_t pc, struct op_pc_map *out)
 {
 	struct sync_ctx *s = sync;
+	struct op_pc_map jm;
+	int rc;
 
-	return sync_map(s, task_find(&s->tasks, pid), cpumode, pc, out);
+	rc = sync_map(s, task_find(&s->tasks, pid), cpumode, pc, out);
+	if (!rc && (out->anon_start || out->anon_end) && s->hook_sample && s->reg &&
+	    s->reg->nr_anon && sync_anon_resolve(s->reg, pid, pc, s->hook_sample->time, &jm))
+		*out = jm;
+	return rc;
 }
 
 const char *sync_cookie_path(void *sync, op_cookie_t c)
@@ -377,8 +393,10 @@ static void sync_source_sample(struct sync_ctx *s, const struct op_perf_sample *
 		sync_emit_image(s, &m);
 	/* the cpu's context may not be its last core sample's any more */
 	s->c->fast_gen = 0;
+	s->hook_sample = ps;
 	if (src->desc.on_sample && src->desc.on_sample(src->priv, ps, s->w))
 		s->stats->v[STAT_HOOK_ERRORS]++;
+	s->hook_sample = NULL;
 }
 
 static __attribute__((noinline)) void sync_run_hooks(struct sync_ctx *s,
@@ -386,12 +404,14 @@ static __attribute__((noinline)) void sync_run_hooks(struct sync_ctx *s,
 {
 	size_t i;
 
+	s->hook_sample = ps;
 	for (i = 0; i < s->reg->nr_hooks; i++) {
 		const struct ext_hook *h = &s->reg->hooks[i];
 
 		if (h->desc.on_sample && h->desc.on_sample(h->priv, ps, s->w))
 			s->stats->v[STAT_HOOK_ERRORS]++;
 	}
+	s->hook_sample = NULL;
 }
 
 /*

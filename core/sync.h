@@ -31,6 +31,12 @@ struct sync_ctx {
 	const struct ext_registry *reg; /* hooks, sources, kernel resolver; may be NULL */
 	struct op_stats *stats;
 	const char *proc_root; /* probe /proc for unknown processes; NULL: never (replay, tests) */
+	/*
+	 * The sample the plugins' on_sample hooks are given, while they run
+	 * (else NULL): map_pc of a frame in anon code asks the anon resolvers
+	 * at that sample's time, as the sample's own pc was asked.
+	 */
+	const struct op_perf_sample *hook_sample;
 
 	/*
 	 * The context last written to the event buffer, per cpu (trans keeps

@@ -695,7 +695,10 @@ struct op_host {
 	 * Set out->size = sizeof(*out) first: the host writes at most that many
 	 * bytes (1.1; -EINVAL when it is below sizeof(uint32_t)). Returns 0 with
 	 * *out filled (out->cookie 0 when no mapping covered the pc), or -errno
-	 * (-ENOSYS outside buffer sync).
+	 * (-ENOSYS outside buffer sync). Inside on_sample, a pc in anon code
+	 * that an anon resolver claims at the hooked sample's time (JIT code)
+	 * maps to that resolver's image and key, as a flat sample there does
+	 * (oprofile-ng 0.1 with SDK 1.3; before, the anon range as for any).
 	 */
 	int (*map_pc)(op_ext_t *ctx, uint32_t pid, uint16_t cpumode, uint64_t pc,
 		      struct op_pc_map *out);

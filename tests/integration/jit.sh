@@ -15,7 +15,9 @@
 #   4. hostile: /tmp/perf-PID.map a symbolic link to a root-only file is
 #      refused (counted, logged) and never read; nothing lands outside the
 #      session;
-#   5. rotation: every rotate-* session names the JIT functions.
+#   5. rotation: every rotate-* session names the JIT functions;
+#   6. call graphs: a stack's JIT frame is the JIT function (folded stacks
+#      ending in jit_big:jit_small 3:1, opreport -c blocks), not [anon].
 # SPDX-License-Identifier: MIT
 set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
@@ -165,6 +167,24 @@ if OPROFILE_JITDUMP_DIR=$W/d5 run "$W/s5" --rotate=1s -- "$P/jit_opagent" 3500; 
 		[ "$(count "$W/l5.txt" jit_big)" -gt 0 ] 2>/dev/null && good=$((good + 1))
 	done
 	[ "$n" -ge 1 ] && [ "$good" = "$n" ] && ok || bad "$good of $n rotated sessions name jit_big"
+fi
+
+# 6. call graphs: a stack's frame in JIT code is the JIT function (the
+# plugin's image), as the flat profile names it - not [anon], and not a
+# sample without a stack in opreport -c
+mkdir -p "$W/d6" && chmod 0755 "$W/d6"
+if OPROFILE_JITDUMP_DIR=$W/d6 run "$W/s6" --ext-feature=callgraph -- "$P/jit_opagent" 2500; then
+	"$R" --session-dir="$W/s6" --callgraph-output=folded >"$W/f6.txt" 2>"$W/f6.err"
+	# samples of the stacks whose leaf is FRAME
+	leaf() { awk -v f="$1" '{ n = split($1, a, ";") } a[n] == f { s += $NF } END { print s + 0 }' "$W/f6.txt"; }
+	fb=$(leaf jit_big) fs=$(leaf jit_small) fa=$(leaf '[anon]')
+	ratio3 "$fb" "$fs" && ok || { bad "folded: stacks ending in jit_big $fb / jit_small $fs, expected 3:1 +-0.3"; head "$W/f6.txt"; }
+	# the anon frames left: the few samples before the agent wrote the function
+	[ "$fa" -le $(((fb + fs) / 100)) ] && ok || bad "folded: $fa stacks end in [anon] (jit_big $fb)"
+	"$R" --session-dir="$W/s6" -c >"$W/c6.txt" 2>"$W/c6.err"
+	awk '$NF == "jit_big" && $1 ~ /^[0-9]+$/ { f = 1 } END { exit !f }' "$W/c6.txt" && ok ||
+		{ bad "opreport -c has no jit_big block"; head -20 "$W/c6.txt"; }
+	grep -q 'have no stack' "$W/c6.txt" "$W/c6.err" && bad "opreport -c: $(grep -h 'have no stack' "$W/c6.txt" "$W/c6.err" | head -1)" || ok
 fi
 
 echo "jit: $npass passed, $fail failed"
