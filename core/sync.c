@@ -133,8 +133,8 @@ static int sync_map(struct sync_ctx *s, struct task *t, uint16_t cpumode, uint64
 	return sync_map_range(s, t, cpumode, pc, out, &r);
 }
 
-static int sync_anon_resolve(const struct ext_registry *r, uint32_t pid, uint64_t pc,
-			     uint64_t time, struct op_pc_map *out);
+static int sync_anon_resolve(const struct ext_registry *r, uint32_t pid, uint64_t pc, uint64_t time,
+			     struct op_pc_map *out);
 
 /*
  * A plugin's map_pc (call-graph frames): the pc's mapping, and for a pc in
