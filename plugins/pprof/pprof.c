@@ -99,7 +99,7 @@ struct pp_state {
 	/* local users besides root and the daemon's own user who may pull */
 	uid_t allow_uid[PP_MAX_UIDS];
 	unsigned nr_allow_uid;
-	char user[64]; /* whom the helper runs as when the daemon is root */
+	char user[64];   /* whom the helper runs as when the daemon is root */
 	unsigned idle_s; /* helper_idle: 0 resident, else on demand */
 
 	int lfd; /* the listening socket, bound in ext_init (errors show at start) */
@@ -764,7 +764,7 @@ static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
 			 "pull: http://%s/debug/pprof/ (%s), %" PRIu64 " profiles served; helper %s "
 			 "pid %d, %" PRIu64 " restarts, last exit: %s%s",
 			 st->listen_text,
-			 pid		   ? "serving" :
+			 pid                         ? "serving" :
 			 st->idle_s && st->thread_on ? "listening, helper on demand" :
 						       "not serving",
 			 (uint64_t)atomic_load(&st->profiles), PP_HELPER, pid,

@@ -53,12 +53,12 @@
 #define PU_ROTQ 8
 /* the helper program and how long it gets for what */
 #define PU_HELPER "oprofiled-push"
-#define PU_HELLO_MS 5000  /* to start and say hello */
-#define PU_SEND_MS 5000   /* to take a request (it reads at once unless stuck) */
-#define PU_GRACE_S 5      /* beyond timeout= to answer: libcurl itself ends at timeout= */
-#define PU_POLL_MS 200    /* while a request is under way: how soon a stop is seen */
-#define PU_STOP_MS 1000   /* at stop, to exit once its socket closed */
-#define PU_HELPER_LOGS 16 /* log lines it may send per hello or request */
+#define PU_HELLO_MS 5000     /* to start and say hello */
+#define PU_SEND_MS 5000      /* to take a request (it reads at once unless stuck) */
+#define PU_GRACE_S 5         /* beyond timeout= to answer: libcurl itself ends at timeout= */
+#define PU_POLL_MS 200       /* while a request is under way: how soon a stop is seen */
+#define PU_STOP_MS 1000      /* at stop, to exit once its socket closed */
+#define PU_HELPER_LOGS 16    /* log lines it may send per hello or request */
 #define PU_DEFAULT_IDLE_S 30 /* helper_idle (0: the helper stays from start to stop) */
 
 enum pu_protocol { PU_PYROSCOPE, PU_PARCA };
@@ -363,10 +363,9 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 /* plugins.push.<key>: the keys of the arguments, strings or numbers */
 static int pu_read_config(struct pu_state *st)
 {
-	static const char *const strs[] = { "url",     "protocol", "interval",
-					    "service", "labels",   "auth_file",
-					    "ca_file", "user",     "helper_idle",
-					    NULL };
+	static const char *const strs[] = { "url",         "protocol",  "interval", "service",
+					    "labels",      "auth_file", "ca_file",  "user",
+					    "helper_idle", NULL };
 	static const char *const ints[] = { "spool_mb", "spool_files", "timeout", NULL };
 
 	return np_read_config(st->host, st->ctx, "push", strs, ints, NULL, pu_set, st);
