@@ -531,6 +531,8 @@ int np_child_spawn(struct np_child *c, char *why, size_t why_len)
 	c->sock = sv[0];
 	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	c->started_ms = np_child_now_ms();
+	if (c->last_status != -1 && !c->last_idle)
+		c->restarts++;
 	c->spawns++;
 	return 0;
 fail:
@@ -550,6 +552,19 @@ fail:
 	return rc;
 }
 
+/*
+ * Did the child end idle? Its own NP_CHILD_EXIT_IDLE after living its
+ * idle time at least, or a clean exit when np_child_retire stopped it.
+ */
+static bool np_child_idle_end(const struct np_child *c, int status, uint64_t lived_ms)
+{
+	if (status < 0 || !WIFEXITED(status))
+		return false;
+	if (c->retiring)
+		return WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == NP_CHILD_EXIT_IDLE;
+	return c->idle_ms && WEXITSTATUS(status) == NP_CHILD_EXIT_IDLE && lived_ms >= c->idle_ms;
+}
+
 /* the child is gone (@status from waitpid): forget it and delay the next one */
 static void np_child_gone(struct np_child *c, int status)
 {
@@ -563,6 +578,16 @@ static void np_child_gone(struct np_child *c, int status)
 	c->pid = 0;
 	c->exits++;
 	c->last_status = status;
+	c->last_idle = np_child_idle_end(c, status, now - c->started_ms);
+	c->retiring = false;
+	if (c->last_idle) {
+		/* it served and had nothing left to do: the next one may come at once */
+		c->idle_exits++;
+		c->backoff_ms = NP_BACKOFF_MIN_MS;
+		c->delay_ms = 0;
+		c->next_ms = now;
+		return;
+	}
 	if (now - c->started_ms >= NP_STABLE_MS)
 		c->backoff_ms = NP_BACKOFF_MIN_MS;
 	c->delay_ms = c->backoff_ms;
@@ -630,6 +655,15 @@ void np_child_stop(struct np_child *c, unsigned grace_ms)
 	}
 }
 
+void np_child_retire(struct np_child *c, unsigned grace_ms)
+{
+	if (!c->pid)
+		return;
+	c->retiring = true;
+	np_child_stop(c, grace_ms);
+	c->retiring = false;
+}
+
 uint64_t np_child_wait_ms(const struct np_child *c)
 {
 	uint64_t now = np_child_now_ms();
@@ -647,6 +681,7 @@ void np_child_status_text(int status, char *buf, size_t len)
 			 WEXITSTATUS(status) == NP_CHILD_EXIT_DROP ? " (dropping privileges failed)" :
 			 WEXITSTATUS(status) == NP_CHILD_EXIT_PARENT ? " (daemon gone)" :
 			 WEXITSTATUS(status) == NP_CHILD_EXIT_EXEC   ? " (exec failed)" :
+			 WEXITSTATUS(status) == NP_CHILD_EXIT_IDLE   ? " (idle)" :
 								       "");
 	else if (WIFSIGNALED(status))
 		snprintf(buf, len, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));

@@ -121,6 +121,15 @@ enum {
 	NP_CHILD_EXIT_EXEC = 123,   /* execveat */
 };
 
+/*
+ * A helper that ends because it had no work for its idle time (the
+ * plugins' helper_idle key) exits with this: not a crash, so no backoff
+ * and not a restart. Believed only from a child that lived at least
+ * idle_ms (one that "idles out" at once is treated as crashing: a broken
+ * or hostile helper cannot make the daemon respawn it in a loop).
+ */
+#define NP_CHILD_EXIT_IDLE 119
+
 struct np_child {
 	/* settings (np_child_init) */
 	char name[64];      /* the helper program's file name */
@@ -131,6 +140,11 @@ struct np_child {
 	gid_t gid;
 	int extra_fd;      /* given to the child as NP_CHILD_EXTRA_FD, or -1 */
 	char *const *argv; /* argv[0] and the helper's arguments (the caller's) */
+	/*
+	 * on-demand helpers (0: resident): how long one must have lived for its
+	 * NP_CHILD_EXIT_IDLE to count as an idle exit (the caller sets it)
+	 */
+	uint64_t idle_ms;
 
 	/* the running child */
 	pid_t pid; /* 0: none */
@@ -142,9 +156,15 @@ struct np_child {
 	uint64_t next_ms; /* no spawn before this (monotonic ms) */
 	unsigned backoff_ms;
 
-	/* counted for print_stats */
-	uint64_t spawns, exits, spawn_failures;
+	/*
+	 * counted for print_stats: restarts are the spawns that follow a
+	 * child that did not end idle (a crash, a kill); idle_exits the
+	 * children that ended idle (NP_CHILD_EXIT_IDLE, or np_child_retire)
+	 */
+	uint64_t spawns, exits, spawn_failures, restarts, idle_exits;
 	int last_status;   /* waitpid status of the last child that ended, -1: none */
+	bool last_idle;    /* that child ended idle */
+	bool retiring;     /* np_child_retire is stopping it */
 	unsigned delay_ms; /* the backoff applied after the last one ended (for messages) */
 };
 
@@ -184,9 +204,18 @@ int np_child_spawn(struct np_child *c, char *why, size_t why_len);
  * another child of the daemon) without waiting: true when it is gone
  * (c->pid 0, the socket closed, last_status set, the next spawn delayed by
  * the backoff: 250 ms doubling up to 16 s, back to 250 ms after a child
- * that lived 60 s).
+ * that lived 60 s). An idle exit (NP_CHILD_EXIT_IDLE after at least
+ * idle_ms) sets last_idle instead: no delay, the backoff back to 250 ms.
  */
 bool np_child_reaped(struct np_child *c);
+
+/*
+ * Stop a child that has had no work for its idle time: np_child_stop, and
+ * a clean exit (status 0 or NP_CHILD_EXIT_IDLE) within @grace_ms counts as
+ * an idle exit (no backoff, the next spawn not a restart); one that had
+ * to be killed counts as any other end.
+ */
+void np_child_retire(struct np_child *c, unsigned grace_ms);
 
 /* SIGKILL the child (a hostile or stuck one) and reap it */
 void np_child_kill(struct np_child *c);

@@ -9,6 +9,10 @@
  * /metrics to the daemon, whose reply body comes back as a sealed memfd.
  * The daemon's process maps no HTTP parser and no TLS library; a flaw in
  * them reaches an unprivileged process that holds no sample file.
+ * With --idle-ms (the plugin's helper_idle) it is started on demand, when
+ * a connection waits on the listening socket, and exits by itself after
+ * that long without a connection open (NP_CHILD_EXIT_IDLE); connections
+ * that come meanwhile wait in the socket's backlog for the next one.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -43,6 +47,13 @@
 /* beyond the seconds asked for: the daemon's dumps and the encoding */
 #define PP_PROFILE_SLACK_S 60
 #define PP_METRICS_WAIT_S 10
+/* while a connection is open, how often the idle clock is looked at */
+#define PP_IDLE_CHECK_MS 250
+/*
+ * After it stopped accepting: no connection for this long before it
+ * exits (one accepted just as it stopped is seen by then, and served)
+ */
+#define PP_QUIESCE_SETTLE_MS 100
 
 static struct {
 	unsigned max_seconds, max_conn;
@@ -51,7 +62,20 @@ static struct {
 	unsigned nr_allow_uid;
 	unsigned short port; /* ours, from the listening socket */
 	const char *listen;
+	uint64_t idle_ms; /* 0: stay until the daemon stops */
 } cfg;
+
+/* the connections open now and when the last one closed (monotonic ms) */
+static atomic_uint open_conns;
+static atomic_uint_fast64_t last_close_ms;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 /* requests waiting for the daemon's reply, one per connection at most */
 struct pending {
@@ -142,20 +166,69 @@ static unsigned ask(uint16_t type, uint64_t arg, unsigned wait_s, int *fd, char 
 }
 
 /*
+ * On demand: how long to wait for the daemon before the idle clock is
+ * looked at again (-1: never), and whether the idle time has passed with
+ * no connection open. Requests in flight hold their connection open.
+ */
+static int idle_wait(bool *idle)
+{
+	uint64_t now, last;
+
+	*idle = false;
+	if (!cfg.idle_ms)
+		return -1;
+	if (atomic_load(&open_conns))
+		return PP_IDLE_CHECK_MS;
+	now = now_ms();
+	last = atomic_load(&last_close_ms);
+	if (now - last >= cfg.idle_ms) {
+		*idle = true;
+		return 0;
+	}
+	return (int)(last + cfg.idle_ms - now);
+}
+
+/*
  * The daemon's messages, on the main thread: replies go to the request
  * that waits for them (a late one, whose client went, is dropped). A
- * malformed message ends the helper: the daemon restarts it.
+ * malformed message ends the helper: the daemon restarts it. On demand,
+ * once idle, it stops accepting (the listening socket's backlog keeps
+ * what comes next for the next helper), serves what it accepted still,
+ * and returns NP_CHILD_EXIT_IDLE when none is left.
  */
-static int serve_daemon(void)
+static int serve_daemon(struct MHD_Daemon *mhd)
 {
 	static struct np_msg m;
+	uint64_t quiet_since = 0;
+	bool quiesced = false;
 	char why[256];
 
 	for (;;) {
 		unsigned i;
 		size_t len;
-		int rc = np_msg_recv(NP_CHILD_SOCK_FD, &m, -1, why, sizeof(why));
+		bool idle;
+		int wait = idle_wait(&idle), rc;
 
+		if (idle && !quiesced) {
+			/* libmicrohttpd polls the listening socket no more from here */
+			if (MHD_quiesce_daemon(mhd) == MHD_INVALID_SOCKET) {
+				hlog(OP_LOG_ERR, "libmicrohttpd cannot stop accepting");
+				cfg.idle_ms = 0;
+				continue;
+			}
+			quiesced = true;
+			quiet_since = now_ms();
+		}
+		if (quiesced) {
+			if (atomic_load(&open_conns))
+				quiet_since = now_ms();
+			else if (now_ms() - quiet_since >= PP_QUIESCE_SETTLE_MS)
+				return NP_CHILD_EXIT_IDLE;
+			wait = PP_QUIESCE_SETTLE_MS / 2;
+		}
+		rc = np_msg_recv(NP_CHILD_SOCK_FD, &m, wait, why, sizeof(why));
+		if (rc == -ETIMEDOUT)
+			continue;
 		if (rc == -EPIPE)
 			return 0;
 		if (rc) {
@@ -351,6 +424,21 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		    "/debug/pprof/symbol and /metrics\n");
 }
 
+/* on demand: the idle clock runs while no connection is open */
+static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+			enum MHD_ConnectionNotificationCode code)
+{
+	(void)cls;
+	(void)c;
+	(void)socket_context;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		atomic_fetch_add(&open_conns, 1);
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		atomic_store(&last_close_ms, now_ms());
+		atomic_fetch_sub(&open_conns, 1);
+	}
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char line[320];
@@ -450,7 +538,7 @@ static int usage(FILE *f, int rc)
 {
 	fprintf(f,
 		"usage: %s --listen=TEXT --max-seconds=N --max-connections=N --daemon-uid=UID "
-		"[--allow-uid=UID;UID...]\n"
+		"[--allow-uid=UID;UID...] [--idle-ms=MS]\n"
 		"The pprof plugin of oprofiled starts this helper, with its socket as fd 3 and "
 		"the listening socket as fd 4; see oprofiled-pull(8).\n",
 		PP_HELPER);
@@ -482,6 +570,8 @@ static int parse_args(int argc, char **argv, char *why, size_t why_len)
 			cfg.max_conn = (unsigned)v;
 		} else if ((r = arg_uint(a, "--daemon-uid", (uid_t)-2, &v)) != 0) {
 			cfg.daemon_uid = (uid_t)v;
+		} else if ((r = arg_uint(a, "--idle-ms", 86400ull * 366 * 1000, &v)) != 0) {
+			cfg.idle_ms = v;
 		} else if (!strncmp(a, "--listen=", 9)) {
 			cfg.listen = a + 9;
 			r = 1;
@@ -567,10 +657,17 @@ int main(int argc, char **argv)
 	 * poll(), not libmicrohttpd's default select(), which refuses a
 	 * connection whose descriptor is >= FD_SETSIZE
 	 */
+	/* the idle clock starts now: a helper started for a connection serves it first */
+	atomic_store(&last_close_ms, now_ms());
+	/*
+	 * MHD_USE_ITC: MHD_quiesce_daemon (on demand) wakes the polling
+	 * thread through it, so that no connection is accepted after it
+	 */
 	mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-				       MHD_USE_POLL | MHD_USE_ERROR_LOG,
+				       MHD_USE_POLL | MHD_USE_ERROR_LOG | MHD_USE_ITC,
 			       0, accept_policy, NULL, handler, NULL, MHD_OPTION_EXTERNAL_LOGGER,
-			       mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET, NP_CHILD_EXTRA_FD,
+			       mhd_log, NULL, MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
+			       MHD_OPTION_LISTEN_SOCKET, NP_CHILD_EXTRA_FD,
 			       MHD_OPTION_CONNECTION_LIMIT, cfg.max_conn,
 			       MHD_OPTION_THREAD_STACK_SIZE, (size_t)PP_THREAD_STACK,
 			       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PP_REQUEST_MEM,
@@ -581,7 +678,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	np_msg_send(NP_CHILD_SOCK_FD, NP_MSG_HELLO, 0, NP_MSG_VERSION, NULL, 0, -1, 1000);
-	rc = serve_daemon();
+	rc = serve_daemon(mhd);
+	if (rc == NP_CHILD_EXIT_IDLE) {
+		/* nothing open, nothing accepted: the next connection starts the next helper */
+		MHD_stop_daemon(mhd);
+		_exit(rc);
+	}
 	/*
 	 * The daemon closed its end (it stops) or spoke nonsense: waiting
 	 * requests answer 503 and get a moment to be sent; the daemon kills

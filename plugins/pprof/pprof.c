@@ -9,7 +9,11 @@
  * socket; the bodies go back as sealed memfds. The daemon's process maps
  * no HTTP parser and no TLS library, and the sampling thread only ever
  * takes a dump. A helper that dies is restarted with backoff; one that
- * sends anything malformed is killed and restarted.
+ * sends anything malformed is killed and restarted. With helper_idle (the
+ * default) the helper runs only while there is network work: this thread
+ * polls the listening socket while no helper runs, starts one when a
+ * connection waits (it stays in the backlog until the helper accepts it),
+ * and the helper exits by itself after helper_idle without a connection.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -30,6 +34,7 @@
 #include "metrics.h"
 #include "netplug.h"
 #include "np_child.h"
+#include "op_interval.h"
 #include "plugin_util.h"
 #include "pull_proto.h"
 
@@ -64,6 +69,8 @@
 /* the helper's log lines: at most this many per PP_LOG_WINDOW_MS, the rest counted */
 #define PP_LOG_BURST 20
 #define PP_LOG_WINDOW_MS 10000
+/* helper_idle's default (seconds; 0: the helper stays from start to stop) */
+#define PP_DEFAULT_IDLE_S 30
 
 struct pp_state;
 
@@ -92,14 +99,15 @@ struct pp_state {
 	/* local users besides root and the daemon's own user who may pull */
 	uid_t allow_uid[PP_MAX_UIDS];
 	unsigned nr_allow_uid;
-	char user[64]; /* whom the helper runs as when the daemon is root */
+	char user[64];   /* whom the helper runs as when the daemon is root */
+	unsigned idle_s; /* helper_idle: 0 resident, else on demand */
 
 	int lfd; /* the listening socket, bound in ext_init (errors show at start) */
 
 	/* the helper and the thread that talks to it */
 	struct np_child child;
-	char argbuf[6][200];
-	char *argv[7];
+	char argbuf[7][200];
+	char *argv[8];
 	pthread_t thread;
 	bool thread_on;
 	atomic_bool quit;
@@ -121,6 +129,7 @@ struct pp_state {
 	atomic_uint_fast64_t profiles, bytes, errors, busy;
 	atomic_uint_fast64_t metrics, metrics_errors;
 	atomic_uint_fast64_t restarts, spawn_failures, bad_messages, log_dropped;
+	atomic_uint_fast64_t spawns, idle_exits;
 	atomic_int helper_pid, last_status;
 
 	/* the last /metrics text and when it was made (monotonic ms); the thread's */
@@ -256,6 +265,18 @@ static int pp_set(void *priv, const char *key, const char *val, const char *wher
 		return pp_parse_uint(st, val, where, 1, PP_MAX_MAX_SECONDS, &st->max_seconds);
 	if (!strcmp(key, "max_connections"))
 		return pp_parse_uint(st, val, where, 1, PP_MAX_MAX_CONN, &st->max_conn);
+	if (!strcmp(key, "helper_idle")) {
+		char err[160];
+
+		if (op_parse_interval(val, &st->idle_s, err, sizeof(err))) {
+			st->host->log(st->ctx, OP_LOG_ERR,
+				      "%s: \"%s\": expected a time such as 30s or 5m (0: the helper "
+				      "stays resident)",
+				      where, val);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (!strcmp(key, "user")) {
 		if (!*val || strlen(val) >= sizeof(st->user)) {
 			st->host->log(st->ctx, OP_LOG_ERR, "%s: \"%s\": expected a user name",
@@ -267,7 +288,7 @@ static int pp_set(void *priv, const char *key, const char *val, const char *wher
 	}
 	st->host->log(st->ctx, OP_LOG_ERR,
 		      "%s: unknown setting \"%s\": expected listen, allow_remote, allow_uid, "
-		      "max_seconds, max_connections or user",
+		      "max_seconds, max_connections, user or helper_idle",
 		      where, key);
 	return -EINVAL;
 }
@@ -275,7 +296,7 @@ static int pp_set(void *priv, const char *key, const char *val, const char *wher
 /* plugins.pprof.<key>: the keys of the arguments */
 static int pp_read_config(struct pp_state *st)
 {
-	static const char *const strs[] = { "listen", "allow_uid", "user", NULL };
+	static const char *const strs[] = { "listen", "allow_uid", "user", "helper_idle", NULL };
 	static const char *const ints[] = { "max_seconds", "max_connections", NULL };
 	static const char *const bools[] = { "allow_remote", NULL };
 
@@ -492,7 +513,8 @@ static int pp_handle(struct pp_state *st, const struct np_msg *m, char *why, siz
 				      st->listen_text, st->max_seconds, st->max_conn, PP_HELPER,
 				      (int)st->child.pid,
 				      st->child.drop ? st->child.user : "the daemon's user");
-		} else {
+		} else if (st->child.last_status != -1 && !st->child.last_idle) {
+			/* on demand, a helper after an idle exit is no restart: not logged */
 			st->host->log(st->ctx, OP_LOG_INFO, "helper %s restarted (pid %d)",
 				      PP_HELPER, (int)st->child.pid);
 		}
@@ -547,9 +569,17 @@ static void pp_helper_ended(struct pp_state *st, bool kill, const char *why)
 	pthread_mutex_unlock(&st->send_lock);
 	atomic_store(&st->helper_pid, 0);
 	atomic_store(&st->last_status, st->child.last_status);
+	atomic_store(&st->idle_exits, st->child.idle_exits);
 	np_child_status_text(st->child.last_status, status, sizeof(status));
 	if (atomic_load(&st->quit))
 		return;
+	if (st->child.last_idle) {
+		st->host->log(st->ctx, OP_LOG_DEBUG,
+			      "helper %s (pid %d) idle for %u s: exited; the next connection "
+			      "starts it again",
+			      PP_HELPER, (int)pid, st->idle_s);
+		return;
+	}
 	st->host->log(st->ctx, OP_LOG_WARN, "helper %s (pid %d) %s%s: %s - restarting in %u ms",
 		      PP_HELPER, (int)pid, kill ? "killed: it sent " : "ended", kill ? why : "",
 		      status, st->child.delay_ms);
@@ -564,9 +594,26 @@ static void pp_sleep(struct pp_state *st, uint64_t ms)
 }
 
 /*
+ * On demand, no helper running: wait for a connection on the listening
+ * socket (it stays in the backlog: the helper accepts it). True when one
+ * waits, false when woken to stop. The socket is not polled while a
+ * helper runs: the helper accepts, this thread sleeps on its socket.
+ */
+static bool pp_wait_connection(struct pp_state *st)
+{
+	struct pollfd p[2] = { { .fd = st->wake[0], .events = POLLIN },
+			       { .fd = st->lfd, .events = POLLIN } };
+
+	if (poll(p, 2, -1) < 0)
+		return false;
+	return !p[0].revents && (p[1].revents & POLLIN);
+}
+
+/*
  * The plugin's thread: starts the helper (it outlives it: the helper's
- * death signal follows this thread), restarts it with backoff, and
- * answers its messages.
+ * death signal follows this thread) at start, or on demand when a
+ * connection waits, restarts it with backoff after a crash, and answers
+ * its messages.
  */
 static void *pp_thread_main(void *arg)
 {
@@ -585,6 +632,8 @@ static void *pp_thread_main(void *arg)
 				pp_sleep(st, w);
 				continue;
 			}
+			if (st->idle_s && !pp_wait_connection(st))
+				continue;
 			pthread_mutex_lock(&st->send_lock);
 			rc = np_child_spawn(&st->child, why, sizeof(why));
 			if (!rc)
@@ -596,8 +645,8 @@ static void *pp_thread_main(void *arg)
 					      why, st->child.delay_ms);
 				continue;
 			}
-			if (st->child.spawns > 1)
-				atomic_fetch_add(&st->restarts, 1);
+			atomic_store(&st->restarts, st->child.restarts);
+			atomic_store(&st->spawns, st->child.spawns);
 			atomic_store(&st->helper_pid, st->child.pid);
 		}
 		p[0] = (struct pollfd){ .fd = st->wake[0], .events = POLLIN };
@@ -644,6 +693,15 @@ static int pp_start(void *priv)
 		return rc;
 	}
 	st->thread_on = true;
+	if (st->idle_s) {
+		/* no helper until the first connection: said now, as a resident one says at its hello */
+		st->served = true;
+		st->host->log(st->ctx, OP_LOG_INFO,
+			      "serving http://%s/debug/pprof/profile?seconds=N (N <= %u, %u "
+			      "connections; helper %s on demand as %s, exits after %u s idle)",
+			      st->listen_text, st->max_seconds, st->max_conn, PP_HELPER,
+			      st->child.drop ? st->child.user : "the daemon's user", st->idle_s);
+	}
 	return 0;
 }
 
@@ -673,7 +731,7 @@ static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
 	static const char *const names[PP_COUNT_NR] = { "requests", "bad_requests", "not_found",
 							"refused" };
 	struct pp_state *st = priv;
-	char line[320], status[64];
+	char line[448], status[64], demand[96] = "";
 	unsigned i;
 
 	if (sink->counter) {
@@ -686,6 +744,8 @@ static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
 		sink->counter(sink, "metrics", atomic_load(&st->metrics));
 		sink->counter(sink, "metrics_errors", atomic_load(&st->metrics_errors));
 		sink->counter(sink, "helper_restarts", atomic_load(&st->restarts));
+		sink->counter(sink, "helper_spawns", atomic_load(&st->spawns));
+		sink->counter(sink, "helper_idle_exits", atomic_load(&st->idle_exits));
 		sink->counter(sink, "helper_spawn_failures", atomic_load(&st->spawn_failures));
 		sink->counter(sink, "helper_bad_messages", atomic_load(&st->bad_messages));
 		sink->counter(sink, "helper_log_dropped", atomic_load(&st->log_dropped));
@@ -694,12 +754,21 @@ static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
 		int pid = atomic_load(&st->helper_pid);
 
 		np_child_status_text(atomic_load(&st->last_status), status, sizeof(status));
+		if (st->idle_s)
+			snprintf(demand, sizeof(demand),
+				 "; on demand (helper_idle %u s): %" PRIu64 " spawns, %" PRIu64
+				 " idle exits",
+				 st->idle_s, (uint64_t)atomic_load(&st->spawns),
+				 (uint64_t)atomic_load(&st->idle_exits));
 		snprintf(line, sizeof(line),
 			 "pull: http://%s/debug/pprof/ (%s), %" PRIu64 " profiles served; helper %s "
-			 "pid %d, %" PRIu64 " restarts, last exit: %s",
-			 st->listen_text, pid ? "serving" : "not serving",
+			 "pid %d, %" PRIu64 " restarts, last exit: %s%s",
+			 st->listen_text,
+			 pid                         ? "serving" :
+			 st->idle_s && st->thread_on ? "listening, helper on demand" :
+						       "not serving",
 			 (uint64_t)atomic_load(&st->profiles), PP_HELPER, pid,
-			 (uint64_t)atomic_load(&st->restarts), status);
+			 (uint64_t)atomic_load(&st->restarts), status, demand);
 		sink->text(sink, line);
 	}
 }
@@ -742,6 +811,9 @@ static void pp_helper_args(struct pp_state *st)
 	snprintf(st->argbuf[n++], sizeof(st->argbuf[0]), "--max-seconds=%u", st->max_seconds);
 	snprintf(st->argbuf[n++], sizeof(st->argbuf[0]), "--max-connections=%u", st->max_conn);
 	snprintf(st->argbuf[n++], sizeof(st->argbuf[0]), "--daemon-uid=%u", (unsigned)geteuid());
+	if (st->idle_s)
+		snprintf(st->argbuf[n++], sizeof(st->argbuf[0]), "--idle-ms=%llu",
+			 (unsigned long long)st->idle_s * 1000);
 	if (st->nr_allow_uid) {
 		off = (size_t)snprintf(st->argbuf[n], sizeof(st->argbuf[0]), "--allow-uid=");
 		for (i = 0; i < st->nr_allow_uid; i++)
@@ -772,6 +844,7 @@ static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	st->host = host;
 	st->max_seconds = PP_DEFAULT_MAX_SECONDS;
 	st->max_conn = PP_DEFAULT_MAX_CONN;
+	st->idle_s = PP_DEFAULT_IDLE_S;
 	rc = pp_parse_listen(st, "127.0.0.1:6060", "default");
 	if (!rc)
 		rc = pp_read_config(st);
@@ -797,6 +870,7 @@ static int pp_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		host->log(ctx, OP_LOG_ERR, "%s", why);
 		return rc;
 	}
+	st->child.idle_ms = (uint64_t)st->idle_s * 1000;
 	return np_session_register(&st->sess, pp_start, pp_stop, &pp_stats_ops, st);
 }
 

@@ -8,6 +8,11 @@
  * itself (libcurl, TLS, the store's answers) runs in the helper program
  * oprofiled-push, unprivileged (np_child): this side builds each request
  * and checks each answer, and the daemon maps no libcurl or TLS library.
+ * With helper_idle (the default) the helper runs only while there is
+ * something to send: started for a spool entry that is due, stopped by
+ * the sender thread after helper_idle without a request (whether or not
+ * entries wait for a retry: a store that is down costs one start per
+ * retry, at most one a minute at the backoff's longest).
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -48,12 +53,13 @@
 #define PU_ROTQ 8
 /* the helper program and how long it gets for what */
 #define PU_HELPER "oprofiled-push"
-#define PU_HELLO_MS 5000  /* to start and say hello */
-#define PU_SEND_MS 5000   /* to take a request (it reads at once unless stuck) */
-#define PU_GRACE_S 5      /* beyond timeout= to answer: libcurl itself ends at timeout= */
-#define PU_POLL_MS 200    /* while a request is under way: how soon a stop is seen */
-#define PU_STOP_MS 1000   /* at stop, to exit once its socket closed */
-#define PU_HELPER_LOGS 16 /* log lines it may send per hello or request */
+#define PU_HELLO_MS 5000     /* to start and say hello */
+#define PU_SEND_MS 5000      /* to take a request (it reads at once unless stuck) */
+#define PU_GRACE_S 5         /* beyond timeout= to answer: libcurl itself ends at timeout= */
+#define PU_POLL_MS 200       /* while a request is under way: how soon a stop is seen */
+#define PU_STOP_MS 1000      /* at stop, to exit once its socket closed */
+#define PU_HELPER_LOGS 16    /* log lines it may send per hello or request */
+#define PU_DEFAULT_IDLE_S 30 /* helper_idle (0: the helper stays from start to stop) */
 
 enum pu_protocol { PU_PYROSCOPE, PU_PARCA };
 
@@ -83,6 +89,7 @@ struct pu_state {
 	char *ca_file; /* https: the CAs to trust instead of the system's */
 	uint64_t spool_mb;
 	unsigned spool_files, timeout_s;
+	unsigned idle_s; /* helper_idle: 0 resident, else on demand */
 
 	/* from the auth file; never logged */
 	char *org_id, *bearer, *basic_user, *basic_password;
@@ -111,7 +118,8 @@ struct pu_state {
 	uint32_t req_id;
 	struct np_msg msg;
 	char *pyro_name; /* Pyroscope's name{labels}, escaped for the query */
-	atomic_uint_fast64_t helper_spawns, helper_lost;
+	atomic_uint_fast64_t helper_spawns, helper_lost, helper_restarts, helper_idle_exits;
+	uint64_t helper_used_ns; /* on demand: the end of its last request (sender thread) */
 	/* under sess.lock */
 	char helper_curl[64], helper_tls[64], helper_last[64];
 };
@@ -332,6 +340,14 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 			st->spool_files = (unsigned)v;
 		return rc;
 	}
+	if (!strcmp(key, "helper_idle")) {
+		if (op_parse_interval(val, &st->idle_s, err, sizeof(err)))
+			return pu_err(st, where,
+				      "\"%s\": expected a time such as 30s or 5m (0: the helper stays "
+				      "resident)",
+				      val);
+		return 0;
+	}
 	if (!strcmp(key, "timeout")) {
 		rc = pu_set_uint(st, val, where, 1, 300, &v);
 		if (!rc)
@@ -340,16 +356,16 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 	}
 	return pu_err(st, where,
 		      "unknown setting \"%s\": expected url, protocol, interval, service, labels, "
-		      "auth_file, ca_file, user, spool_mb, spool_files or timeout",
+		      "auth_file, ca_file, user, spool_mb, spool_files, timeout or helper_idle",
 		      key);
 }
 
 /* plugins.push.<key>: the keys of the arguments, strings or numbers */
 static int pu_read_config(struct pu_state *st)
 {
-	static const char *const strs[] = { "url",     "protocol", "interval",
-					    "service", "labels",   "auth_file",
-					    "ca_file", "user",     NULL };
+	static const char *const strs[] = { "url",         "protocol",  "interval", "service",
+					    "labels",      "auth_file", "ca_file",  "user",
+					    "helper_idle", NULL };
 	static const char *const ints[] = { "spool_mb", "spool_files", "timeout", NULL };
 
 	return np_read_config(st->host, st->ctx, "push", strs, ints, NULL, pu_set, st);
@@ -682,6 +698,7 @@ static int pu_helper_up(struct pu_state *st)
 	}
 	st->helper_seen_exit = false;
 	atomic_store(&st->helper_spawns, c->spawns);
+	atomic_store(&st->helper_restarts, c->restarts);
 	/* its hello: the libcurl and TLS library it runs */
 	for (;;) {
 		rc = np_msg_recv(c->sock, m, PU_HELLO_MS, why, sizeof(why));
@@ -896,6 +913,7 @@ static enum pu_result pu_send(struct pu_state *st, const struct spool_entry *e, 
 		goto out;
 	}
 	res = pu_answer(st, st->req_id);
+	st->helper_used_ns = np_now_mono_ns();
 out:
 	if (fd >= 0)
 		close(fd);
@@ -1088,6 +1106,34 @@ static uint64_t pu_flush(struct pu_state *st, uint64_t *backoff_ms, bool *retryi
 	return 0;
 }
 
+/* on demand: the monotonic time at which the running helper has been idle long enough */
+static uint64_t pu_idle_end(const struct pu_state *st)
+{
+	if (!st->idle_s || !st->child.pid)
+		return UINT64_MAX;
+	return st->helper_used_ns + (uint64_t)st->idle_s * 1000000000ull;
+}
+
+/* on demand: stop a helper that had no request for helper_idle (it exits when its socket closes) */
+static void pu_helper_idle(struct pu_state *st)
+{
+	if (np_now_mono_ns() < pu_idle_end(st))
+		return;
+	np_child_retire(&st->child, PU_STOP_MS);
+	st->helper_seen_exit = true;
+	atomic_store(&st->helper_idle_exits, st->child.idle_exits);
+	if (!st->child.last_idle) {
+		char status[64];
+
+		np_child_status_text(st->child.last_status, status, sizeof(status));
+		st->host->log(st->ctx, OP_LOG_WARN, "helper %s did not exit when idle: %s",
+			      st->child.name, status);
+	}
+	pthread_mutex_lock(&st->sess.lock);
+	np_child_status_text(st->child.last_status, st->helper_last, sizeof(st->helper_last));
+	pthread_mutex_unlock(&st->sess.lock);
+}
+
 static void *pu_thread(void *arg)
 {
 	struct pu_state *st = arg;
@@ -1118,10 +1164,13 @@ static void *pu_thread(void *arg)
 
 			next_try = np_now_mono_ns() + wait * 1000000ull;
 		}
-		/* sleep until the next tick or retry, or a rotation or the stop */
+		pu_helper_idle(st);
+		/* sleep until the next tick, retry or idle stop, or a rotation or the stop */
 		wake = st->interval_s ? next_tick : UINT64_MAX;
 		if (st->spool.n && next_try < wake)
 			wake = next_try;
+		if (pu_idle_end(st) < wake)
+			wake = pu_idle_end(st);
 		if (wake == UINT64_MAX)
 			wake = np_now_mono_ns() + 3600ull * 1000000000ull;
 		dl.tv_sec = (time_t)(wake / 1000000000ull);
@@ -1158,12 +1207,15 @@ static int pu_start(void *priv)
 	}
 	pu_count_spool(st);
 	/*
-	 * The helper now, on the daemon's thread (it outlives every child:
-	 * the death signal follows the forking thread), so that a helper that
-	 * cannot start is an error at start, and its hello names the TLS
-	 * library for the start line. Later restarts are the sender's.
+	 * Resident (helper_idle=0): the helper now, on the daemon's thread
+	 * (it outlives every child: the death signal follows the forking
+	 * thread), so that a helper that cannot start is an error at start,
+	 * and its hello names the TLS library for the start line. Later
+	 * restarts, and on demand every start, are the sender's (a thread
+	 * that lives until the stop). On demand the program and the user
+	 * were checked by np_child_init.
 	 */
-	rc = pu_helper_up(st);
+	rc = st->idle_s ? 0 : pu_helper_up(st);
 	if (rc) {
 		spool_close(&st->spool);
 		return rc;
@@ -1183,6 +1235,17 @@ static int pu_start(void *priv)
 	else
 		snprintf(err, sizeof(err), "at each rotation");
 	https = !strncasecmp(st->url, "https:", 6) && st->helper_tls[0];
+	if (st->idle_s) {
+		st->host->log(st->ctx, OP_LOG_INFO,
+			      "pushing to %s (%s) %s, spool %s/%s up to %" PRIu64
+			      " MiB / %u files (%u waiting); helper %s on demand as %s, exits after "
+			      "%u s idle",
+			      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca", err, sdir,
+			      PU_SPOOL_DIR, st->spool_mb, st->spool_files, st->spool.n,
+			      st->child.name, st->child.drop ? st->child.user : "the daemon's user",
+			      st->idle_s);
+		return 0;
+	}
 	st->host->log(st->ctx, OP_LOG_INFO,
 		      "pushing to %s (%s%s%s) %s, spool %s/%s up to %" PRIu64
 		      " MiB / %u files (%u waiting); helper %s pid %d as %s (libcurl %s)",
@@ -1251,9 +1314,10 @@ static void pu_rotated(void *priv, const char *prev_dir, uint64_t end_ns)
 static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 {
 	struct pu_state *st = priv;
-	char line[768], last[256], hlast[64];
+	char line[896], last[256], hlast[64], demand[96] = "";
 	uint64_t lost, spawns = atomic_load(&st->helper_spawns);
-	uint64_t restarts = spawns ? spawns - 1 : 0;
+	uint64_t restarts = atomic_load(&st->helper_restarts);
+	uint64_t idle_exits = atomic_load(&st->helper_idle_exits);
 
 	pthread_mutex_lock(&st->sess.lock);
 	memcpy(last, st->last_error, sizeof(last));
@@ -1273,20 +1337,27 @@ static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 		sink->counter(sink, "rotations_missed", lost);
 		sink->counter(sink, "helper_restarts", restarts);
 		sink->counter(sink, "helper_lost", atomic_load(&st->helper_lost));
+		sink->counter(sink, "helper_spawns", spawns);
+		sink->counter(sink, "helper_idle_exits", idle_exits);
 	}
 	if (sink->text) {
+		if (st->idle_s)
+			snprintf(demand, sizeof(demand),
+				 "; on demand (helper_idle %u s): %" PRIu64 " spawns, %" PRIu64
+				 " idle exits",
+				 st->idle_s, spawns, idle_exits);
 		snprintf(line, sizeof(line),
 			 "push to %s: sent %" PRIu64 " (%" PRIu64 " bytes), failed %" PRIu64
 			 ", retried %" PRIu64 ", dropped %" PRIu64 ", spooled %" PRIu64 " (%" PRIu64
 			 " bytes), last error: %s; helper %s: restarts %" PRIu64
-			 ", lost in a request %" PRIu64 ", last exit: %s",
+			 ", lost in a request %" PRIu64 ", last exit: %s%s",
 			 st->url, (uint64_t)atomic_load(&st->sent),
 			 (uint64_t)atomic_load(&st->bytes), (uint64_t)atomic_load(&st->failed),
 			 (uint64_t)atomic_load(&st->retried), (uint64_t)atomic_load(&st->dropped),
 			 (uint64_t)atomic_load(&st->spooled_files),
 			 (uint64_t)atomic_load(&st->spooled_bytes), last[0] ? last : "none",
 			 PU_HELPER, restarts, (uint64_t)atomic_load(&st->helper_lost),
-			 hlast[0] ? hlast : "none");
+			 hlast[0] ? hlast : "none", demand);
 		sink->text(sink, line);
 	}
 }
@@ -1341,6 +1412,7 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	st->spool_mb = PU_DEFAULT_SPOOL_MB;
 	st->spool_files = PU_DEFAULT_SPOOL_FILES;
 	st->timeout_s = PU_DEFAULT_TIMEOUT_S;
+	st->idle_s = PU_DEFAULT_IDLE_S;
 	st->ca_fd = -1;
 	rc = pu_strdup(&st->service, PU_DEFAULT_SERVICE);
 	if (!rc)
@@ -1380,6 +1452,7 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 		return rc;
 	}
 	st->child_inited = true;
+	st->child.idle_ms = (uint64_t)st->idle_s * 1000;
 	st->sess.rotated = pu_rotated;
 	return np_session_register(&st->sess, pu_start, pu_stop, &pu_stats_ops, st);
 }

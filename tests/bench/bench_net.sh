@@ -41,8 +41,10 @@ helpers_sum() { # PID FIELD: the sum of a /proc/PID/status field (kB) over the h
 	for _h in $(helpers "$1"); do _t=$((_t + $(awk -v f="$2:" '$1 == f { print $2 }' /proc/$_h/status))); done
 	echo $_t
 }
+# issue 20 on demand: helpers that came and went (helper_idle) count too: the
+# daemon's reaped children's time (cutime + cstime; it has no other children)
 helpers_ticks() {
-	_t=0
+	_t=$(awk '{ print $16 + $17 }' "/proc/$1/stat")
 	for _h in $(helpers "$1"); do _t=$((_t + $(cpu_ticks $_h))); done
 	echo $_t
 }

@@ -3,11 +3,17 @@
 # both network plugins loaded (issue 20: RSS <= 8 MiB with push and pull).
 # Run by hand as root from the build directory (system-wide sampling):
 #   OP_BUILDDIR=build tests/bench/rss_breakdown.sh [SECONDS=90] [PLUGINS="pprof push"]
-# Two daemons run side by side on the same workload (both CPUs busy):
+# Three daemons run side by side on the same workload (both CPUs busy):
 # conf/fleet.conf with the pprof (pull) and push plugins enabled (push to
 # a loopback receiver, one 5 s pull in the middle, at least one rotation
-# so that one push happens) and the same conf without them. At the end it
-# prints, for each daemon and each of its helper processes (issue 20: the
+# so that one push happens), once with resident helpers (helper_idle 0)
+# and once on demand (helper_idle 5s, not the default 30s, so that a 65 s
+# run sees the push helper go), and the same conf without them. The on-
+# demand daemon's helpers are sampled every 50 ms while they run (the
+# peak Pss and VmHWM of each: the cost during network work); after the
+# run it is reported once its helpers have exited (the cost between
+# network work). At the end it prints, for each daemon and each of its
+# helper processes (issue 20: the
 # network plugins' HTTP runs in oprofiled-pull/-push), then their sum,
 # VmRSS/VmHWM/RssAnon/RssFile from /proc/PID/status, Pss
 # from smaps_rollup, the thread count, and /proc/PID/smaps summed by kind:
@@ -48,6 +54,7 @@ sed -e "s|^session_dir = .*|session_dir = \"$W/base\";|" "$S/conf/fleet.conf" > 
 sed -e "s|^session_dir = .*|session_dir = \"$W/net\";|" \
 	-e 's|^\t#,{|\t,{|; s|^\t#\t|\t\t|; s|^\t#}|\t}|' \
 	-e "s|127.0.0.1:6060|127.0.0.1:$PP|; s|http://127.0.0.1:4040|http://127.0.0.1:$RP|" \
+	-e 's|helper_idle = "[^"]*"|helper_idle = "0"|' \
 	"$S/conf/fleet.conf" > "$W/net.conf"
 for p in pprof push; do
 	case " $PLUGINS " in
@@ -62,6 +69,11 @@ EOF
 	esac
 done
 
+# "od": the same plugins, helpers on demand, on a port of its own
+PP2=$(free_port)
+sed -e "s|^session_dir = .*|session_dir = \"$W/od\";|" -e "s|127.0.0.1:$PP\"|127.0.0.1:$PP2\"|" \
+	-e 's|helper_idle = "[^"]*"|helper_idle = "5s"|' "$W/net.conf" > "$W/od.conf"
+
 for _ in $(seq "$(getconf _NPROCESSORS_ONLN)"); do
 	"$HOT" $(((SECS + 30) * 1000)) > /dev/null 2>&1 &
 	pids="$pids $!"
@@ -70,16 +82,60 @@ done
 npid=$!
 "$OPD" --config="$W/base.conf" > "$W/base.out" 2>&1 &
 bpid=$!
-pids="$pids $npid $bpid"
+"$OPD" --config="$W/od.conf" > "$W/od.out" 2>&1 &
+opid=$!
+pids="$pids $npid $bpid $opid"
+# the on-demand daemon's helpers while they run: the peak of each, by name
+python3 - "$opid" "$W/stop" > "$W/peak.txt" << 'EOF' &
+import os, sys, time
+daemon, stop = sys.argv[1], sys.argv[2]
+peak = {}
+def field(pid, f, key):
+    try:
+        for line in open("/proc/%s/%s" % (pid, f)):
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+while not os.path.exists(stop):
+    kids = []
+    for t in os.listdir("/proc/%s/task" % daemon) if os.path.isdir("/proc/%s/task" % daemon) else []:
+        try:
+            kids += open("/proc/%s/task/%s/children" % (daemon, t)).read().split()
+        except OSError:
+            pass
+    for k in kids:
+        try:
+            name = open("/proc/%s/cmdline" % k).read().split("\0")[0]
+        except OSError:
+            continue
+        if not name.startswith("oprofiled-"):
+            continue
+        p = peak.setdefault(name, {"Pss": 0, "VmHWM": 0, "VmRSS": 0, "pids": set()})
+        p["pids"].add(k)
+        p["Pss"] = max(p["Pss"], field(k, "smaps_rollup", "Pss"))
+        for f in ("VmHWM", "VmRSS"):
+            p[f] = max(p[f], field(k, "status", f))
+    time.sleep(0.05)
+for n, p in sorted(peak.items()):
+    print("%s: %d runs seen, peak Pss %d kB, VmRSS %d kB, VmHWM %d kB"
+          % (n, len(p["pids"]), p["Pss"], p["VmRSS"], p["VmHWM"]))
+EOF
+poller=$!
+pids="$pids $poller"
 sleep $((SECS / 2))
 case " $PLUGINS " in
 *" pprof "*)
-	curl -sS -o "$W/pull.pb.gz" "http://127.0.0.1:$PP/debug/pprof/profile?seconds=5" ||
-		echo "rss_breakdown: the pull failed"
+	curl -sS -o "$W/pull.pb.gz" "http://127.0.0.1:$PP/debug/pprof/profile?seconds=5" &
+	_c=$!
+	curl -sS -o "$W/pull2.pb.gz" "http://127.0.0.1:$PP2/debug/pprof/profile?seconds=5" ||
+		echo "rss_breakdown: the on-demand pull failed"
+	wait $_c || echo "rss_breakdown: the pull failed"
 	;;
 esac
 sleep $((SECS - SECS / 2))
-for d in "$npid:net" "$bpid:base"; do
+for d in "$npid:net" "$bpid:base" "$opid:od"; do
 	kill -0 "${d%%:*}" 2> /dev/null && continue
 	echo "rss_breakdown: the ${d#*:} daemon is not running; its output:"
 	cat "$W/${d#*:}.out"
@@ -144,6 +200,43 @@ family() { # PID TITLE
 	echo "== $2: daemon + $_n helpers: VmRSS $_rss kB, Pss $_pss kB"
 }
 echo "fleet.conf, system-wide at 99 Hz, both CPUs busy, $SECS s (one rotation, one 5 s pull)"
-family $npid "with $PLUGINS"
+family $npid "with $PLUGINS, resident helpers (helper_idle 0)"
 family $bpid "without the network plugins"
-ls "$W/recv" 2> /dev/null | grep -c body | sed 's/^/pushes received: /'
+# on demand: between network work, once the last push's helper has gone (bounded)
+for _ in $(seq 600); do
+	[ -z "$(helpers $opid)" ] && break
+	sleep 0.1
+done
+touch "$W/stop"
+wait $poller
+family $opid "with $PLUGINS, helpers on demand (helper_idle 5s), between network work"
+echo "== on demand: each helper while it ran (sampled every 50 ms)"
+cat "$W/peak.txt"
+ls "$W/recv" 2> /dev/null | grep -c body | sed 's/^/pushes received (both daemons with push): /'
+# the price of on demand: CPU per helper start (perf stat -r 20 of the helper alone,
+# started as np_child starts it: fd 3 a SOCK_SEQPACKET socket, here with its peer
+# closed, so that it initialises, finds its daemon gone and exits; fd 4 a
+# listening socket for the pull helper), beside a trivial helper's
+if command -v perf > /dev/null; then
+	echo "== CPU per helper start (perf stat -r 20, task-clock)"
+	for h in "oprofiled-push" \
+		"oprofiled-pull --listen=x --max-seconds=10 --max-connections=4 --daemon-uid=0 --idle-ms=1000" \
+		"$B/tests/unit/np_child_helper"; do
+		set -- $h
+		case $1 in /*) ;; *) set -- "$OP_HELPER_DIR/$1" "${@:2}" ;; esac
+		[ -x "$1" ] || continue
+		python3 - 20 "$@" << 'EOF2' 2>&1 | sed -n "s|^ *\([0-9.]*\) msec task-clock.*(\(.*\))|$(basename "$1"): \1 ms CPU per start (\2)|p"
+import os, socket, sys
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+a.close()
+os.dup2(b.fileno(), 3)
+os.set_inheritable(3, True)
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(4)
+os.dup2(l.fileno(), 4)
+os.set_inheritable(4, True)
+os.execvp("perf", ["perf", "stat", "-r", sys.argv[1], "-e", "task-clock", "--"] + sys.argv[2:])
+EOF2
+	done
+fi

@@ -370,3 +370,7 @@ tests_integration_push_hostile_oprofiled_push_CPPFLAGS = $(AM_CPPFLAGS) \
 # --- signals during start-up: blocked before any thread exists ---
 dist_check_SCRIPTS += tests/integration/signal_startup.sh
 TESTS += tests/integration/signal_startup.sh
+
+# --- issue 20: on-demand helpers (helper_idle: socket activation for pull, spawn per spool for push) ---
+dist_check_SCRIPTS += tests/integration/pull_ondemand.sh tests/integration/push_ondemand.sh
+TESTS += tests/integration/pull_ondemand.sh tests/integration/push_ondemand.sh

@@ -16,7 +16,9 @@
 #    restarts it each time with growing backoff, logs why, rate-limits the
 #    flood, and samples at the same rate with the flood as with no helper;
 # 6. an unprivileged daemon (nobody, in a directory it owns) serves pulls.
-# Loopback only, every wait bounded.
+# helper_idle=0 (a resident helper) throughout: what is checked here is the
+# helper from start to stop and its restarts after a crash; on-demand
+# helpers are pull_ondemand.sh's. Loopback only, every wait bounded.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -54,7 +56,7 @@ start_daemon() { # SESSION PORT [args...]
 	_p=$2
 	shift 2
 	"$OPD" --session-dir="$W/$_s" --system-wide --events=TIMER:1000000 \
-		--ext-feature=pprof:listen=127.0.0.1:$_p "$@" > "$_s.out" 2> "$_s.err" &
+		--ext-feature=pprof:listen=127.0.0.1:$_p,helper_idle=0 "$@" > "$_s.out" 2> "$_s.err" &
 	dpid=$!
 	net_pids="$net_pids $dpid"
 	net_wait 20 grep -q "serving http://127.0.0.1:$_p" "$W/$_s/samples/oprofiled.log" || {
@@ -219,7 +221,7 @@ mkdir -m 0755 u && chown "$NOBODY:$NOGROUP" u
 P6=$(net_free_port)
 setpriv --reuid="$NOBODY" --regid="$NOGROUP" --clear-groups -- env OP_PLUGIN_DIR="$OP_PLUGIN_DIR" \
 	OP_HELPER_DIR="$OP_HELPER_DIR" "$OPD" --session-dir="$W/u/s" --events=TIMER:1000000 \
-	--ext-feature=pprof:listen=127.0.0.1:$P6 -- "$HOT" 20000 > u.out 2> u.err &
+	--ext-feature=pprof:listen=127.0.0.1:$P6,helper_idle=0 -- "$HOT" 20000 > u.out 2> u.err &
 upid=$!
 net_pids="$net_pids $upid"
 if net_wait 20 grep -q "serving http://127.0.0.1:$P6.*as the daemon's user" "$W/u/s/samples/oprofiled.log"; then

@@ -16,7 +16,8 @@
 #  - SIGKILL of the daemon: its helper dies too;
 #  - a daemon run as nobody (root runs the test): its helper runs as the
 #    same user and the pushes arrive.
-# Loopback only, every wait bounded.
+# helper_idle=0 (a resident helper): the start line names its pid and user
+# and the test kills it mid-request. Loopback only, every wait bounded.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -62,7 +63,7 @@ check_identity() {
 
 # start_daemon SESSION PORT: pushing every second (timeout=30), $dpid
 start_daemon() {
-	net_push_start "$1" "url=http://127.0.0.1:$2,interval=1s,timeout=30,service=privsep"
+	net_push_start "$1" "url=http://127.0.0.1:$2,interval=1s,timeout=30,service=privsep,helper_idle=0"
 }
 
 # 1. a store that hangs: every request stays under way (timeout=30)
@@ -159,7 +160,7 @@ if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1 && command -v setpriv > /d
 	mkdir "$W/nb" && chown nobody "$W/nb"
 	setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups "$OPD" \
 		--session-dir="$W/nb/s" --events=TIMER:1000000 \
-		"--ext-feature=push:url=http://127.0.0.1:$P7,interval=1s,service=privsep" \
+		"--ext-feature=push:url=http://127.0.0.1:$P7,interval=1s,service=privsep,helper_idle=0" \
 		-- "$HOT" 4000 > out7 2> err7
 	rc=$?
 	no_perf err7

@@ -7,7 +7,9 @@
 # libcurl as nobody gets its contents from the daemon. Without ca_file the
 # store's certificate is not believed: nothing is received, the failures
 # are counted with a certificate error.
-# A missing ca_file is refused at start. Loopback only, every wait bounded.
+# A missing ca_file is refused at start. The first daemon keeps its helper
+# resident (helper_idle=0): its start line names the TLS library (hello).
+# Loopback only, every wait bounded.
 # SPDX-License-Identifier: MIT
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
@@ -38,7 +40,7 @@ P=$(cat "$W/r.port")
 
 # 2. trusted through ca_file: every push arrives, over TLS
 "$OPD" --session-dir="$W/s1" --events=TIMER:1000000 \
-	"--ext-feature=push:url=https://127.0.0.1:$P,protocol=parca,interval=2s,service=svc-tls,ca_file=$W/cert.pem" \
+	"--ext-feature=push:url=https://127.0.0.1:$P,protocol=parca,interval=2s,service=svc-tls,ca_file=$W/cert.pem,helper_idle=0" \
 	-- "$HOT" 7000 > out1 2> err1
 rc=$?
 no_perf err1

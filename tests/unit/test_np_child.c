@@ -6,7 +6,8 @@
  * round-trip messages with and without a memfd body, reject each kind of
  * malformed message without keeping a descriptor, see the child's exit and
  * death (status, backoff), time out on a peer that stops reading, and
- * refuse an untrusted helper directory and an unknown user.
+ * refuse an untrusted helper directory and an unknown user; tell an idle
+ * exit (no backoff, no restart) from a crash.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -252,6 +253,70 @@ static void test_death(void **state)
 	assert_int_equal(c.exits, 2);
 }
 
+/* reap a child that is ending, within 5 s */
+static void reap(struct np_child *c)
+{
+	int i;
+
+	for (i = 0; i < 500 && !np_child_reaped(c); i++)
+		usleep(10000);
+	assert_int_equal(c->pid, 0);
+}
+
+/*
+ * On-demand helpers: an idle exit is no crash (no backoff, the next spawn
+ * no restart), but only from a child that lived its idle time; a retired
+ * child counts as idle, a crash after idle exits backs off as before.
+ */
+static void test_idle(void **state)
+{
+	struct np_child c;
+	char why[256], text[64];
+
+	(void)state;
+	spawn(&c, -1);
+	c.idle_ms = 100;
+	usleep(150 * 1000);
+	assert_int_equal(np_msg_send(c.sock, NPT_EXIT, 0, NP_CHILD_EXIT_IDLE, NULL, 0, -1, 1000), 0);
+	reap(&c);
+	assert_true(c.last_idle);
+	assert_int_equal(c.idle_exits, 1);
+	assert_int_equal(c.exits, 1);
+	assert_int_equal(np_child_wait_ms(&c), 0);
+	np_child_status_text(c.last_status, text, sizeof(text));
+	assert_string_equal(text, "exit 119 (idle)");
+	/* the next spawn is no restart */
+	assert_int_equal(np_child_spawn(&c, why, sizeof(why)), 0);
+	assert_int_equal(c.spawns, 2);
+	assert_int_equal(c.restarts, 0);
+	/* "idle" at once, before its idle time: a crash, backed off */
+	c.idle_ms = 60000;
+	assert_int_equal(np_msg_send(c.sock, NPT_EXIT, 0, NP_CHILD_EXIT_IDLE, NULL, 0, -1, 1000), 0);
+	reap(&c);
+	assert_false(c.last_idle);
+	assert_int_equal(c.idle_exits, 1);
+	assert_true(np_child_wait_ms(&c) > 0 && np_child_wait_ms(&c) <= 250);
+	/* after a crash the next spawn is a restart; a retired child ends idle */
+	assert_int_equal(np_child_spawn(&c, why, sizeof(why)), 0);
+	assert_int_equal(c.restarts, 1);
+	assert_int_equal(np_msg_recv(c.sock, &msg, 5000, why, sizeof(why)), 0);
+	np_child_retire(&c, 2000);
+	assert_int_equal(c.pid, 0);
+	assert_true(c.last_idle);
+	assert_int_equal(c.idle_exits, 2);
+	assert_int_equal(np_child_wait_ms(&c), 0);
+	assert_true(WIFEXITED(c.last_status) && WEXITSTATUS(c.last_status) == 0);
+	/* a plain exit 0 is no idle exit unless retired */
+	assert_int_equal(np_child_spawn(&c, why, sizeof(why)), 0);
+	assert_int_equal(c.restarts, 1);
+	assert_int_equal(np_msg_send(c.sock, NPT_EXIT, 0, 0, NULL, 0, -1, 1000), 0);
+	reap(&c);
+	assert_false(c.last_idle);
+	assert_true(np_child_wait_ms(&c) > 0);
+	assert_int_equal(c.idle_exits, 2);
+	assert_int_equal(c.exits, 4);
+}
+
 static void test_refused(void **state)
 {
 	char dir[] = "/tmp/test_np_child.XXXXXX", path[256], why[512];
@@ -310,7 +375,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_process), cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_hostile), cmocka_unit_test(test_death),
-		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_refused), cmocka_unit_test(test_idle),
 	};
 
 	/* a child's death must not kill the test through SIGPIPE */
