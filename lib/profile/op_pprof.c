@@ -164,8 +164,8 @@ static void event_type(const struct op_profile *p, char *name, size_t len, const
  * / +11.6 %, 4 0.54x / +7.9 %, 5 0.64x / -0.2 %, 6 0.97x / -2.1 %, 7
  * 1.8x / -2.4 %. The default split's 2.4 MB export: libdeflate 5 0.69x
  * CPU / -2.0 %, 1 0.26x / +5.7 %. Level 5: fewer bytes than before (the
- * perf.data ratio kept) for two thirds of the CPU; levels 1-4 switch to
- * a cheaper match finder and lose 6-12 %.
+ * perf.data ratio kept) for two thirds of the CPU; levels 1-4 parse
+ * greedily (no lazy matching) and lose 2-12 %.
  */
 #define PPROF_GZIP_LEVEL 5
 
