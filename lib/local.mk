@@ -56,7 +56,7 @@ lib_libopng_la_SOURCES += lib/op_buildid.h lib/op_buildid.c lib/op_hex.h
 # --- issue 19: the one reader of the call-graph stack table (opreport, libopprofile) ---
 lib_libopng_la_SOURCES += lib/op_cg_read.h lib/op_cg_read.c
 # --- issue 19: libopprofile, the profile model and the pprof encoder (C4) ---
-# Not in libopng: protobuf-c and zlib stay out of the daemon and of tools
+# Not in libopng: protobuf-c and libdeflate stay out of the daemon and of tools
 # that do not export. No libbfd either: oprofiled's plugins link it.
 # profile.pb-c.[ch] are generated at build time from upstream's profile.proto.
 if BUILD_EXPORT
@@ -65,10 +65,10 @@ nodist_lib_libopprofile_la_SOURCES = lib/profile/profile.pb-c.c lib/profile/prof
 lib_libopprofile_la_SOURCES = lib/profile/op_profile.h lib/profile/op_profile_int.h \
 	lib/profile/op_profile.c lib/profile/op_profile_load.c lib/profile/op_pprof.c
 lib_libopprofile_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/lib/profile \
-	-I$(top_srcdir)/lib/profile $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
+	-I$(top_srcdir)/lib/profile $(PROTOBUF_C_CFLAGS) $(LIBDEFLATE_CFLAGS)
 # 1:0:0: op_profile_labels gained cgroup, op_pprof_opts name_fn (issues 19, 20)
 lib_libopprofile_la_LDFLAGS = -version-info 1:0:0 -no-undefined
-lib_libopprofile_la_LIBADD = lib/libopng.la $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
+lib_libopprofile_la_LIBADD = lib/libopng.la $(PROTOBUF_C_LIBS) $(LIBDEFLATE_LIBS)
 # the generated header before any file that includes it (no BUILT_SOURCES: make check's order)
 $(lib_libopprofile_la_OBJECTS): lib/profile/profile.pb-c.h
 CLEANFILES += lib/profile/profile.pb-c.c lib/profile/profile.pb-c.h

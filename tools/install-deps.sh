@@ -14,6 +14,8 @@ pkgs="$pkgs libdebuginfod-dev debuginfod"
 pkgs="$pkgs golang-go golang-github-google-pprof-dev protobuf-compiler protobuf-c-compiler libprotobuf-c-dev zlib1g-dev nodejs"
 # npm: Debian's package, unless a node distribution that bundles it is installed
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+# --- issue 19: the pprof encoder's gzip members (libdeflate) ---
+pkgs="$pkgs libdeflate-dev"
 # --- issue 21: optop's curses view (libncurses-dev), its tmux-driven test (tmux) ---
 pkgs="$pkgs libncurses-dev tmux"
 # --- issue 20: pprof pull (libmicrohttpd), push (libcurl, jansson, nettle for base64); the

@@ -1,7 +1,7 @@
 /*
  * op_pprof.c - the profile model as profile.proto (github.com/google/pprof),
  * through the protobuf-c code generated at build time from the upstream
- * file, gzip'd with zlib. Every message lives in arrays sized up front;
+ * file, gzip'd with libdeflate. Every message lives in arrays sized up front;
  * strings go through one interning table (string 0 is "").
  * SPDX-License-Identifier: MIT
  */
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "op_profile_int.h"
 #include "profile.pb-c.h"
@@ -154,29 +154,35 @@ static void event_type(const struct op_profile *p, char *name, size_t len, const
 }
 
 /*
- * The gzip level: measured on the export of a 1.27 M-sample session
- * (10.6 MB packed, 250,000 samples): level 3 1.448 MB, 4 1.373 MB in the
- * same time, 5 1.279 MB at +30 % time, 6 1.269 MB at 3x. Level 5 with a
- * longer nice length and a shorter chain (deflateTune: good 8, lazy 16,
- * nice 64, chain 16), on 12.4 MB packed (302,000 samples): 1,488,170
- * bytes in 0.107 s of CPU against 1,485,890 in 0.122 s (level 4: 1,625,306
- * in 0.094 s). deflateReset undoes it: set again after each.
+ * The gzip level. zlib level 5 with deflateTune 8/16/64/16 was the choice
+ * until 2026-11-29; then libdeflate (whole-buffer: a stage is one call),
+ * measured by tests/bench/bench_gzip.sh on the bare protobuf of two
+ * exports of one session cut into 256 KiB stages, CPU of one thread,
+ * against zlib 5 tuned: an 11.4 MB export (1.21 M samples, thread/cpu
+ * labels): zlib 5 tuned 93 ms / 1,391,708 B; zlib 1 0.59x CPU / +17.5 %
+ * bytes, zlib 4 0.87x / +8.9 %, zlib 6 2.0x / -1.5 %; libdeflate 1 0.27x
+ * / +11.6 %, 4 0.54x / +7.9 %, 5 0.64x / -0.2 %, 6 0.97x / -2.1 %, 7
+ * 1.8x / -2.4 %. The default split's 2.4 MB export: libdeflate 5 0.69x
+ * CPU / -2.0 %, 1 0.26x / +5.7 %. Level 5: fewer bytes than before (the
+ * perf.data ratio kept) for two thirds of the CPU; levels 1-4 parse
+ * greedily (no lazy matching) and lose 2-12 %.
  */
 #define PPROF_GZIP_LEVEL 5
-#define PPROF_GZIP_TUNE(z) deflateTune((z), 8, 16, 64, 16)
 
 /*
  * Where the packed profile goes: the bytes gather in a stage and go to
  * deflate a stage at a time, so the bare protobuf is never held whole.
- * Threaded, the stages are deflated on PBOUT_WORKERS threads while the
- * packer fills the next ones: each stage a whole gzip member of its own,
- * written by zlib (header, deflate, CRC-32 and length), put after the one
+ * Each stage is a whole gzip member of its own, written by libdeflate
+ * (header, deflate, CRC-32 and length) in one call, put after the one
  * before. A gzip file is the members one after another (RFC 1952 2.2);
  * every reader of ours reads them all (Go's compress/gzip, which pprof,
  * Parca and Pyroscope use, by default; Python's gzip; zcat). A member
  * starts with no history: +0.19 % bytes at 256 KiB stages on a 2.2 MB
- * profile (level 5), against one stream. Deflate took 45 % of the
- * encoding: on one thread it was what the rest waited for.
+ * profile (zlib level 5), against one stream. Threaded, the stages are
+ * deflated on PBOUT_WORKERS threads, each with a compressor of its own,
+ * while the packer fills the next ones (deflate took 45 % of the
+ * encoding: on one thread it was what the rest waited for); on one
+ * thread, by the packer into the output as each stage fills.
  */
 #define PBOUT_STAGE (256u * 1024u)
 #define PBOUT_WORKERS 2
@@ -193,7 +199,7 @@ struct pbstage {
 
 struct pbout {
 	ProtobufCBuffer base;
-	z_stream z; /* one thread: the gzip stream */
+	struct libdeflate_compressor *dc; /* one thread: the packer's */
 	bool gz;
 	int err;
 	uint8_t *buf; /* the output */
@@ -230,81 +236,62 @@ static int pbout_room(struct pbout *o, size_t more)
 	return 0;
 }
 
-/* one thread: @len bytes at @in to the output (@fin: the end of the stream) */
-static void pbout_put(struct pbout *o, const uint8_t *in, size_t len, bool fin)
+/*
+ * one thread: a stage's @len bytes at @in to the output, a gzip member
+ * unless bare. An empty last stage adds no member; an empty profile still
+ * gets one (a valid gzip file).
+ */
+static void pbout_put(struct pbout *o, const uint8_t *in, size_t len)
 {
-	int zr;
+	size_t n;
 
-	if (o->err)
+	if (o->err || (!len && o->nsub))
 		return;
-	if (!o->gz) {
-		if (pbout_room(o, len)) {
-			o->err = -ENOMEM;
-			return;
-		}
-		memcpy(o->buf + o->len, in, len);
-		o->len += len;
+	n = o->gz ? libdeflate_gzip_compress_bound(o->dc, len) : len;
+	if (pbout_room(o, n)) {
+		o->err = -ENOMEM;
 		return;
 	}
-	o->z.next_in = (Bytef *)in;
-	o->z.avail_in = (uInt)len;
-	do {
-		if (o->len == o->cap && pbout_room(o, 1)) {
-			o->err = -ENOMEM;
-			return;
-		}
-		o->z.next_out = o->buf + o->len;
-		o->z.avail_out = (uInt)(o->cap - o->len);
-		zr = deflate(&o->z, fin ? Z_FINISH : Z_NO_FLUSH);
-		o->len = o->cap - o->z.avail_out;
-		if (zr == Z_STREAM_ERROR) {
-			o->err = -EIO;
-			return;
-		}
-	} while (o->z.avail_in || (fin && zr != Z_STREAM_END) || !o->z.avail_out);
+	if (o->gz)
+		n = libdeflate_gzip_compress(o->dc, in, len, o->buf + o->len, o->cap - o->len);
+	else
+		memcpy(o->buf + o->len, in, len);
+	if (!n && len) {
+		o->err = -EIO; /* cannot be: the room is the bound */
+		return;
+	}
+	o->len += n;
+	o->nsub++;
 }
 
-/* a worker: stage @b into b->out, a gzip member, by @z (reset here). 0, -ENOMEM, -EIO. */
-static int pbstage_deflate(struct pbstage *b, z_stream *z)
+/* a worker: stage @b into b->out, a gzip member, by @dc. 0, -ENOMEM, -EIO. */
+static int pbstage_deflate(struct pbstage *b, struct libdeflate_compressor *dc)
 {
-	int zr;
+	/* the bound of a whole stage: every stage's member fits what is allocated once */
+	size_t bound = libdeflate_gzip_compress_bound(dc, PBOUT_STAGE);
 
-	if (deflateReset(z) != Z_OK || PPROF_GZIP_TUNE(z) != Z_OK)
-		return -EIO;
-	b->out_len = 0;
-	z->next_in = b->in;
-	z->avail_in = (uInt)b->in_len;
-	do {
-		if (b->out_len == b->out_cap) {
-			size_t ncap = b->out_cap ? 2 * b->out_cap : deflateBound(z, b->in_len) + 64;
-			uint8_t *nb = realloc(b->out, ncap);
+	if (b->out_cap < bound) {
+		uint8_t *nb = realloc(b->out, bound);
 
-			if (!nb)
-				return -ENOMEM;
-			b->out = nb;
-			b->out_cap = ncap;
-		}
-		z->next_out = b->out + b->out_len;
-		z->avail_out = (uInt)(b->out_cap - b->out_len);
-		zr = deflate(z, Z_FINISH);
-		b->out_len = b->out_cap - z->avail_out;
-		if (zr == Z_STREAM_ERROR)
-			return -EIO;
-	} while (zr != Z_STREAM_END);
-	return 0;
+		if (!nb)
+			return -ENOMEM;
+		b->out = nb;
+		b->out_cap = bound;
+	}
+	b->out_len = libdeflate_gzip_compress(dc, b->in, b->in_len, b->out, b->out_cap);
+	return b->out_len ? 0 : -EIO;
 }
 
 /* a deflating thread: the oldest stage queued, one at a time, until the stream ends */
 static void *pbout_worker(void *arg)
 {
 	struct pbout *o = arg;
-	z_stream z = { 0 };
-	bool ok = deflateInit2(&z, PPROF_GZIP_LEVEL, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY) ==
-		  Z_OK;
+	/* one per worker, allocated once: its tables are not per stage */
+	struct libdeflate_compressor *dc = libdeflate_alloc_compressor(PPROF_GZIP_LEVEL);
 
 	pthread_mutex_lock(&o->mu);
-	if (!ok)
-		o->werr = -EIO;
+	if (!dc)
+		o->werr = -ENOMEM;
 	for (;;) {
 		struct pbstage *b = NULL;
 		int rc;
@@ -320,7 +307,7 @@ static void *pbout_worker(void *arg)
 		}
 		b->state = PB_WORKING;
 		pthread_mutex_unlock(&o->mu);
-		rc = ok ? pbstage_deflate(b, &z) : -EIO;
+		rc = dc ? pbstage_deflate(b, dc) : -ENOMEM;
 		pthread_mutex_lock(&o->mu);
 		if (rc && !o->werr)
 			o->werr = rc;
@@ -328,8 +315,8 @@ static void *pbout_worker(void *arg)
 		pthread_cond_broadcast(&o->cv);
 	}
 	pthread_mutex_unlock(&o->mu);
-	if (ok)
-		deflateEnd(&z);
+	if (dc)
+		libdeflate_free_compressor(dc);
 	return NULL;
 }
 
@@ -361,7 +348,7 @@ static void pbout_flush(struct pbout *o, bool fin)
 	struct pbstage *b = &o->st[o->cur];
 
 	if (!o->threaded) {
-		pbout_put(o, b->in, o->nstage, fin);
+		pbout_put(o, b->in, o->nstage);
 		o->nstage = 0;
 		return;
 	}
@@ -455,7 +442,7 @@ static size_t sample_bound(const PSample *s)
 /*
  * A stream for a packed profile, gzip'd unless @bare, deflated on
  * PBOUT_WORKERS threads when @threaded (and they can be started). NULL on
- * ENOMEM or a zlib failure (*@err says which).
+ * ENOMEM (*@err says so).
  */
 static struct pbout *pbout_open(bool bare, bool threaded, int *err)
 {
@@ -479,17 +466,13 @@ static struct pbout *pbout_open(bool bare, bool threaded, int *err)
 		o->threaded = o->nthr > 0;
 		if (o->threaded)
 			return o;
-		/* no thread to be had: one gzip stream, deflated here */
+		/* no thread to be had: the stages deflated here */
 		pthread_mutex_destroy(&o->mu);
 		pthread_cond_destroy(&o->cv);
 	}
-	/* 16 + 15: a gzip wrapper, as pprof and every fleet store expect */
-	if (o->gz && (deflateInit2(&o->z, PPROF_GZIP_LEVEL, Z_DEFLATED, 16 + 15, 8,
-				   Z_DEFAULT_STRATEGY) != Z_OK ||
-		      PPROF_GZIP_TUNE(&o->z) != Z_OK)) {
-		*err = -EIO;
+	/* gzip members, as pprof and every fleet store expect */
+	if (o->gz && !(o->dc = libdeflate_alloc_compressor(PPROF_GZIP_LEVEL)))
 		goto fail;
-	}
 	return o;
 fail:
 	for (unsigned i = 0; i < PBOUT_NSTAGE; i++)
@@ -510,8 +493,8 @@ static int pbout_close(struct pbout *o, int ret, uint8_t **buf, size_t *len)
 		pbout_stop(o);
 		if (!o->err)
 			o->err = o->werr;
-	} else if (o->gz) {
-		deflateEnd(&o->z);
+	} else if (o->dc) {
+		libdeflate_free_compressor(o->dc);
 	}
 	if (!ret)
 		ret = o->err;

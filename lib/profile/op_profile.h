@@ -12,7 +12,7 @@
  * libbfd and the kallsyms snapshot (op_profile_name_loc); the daemon's
  * plugins export bare addresses plus build IDs, which fleet servers
  * symbolize. It keeps libopng (which the daemon links) free of protobuf-c
- * and zlib.
+ * and libdeflate.
  *
  * No global state: a profile is used by one thread at a time, and several
  * profiles may be built on several threads at once (a plugin's own thread
@@ -260,7 +260,7 @@ struct op_pprof_opts {
  * mappings (the executable PT_LOAD's vaddr range and file offset, build
  * ID, file name), locations at ELF virtual addresses, functions and lines
  * where named, labels. Ids 1..N, string 0 empty. The bytes in *@buf
- * (malloc'd, *@len of them). 0, -ENOMEM, -EIO (zlib).
+ * (malloc'd, *@len of them). 0, -ENOMEM, -EIO (protobuf-c or the compressor).
  */
 int op_pprof_encode(const struct op_profile *p, const struct op_pprof_opts *o, uint8_t **buf,
 		    size_t *len);

@@ -78,3 +78,12 @@ EXTRA_DIST += tests/bench/rss_breakdown.sh
 EXTRA_DIST += tests/bench/net_helpers.sh
 # --- issue 20: process churn: syscalls per new process / (cgroup, binary) pair, CPU vs perf ---
 EXTRA_DIST += tests/bench/bench_churn.sh
+# --- issue 19: the pprof encoder's gzip stage alone, zlib vs libdeflate levels (run by hand:
+# tests/bench/bench_gzip.sh) ---
+if BUILD_EXPORT
+noinst_PROGRAMS += tests/bench/bench_gzip
+tests_bench_bench_gzip_SOURCES = tests/bench/bench_gzip.c
+tests_bench_bench_gzip_CFLAGS = $(AM_CFLAGS) $(LIBDEFLATE_CFLAGS) $(ZLIB_CFLAGS)
+tests_bench_bench_gzip_LDADD = $(LIBDEFLATE_LIBS) $(ZLIB_LIBS)
+endif
+EXTRA_DIST += tests/bench/bench_gzip.sh

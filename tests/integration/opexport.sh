@@ -25,7 +25,7 @@ PROTO=$OP_SRCDIR/lib/profile/profile.proto
 W=$OP_BUILDDIR/tests/opexport.tmp
 PPROF=$OP_BUILDDIR/tests/pprof
 if [ ! -x "$D" ] || [ ! -x "$X" ]; then
-	echo "opexport: SKIP: $D or $X is not built (configure found no libbfd, protobuf-c or zlib)"
+	echo "opexport: SKIP: $D or $X is not built (configure found no libbfd, protobuf-c, zlib or libdeflate)"
 	exit 77
 fi
 if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3)" -gt 2 ]; then

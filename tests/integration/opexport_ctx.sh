@@ -18,7 +18,7 @@ X=$OP_BUILDDIR/tools/opexport
 CG=$OP_BUILDDIR/tests/integration/cg_tree
 W=$OP_BUILDDIR/tests/opexport_ctx.tmp
 if [ ! -x "$D" ] || [ ! -x "$X" ]; then
-	echo "opexport_ctx: SKIP: $D or $X is not built (configure found no libbfd, protobuf-c or zlib)"
+	echo "opexport_ctx: SKIP: $D or $X is not built (configure found no libbfd, protobuf-c, zlib or libdeflate)"
 	exit 77
 fi
 if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3)" -gt 2 ]; then

@@ -407,8 +407,9 @@ static struct op_profile *timer_profile(const char *path, uint32_t *map)
 }
 
 /*
- * @p encoded bare and gzip'd on threads: the one gunzips to the other;
- * the bare one unpacked (the bytes in *@raw, to free)
+ * @p encoded bare, gzip'd on threads and gzip'd on the caller's thread
+ * (the daemon plugins' way: a member per stage too): both gunzip to the
+ * bare one; the bare one unpacked (the bytes in *@raw, to free)
  */
 static Perftools__Profiles__Profile *encode_both(const struct op_profile *p, uint8_t **raw)
 {
@@ -419,6 +420,9 @@ static Perftools__Profiles__Profile *encode_both(const struct op_profile *p, uin
 
 	assert_int_equal(op_pprof_encode(p, &raw_opts, raw, &raw_len), 0);
 	assert_int_equal(op_pprof_encode(p, &thr, &gz, &gz_len), 0);
+	assert_gunzips_to(gz, gz_len, *raw, raw_len);
+	free(gz);
+	assert_int_equal(op_pprof_encode(p, NULL, &gz, &gz_len), 0);
 	assert_gunzips_to(gz, gz_len, *raw, raw_len);
 	free(gz);
 	pp = perftools__profiles__profile__unpack(NULL, raw_len, *raw);
