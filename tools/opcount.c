@@ -841,8 +841,22 @@ int main(int argc, char **argv)
 	};
 	struct opc o = { .events = OPC_DEFAULT_EVENTS, .out = stderr };
 	const char *outpath = NULL;
+	sigset_t mask;
 	int c, rc;
 	long v;
+
+	/*
+	 * The signals that end counting are blocked (and taken in opc_run)
+	 * before anything slow (libpfm4, opening events): a SIGINT during
+	 * start-up stays pending and stops the count then. Not blocked, it
+	 * would be lost where the shell left it ignored (a background job of
+	 * a script) and the count would never end.
+	 */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
 
 	while ((c = getopt_long(argc, argv, "+e:p:t:aC:i:o:lh?", opts, NULL)) != -1) {
 		switch (c) {

@@ -287,6 +287,8 @@ dist_check_SCRIPTS += tests/integration/pprof_pull.sh tests/integration/push.sh 
 	tests/integration/push_receiver.py tests/integration/push_check.py \
 	tests/integration/pprof_shares.py
 EXTRA_DIST += tests/integration/net_util.sh
+# the tests that stop a background tool with SIGINT wait until it blocks the signal
+EXTRA_DIST += tests/integration/sig_util.sh
 if BUILD_PPROF_PLUGIN
 TESTS += tests/integration/pprof_pull.sh
 endif

@@ -10,6 +10,7 @@ set -u
 : "${OP_SRCDIR:?}" "${OP_BUILDDIR:?}"
 OCOUNT=$OP_BUILDDIR/tools/ocount
 DEMO=$OP_BUILDDIR/tools/op-demo
+. "$OP_SRCDIR/tests/integration/sig_util.sh"
 W=$OP_BUILDDIR/tests/ocount_cmdline.tmp
 if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3)" -gt 2 ]; then
 	echo "ocount_cmdline: SKIP: kernel.perf_event_paranoid > 2 forbids perf_event_open for this user"
@@ -62,6 +63,7 @@ c=$(awk '/task-clock/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9,]+$/ && length
 # 4. -s -c -i: system-wide per CPU, intervals, until SIGINT
 "$OCOUNT" -s -c -i 0.2 -e task-clock >"$W/4.out" 2>&1 &
 oc=$!
+sig_wait_blocked $oc 2
 sleep 1
 kill -INT $oc
 wait $oc && ok || bad "ocount -s did not end cleanly on SIGINT: $(cat "$W/4.out")"
@@ -82,6 +84,7 @@ grep -Eq '^context-switches(:u)?,[0-9]+,[0-9]+\.[0-9][0-9]$' "$W/b.out" && ok ||
 if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ]; then
 	"$OCOUNT" -C 0 -b -e cpu-clock >"$W/c0.out" 2>&1 &
 	oc=$!
+	sig_wait_blocked $oc 2
 	sleep 0.5
 	kill -INT $oc
 	wait $oc || bad "ocount -C 0 did not end cleanly on SIGINT: $(cat "$W/c0.out")"
@@ -92,6 +95,7 @@ if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ]
 	if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
 		"$OCOUNT" -C 0,1 -c -b -e task-clock,cpu-clock >"$W/c01.out" 2>&1 &
 		oc=$!
+		sig_wait_blocked $oc 2
 		sleep 0.5
 		kill -INT $oc
 		wait $oc || bad "ocount -C 0,1 -c did not end cleanly on SIGINT: $(cat "$W/c01.out")"
@@ -101,6 +105,7 @@ if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ]
 		[ "$n" = 4 ] && [ "$cc" = 2 ] && ok || bad "ocount -C 0,1 -c -b: $(cat "$W/c01.out")"
 		"$OCOUNT" -C 0,1 -e cpu-clock >"$W/c2.out" 2>&1 &
 		oc=$!
+		sig_wait_blocked $oc 2
 		sleep 0.3
 		kill -INT $oc
 		wait $oc

@@ -8,6 +8,7 @@ B=${OP_BUILDDIR:-$(pwd)}
 OPC=$B/tools/opcount
 W=$B/tests/bench/count_workloads
 T=$B/tests/opcount.tmp
+. "${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/sig_util.sh"
 rm -rf "$T"; mkdir -p "$T"
 fails=0 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -186,6 +187,7 @@ fi
 
 # 9b. without a command, SIGINT ends counting and prints the totals (exit 0)
 "$OPC" -e page-faults --pid=$$ --csv -o "$T/int.csv" 2>"$T/err" & op=$!
+sig_wait_blocked $op 2
 sleep 0.3
 kill -INT $op
 wait $op; rc=$?

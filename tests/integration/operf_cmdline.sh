@@ -14,6 +14,7 @@ DEMO=$OP_BUILDDIR/tools/op-demo
 W=$OP_BUILDDIR/tests/operf_cmdline.tmp
 export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$OP_BUILDDIR/plugins/.libs}
 export OPROFILE_EVENTS_DIR=${OPROFILE_EVENTS_DIR:-$OP_SRCDIR/events}
+. "$OP_SRCDIR/tests/integration/sig_util.sh"
 if [ ! -x "$OP_BUILDDIR/core/oprofiled" ]; then
 	echo "operf_cmdline: SKIP: core/oprofiled is not built"
 	exit 77
@@ -67,6 +68,7 @@ n3=$(total_of "$W/3c.rep")
 # 4. -s: system-wide until SIGINT, with the demo running meanwhile
 "$OPERF" -s -d "$W/s4" >"$W/4.out" 2>&1 &
 op=$!
+sig_wait_blocked $op 2
 sleep 1
 "$DEMO" 400 >/dev/null
 kill -INT $op
