@@ -91,7 +91,7 @@ static bool ph_printable(const char *s, bool space)
  */
 static bool ph_proxy_ok(const char *p)
 {
-	static const char *const schemes[] = { "http://",   "https://",  "socks4://",
+	static const char *const schemes[] = { "http://",    "https://",  "socks4://",
 					       "socks4a://", "socks5://", "socks5h://" };
 	unsigned i;
 

@@ -449,9 +449,10 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 /* plugins.push.<key>: the keys of the arguments, strings or numbers */
 static int pu_read_config(struct pu_state *st)
 {
-	static const char *const strs[] = { "url",         "protocol",  "interval", "service",
-					    "labels",      "auth_file", "ca_file",  "user",
-					    "helper_idle", "proxy",     "noproxy",  "proxy_auth_file",
+	static const char *const strs[] = { "url",     "protocol", "interval",
+					    "service", "labels",   "auth_file",
+					    "ca_file", "user",     "helper_idle",
+					    "proxy",   "noproxy",  "proxy_auth_file",
 					    NULL };
 	static const char *const ints[] = { "spool_mb", "spool_files", "timeout", NULL };
 
@@ -469,8 +470,8 @@ static int pu_read_config(struct pu_state *st)
  * bytes, NUL-terminated): trusted like the config, readable by its owner
  * alone, at most PU_AUTH_MAX bytes. @key names the setting in messages.
  */
-static int pu_read_secret(struct pu_state *st, const char *path, const char *key,
-			  const char *what, char *buf)
+static int pu_read_secret(struct pu_state *st, const char *path, const char *key, const char *what,
+			  char *buf)
 {
 	struct op_trust t = op_trust_for(geteuid(), geteuid());
 	char why[512];
@@ -485,8 +486,8 @@ static int pu_read_secret(struct pu_state *st, const char *path, const char *key
 	}
 	if (sb.st_mode & (S_IRGRP | S_IROTH)) {
 		st->host->log(st->ctx, OP_LOG_ERR,
-			      "%s %s is readable by group or others (mode %04o): chmod 600 it", what,
-			      path, (unsigned)(sb.st_mode & 07777));
+			      "%s %s is readable by group or others (mode %04o): chmod 600 it",
+			      what, path, (unsigned)(sb.st_mode & 07777));
 		close(fd);
 		return -EPERM;
 	}
@@ -619,7 +620,8 @@ static int pu_read_proxy_auth(struct pu_state *st)
 		colon = strchr(cred, ':');
 		if (!colon || colon == cred || !colon[1]) {
 			st->host->log(st->ctx, OP_LOG_ERR,
-				      "%s:%u: expected \"user:password\" (both not empty)", path, at);
+				      "%s:%u: expected \"user:password\" (both not empty)", path,
+				      at);
 			rc = -EINVAL;
 		} else {
 			*colon = 0;
@@ -1520,9 +1522,10 @@ static int pu_start(void *priv)
 		      "pushing to %s (%s%s%s) %s, %s, spool %s/%s up to %" PRIu64
 		      " MiB / %u files (%u waiting); helper %s pid %d as %s (libcurl %s)",
 		      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca",
-		      https ? ", TLS: " : "", https ? st->helper_tls : "", err, via, sdir, PU_SPOOL_DIR,
-		      st->spool_mb, st->spool_files, st->spool.n, st->child.name, (int)st->child.pid,
-		      st->child.drop ? st->child.user : "the daemon's user", st->helper_curl);
+		      https ? ", TLS: " : "", https ? st->helper_tls : "", err, via, sdir,
+		      PU_SPOOL_DIR, st->spool_mb, st->spool_files, st->spool.n, st->child.name,
+		      (int)st->child.pid, st->child.drop ? st->child.user : "the daemon's user",
+		      st->helper_curl);
 	return 0;
 }
 

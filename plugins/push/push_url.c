@@ -74,7 +74,7 @@ static const struct pu_kind pu_store = {
 };
 
 /* libcurl's proxy schemes (CURLOPT_PROXY) */
-static const char *const pu_proxy_schemes[] = { "http",    "https",  "socks4", "socks4a",
+static const char *const pu_proxy_schemes[] = { "http",   "https",   "socks4", "socks4a",
 						"socks5", "socks5h", NULL };
 static const struct pu_kind pu_proxy = {
 	.schemes = pu_proxy_schemes,
@@ -109,8 +109,8 @@ static bool pu_scheme_ok(const struct pu_kind *k, const UriTextRangeA *r)
  * own), a host, a port 1..65535 if one is given, a path only where the
  * kind has one. @val is the URL as messages show it (without userinfo).
  */
-static int pu_url_check(const struct pu_kind *k, const char *val, const char *raw,
-			const UriUriA *u, char *msg, size_t msg_len)
+static int pu_url_check(const struct pu_kind *k, const char *val, const char *raw, const UriUriA *u,
+			char *msg, size_t msg_len)
 {
 	unsigned long port = 0;
 	const char *p;
@@ -163,8 +163,8 @@ static int pu_url_check(const struct pu_kind *k, const char *val, const char *ra
  * was expected (a port that is no number fails where the library, having
  * taken HOST:xyz for user:password, expected the '@').
  */
-static int pu_url_syntax(const struct pu_kind *k, const char *val, const char *err_pos,
-			 char *msg, size_t msg_len)
+static int pu_url_syntax(const struct pu_kind *k, const char *val, const char *err_pos, char *msg,
+			 size_t msg_len)
 {
 	const char *auth = strstr(val, "://");
 	size_t at = err_pos ? (size_t)(err_pos - val) : strlen(val);

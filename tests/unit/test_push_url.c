@@ -215,7 +215,8 @@ static const struct proxy_good {
 };
 
 static const struct bad proxy_bads[] = {
-	{ "ftp://x", "\"ftp://x\": expected an http, https, socks4, socks4a, socks5 or socks5h:// URL" },
+	{ "ftp://x",
+	  "\"ftp://x\": expected an http, https, socks4, socks4a, socks5 or socks5h:// URL" },
 	{ "socks6://x:1", "expected an http, https, socks4, socks4a, socks5 or socks5h:// URL" },
 	{ "http://u:p@h:1", "\"proxy\" carries credentials: put \"user:password\" in a file "
 			    "(proxy_auth_file=PATH)" },
@@ -262,8 +263,8 @@ static void test_proxy(void **state)
 static void test_proxy_env_secret(void **state)
 {
 	static const char *const bad[] = { "http://bob:s3cret@h:abc", "http://bob:s3cret@h:1/x",
-					   "ftp://bob:s3cret@h:1", "http://bob:s3cret@h:1?q",
-					   "http://bob:s3cret@h:0", "http://bob:s3cret@h|x:1" };
+					   "ftp://bob:s3cret@h:1",    "http://bob:s3cret@h:1?q",
+					   "http://bob:s3cret@h:0",   "http://bob:s3cret@h|x:1" };
 	char msg[512], *url, *shown;
 	size_t i;
 
