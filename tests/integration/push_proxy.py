@@ -5,8 +5,9 @@
 # line per request in LOG, written before the request is forwarded), sends
 # the request on in origin form to the target (the test's push_receiver.py)
 # without the proxy's own and hop-by-hop headers, and relays the answer.
-# With --status 407 it answers every request itself with 407 Proxy
-# Authentication Required. Loopback only: any other target gets 403.
+# CONNECT 127.0.0.1:PORT (an https store) is logged the same way and
+# tunnelled. With --status 407 it answers every request itself with 407
+# Proxy Authentication Required. Loopback only: any other target gets 403.
 # Usage: push_proxy.py --log LOG --port-file FILE [--port N] [--status 407]
 # The port it listens on (127.0.0.1 only) is written to FILE once it listens.
 # SPDX-License-Identifier: MIT
@@ -15,6 +16,8 @@ import http.client
 import http.server
 import json
 import os
+import select
+import socket
 import threading
 import urllib.parse
 
@@ -42,9 +45,7 @@ def main():
             self.end_headers()
             self.wfile.write(body)
 
-        def do_POST(self):
-            n = int(self.headers.get("Content-Length", "0"))
-            body = self.rfile.read(n) if n else b""
+        def record(self):
             with lock, open(a.log, "a") as f:
                 f.write(json.dumps({"line": self.requestline,
                                     "proxy_auth": self.headers.get("Proxy-Authorization")})
@@ -52,6 +53,46 @@ def main():
             if a.status == 407:
                 self.reply(407, b"proxy authentication required by the test\n",
                            [("Proxy-Authenticate", 'Basic realm="push_proxy"')])
+                return False
+            return True
+
+        def do_CONNECT(self):
+            if not self.record():
+                return
+            host, _, port = self.path.rpartition(":")
+            if host != "127.0.0.1" or not port.isdigit():
+                self.reply(403, b"not a CONNECT to 127.0.0.1\n")
+                return
+            try:
+                up = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+            except OSError as e:
+                self.reply(502, ("bad gateway: %s\n" % e).encode())
+                return
+            self.send_response(200, "Connection established")
+            self.end_headers()
+            self.wfile.flush()
+            self.close_connection = True
+            # bytes both ways until either side closes (the client's TLS to the store)
+            socks = [self.connection, up]
+            try:
+                while True:
+                    r, _, _ = select.select(socks, [], [], 30)
+                    if not r:
+                        break
+                    for s in r:
+                        data = s.recv(65536)
+                        if not data:
+                            return
+                        (up if s is self.connection else self.connection).sendall(data)
+            except OSError:
+                pass
+            finally:
+                up.close()
+
+        def do_POST(self):
+            n = int(self.headers.get("Content-Length", "0"))
+            body = self.rfile.read(n) if n else b""
+            if not self.record():
                 return
             u = urllib.parse.urlsplit(self.path)
             if u.scheme != "http" or u.hostname != "127.0.0.1" or not u.port:

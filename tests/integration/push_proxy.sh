@@ -8,7 +8,8 @@
 # printed), no_proxy, proxy=none, HTTP_PROXY ignored, https_proxy and
 # all_proxy chosen as curl does. A proxy down for a while: failures
 # counted, everything spooled, all delivered after. A proxy answering 407:
-# the last error says so, counted failed, nothing dropped. Bad values
+# the last error says so, counted failed, nothing dropped. An https store
+# through the proxy (CONNECT, ca_file), and a 407 for the CONNECT. Bad values
 # refused with a message naming the key. Loopback only, every wait bounded.
 # SPDX-License-Identifier: MIT
 set -u
@@ -273,6 +274,36 @@ grep -q "last error: http://127.0.0.1:$R4: HTTP status 407 from proxy http://127
 [ "$(lines "$W/p5.log")" -ge 2 ] || { echo "FAIL: the 407 proxy saw $(lines "$W/p5.log") requests"; fail=1; }
 kill -TERM $dpid
 wait $dpid
+# an https store through the same proxy: CONNECT, then the 407 for the CONNECT
+if command -v openssl > /dev/null; then
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
+		-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 > openssl.out 2>&1 ||
+		{ echo "FAIL: openssl could not make a certificate"; cat openssl.out; fail=1; }
+	net_recv_start "$W/r6" --tls "$W/cert.pem" "$W/key.pem" ||
+		{ echo "FAIL: the TLS receiver did not start"; exit 1; }
+	R6=$(cat "$W/r6.port")
+	before_p=$(lines "$W/p1.log")
+	"$OPD" --session-dir="$W/s6" --events=TIMER:1000000 \
+		"--ext-feature=push:url=https://127.0.0.1:$R6,protocol=parca,interval=2s,service=svc-tls,ca_file=$W/cert.pem,proxy=http://127.0.0.1:$PP,proxy_auth_file=$W/pauth" \
+		-- "$HOT" 5000 > out6 2> err6 ||
+		{ echo "FAIL: oprofiled (https through the proxy) exited"; cat err6; fail=1; }
+	$CHECK --dir "$W/r6" --protocol parca --service svc-tls --pprof "$PPROF" --proto "$PROTO" \
+		--min 1 > check6 || { echo "FAIL: https through the proxy"; cat check6; fail=1; }
+	tail -n +$((before_p + 1)) "$W/p1.log" > p_tls.log
+	grep -q "\"CONNECT 127.0.0.1:$R6 HTTP/1.1\"" p_tls.log && proxy_auth_is p_tls.log "fleet-agent:$PASS" ||
+		{ echo "FAIL: no CONNECT with the credentials through the proxy"; cat p_tls.log; fail=1; }
+	echo "note: https through the proxy: $(head -1 check6), $(lines p_tls.log) CONNECTs"
+	net_push_start "$W/s7" "url=https://127.0.0.1:$R6,interval=1s,timeout=2,ca_file=$W/cert.pem,proxy=http://127.0.0.1:$P5"
+	net_wait 30 counter_ge "$W/s7" failed 1 || { echo "FAIL: no failure counted for the CONNECT's 407"; fail=1; }
+	net_status "$W/s7" push > st7
+	grep -q "last error: https://127.0.0.1:$R6 via proxy http://127.0.0.1:$P5: .*407" st7 &&
+		[ "$(sed -n 's/^dropped: //p' st7)" = 0 ] ||
+		{ echo "FAIL: the CONNECT's 407 is not the last error, or something was dropped"; cat st7; fail=1; }
+	kill -TERM $dpid
+	wait $dpid
+else
+	echo "FAIL: openssl (the CLI) is needed to make the test's certificate (tools/install-deps.sh)"; fail=1
+fi
 
 net_cleanup
 if [ $fail -eq 0 ]; then
