@@ -8,7 +8,8 @@
 # CONNECT 127.0.0.1:PORT (an https store) is logged the same way and
 # tunnelled. With --status 407 it answers every request itself with 407
 # Proxy Authentication Required. Loopback only: any other target gets 403.
-# Usage: push_proxy.py --log LOG --port-file FILE [--port N] [--status 407]
+# With --tls CERT KEY it is an https proxy (the client speaks TLS to it).
+# Usage: push_proxy.py --log LOG --port-file FILE [--port N] [--status 407] [--tls CERT KEY]
 # The port it listens on (127.0.0.1 only) is written to FILE once it listens.
 # SPDX-License-Identifier: MIT
 import argparse
@@ -31,6 +32,7 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--status", type=int, choices=(407,))
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     a = ap.parse_args()
     lock = threading.Lock()
 
@@ -118,6 +120,11 @@ def main():
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", a.port), H)
     srv.daemon_threads = True
+    if a.tls:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls[0], a.tls[1])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     tmp = a.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % srv.server_address[1])

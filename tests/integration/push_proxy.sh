@@ -293,6 +293,25 @@ if command -v openssl > /dev/null; then
 	grep -q "\"CONNECT 127.0.0.1:$R6 HTTP/1.1\"" p_tls.log && proxy_auth_is p_tls.log "fleet-agent:$PASS" ||
 		{ echo "FAIL: no CONNECT with the credentials through the proxy"; cat p_tls.log; fail=1; }
 	echo "note: https through the proxy: $(head -1 check6), $(lines p_tls.log) CONNECTs"
+	# an https proxy, verified against the same ca_file as the store (an http store behind it)
+	proxy_start p8 --tls "$W/cert.pem" "$W/key.pem" || { echo "FAIL: the https proxy did not start"; exit 1; }
+	P8=$(cat "$W/p8.port")
+	before_r=$(reqs "$W/r")
+	"$OPD" --session-dir="$W/s8" --events=TIMER:1000000 --rotate=1s \
+		"--ext-feature=push:url=http://127.0.0.1:$R,service=svc-hp,ca_file=$W/cert.pem,proxy=https://127.0.0.1:$P8" \
+		-- "$HOT" 3500 > out8 2> err8 ||
+		{ echo "FAIL: oprofiled (through an https proxy) exited"; cat err8; fail=1; }
+	d_r=$(($(reqs "$W/r") - before_r))
+	[ "$d_r" -ge 1 ] && [ "$(lines "$W/p8.log")" -eq "$d_r" ] && absolute_form "$W/p8.log" "$R" ||
+		{ echo "FAIL: https proxy: $d_r pushes arrived, $(lines "$W/p8.log") through the proxy"; fail=1; }
+	# without ca_file the proxy's certificate is not trusted: nothing goes
+	"$OPD" --session-dir="$W/s9" --events=TIMER:1000000 --rotate=1s \
+		"--ext-feature=push:url=http://127.0.0.1:$R,service=svc-hp,proxy=https://127.0.0.1:$P8" \
+		-- "$HOT" 2500 > out9 2> err9
+	n9=$(sed -n 's/^failed: //p' "$W/s9/samples/oprofiled.log" | tail -1)
+	[ "$(sed -n 's/^sent: //p' "$W/s9/samples/oprofiled.log" | tail -1)" = 0 ] && [ "${n9:-0}" -ge 1 ] ||
+		{ echo "FAIL: an unverified https proxy was used"; grep -A4 "^-- plugin push" "$W/s9/samples/oprofiled.log"; fail=1; }
+	echo "note: https proxy: $d_r pushes; unverified: $n9 failed"
 	net_push_start "$W/s7" "url=https://127.0.0.1:$R6,interval=1s,timeout=2,ca_file=$W/cert.pem,proxy=http://127.0.0.1:$P5"
 	net_wait 30 counter_ge "$W/s7" failed 1 || { echo "FAIL: no failure counted for the CONNECT's 407"; fail=1; }
 	net_status "$W/s7" push > st7
