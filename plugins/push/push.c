@@ -210,9 +210,9 @@ static int pu_set_proxy(struct pu_state *st, const char *val, const char *where)
 
 /*
  * CURLOPT_NOPROXY's list: host names, domains, addresses or CIDRs,
- * separated by commas (or spaces), or "*" alone (no proxy for any host).
- * Only the characters those are made of: the list reaches libcurl and
- * the log as it is.
+ * separated by commas (or spaces; ';' too, since a comma ends a key of
+ * --ext-feature), or "*" alone (no proxy for any host). Only the
+ * characters those are made of: the list reaches libcurl and the log.
  */
 static bool pu_noproxy_ok(const char *v)
 {
@@ -224,9 +224,21 @@ static bool pu_noproxy_ok(const char *v)
 		return true;
 	for (p = v; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || strchr("-._:/[], ", *p)))
+		      (*p >= '0' && *p <= '9') || strchr("-._:/[],; ", *p)))
 			return false;
 	return true;
+}
+
+/* the list as libcurl takes it: ';' (the command line's separator) as ',' */
+static int pu_noproxy_dup(char **dst, const char *val)
+{
+	char *p;
+	int rc = pu_strdup(dst, val);
+
+	for (p = rc ? NULL : *dst; p && *p; p++)
+		if (*p == ';')
+			*p = ',';
+	return rc;
 }
 
 static int pu_set_noproxy(struct pu_state *st, const char *val, const char *where)
@@ -234,10 +246,10 @@ static int pu_set_noproxy(struct pu_state *st, const char *val, const char *wher
 	if (!pu_noproxy_ok(val))
 		return pu_err(st, where,
 			      "\"%s\": expected host names, domains, addresses or CIDRs separated "
-			      "by commas, or * (at most 1024 bytes)",
+			      "by ';' or ',', or * (at most 1024 bytes)",
 			      val);
 	st->noproxy_set = true;
-	return pu_strdup(&st->noproxy, val);
+	return pu_noproxy_dup(&st->noproxy, val);
 }
 
 static bool pu_label_key_ok(const char *k)
@@ -460,12 +472,6 @@ static int pu_read_config(struct pu_state *st)
 }
 
 /*
- * The auth file: "key = value" lines, '#' comments; keys org_id
- * (X-Scope-OrgID), bearer_token, basic_user and basic_password. Trusted
- * like the config (root's when the daemon is root, nobody else may write
- * it) and readable by its owner alone. Values are never logged.
- */
-/*
  * A file of secrets (auth_file, proxy_auth_file) into @buf (PU_AUTH_MAX + 1
  * bytes, NUL-terminated): trusted like the config, readable by its owner
  * alone, at most PU_AUTH_MAX bytes. @key names the setting in messages.
@@ -503,6 +509,12 @@ static int pu_read_secret(struct pu_state *st, const char *path, const char *key
 	return 0;
 }
 
+/*
+ * The auth file: "key = value" lines, '#' comments; keys org_id
+ * (X-Scope-OrgID), bearer_token, basic_user and basic_password. Trusted
+ * like the config (root's when the daemon is root, nobody else may write
+ * it) and readable by its owner alone. Values are never logged.
+ */
 static int pu_read_auth(struct pu_state *st)
 {
 	char buf[PU_AUTH_MAX + 1], *line, *save = NULL;
@@ -669,11 +681,11 @@ static int pu_proxy_env(struct pu_state *st)
 			if (!pu_noproxy_ok(np)) {
 				st->host->log(st->ctx, OP_LOG_ERR,
 					      "environment %s \"%s\": expected host names, domains, "
-					      "addresses or CIDRs separated by commas, or *",
+					      "addresses or CIDRs separated by ',', or *",
 					      from, np);
 				return -EINVAL;
 			}
-			rc = pu_strdup(&st->noproxy, np);
+			rc = pu_noproxy_dup(&st->noproxy, np);
 			if (rc)
 				return rc;
 		}

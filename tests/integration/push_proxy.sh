@@ -5,7 +5,7 @@
 # through it in absolute form with the file's Basic credentials, every
 # body decodes (push_check.py), the password shows in no log, stderr or
 # ps. Without proxy=: the daemon's http_proxy (userinfo taken, never
-# printed), no_proxy, proxy=none, HTTP_PROXY ignored, https_proxy and
+# printed), no_proxy and noproxy=, proxy=none, HTTP_PROXY ignored, https_proxy and
 # all_proxy chosen as curl does. A proxy down for a while: failures
 # counted, everything spooled, all delivered after. A proxy answering 407:
 # the last error says so, counted failed, nothing dropped. An https store
@@ -91,7 +91,7 @@ refused 'proxy.*"proxy" carries credentials: put "user:password" in a file (prox
 grep -q pxsecret r.err && { echo "FAIL: the proxy password shows:"; grep pxsecret r.err; fail=1; }
 refused 'proxy.*"http://h:1/path": expected no path' --ext-feature=push:$U,proxy=http://h:1/path
 refused 'proxy.*"http://h:0" is not a URL: expected a port 1..65535' --ext-feature=push:$U,proxy=http://h:0
-refused 'noproxy.*expected host names, domains' "--ext-feature=push:$U,proxy=http://h:1,noproxy=a;b"
+refused 'noproxy.*expected host names, domains' "--ext-feature=push:$U,proxy=http://h:1,noproxy=a|b"
 refused 'proxy_auth_file.*expected an absolute path' --ext-feature=push:$U,proxy=http://h:1,proxy_auth_file=pauth
 refused 'proxy_auth_file .* but no proxy (proxy=none)' --ext-feature=push:$U,proxy=none,proxy_auth_file=$W/pauth
 refused 'proxy_auth_file .* but no proxy (none set)' --ext-feature=push:$U,proxy_auth_file=$W/pauth
@@ -142,8 +142,8 @@ which_proxy "via proxy socks5h://127.0.0.1:6 (from all_proxy)" url=http://127.0.
 	https_proxy=http://127.0.0.1:9 all_proxy=socks5h://127.0.0.1:6
 which_proxy "via proxy http://127.0.0.1:5 (from ALL_PROXY; not for .corp)" url=http://127.0.0.1:1 \
 	ALL_PROXY=127.0.0.1:5 NO_PROXY=.corp
-which_proxy "via proxy http://127.0.0.1:4 (from proxy=; not for c.d)" \
-	url=http://127.0.0.1:1,proxy=http://127.0.0.1:4,noproxy=c.d http_proxy=http://127.0.0.1:9 no_proxy=a.b
+which_proxy "via proxy http://127.0.0.1:4 (from proxy=; not for c.d,.e.f)" \
+	"url=http://127.0.0.1:1,proxy=http://127.0.0.1:4,noproxy=c.d;.e.f" http_proxy=http://127.0.0.1:9 no_proxy=a.b
 which_proxy ", no proxy (proxy=none), spool" url=http://127.0.0.1:1,proxy=none \
 	http_proxy=http://127.0.0.1:9 all_proxy=http://127.0.0.1:9
 
@@ -206,12 +206,17 @@ started "$W/s2" | grep -q "via proxy http://127.0.0.1:$PP (from http_proxy)" ||
 grep -rq "$ENVPASS" "$W/s2/samples/oprofiled.log" "$W/s2.err" "$W/s2.out" &&
 	{ echo "FAIL: the environment's proxy password shows in the log"; fail=1; }
 
-for how in no_proxy proxy_none; do
+for how in no_proxy noproxy proxy_none; do
 	before_r=$(reqs "$W/r")
 	before_p=$(lines "$W/p1.log")
 	if [ $how = no_proxy ]; then
 		env_run "$W/s3$how" "" "http_proxy=http://127.0.0.1:$PP" no_proxy=127.0.0.1
 		want="via proxy http://127.0.0.1:$PP (from http_proxy; not for 127.0.0.1)"
+	elif [ $how = noproxy ]; then
+		# the key's list (';' on the command line), the environment's not read
+		env_run "$W/s3$how" ",proxy=http://127.0.0.1:$PP,noproxy=example.com;127.0.0.1" \
+			no_proxy=example.org
+		want="via proxy http://127.0.0.1:$PP (from proxy=; not for example.com,127.0.0.1)"
 	else
 		# proxy=none: the environment is not read
 		env_run "$W/s3$how" ",proxy=none" "http_proxy=http://127.0.0.1:$PP"
