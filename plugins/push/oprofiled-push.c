@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,6 +41,7 @@
 
 struct ph_req {
 	const char *url, *user, *pass;
+	const char *proxy, *noproxy, *proxy_user, *proxy_pass; /* proxy "": none */
 	const char *hdr[PW_MAX_STRINGS];
 	unsigned nr_hdr;
 	unsigned timeout_s, connect_timeout_s;
@@ -72,10 +74,51 @@ static void ph_no_ssh_crypto(void)
 	dlclose(h);
 }
 
+/* printable ASCII (@space: ' ' too), nothing else: what reaches libcurl's options as text */
+static bool ph_printable(const char *s, bool space)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < (space ? 0x20 : 0x21) || (unsigned char)*s > 0x7e)
+			return false;
+	return true;
+}
+
+/*
+ * A proxy as the daemon checked it (push_url.c): "" (none), or one of
+ * libcurl's proxy schemes and printable ASCII. Checked again here: the
+ * helper takes nothing on trust, and a scheme libcurl knows but the
+ * daemon does not allow must not get through.
+ */
+static bool ph_proxy_ok(const char *p)
+{
+	static const char *const schemes[] = { "http://",    "https://",  "socks4://",
+					       "socks4a://", "socks5://", "socks5h://" };
+	unsigned i;
+
+	if (!*p)
+		return true;
+	if (!ph_printable(p, false))
+		return false;
+	for (i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
+		if (!strncasecmp(p, schemes[i], strlen(schemes[i])) && p[strlen(schemes[i])])
+			return true;
+	return false;
+}
+
+/* one string of a tag that may come at most once */
+static bool ph_once(const char **dst, const char *val)
+{
+	if (*dst)
+		return false;
+	*dst = val;
+	return true;
+}
+
 /*
  * A request's strings: exactly nr NUL-terminated strings filling the
- * payload, each tagged; one URL, basic auth user and password together.
- * Everything points into @p. false on anything else.
+ * payload, each tagged; one URL, one proxy (maybe empty), basic auth user
+ * and password together, proxy user and password together and only with
+ * a proxy. Everything points into @p. false on anything else.
  */
 static bool ph_parse_req(const void *payload, size_t len, struct ph_req *r)
 {
@@ -95,6 +138,7 @@ static bool ph_parse_req(const void *payload, size_t len, struct ph_req *r)
 	end = (const char *)payload + len;
 	for (i = 0; i < h->nr_strings; i++) {
 		const char *nul = memchr(p, 0, (size_t)(end - p));
+		bool ok = true;
 
 		if (!nul || nul == p)
 			return false;
@@ -103,6 +147,18 @@ static bool ph_parse_req(const void *payload, size_t len, struct ph_req *r)
 			if (r->url)
 				return false;
 			r->url = p + 1;
+			break;
+		case PW_TAG_PROXY:
+			ok = ph_proxy_ok(p + 1) && ph_once(&r->proxy, p + 1);
+			break;
+		case PW_TAG_NOPROXY:
+			ok = ph_printable(p + 1, true) && ph_once(&r->noproxy, p + 1);
+			break;
+		case PW_TAG_PROXY_USER:
+			ok = ph_printable(p + 1, true) && ph_once(&r->proxy_user, p + 1);
+			break;
+		case PW_TAG_PROXY_PASS:
+			ok = ph_printable(p + 1, true) && ph_once(&r->proxy_pass, p + 1);
 			break;
 		case PW_TAG_HEADER:
 			if (!strchr(p + 1, ':'))
@@ -122,10 +178,13 @@ static bool ph_parse_req(const void *payload, size_t len, struct ph_req *r)
 		default:
 			return false;
 		}
+		if (!ok)
+			return false;
 		p = nul + 1;
 	}
 	/* the strings fill the payload: nothing trails */
-	return p == end && r->url && !r->user == !r->pass;
+	return p == end && r->url && r->proxy && !r->user == !r->pass &&
+	       !r->proxy_user == !r->proxy_pass && (!r->proxy_user || r->proxy[0]);
 }
 
 /*
@@ -200,6 +259,22 @@ static void ph_perform(const struct ph_req *r, long *status, int *code, char *er
 		curl_easy_setopt(c, CURLOPT_USERNAME, r->user);
 		curl_easy_setopt(c, CURLOPT_PASSWORD, r->pass);
 	}
+	/*
+	 * Always set, "" for none: libcurl would otherwise read http_proxy &
+	 * co itself (the daemon read its own environment, once, at start; this
+	 * process has none)
+	 */
+	curl_easy_setopt(c, CURLOPT_PROXY, r->proxy);
+	if (r->noproxy)
+		curl_easy_setopt(c, CURLOPT_NOPROXY, r->noproxy);
+	if (r->proxy_user) {
+		curl_easy_setopt(c, CURLOPT_PROXYAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(c, CURLOPT_PROXYUSERNAME, r->proxy_user);
+		curl_easy_setopt(c, CURLOPT_PROXYPASSWORD, r->proxy_pass);
+	}
+	/* an https proxy is verified as the store is: against ca_file, if given */
+	if (ph_have_ca && !strncasecmp(r->proxy, "https://", 8))
+		curl_easy_setopt(c, CURLOPT_PROXY_CAINFO, ph_ca_path);
 	curl_easy_setopt(c, CURLOPT_URL, r->url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	/* the store's certificate is always verified: against ca_file, if given */

@@ -90,9 +90,21 @@ struct pu_state {
 	uint64_t spool_mb;
 	unsigned spool_files, timeout_s;
 	unsigned idle_s; /* helper_idle: 0 resident, else on demand */
+	/*
+	 * the proxy: proxy= or the daemon's environment, read once at start.
+	 * proxy is what libcurl gets (an environment's may carry userinfo),
+	 * proxy_shown the same without userinfo: the only form ever printed
+	 */
+	char *proxy, *proxy_shown;
+	const char *proxy_from; /* "proxy=", or the environment variable's name */
+	bool proxy_none;        /* proxy=none: none, and the environment is not read */
+	char *noproxy;          /* CURLOPT_NOPROXY: noproxy= or no_proxy/NO_PROXY */
+	bool noproxy_set;       /* noproxy= given: the environment's is not read */
+	char *proxy_auth_file;
 
 	/* from the auth file; never logged */
 	char *org_id, *bearer, *basic_user, *basic_password;
+	char *proxy_user, *proxy_password; /* from proxy_auth_file */
 
 	/* the sender thread */
 	pthread_t thread;
@@ -137,6 +149,15 @@ static int pu_err(struct pu_state *st, const char *where, const char *fmt, const
 	return -EINVAL;
 }
 
+/* a string that may hold a secret: cleared before it is freed */
+static void pu_wipe(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
 static int pu_strdup(char **dst, const char *val)
 {
 	char *s = strdup(val);
@@ -162,6 +183,73 @@ static int pu_set_url(struct pu_state *st, const char *val, const char *where)
 	free(st->url);
 	st->url = base;
 	return 0;
+}
+
+/* proxy=URL or none (no userinfo: that goes in proxy_auth_file) */
+static int pu_set_proxy(struct pu_state *st, const char *val, const char *where)
+{
+	char msg[512], *url = NULL, *shown = NULL;
+	int rc;
+
+	pu_wipe(st->proxy);
+	free(st->proxy_shown);
+	st->proxy = st->proxy_shown = NULL;
+	st->proxy_none = !strcmp(val, "none");
+	if (st->proxy_none)
+		return 0;
+	rc = pu_proxy_parse(val, false, &url, &shown, msg, sizeof(msg));
+	if (rc == -EINVAL)
+		return pu_err(st, where, "%s", msg);
+	if (rc)
+		return rc;
+	st->proxy = url;
+	st->proxy_shown = shown;
+	st->proxy_from = "proxy=";
+	return 0;
+}
+
+/*
+ * CURLOPT_NOPROXY's list: host names, domains, addresses or CIDRs,
+ * separated by commas (or spaces; ';' too, since a comma ends a key of
+ * --ext-feature), or "*" alone (no proxy for any host). Only the
+ * characters those are made of: the list reaches libcurl and the log.
+ */
+static bool pu_noproxy_ok(const char *v)
+{
+	const char *p;
+
+	if (strlen(v) > 1024)
+		return false;
+	if (!strcmp(v, "*"))
+		return true;
+	for (p = v; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("-._:/[],; ", *p)))
+			return false;
+	return true;
+}
+
+/* the list as libcurl takes it: ';' (the command line's separator) as ',' */
+static int pu_noproxy_dup(char **dst, const char *val)
+{
+	char *p;
+	int rc = pu_strdup(dst, val);
+
+	for (p = rc ? NULL : *dst; p && *p; p++)
+		if (*p == ';')
+			*p = ',';
+	return rc;
+}
+
+static int pu_set_noproxy(struct pu_state *st, const char *val, const char *where)
+{
+	if (!pu_noproxy_ok(val))
+		return pu_err(st, where,
+			      "\"%s\": expected host names, domains, addresses or CIDRs separated "
+			      "by ';' or ',', or * (at most 1024 bytes)",
+			      val);
+	st->noproxy_set = true;
+	return pu_noproxy_dup(&st->noproxy, val);
 }
 
 static bool pu_label_key_ok(const char *k)
@@ -317,6 +405,15 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 			return pu_err(st, where, "\"%s\": expected an absolute path", val);
 		return pu_strdup(&st->auth_file, val);
 	}
+	if (!strcmp(key, "proxy"))
+		return pu_set_proxy(st, val, where);
+	if (!strcmp(key, "noproxy"))
+		return pu_set_noproxy(st, val, where);
+	if (!strcmp(key, "proxy_auth_file")) {
+		if (val[0] != '/')
+			return pu_err(st, where, "\"%s\": expected an absolute path", val);
+		return pu_strdup(&st->proxy_auth_file, val);
+	}
 	if (!strcmp(key, "ca_file")) {
 		if (val[0] != '/')
 			return pu_err(st, where, "\"%s\": expected an absolute path", val);
@@ -356,19 +453,60 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 	}
 	return pu_err(st, where,
 		      "unknown setting \"%s\": expected url, protocol, interval, service, labels, "
-		      "auth_file, ca_file, user, spool_mb, spool_files, timeout or helper_idle",
+		      "auth_file, ca_file, user, spool_mb, spool_files, timeout, helper_idle, "
+		      "proxy, noproxy or proxy_auth_file",
 		      key);
 }
 
 /* plugins.push.<key>: the keys of the arguments, strings or numbers */
 static int pu_read_config(struct pu_state *st)
 {
-	static const char *const strs[] = { "url",         "protocol",  "interval", "service",
-					    "labels",      "auth_file", "ca_file",  "user",
-					    "helper_idle", NULL };
+	static const char *const strs[] = { "url",     "protocol", "interval",
+					    "service", "labels",   "auth_file",
+					    "ca_file", "user",     "helper_idle",
+					    "proxy",   "noproxy",  "proxy_auth_file",
+					    NULL };
 	static const char *const ints[] = { "spool_mb", "spool_files", "timeout", NULL };
 
 	return np_read_config(st->host, st->ctx, "push", strs, ints, NULL, pu_set, st);
+}
+
+/*
+ * A file of secrets (auth_file, proxy_auth_file) into @buf (PU_AUTH_MAX + 1
+ * bytes, NUL-terminated): trusted like the config, readable by its owner
+ * alone, at most PU_AUTH_MAX bytes. @key names the setting in messages.
+ */
+static int pu_read_secret(struct pu_state *st, const char *path, const char *key, const char *what,
+			  char *buf)
+{
+	struct op_trust t = op_trust_for(geteuid(), geteuid());
+	char why[512];
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	fd = op_trust_open_path(&t, path, O_RDONLY, S_IFREG, what, &sb, why, sizeof(why));
+	if (fd < 0) {
+		st->host->log(st->ctx, OP_LOG_ERR, "%s: %s", key, why);
+		return fd;
+	}
+	if (sb.st_mode & (S_IRGRP | S_IROTH)) {
+		st->host->log(st->ctx, OP_LOG_ERR,
+			      "%s %s is readable by group or others (mode %04o): chmod 600 it",
+			      what, path, (unsigned)(sb.st_mode & 07777));
+		close(fd);
+		return -EPERM;
+	}
+	n = read(fd, buf, PU_AUTH_MAX + 1);
+	close(fd);
+	if (n < 0 || n > PU_AUTH_MAX) {
+		explicit_bzero(buf, PU_AUTH_MAX + 1);
+		st->host->log(st->ctx, OP_LOG_ERR, "%s %s: %s", what, path,
+			      n < 0 ? strerror(errno) : "larger than 4096 bytes");
+		return n < 0 ? -EIO : -EFBIG;
+	}
+	buf[n] = 0;
+	return 0;
 }
 
 /*
@@ -379,35 +517,14 @@ static int pu_read_config(struct pu_state *st)
  */
 static int pu_read_auth(struct pu_state *st)
 {
-	struct op_trust t = op_trust_for(geteuid(), geteuid());
-	char why[512], buf[PU_AUTH_MAX + 1], *line, *save = NULL;
+	char buf[PU_AUTH_MAX + 1], *line, *save = NULL;
 	const char *path = st->auth_file;
-	struct stat sb;
 	unsigned lineno = 0;
-	ssize_t n;
-	int fd, rc = 0;
+	int rc;
 
-	fd = op_trust_open_path(&t, path, O_RDONLY, S_IFREG, "auth file", &sb, why, sizeof(why));
-	if (fd < 0) {
-		st->host->log(st->ctx, OP_LOG_ERR, "auth_file: %s", why);
-		return fd;
-	}
-	if (sb.st_mode & (S_IRGRP | S_IROTH)) {
-		st->host->log(st->ctx, OP_LOG_ERR,
-			      "auth file %s is readable by group or others (mode %04o): chmod "
-			      "600 it",
-			      path, (unsigned)(sb.st_mode & 07777));
-		close(fd);
-		return -EPERM;
-	}
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	if (n < 0 || n > PU_AUTH_MAX) {
-		st->host->log(st->ctx, OP_LOG_ERR, "auth file %s: %s", path,
-			      n < 0 ? strerror(errno) : "larger than 4096 bytes");
-		return n < 0 ? -EIO : -EFBIG;
-	}
-	buf[n] = 0;
+	rc = pu_read_secret(st, path, "auth_file", "auth file", buf);
+	if (rc)
+		return rc;
 	for (line = buf; line && !rc; line = save) {
 		char *nl = strchr(line, '\n'), *eq, *k, *v, *e, **dst = NULL;
 
@@ -469,6 +586,138 @@ static int pu_read_auth(struct pu_state *st)
 		rc = -EINVAL;
 	}
 	return rc;
+}
+
+/*
+ * proxy_auth_file: "user:password" on one line ('#' comment lines and a
+ * final newline allowed), read like the auth file; the password may hold
+ * ':', the user may not. Never logged.
+ */
+static int pu_read_proxy_auth(struct pu_state *st)
+{
+	char buf[PU_AUTH_MAX + 1], *line, *save = NULL, *colon, *cred = NULL;
+	const char *path = st->proxy_auth_file;
+	unsigned lineno = 0, at = 0;
+	int rc;
+
+	rc = pu_read_secret(st, path, "proxy_auth_file", "proxy auth file", buf);
+	if (rc)
+		return rc;
+	for (line = buf; line && !rc; line = save) {
+		char *nl = strchr(line, '\n');
+
+		save = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		lineno++;
+		line[strcspn(line, "\r")] = 0;
+		if (!line[0] || line[0] == '#')
+			continue;
+		if (cred) {
+			st->host->log(st->ctx, OP_LOG_ERR,
+				      "%s:%u: a second credentials line (the first is line %u): "
+				      "expected one \"user:password\" line",
+				      path, lineno, at);
+			rc = -EINVAL;
+			break;
+		}
+		cred = line;
+		at = lineno;
+	}
+	if (!rc && !cred) {
+		st->host->log(st->ctx, OP_LOG_ERR, "%s: no \"user:password\" line", path);
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		colon = strchr(cred, ':');
+		if (!colon || colon == cred || !colon[1]) {
+			st->host->log(st->ctx, OP_LOG_ERR,
+				      "%s:%u: expected \"user:password\" (both not empty)", path,
+				      at);
+			rc = -EINVAL;
+		} else {
+			*colon = 0;
+			rc = pu_strdup(&st->proxy_user, cred);
+			if (!rc)
+				rc = pu_strdup(&st->proxy_password, colon + 1);
+		}
+	}
+	explicit_bzero(buf, sizeof(buf));
+	return rc;
+}
+
+/* an environment variable as curl reads it: unset and empty are the same */
+static const char *pu_env(const char *name, const char **from)
+{
+	const char *v = getenv(name);
+
+	if (!v || !*v)
+		return NULL;
+	*from = name;
+	return v;
+}
+
+/*
+ * No proxy= (nor proxy=none): the daemon's environment, read once here,
+ * with curl's rules (the helper has no environment: it gets the result).
+ * https_proxy or HTTPS_PROXY for an https store, http_proxy for an http
+ * one (not HTTP_PROXY: curl ignores it, httpoxy, as a CGI's request can
+ * set it), then all_proxy or ALL_PROXY; no_proxy or NO_PROXY unless
+ * noproxy= was given. A value without a scheme is http://, as for curl.
+ * Userinfo there is root's own and is taken, never shown.
+ */
+static int pu_proxy_env(struct pu_state *st)
+{
+	bool https = !strncasecmp(st->url, "https:", 6);
+	const char *v = NULL, *from = NULL, *np;
+	char msg[512], *val, *url = NULL, *shown = NULL;
+	int rc;
+
+	if (!st->noproxy_set) {
+		np = pu_env("no_proxy", &from);
+		if (!np)
+			np = pu_env("NO_PROXY", &from);
+		if (np) {
+			if (!pu_noproxy_ok(np)) {
+				st->host->log(st->ctx, OP_LOG_ERR,
+					      "environment %s \"%s\": expected host names, domains, "
+					      "addresses or CIDRs separated by ',', or *",
+					      from, np);
+				return -EINVAL;
+			}
+			rc = pu_noproxy_dup(&st->noproxy, np);
+			if (rc)
+				return rc;
+		}
+	}
+	if (https) {
+		v = pu_env("https_proxy", &from);
+		if (!v)
+			v = pu_env("HTTPS_PROXY", &from);
+	} else {
+		v = pu_env("http_proxy", &from);
+	}
+	if (!v)
+		v = pu_env("all_proxy", &from);
+	if (!v)
+		v = pu_env("ALL_PROXY", &from);
+	if (!v)
+		return 0;
+	if (asprintf(&val, "%s%s", strstr(v, "://") ? "" : "http://", v) < 0)
+		return -ENOMEM;
+	rc = pu_proxy_parse(val, true, &url, &shown, msg, sizeof(msg));
+	pu_wipe(val);
+	if (rc == -EINVAL) {
+		st->host->log(st->ctx, OP_LOG_ERR, "environment %s: %s (or set proxy=URL or none)",
+			      from, msg);
+		return rc;
+	}
+	if (rc)
+		return rc;
+	st->proxy = url;
+	st->proxy_shown = shown;
+	st->proxy_from = from;
+	return 0;
 }
 
 /*
@@ -787,6 +1036,14 @@ static size_t pu_request(struct pu_state *st, const char *url, char *payload)
 	if (ok && st->basic_user)
 		ok = pu_put(b, &off, &h.nr_strings, PW_TAG_USER, "%s", st->basic_user) &&
 		     pu_put(b, &off, &h.nr_strings, PW_TAG_PASS, "%s", st->basic_password);
+	/* always one, "" for none: the helper's libcurl never looks for one itself */
+	if (ok)
+		ok = pu_put(b, &off, &h.nr_strings, PW_TAG_PROXY, "%s", st->proxy ? st->proxy : "");
+	if (ok && st->proxy && st->noproxy)
+		ok = pu_put(b, &off, &h.nr_strings, PW_TAG_NOPROXY, "%s", st->noproxy);
+	if (ok && st->proxy && st->proxy_user)
+		ok = pu_put(b, &off, &h.nr_strings, PW_TAG_PROXY_USER, "%s", st->proxy_user) &&
+		     pu_put(b, &off, &h.nr_strings, PW_TAG_PROXY_PASS, "%s", st->proxy_password);
 	if (!ok)
 		return 0;
 	memcpy(payload, &h, sizeof(h));
@@ -849,11 +1106,25 @@ static enum pu_result pu_answer(struct pu_state *st, uint32_t id)
 		pu_clean_text(text, sizeof(text), m->data + sizeof(res), m->h.len - sizeof(res));
 		status = (long)m->h.arg;
 		if (res.curl_code) {
-			pu_set_error(st, "%s: %s", st->url, text[0] ? text : "transfer failed");
+			pu_set_error(st, "%s%s%s: %s", st->url, st->proxy ? " via proxy " : "",
+				     st->proxy ? st->proxy_shown : "",
+				     text[0] ? text : "transfer failed");
 			return PU_RETRY;
 		}
 		if (status >= 200 && status < 300)
 			return PU_SENT;
+		/*
+		 * the proxy's own refusal (a plain http store is asked through
+		 * it, so its 407 is the answer): not the store's, the entry
+		 * stays for when the proxy's credentials are right
+		 */
+		if (status == 407) {
+			pu_set_error(st,
+				     "%s: HTTP status 407 from proxy %s: proxy authentication "
+				     "required (proxy_auth_file)",
+				     st->url, st->proxy ? st->proxy_shown : "(none)");
+			return PU_RETRY;
+		}
 		pu_set_error(st, "%s: HTTP status %ld", st->url, status);
 		/* a request the store refuses as such fails again the same way */
 		if (status >= 400 && status < 500 && status != 408 && status != 429)
@@ -1187,11 +1458,23 @@ static void *pu_thread(void *arg)
 /* daemon side                                                         */
 /* ------------------------------------------------------------------ */
 
+/* "via proxy URL (from VAR; not for LIST; with credentials)" or "no proxy": never userinfo */
+static void pu_proxy_text(const struct pu_state *st, char *buf, size_t len)
+{
+	if (!st->proxy) {
+		snprintf(buf, len, "no proxy%s", st->proxy_none ? " (proxy=none)" : "");
+		return;
+	}
+	snprintf(buf, len, "via proxy %s (from %s%s%s%s)", st->proxy_shown, st->proxy_from,
+		 st->noproxy ? "; not for " : "", st->noproxy ? st->noproxy : "",
+		 st->proxy_user ? "; proxy_auth_file's credentials" : "");
+}
+
 static int pu_start(void *priv)
 {
 	struct pu_state *st = priv;
 	const char *sdir = st->host->session_dir ? st->host->session_dir(st->ctx) : NULL;
-	char err[640];
+	char err[640], via[1280];
 	bool https;
 	int rc;
 
@@ -1235,24 +1518,26 @@ static int pu_start(void *priv)
 	else
 		snprintf(err, sizeof(err), "at each rotation");
 	https = !strncasecmp(st->url, "https:", 6) && st->helper_tls[0];
+	pu_proxy_text(st, via, sizeof(via));
 	if (st->idle_s) {
 		st->host->log(st->ctx, OP_LOG_INFO,
-			      "pushing to %s (%s) %s, spool %s/%s up to %" PRIu64
+			      "pushing to %s (%s) %s, %s, spool %s/%s up to %" PRIu64
 			      " MiB / %u files (%u waiting); helper %s on demand as %s, exits after "
 			      "%u s idle",
-			      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca", err, sdir,
-			      PU_SPOOL_DIR, st->spool_mb, st->spool_files, st->spool.n,
+			      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca", err, via,
+			      sdir, PU_SPOOL_DIR, st->spool_mb, st->spool_files, st->spool.n,
 			      st->child.name, st->child.drop ? st->child.user : "the daemon's user",
 			      st->idle_s);
 		return 0;
 	}
 	st->host->log(st->ctx, OP_LOG_INFO,
-		      "pushing to %s (%s%s%s) %s, spool %s/%s up to %" PRIu64
+		      "pushing to %s (%s%s%s) %s, %s, spool %s/%s up to %" PRIu64
 		      " MiB / %u files (%u waiting); helper %s pid %d as %s (libcurl %s)",
 		      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca",
-		      https ? ", TLS: " : "", https ? st->helper_tls : "", err, sdir, PU_SPOOL_DIR,
-		      st->spool_mb, st->spool_files, st->spool.n, st->child.name, (int)st->child.pid,
-		      st->child.drop ? st->child.user : "the daemon's user", st->helper_curl);
+		      https ? ", TLS: " : "", https ? st->helper_tls : "", err, via, sdir,
+		      PU_SPOOL_DIR, st->spool_mb, st->spool_files, st->spool.n, st->child.name,
+		      (int)st->child.pid, st->child.drop ? st->child.user : "the daemon's user",
+		      st->helper_curl);
 	return 0;
 }
 
@@ -1314,7 +1599,7 @@ static void pu_rotated(void *priv, const char *prev_dir, uint64_t end_ns)
 static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 {
 	struct pu_state *st = priv;
-	char line[896], last[256], hlast[64], demand[96] = "";
+	char line[1536], last[256], hlast[64], demand[96] = "", via[1280];
 	uint64_t lost, spawns = atomic_load(&st->helper_spawns);
 	uint64_t restarts = atomic_load(&st->helper_restarts);
 	uint64_t idle_exits = atomic_load(&st->helper_idle_exits);
@@ -1359,6 +1644,9 @@ static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 			 PU_HELPER, restarts, (uint64_t)atomic_load(&st->helper_lost),
 			 hlast[0] ? hlast : "none", demand);
 		sink->text(sink, line);
+		pu_proxy_text(st, via, sizeof(via));
+		snprintf(line, sizeof(line), "proxy: %s", via);
+		sink->text(sink, line);
 	}
 }
 
@@ -1366,14 +1654,6 @@ static const struct op_stats_ops pu_stats_ops = {
 	.size = sizeof(struct op_stats_ops),
 	.print_stats = pu_print_stats,
 };
-
-static void pu_wipe(char *s)
-{
-	if (s) {
-		explicit_bzero(s, strlen(s));
-		free(s);
-	}
-}
 
 static void pu_free(void *data)
 {
@@ -1390,6 +1670,12 @@ static void pu_free(void *data)
 	pu_wipe(st->bearer);
 	pu_wipe(st->basic_user);
 	pu_wipe(st->basic_password);
+	pu_wipe(st->proxy_user);
+	pu_wipe(st->proxy_password);
+	pu_wipe(st->proxy);
+	free(st->proxy_shown);
+	free(st->noproxy);
+	free(st->proxy_auth_file);
 	free(st->user);
 	free(st->pyro_name);
 	if (st->ca_fd >= 0)
@@ -1434,6 +1720,23 @@ static int pu_init(op_ext_t *ctx, const struct op_host *host, const char *args)
 	}
 	if (st->ca_file) {
 		rc = pu_check_ca(st);
+		if (rc)
+			return rc;
+	}
+	if (!st->proxy && !st->proxy_none) {
+		rc = pu_proxy_env(st);
+		if (rc)
+			return rc;
+	}
+	if (st->proxy_auth_file) {
+		if (!st->proxy) {
+			host->log(ctx, OP_LOG_ERR,
+				  "proxy_auth_file %s but no proxy (%s): expected proxy=URL, or "
+				  "https_proxy/http_proxy/all_proxy in the daemon's environment",
+				  st->proxy_auth_file, st->proxy_none ? "proxy=none" : "none set");
+			return -EINVAL;
+		}
+		rc = pu_read_proxy_auth(st);
 		if (rc)
 			return rc;
 	}

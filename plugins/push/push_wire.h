@@ -46,6 +46,15 @@ enum pw_tag {
 	PW_TAG_HEADER = 'H', /* "Name: value" */
 	PW_TAG_USER = 'u',   /* HTTP basic auth: user (with PW_TAG_PASS) */
 	PW_TAG_PASS = 'p',   /* HTTP basic auth: password */
+	/*
+	 * The proxy (exactly one): a libcurl proxy URL, empty for none. Always
+	 * sent: the helper sets CURLOPT_PROXY from it, "" included, so that
+	 * libcurl never looks for one itself.
+	 */
+	PW_TAG_PROXY = 'P',
+	PW_TAG_NOPROXY = 'N',    /* CURLOPT_NOPROXY's list (at most one) */
+	PW_TAG_PROXY_USER = 'v', /* proxy basic auth: user (with PW_TAG_PROXY_PASS) */
+	PW_TAG_PROXY_PASS = 'w', /* proxy basic auth: password */
 };
 
 struct pw_req {
@@ -61,7 +70,7 @@ struct pw_result {
 };
 
 #define PW_MAX_STRINGS 16
-/* a request's strings: the URL (a Pyroscope name of 32 labels, escaped) and the auth headers */
+/* a request's strings: the URL (a Pyroscope name of 32 labels, escaped), the auth headers, the proxy's */
 #define PW_MAX_STRINGS_LEN (NP_MSG_INLINE_MAX - sizeof(struct pw_req))
 /* the largest body the helper maps: a spool entry (spool_mb <= 4096), base64'd for Parca */
 #define PW_MAX_BODY ((size_t)6 << 30)

@@ -376,3 +376,9 @@ TESTS += tests/integration/signal_startup.sh
 # --- issue 20: on-demand helpers (helper_idle: socket activation for pull, spawn per spool for push) ---
 dist_check_SCRIPTS += tests/integration/pull_ondemand.sh tests/integration/push_ondemand.sh
 TESTS += tests/integration/pull_ondemand.sh tests/integration/push_ondemand.sh
+# --- issue 20: push proxy ---
+dist_check_SCRIPTS += tests/integration/push_proxy.sh tests/integration/push_proxy.py
+if BUILD_PUSH_PLUGIN
+TESTS += tests/integration/push_proxy.sh
+endif
+# --- end issue 20: push proxy ---

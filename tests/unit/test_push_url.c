@@ -3,11 +3,14 @@
  * (plugins/push/push_url.c, liburiparser): a table of good URLs with the
  * base the plugin keeps (trailing slashes dropped, path prefix and scheme
  * as given) and of bad ones with the message each must get; the
- * percent-encoding of Pyroscope's name{labels} query value.
+ * percent-encoding of Pyroscope's name{labels} query value; the proxy
+ * setting (its schemes, no path, userinfo only from the environment and
+ * never in a message).
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -194,6 +197,90 @@ static void test_escape(void **state)
 	}
 }
 
+static const struct proxy_good {
+	const char *val;
+	bool env;
+	const char *url, *shown;
+} proxy_goods[] = {
+	{ "http://127.0.0.1:3128", false, "http://127.0.0.1:3128", "http://127.0.0.1:3128" },
+	{ "http://proxy.corp:3128/", false, "http://proxy.corp:3128", "http://proxy.corp:3128" },
+	{ "https://[::1]:8443", false, "https://[::1]:8443", "https://[::1]:8443" },
+	{ "socks4://s:1080", false, "socks4://s:1080", "socks4://s:1080" },
+	{ "socks4a://s", false, "socks4a://s", "socks4a://s" },
+	{ "SOCKS5://s:1080", false, "SOCKS5://s:1080", "SOCKS5://s:1080" },
+	{ "socks5h://s:1080", false, "socks5h://s:1080", "socks5h://s:1080" },
+	/* the environment's userinfo goes to libcurl, never to a message */
+	{ "http://bob:s3cret@p:3128/", true, "http://bob:s3cret@p:3128", "http://p:3128" },
+	{ "http://bob@p:3128", true, "http://bob@p:3128", "http://p:3128" },
+};
+
+static const struct bad proxy_bads[] = {
+	{ "ftp://x",
+	  "\"ftp://x\": expected an http, https, socks4, socks4a, socks5 or socks5h:// URL" },
+	{ "socks6://x:1", "expected an http, https, socks4, socks4a, socks5 or socks5h:// URL" },
+	{ "http://u:p@h:1", "\"proxy\" carries credentials: put \"user:password\" in a file "
+			    "(proxy_auth_file=PATH)" },
+	{ "http://h:1/path", "\"http://h:1/path\": expected no path (SCHEME://HOST[:PORT])" },
+	{ "http://h:1//", "\"http://h:1//\": expected no path" },
+	{ "http://h:1?x", "expected no query" },
+	{ "http://h:0", "\"http://h:0\" is not a URL: expected a port 1..65535" },
+	{ "h:3128", "\"h:3128\" is not a URL: expected http://HOST:PORT" },
+	{ "http://h:1/|", "'|' at character 12: expected SCHEME://HOST[:PORT] in RFC 3986" },
+};
+
+static void test_proxy(void **state)
+{
+	char msg[512], *url, *shown;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(proxy_goods) / sizeof(proxy_goods[0]); i++) {
+		const struct proxy_good *g = &proxy_goods[i];
+
+		msg[0] = 0;
+		if (pu_proxy_parse(g->val, g->env, &url, &shown, msg, sizeof(msg)))
+			fail_msg("%s: refused: %s", g->val, msg);
+		if (strcmp(url, g->url) || strcmp(shown, g->shown))
+			fail_msg("%s: \"%s\" shown \"%s\", expected \"%s\" shown \"%s\"", g->val,
+				 url, shown, g->url, g->shown);
+		free(url);
+		free(shown);
+	}
+	for (i = 0; i < sizeof(proxy_bads) / sizeof(proxy_bads[0]); i++) {
+		msg[0] = 0;
+		if (pu_proxy_parse(proxy_bads[i].url, false, &url, &shown, msg, sizeof(msg)) !=
+		    -EINVAL)
+			fail_msg("%s: not refused", proxy_bads[i].url);
+		assert_null(url);
+		assert_null(shown);
+		if (!strstr(msg, proxy_bads[i].msg))
+			fail_msg("%s: message \"%s\", expected \"%s\"", proxy_bads[i].url, msg,
+				 proxy_bads[i].msg);
+	}
+}
+
+/* a bad URL from the environment, with a password in it: refused, the password not shown */
+static void test_proxy_env_secret(void **state)
+{
+	static const char *const bad[] = { "http://bob:s3cret@h:abc", "http://bob:s3cret@h:1/x",
+					   "ftp://bob:s3cret@h:1",    "http://bob:s3cret@h:1?q",
+					   "http://bob:s3cret@h:0",   "http://bob:s3cret@h|x:1" };
+	char msg[512], *url, *shown;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		msg[0] = 0;
+		assert_int_equal(pu_proxy_parse(bad[i], true, &url, &shown, msg, sizeof(msg)),
+				 -EINVAL);
+		if (!msg[0] || strstr(msg, "s3cret") || strstr(msg, "bob"))
+			fail_msg("%s: message \"%s\"", bad[i], msg);
+	}
+	shown = pu_url_shown("socks5://a@b:c@d:1/e@f");
+	assert_string_equal(shown, "socks5://d:1/e@f");
+	free(shown);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +289,8 @@ int main(void)
 		cmocka_unit_test(test_credentials_not_shown),
 		cmocka_unit_test(test_base_is_a_copy),
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_proxy),
+		cmocka_unit_test(test_proxy_env_secret),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
