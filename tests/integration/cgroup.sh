@@ -19,7 +19,6 @@ OPX=$B/tools/opexport
 HOT=$B/tests/integration/hot
 S=${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 W=$B/tests/integration/cgroup.work
-export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 99

@@ -23,7 +23,6 @@ HOT=$B/tests/integration/hot
 DUMP=$B/tests/integration/sp_dump
 S=${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 W=$B/tests/integration/cgroup_reuse.work
-export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 99

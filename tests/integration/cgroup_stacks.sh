@@ -20,7 +20,6 @@ HOT=$B/tests/integration/hot
 CG=$B/tests/integration/cg_tree
 S=${OP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 W=$B/tests/integration/cgroup_stacks.work
-export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 if [ ! -x "$OPX" ]; then
 	echo "SKIP: $OPX is not built (configure found no libbfd, protobuf-c or zlib)"
 	exit 77

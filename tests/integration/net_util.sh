@@ -3,6 +3,9 @@
 # bounded waits. Every wait is bounded; nothing here reaches beyond 127.0.0.1.
 # SPDX-License-Identifier: MIT
 
+# the build tree's plugins and helpers, unless make check (or the caller) set them
+export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
+export OP_HELPER_DIR=${OP_HELPER_DIR:-$B/plugins/libexec}
 PROTO=/usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 OPD=$B/core/oprofiled
 HOT=$B/tests/integration/hot

@@ -19,7 +19,6 @@
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
 S=${OP_SRCDIR:-$B/../..}
-export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 . "$S/tests/integration/net_util.sh"
 net_init pprof_metrics pprof push
 net_need_system_wide

@@ -11,7 +11,6 @@
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
 S=${OP_SRCDIR:-$B/../..}
-export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 . "$S/tests/integration/net_util.sh"
 . "$S/tests/integration/test_user.sh"
 net_init pprof_pull pprof

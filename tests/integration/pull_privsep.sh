@@ -23,8 +23,6 @@
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
 S=${OP_SRCDIR:-$B/../..}
-export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
-export OP_HELPER_DIR=${OP_HELPER_DIR:-$B/plugins/libexec}
 . "$S/tests/integration/net_util.sh"
 net_init pull_privsep pprof
 net_need_system_wide

@@ -8,7 +8,6 @@
 set -u
 B=${OP_BUILDDIR:-$(pwd)}
 S=${OP_SRCDIR:-$B/../..}
-export OP_PLUGIN_DIR=${OP_PLUGIN_DIR:-$B/plugins/.libs}
 . "$S/tests/integration/net_util.sh"
 net_init push_spool push
 net_pprof || exit 1
