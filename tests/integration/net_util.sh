@@ -100,6 +100,17 @@ net_cleanup() {
 	net_pids=
 }
 
+# net_finish NAME: the end of a test: background processes ended, "PASS:
+# NAME" and the work directory removed when nothing failed; exits with $fail
+net_finish() {
+	net_cleanup
+	if [ "$fail" -eq 0 ]; then
+		echo "PASS: $1"
+		cd "$B" && rm -rf "$W"
+	fi
+	exit "$fail"
+}
+
 # net_recv_start DIR [push_receiver.py options]: a loopback receiver storing
 # what it gets in DIR; its port is in DIR.port once it listens
 net_recv_start() {

@@ -155,9 +155,4 @@ rc=$?
 [ $rc -ne 0 ] && grep -q 'helper_idle.*"soon": expected a time' bad.err "$W/sb/samples/oprofiled.log" 2> /dev/null ||
 	{ echo "FAIL: helper_idle=soon was not refused (rc $rc)"; cat bad.err; fail=1; }
 
-net_cleanup
-if [ $fail -eq 0 ]; then
-	echo "PASS: pull_ondemand.sh"
-	cd "$B" && rm -rf "$W"
-fi
-exit $fail
+net_finish pull_ondemand.sh

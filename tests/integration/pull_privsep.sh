@@ -236,9 +236,4 @@ fi
 kill -TERM $upid 2>/dev/null
 wait $upid 2>/dev/null
 
-net_cleanup
-if [ $fail -eq 0 ]; then
-	echo "PASS: pull_privsep.sh"
-	cd "$B" && rm -rf "$W"
-fi
-exit $fail
+net_finish pull_privsep.sh

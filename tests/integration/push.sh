@@ -117,9 +117,4 @@ if grep -rq "$PASS" "$W/s2/samples/oprofiled.log" err2 out2; then
 	echo "FAIL: the basic password shows in the log"; fail=1
 fi
 
-net_cleanup
-if [ $fail -eq 0 ]; then
-	echo "PASS: push.sh"
-	cd "$B" && rm -rf "$W"
-fi
-exit $fail
+net_finish push.sh

@@ -61,9 +61,4 @@ for mode in garbage wrongid status short fd flood exit silent text; do
 	fi
 done
 
-net_cleanup
-if [ $fail -eq 0 ]; then
-	echo "PASS: push_hostile.sh"
-	cd "$B" && rm -rf "$W"
-fi
-exit $fail
+net_finish push_hostile.sh

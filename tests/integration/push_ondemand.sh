@@ -106,9 +106,4 @@ printf 'plugins = { push = { url = "http://127.0.0.1:1"; helper_idle = "soon"; }
 [ $? -ne 0 ] && grep -q 'config plugins.push.helper_idle.*"soon": expected a time' cc.out ||
 	{ echo "FAIL: plugins.push.helper_idle = soon was not refused"; cat cc.out; fail=1; }
 
-net_cleanup
-if [ $fail -eq 0 ]; then
-	echo "PASS: push_ondemand.sh"
-	cd "$B" && rm -rf "$W"
-fi
-exit $fail
+net_finish push_ondemand.sh

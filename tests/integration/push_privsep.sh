@@ -171,9 +171,4 @@ else
 	echo "note: not root (or no nobody/setpriv): the unprivileged case is the whole test"
 fi
 
-net_cleanup
-if [ $fail -eq 0 ]; then
-	echo "PASS: push_privsep.sh"
-	cd "$B" && rm -rf "$W"
-fi
-exit $fail
+net_finish push_privsep.sh

@@ -340,9 +340,4 @@ else
 	echo "FAIL: openssl (the CLI) is needed to make the test's certificate (tools/install-deps.sh)"; fail=1
 fi
 
-net_cleanup
-if [ $fail -eq 0 ]; then
-	echo "PASS: push_proxy.sh"
-	cd "$B" && rm -rf "$W"
-fi
-exit $fail
+net_finish push_proxy.sh

@@ -73,9 +73,4 @@ first=$(python3 -c "import json,urllib.parse as u; print(u.parse_qs(u.urlsplit(j
 $CHECK --dir "$W/r2" --protocol pyroscope --service spool --pprof "$PPROF" --proto "$PROTO" \
 	--min 3 > check2 || { echo "FAIL: delivered profiles"; cat check2; fail=1; }
 
-net_cleanup
-if [ $fail -eq 0 ]; then
-	echo "PASS: push_spool.sh"
-	cd "$B" && rm -rf "$W"
-fi
-exit $fail
+net_finish push_spool.sh

@@ -64,9 +64,4 @@ rc=$?
 lost=$(cat "$W/s/samples/current/stats/lost_samples_by_kernel" 2>/dev/null || echo 0)
 [ "$lost" = 0 ] || { echo "FAIL: the kernel lost $lost samples"; fail=1; }
 
-net_cleanup
-if [ $fail -eq 0 ]; then
-	echo "PASS: push_stall.sh"
-	cd "$B" && rm -rf "$W"
-fi
-exit $fail
+net_finish push_stall.sh

@@ -72,9 +72,4 @@ grep -q "^failed: [1-9]" "$W/s2/samples/oprofiled.log" &&
 	grep -i "last error: .*certificate" "$W/s2/samples/oprofiled.log" > /dev/null ||
 	{ echo "FAIL: no certificate failure counted:"; grep -A12 -- "-- plugin push --" "$W/s2/samples/oprofiled.log" | tail -13; fail=1; }
 
-net_cleanup
-if [ $fail -eq 0 ]; then
-	echo "PASS: push_tls.sh"
-	cd "$B" && rm -rf "$W"
-fi
-exit $fail
+net_finish push_tls.sh
