@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
@@ -669,6 +670,18 @@ uint64_t np_child_wait_ms(const struct np_child *c)
 	uint64_t now = np_child_now_ms();
 
 	return c->next_ms > now ? c->next_ms - now : 0;
+}
+
+void np_child_demand_text(unsigned idle_s, uint64_t spawns, uint64_t idle_exits, char *buf,
+			  size_t len)
+{
+	if (!idle_s) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	snprintf(buf, len,
+		 "; on demand (helper_idle %u s): %" PRIu64 " spawns, %" PRIu64 " idle exits",
+		 idle_s, spawns, idle_exits);
 }
 
 void np_child_status_text(int status, char *buf, size_t len)

@@ -232,6 +232,16 @@ uint64_t np_child_wait_ms(const struct np_child *c);
 /* "exit 3", "signal 9 (Killed)", "none" */
 void np_child_status_text(int status, char *buf, size_t len);
 
+/* what a bad helper_idle value is told (the plugins' key for on-demand helpers) */
+#define NP_HELPER_IDLE_EXPECTED "expected a time such as 30s or 5m (0: the helper stays resident)"
+
+/*
+ * "; on demand (helper_idle 30 s): 4 spawns, 3 idle exits" for a plugin's
+ * status line, "" when @idle_s is 0 (a resident helper)
+ */
+void np_child_demand_text(unsigned idle_s, uint64_t spawns, uint64_t idle_exits, char *buf,
+			  size_t len);
+
 /* a helper's side: fail unless fd 3 is a SOCK_SEQPACKET socket (run by hand?) */
 int np_child_check_fd(char *why, size_t why_len);
 

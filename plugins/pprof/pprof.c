@@ -269,9 +269,7 @@ static int pp_set(void *priv, const char *key, const char *val, const char *wher
 		char err[160];
 
 		if (op_parse_interval(val, &st->idle_s, err, sizeof(err))) {
-			st->host->log(st->ctx, OP_LOG_ERR,
-				      "%s: \"%s\": expected a time such as 30s or 5m (0: the helper "
-				      "stays resident)",
+			st->host->log(st->ctx, OP_LOG_ERR, "%s: \"%s\": " NP_HELPER_IDLE_EXPECTED,
 				      where, val);
 			return -EINVAL;
 		}
@@ -731,7 +729,7 @@ static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
 	static const char *const names[PP_COUNT_NR] = { "requests", "bad_requests", "not_found",
 							"refused" };
 	struct pp_state *st = priv;
-	char line[448], status[64], demand[96] = "";
+	char line[448], status[64], demand[96];
 	unsigned i;
 
 	if (sink->counter) {
@@ -754,12 +752,8 @@ static void pp_print_stats(void *priv, const struct op_stats_sink *sink)
 		int pid = atomic_load(&st->helper_pid);
 
 		np_child_status_text(atomic_load(&st->last_status), status, sizeof(status));
-		if (st->idle_s)
-			snprintf(demand, sizeof(demand),
-				 "; on demand (helper_idle %u s): %" PRIu64 " spawns, %" PRIu64
-				 " idle exits",
-				 st->idle_s, (uint64_t)atomic_load(&st->spawns),
-				 (uint64_t)atomic_load(&st->idle_exits));
+		np_child_demand_text(st->idle_s, atomic_load(&st->spawns),
+				     atomic_load(&st->idle_exits), demand, sizeof(demand));
 		snprintf(line, sizeof(line),
 			 "pull: http://%s/debug/pprof/ (%s), %" PRIu64 " profiles served; helper %s "
 			 "pid %d, %" PRIu64 " restarts, last exit: %s%s",

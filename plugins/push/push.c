@@ -439,10 +439,7 @@ static int pu_set(void *priv, const char *key, const char *val, const char *wher
 	}
 	if (!strcmp(key, "helper_idle")) {
 		if (op_parse_interval(val, &st->idle_s, err, sizeof(err)))
-			return pu_err(st, where,
-				      "\"%s\": expected a time such as 30s or 5m (0: the helper stays "
-				      "resident)",
-				      val);
+			return pu_err(st, where, "\"%s\": " NP_HELPER_IDLE_EXPECTED, val);
 		return 0;
 	}
 	if (!strcmp(key, "timeout")) {
@@ -1474,7 +1471,7 @@ static int pu_start(void *priv)
 {
 	struct pu_state *st = priv;
 	const char *sdir = st->host->session_dir ? st->host->session_dir(st->ctx) : NULL;
-	char err[640], via[1280];
+	char err[640], via[1280], helper[256];
 	bool https;
 	int rc;
 
@@ -1519,25 +1516,21 @@ static int pu_start(void *priv)
 		snprintf(err, sizeof(err), "at each rotation");
 	https = !strncasecmp(st->url, "https:", 6) && st->helper_tls[0];
 	pu_proxy_text(st, via, sizeof(via));
-	if (st->idle_s) {
-		st->host->log(st->ctx, OP_LOG_INFO,
-			      "pushing to %s (%s) %s, %s, spool %s/%s up to %" PRIu64
-			      " MiB / %u files (%u waiting); helper %s on demand as %s, exits after "
-			      "%u s idle",
-			      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca", err, via,
-			      sdir, PU_SPOOL_DIR, st->spool_mb, st->spool_files, st->spool.n,
-			      st->child.name, st->child.drop ? st->child.user : "the daemon's user",
-			      st->idle_s);
-		return 0;
-	}
+	/* on demand no helper runs yet: no pid, no libcurl or TLS library known */
+	if (st->idle_s)
+		snprintf(helper, sizeof(helper), "helper %s on demand as %s, exits after %u s idle",
+			 st->child.name, st->child.drop ? st->child.user : "the daemon's user",
+			 st->idle_s);
+	else
+		snprintf(helper, sizeof(helper), "helper %s pid %d as %s (libcurl %s)",
+			 st->child.name, (int)st->child.pid,
+			 st->child.drop ? st->child.user : "the daemon's user", st->helper_curl);
 	st->host->log(st->ctx, OP_LOG_INFO,
 		      "pushing to %s (%s%s%s) %s, %s, spool %s/%s up to %" PRIu64
-		      " MiB / %u files (%u waiting); helper %s pid %d as %s (libcurl %s)",
+		      " MiB / %u files (%u waiting); %s",
 		      st->url, st->proto == PU_PYROSCOPE ? "pyroscope" : "parca",
 		      https ? ", TLS: " : "", https ? st->helper_tls : "", err, via, sdir,
-		      PU_SPOOL_DIR, st->spool_mb, st->spool_files, st->spool.n, st->child.name,
-		      (int)st->child.pid, st->child.drop ? st->child.user : "the daemon's user",
-		      st->helper_curl);
+		      PU_SPOOL_DIR, st->spool_mb, st->spool_files, st->spool.n, helper);
 	return 0;
 }
 
@@ -1599,7 +1592,7 @@ static void pu_rotated(void *priv, const char *prev_dir, uint64_t end_ns)
 static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 {
 	struct pu_state *st = priv;
-	char line[1536], last[256], hlast[64], demand[96] = "", via[1280];
+	char line[1536], last[256], hlast[64], demand[96], via[1280];
 	uint64_t lost, spawns = atomic_load(&st->helper_spawns);
 	uint64_t restarts = atomic_load(&st->helper_restarts);
 	uint64_t idle_exits = atomic_load(&st->helper_idle_exits);
@@ -1626,11 +1619,7 @@ static void pu_print_stats(void *priv, const struct op_stats_sink *sink)
 		sink->counter(sink, "helper_idle_exits", idle_exits);
 	}
 	if (sink->text) {
-		if (st->idle_s)
-			snprintf(demand, sizeof(demand),
-				 "; on demand (helper_idle %u s): %" PRIu64 " spawns, %" PRIu64
-				 " idle exits",
-				 st->idle_s, spawns, idle_exits);
+		np_child_demand_text(st->idle_s, spawns, idle_exits, demand, sizeof(demand));
 		snprintf(line, sizeof(line),
 			 "push to %s: sent %" PRIu64 " (%" PRIu64 " bytes), failed %" PRIu64
 			 ", retried %" PRIu64 ", dropped %" PRIu64 ", spooled %" PRIu64 " (%" PRIu64
